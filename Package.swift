@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+//
+// shimmerd: the Apple Cash "shimmer" card, driven by a real IIO accelerometer.
+//
+// Layering (imports point down only; see STYLE.md and README "Module map"):
+//   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType, CLinux
+//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts
+//   1b pure core, no I/O: Motion, Color, Raster, Card
+//   2  adapters: Sensors, Output, Tracing
+//   3  Runtime, Commands, and the `shimmerd` executable
+import PackageDescription
+
+let package = Package(
+    name: "shimmerd",
+    products: [
+        .executable(name: "shimmerd", targets: ["shimmerd"]),
+    ],
+    targets: [
+        // Layer 0: C libraries from Debian.
+        .systemLibrary(name: "CIIO", path: "Sources/CIIO", pkgConfig: "libiio",
+                       providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
+                       providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+
+        // Layer 1a: typed wrappers.
+        .target(name: "LinuxSystem", dependencies: ["CLinux"]),
+        .target(name: "IIO", dependencies: ["CIIO"]),
+        .target(name: "Udev", dependencies: ["CUdev"]),
+        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        .target(name: "PNG", dependencies: ["CPNG"]),
+        .target(name: "Fonts", dependencies: ["CFreeType"]),
+
+        // Layer 1b: the pure core.
+        .target(name: "Motion"),
+        .target(name: "Color"),
+        .target(name: "Raster"),
+        .target(name: "Card", dependencies: ["Color", "Raster"]),
+
+        // Layer 2: adapters.
+        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "LinuxSystem"]),
+        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem"]),
+        .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem"]),
+
+        // Layer 3.
+        .target(name: "Runtime", dependencies: [
+            "Card", "Color", "Raster", "Motion", "Fonts", "Sensors", "Output", "Tracing",
+            "Systemd", "LinuxSystem",
+        ]),
+        .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion",
+                                                 "Sensors", "Output", "Tracing", "LinuxSystem"]),
+        .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
+
+        // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
+        // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
+        .testTarget(name: "ColorTests", dependencies: ["Color"]),
+        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output"],
+                    resources: [.copy("Golden")]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
+    ]
+)

@@ -1,0 +1,27 @@
+// Kernel interfaces Swift cannot call directly: variadic ioctl(2), the futex(2)
+// syscall, and the fbdev / VT structures. Each helper is a one-line static inline.
+#ifndef SHIMMERD_CLINUX_SHIM_H
+#define SHIMMERD_CLINUX_SHIM_H
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <errno.h>
+#include <stdint.h>
+#include <linux/fb.h>
+#include <linux/kd.h>
+#include <linux/futex.h>
+
+static inline int shim_fb_get_vscreeninfo(int fd, struct fb_var_screeninfo *v) { return ioctl(fd, FBIOGET_VSCREENINFO, v); }
+static inline int shim_fb_get_fscreeninfo(int fd, struct fb_fix_screeninfo *f) { return ioctl(fd, FBIOGET_FSCREENINFO, f); }
+static inline int shim_kd_set_mode(int fd, unsigned long mode) { return ioctl(fd, KDSETMODE, mode); }
+static inline int shim_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGETMODE, mode); }
+static inline const unsigned long shim_kd_text(void) { return KD_TEXT; }
+static inline const unsigned long shim_kd_graphics(void) { return KD_GRAPHICS; }
+static inline long shim_futex_wake(uint32_t *addr, int count) { return syscall(SYS_futex, addr, FUTEX_WAKE, count, NULL, NULL, 0); }
+static inline long shim_futex_wait(uint32_t *addr, uint32_t expected, const struct timespec *timeout) { return syscall(SYS_futex, addr, FUTEX_WAIT, expected, timeout, NULL, 0); }
+static inline int shim_open_nofollow(const char *path, int flags, unsigned mode) { return open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode); }
+static inline int shim_errno(void) { return errno; }
+#endif
