@@ -1,0 +1,1 @@
+// Card: see the module's main file (being written).

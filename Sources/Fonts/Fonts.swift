@@ -1,0 +1,1 @@
+// Fonts: see the module's main file (being written).

@@ -1,0 +1,1 @@
+// LinuxSystem: see the module's main file (being written).

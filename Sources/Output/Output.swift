@@ -1,0 +1,1 @@
+// Output: see the module's main file (being written).

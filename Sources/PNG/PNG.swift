@@ -1,0 +1,1 @@
+// PNG: see the module's main file (being written).

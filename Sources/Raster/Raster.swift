@@ -1,0 +1,1 @@
+// Raster: see the module's main file (being written).

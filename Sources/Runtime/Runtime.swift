@@ -1,0 +1,1 @@
+// Runtime: see the module's main file (being written).

@@ -1,0 +1,1 @@
+// Systemd: see the module's main file (being written).

@@ -1,0 +1,1 @@
+// Tracing: see the module's main file (being written).
