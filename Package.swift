@@ -38,10 +38,11 @@ let package = Package(
         .target(name: "Fonts", dependencies: ["CFreeType"]),
 
         // Layer 1b: the pure core.
-        .target(name: "Motion"),
-        .target(name: "Color"),
-        .target(name: "Raster"),
-        .target(name: "Card", dependencies: ["Color", "Raster"]),
+        // (libm is named explicitly: these modules import no libc overlay.)
+        .target(name: "Motion", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Color", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Raster", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Card", dependencies: ["Color", "Raster"], linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "LinuxSystem"]),
