@@ -2,3 +2,4 @@
 #include FT_FREETYPE_H
 #include FT_OUTLINE_H
 #include <fontconfig/fontconfig.h>
+#include FT_BBOX_H

@@ -1,1 +1,37 @@
-// Card: see the module's main file (being written).
+// Card: the scene of spec/scene.md, from geometry to pixels.
+//
+// Purpose: `CardLayout` computes the static dot layout in points (rows, sizes, radii,
+// angles, rotations, the bounding-box cull) for any card size and origin;
+// `CardRenderer` turns it, at a pixel scale, into precomputed per-pixel weights and then
+// paints frames for a focal point, repainting only the dots whose colors changed.
+// Invariants: geometry is in points, x right, y down, origin at the card's top-left;
+// pixels are XRGB8888 premultiplied over black (see Raster). Nothing here reads a clock,
+// a file or the environment: fonts arrive through `TextRasterizer`.
+// Must not import: Foundation, Fonts, PNG or any I/O module (Glibc only for libm math).
+
+/// The card's geometry in points.
+package struct CardGeometry: Sendable, Equatable {
+    package var width: Double
+    package var height: Double
+    /// The origin focal point O: where the arcs are centered and where an untilted
+    /// device puts the focal point. Default bottom-center (W/2, H).
+    package var originX: Double
+    package var originY: Double
+
+    /// Fails for sizes or origins that are not finite, and for sizes that are not positive.
+    package init?(width: Double, height: Double? = nil, originX: Double? = nil, originY: Double? = nil) {
+        let h = height ?? width * 2 / 3
+        let ox = originX ?? width / 2
+        let oy = originY ?? h
+        guard width.isFinite, h.isFinite, width > 0, h > 0, ox.isFinite, oy.isFinite else { return nil }
+        self.width = width
+        self.height = h
+        self.originX = ox
+        self.originY = oy
+    }
+
+    package static let standard = CardGeometry(width: 350)!
+
+    /// Corner radius, points.
+    package static let cornerRadius = 12.0
+}

@@ -1,1 +1,122 @@
-// PNG: see the module's main file (being written).
+// PNG: the typed wrapper of libpng, through its simplified `png_image_*` API so no
+// setjmp/longjmp reaches Swift.
+//
+// Purpose: encode 8-bit RGBA images to PNG bytes and decode PNG bytes or files back.
+// Writing files is not done here: callers write the bytes atomically (LinuxSystem), so
+// a failed write never leaves an empty or half PNG behind.
+// Must not import: any other shimmerd module (layer 1a).
+import CPNG
+
+/// 8-bit straight (not premultiplied) RGBA, rows packed, top to bottom.
+package struct RGBAImage: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    package var pixels: [UInt8]
+
+    package init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * 4, "RGBAImage: pixel count mismatch")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+}
+
+/// A libpng failure with libpng's own message.
+package struct PNGError: Error, CustomStringConvertible {
+    package var operation: String
+    package var message: String
+    package var description: String { "\(operation): \(message)" }
+}
+
+package enum PNGCodec {
+    /// PNG_FORMAT_RGBA = PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA (png.h; the
+    /// composite macro is not imported into Swift).
+    static let formatRGBA: png_uint_32 = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+
+    private static func newImage(width: Int = 0, height: Int = 0) -> png_image {
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        image.width = png_uint_32(width)
+        image.height = png_uint_32(height)
+        image.format = formatRGBA
+        return image
+    }
+
+    private static func message(_ image: inout png_image) -> String {
+        withUnsafeBytes(of: &image.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// PNG bytes of `image` (`png_image_write_to_memory`).
+    package static func encode(_ image: RGBAImage) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0 else {
+            throw PNGError(operation: "png_image_write_to_memory", message: "empty image \(image.width) x \(image.height)")
+        }
+        var png = newImage(width: image.width, height: image.height)
+        var size: png_alloc_size_t = 0
+        let stride = png_int_32(image.width * 4)
+        // First call sizes the output, second fills it.
+        let sized = image.pixels.withUnsafeBytes { px in
+            png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
+        }
+        guard sized != 0, size > 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "png_image_write_to_memory", message: message(&png))
+        }
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let ok = out.withUnsafeMutableBytes { dst in
+            image.pixels.withUnsafeBytes { px in
+                png_image_write_to_memory(&png, dst.baseAddress, &size, 0, px.baseAddress, stride, nil)
+            }
+        }
+        guard ok != 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "png_image_write_to_memory", message: message(&png))
+        }
+        return Array(out.prefix(Int(size)))
+    }
+
+    /// Decodes PNG bytes to RGBA (`png_image_begin_read_from_memory`, `png_image_finish_read`).
+    package static func decode(_ bytes: [UInt8]) throws -> RGBAImage {
+        var png = newImage()
+        let begun = bytes.withUnsafeBytes { raw in
+            png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count)
+        }
+        guard begun != 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "png_image_begin_read_from_memory", message: message(&png))
+        }
+        png.format = formatRGBA
+        let width = Int(png.width), height = Int(png.height)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let finished = pixels.withUnsafeMutableBytes { dst in
+            png_image_finish_read(&png, nil, dst.baseAddress, png_int_32(width * 4), nil)
+        }
+        guard finished != 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "png_image_finish_read", message: message(&png))
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Decodes a PNG file (`png_image_begin_read_from_file`).
+    package static func read(path: String) throws -> RGBAImage {
+        var png = newImage()
+        guard png_image_begin_read_from_file(&png, path) != 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "read \(path)", message: message(&png))
+        }
+        png.format = formatRGBA
+        let width = Int(png.width), height = Int(png.height)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let finished = pixels.withUnsafeMutableBytes { dst in
+            png_image_finish_read(&png, nil, dst.baseAddress, png_int_32(width * 4), nil)
+        }
+        guard finished != 0 else {
+            defer { png_image_free(&png) }
+            throw PNGError(operation: "read \(path)", message: message(&png))
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+}

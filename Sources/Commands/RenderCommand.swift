@@ -1,0 +1,68 @@
+import Card
+import LinuxSystem
+import Output
+import PNG
+import Raster
+import Runtime
+
+/// `shimmerd render --focal X,Y --out FILE.png [--set ...]`: one frame to a PNG.
+struct RenderCommand: Subcommand {
+    static let name = "render"
+    static let abstract = "render one frame of the card for a focal point to a PNG"
+    static let options: [OptionSpec] = [
+        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)"),
+        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)"),
+        .config, .set,
+    ]
+
+    var focalX: Double
+    var focalY: Double
+    var out: String
+    var configPath: String?
+    var overrides: [String]
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        let focal = try a.required("--focal", command: Self.name)
+        (focalX, focalY) = try Self.parseFocal(focal)
+        out = try a.required("--out", command: Self.name)
+        guard !out.isEmpty else { throw Failure(.usage, "render: --out is empty") }
+        configPath = a.value("--config")
+        overrides = a.all("--set")
+    }
+
+    /// "X,Y" in points: finite numbers (off-card points are fine: they are just far away).
+    static func parseFocal(_ text: String) throws(Failure) -> (Double, Double) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let x = Double(parts[0].trimmingCharacters()), let y = Double(parts[1].trimmingCharacters()) else {
+            throw Failure(.usage, "render: --focal \"\(text)\" is not X,Y")
+        }
+        guard x.isFinite, y.isFinite else {
+            throw Failure(.usage, "render: --focal \"\(text)\" must be finite numbers")
+        }
+        return (x, y)
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        // render reads built-in defaults unless --config is given: a picture should not
+        // depend on what happens to be in /etc.
+        let config = try ConfigurationLoader.load(path: configPath, overrides: overrides, useDefaultPath: false)
+        let renderer = try CardFactory.renderer(config.card)
+        let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
+        var target = CardTarget(pixmap: buffer.pixmap)
+        renderer.render(focalX: focalX, focalY: focalY, into: &target)
+        let bytes: [UInt8]
+        do { bytes = try PNGCodec.encode(CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage)) } catch {
+            throw Failure(.ioError, "render: \(error)")
+        }
+        do { try FileSystem.writeAtomically(bytes, to: out) } catch {
+            throw Failure(.cannotCreate, "render: cannot write \(out): \(error)")
+        }
+        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal \(focalX),\(focalY) pt)")
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}

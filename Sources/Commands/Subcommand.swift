@@ -1,0 +1,184 @@
+import Runtime
+
+/// One option of a subcommand's table.
+package struct OptionSpec: Sendable {
+    /// "--focal"
+    package var name: String
+    /// Placeholder of the value ("X,Y"); nil for a flag.
+    package var value: String?
+    package var help: String
+    package var repeatable = false
+
+    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false) {
+        self.name = name
+        self.value = value
+        self.help = help
+        self.repeatable = repeatable
+    }
+
+    package static let config = OptionSpec("--config", value: "PATH", help: "configuration file (default /etc/shimmerd/shimmerd.conf; drop-ins from PATH.d/)")
+    package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true)
+    package static let duration = OptionSpec("--duration", value: "SECONDS", help: "stop cleanly after this time")
+    package static let json = OptionSpec("--json", help: "machine-readable output")
+}
+
+package struct PositionalSpec: Sendable {
+    package var name: String
+    package var help: String
+
+    package init(_ name: String, help: String) {
+        self.name = name
+        self.help = help
+    }
+}
+
+/// A subcommand: its table, a validating initializer from parsed arguments, and `run`.
+package protocol Subcommand: Sendable {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var options: [OptionSpec] { get }
+    static var positionals: [PositionalSpec] { get }
+    // Plain `throws` here: typed throws through an existential crashes Swift 6.3's
+    // SILGen. Commands throw `Failure`; anything else is reported as an I/O error.
+    init(_ arguments: ParsedArguments) throws
+    func run(_ context: CommandContext) throws
+}
+
+extension Subcommand {
+    package static var positionals: [PositionalSpec] { [] }
+}
+
+/// What the parser found.
+package struct ParsedArguments: Sendable, Equatable {
+    package var values: [String: [String]] = [:]
+    package var flags: Set<String> = []
+    package var positionals: [String] = []
+
+    package func value(_ name: String) -> String? { values[name]?.last }
+    package func all(_ name: String) -> [String] { values[name] ?? [] }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// A required option's value, or a usage error naming it.
+    package func required(_ name: String, command: String) throws(Failure) -> String {
+        guard let v = value(name) else { throw Failure(.usage, "\(command): missing \(name)") }
+        return v
+    }
+
+    /// `--duration SECONDS` as a positive finite number.
+    package func seconds(_ name: String) throws(Failure) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let v = Double(text), v.isFinite, v >= 0 else {
+            throw Failure(.usage, "\(name) \"\(text)\" is not a number of seconds")
+        }
+        return v
+    }
+}
+
+/// The parser: `--name value`, `--name=value`, flags, `--` ends options.
+package enum ArgumentParser {
+    package static func parse(_ args: [String], options: [OptionSpec], positionals: [PositionalSpec],
+                              command: String) throws(Failure) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var i = 0
+        var optionsEnded = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if optionsEnded || !arg.hasPrefix("-") || arg == "-" {
+                parsed.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { optionsEnded = true; continue }
+            var name = arg
+            var inline: String?
+            if let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                throw Failure(.usage, "\(command): unknown option \(name)" + suggestion(options))
+            }
+            if spec.value == nil {
+                if inline != nil { throw Failure(.usage, "\(command): \(name) takes no value") }
+                parsed.flags.insert(name)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard i < args.count else { throw Failure(.usage, "\(command): \(name) needs a value \(spec.value!)") }
+                value = args[i]
+                i += 1
+            }
+            if !spec.repeatable, parsed.values[name] != nil {
+                throw Failure(.usage, "\(command): \(name) given more than once")
+            }
+            parsed.values[name, default: []].append(value)
+        }
+        if parsed.positionals.count > positionals.count {
+            throw Failure(.usage, "\(command): unexpected argument \"\(parsed.positionals[positionals.count])\"")
+        }
+        return parsed
+    }
+
+    static func suggestion(_ options: [OptionSpec]) -> String {
+        options.isEmpty ? " (it takes no options)" : "; options: " + options.map(\.name).joined(separator: ", ")
+    }
+}
+
+/// `--help` text from the same tables.
+enum Help {
+    static func overview(_ commands: [any Subcommand.Type]) -> String {
+        var s = """
+            shimmerd \(ShimmerdMain.version): the Apple Cash shimmer card, driven by a real accelerometer.
+
+            Usage: shimmerd [COMMAND] [OPTIONS]    (COMMAND defaults to run)
+
+            Commands:
+
+            """
+        let width = commands.map { $0.name.count }.max() ?? 0
+        for c in commands {
+            s += "  " + c.name.padding(width) + "  " + c.abstract + "\n"
+        }
+        s += """
+
+            Options:
+              --help       show this help (or `shimmerd COMMAND --help`)
+              --version    show the version
+
+            Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 69 device unavailable,
+            73 cannot create output, 74 I/O error, 78 configuration error.
+
+            """
+        return s
+    }
+
+    static func text(for c: any Subcommand.Type) -> String {
+        var usage = "Usage: shimmerd \(c.name)"
+        for p in c.positionals { usage += " \(p.name)" }
+        for o in c.options {
+            let item = o.value.map { "\(o.name) \($0)" } ?? o.name
+            usage += o.repeatable ? " [\(item)]..." : " [\(item)]"
+        }
+        var s = "\(usage)\n\n\(c.abstract)\n"
+        var rows: [(String, String)] = c.positionals.map { ($0.name, $0.help) }
+        for o in c.options {
+            rows.append((o.value.map { "\(o.name) \($0)" } ?? o.name, o.help))
+        }
+        rows.append(("--help", "show this help"))
+        let width = rows.map { $0.0.count }.max() ?? 0
+        s += "\n"
+        for (left, help) in rows {
+            s += "  " + left.padding(width) + "  " + help + "\n"
+        }
+        return s
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

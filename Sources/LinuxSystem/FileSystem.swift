@@ -1,0 +1,88 @@
+import CLinux
+import Glibc
+
+/// Whole-file operations.
+package enum FileSystem {
+    /// Writes `bytes` to `path` so that readers see either the old file or the whole new
+    /// one: a temporary file in the same directory, fsync'd, then `rename(2)`. A failure
+    /// leaves no partial file behind.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
+        let tmp = path + ".tmp-\(getpid())"
+        let fd = try retryingEINTR("create", path: tmp) {
+            shim_open_nofollow(tmp, O_WRONLY | O_CREAT | O_TRUNC, UInt32(mode))
+        }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(tmp) }
+        }
+        try writeAll(fd, bytes, path: tmp)
+        try retryingEINTR("fsync", path: tmp) { fsync(fd) }
+        try retryingEINTR("rename to", path: path) { rename(tmp, path) }
+        ok = true
+    }
+
+    /// Writes every byte, retrying short writes and EINTR.
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        try bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = try retryingEINTR("write", path: path) { write(fd, raw.baseAddress! + done, raw.count - done) }
+                done += n
+            }
+        }
+    }
+
+    /// Reads a whole file.
+    package static func read(_ path: String) throws -> [UInt8] {
+        let fd = try retryingEINTR("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { close(fd) }
+        var out = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { buf in
+                try retryingEINTR("read", path: path) { Glibc.read(fd, buf.baseAddress, buf.count) }
+            }
+            if n == 0 { return out }
+            out.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Creates `path` and missing parents (like `mkdir -p`).
+    package static func createDirectories(_ path: String, mode: mode_t = 0o755) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, mode) != 0 && Glibc.errno != EEXIST {
+                throw SystemError("mkdir", path: current, errno: Glibc.errno)
+            }
+        }
+        var st = stat()
+        if stat(path, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
+            throw SystemError("mkdir", path: path, errno: ENOTDIR)
+        }
+    }
+
+    package static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    package static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Names in a directory, sorted bytewise (the "lexical order" of drop-ins), without . and ..
+    package static func list(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw SystemError("opendir", path: path, errno: Glibc.errno) }
+        defer { closedir(dir) }
+        var names = [String]()
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+}

@@ -1,0 +1,36 @@
+import Card
+import Raster
+
+/// Builds the card renderer from configuration.
+package enum CardFactory {
+    package static func geometry(_ s: CardSettings) throws(Failure) -> CardGeometry {
+        guard let g = CardGeometry(width: s.width, height: s.effectiveHeight, originX: s.origin?.x, originY: s.origin?.y) else {
+            throw Failure(.configuration, "Card.width, Card.height and Card.origin must be finite, sizes above 0 "
+                          + "(got \(s.width) x \(s.effectiveHeight))")
+        }
+        return g
+    }
+
+    package static func style(_ s: CardSettings) -> CardStyle {
+        var style = CardStyle()
+        style.leftLabel = s.leftLabel
+        style.rightLabel = s.rightLabel
+        return style
+    }
+
+    /// The renderer; font problems are configuration errors (exit 78) naming the font.
+    package static func renderer(_ s: CardSettings) throws(Failure) -> CardRenderer {
+        let g = try geometry(s)
+        let fonts: FontRasterizer
+        do { fonts = try FontRasterizer(pattern: s.font) } catch {
+            throw Failure(.configuration, "Card.font = \"\(s.font)\": \(error)")
+        }
+        do {
+            return try CardRenderer(layout: CardLayout(geometry: g), scale: s.scale, style: style(s), text: fonts)
+        } catch let e as CardRenderer.Failure {
+            throw Failure(.configuration, e.description)
+        } catch {
+            throw Failure(.configuration, "Card.font = \"\(s.font)\": \(error)")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// The effective configuration: defaults, then the file, then drop-ins in lexical order,
+/// then `--set` (spec/interfaces.md "Configuration"). Values are typed and validated as
+/// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.
+package struct Configuration: Sendable, Equatable {
+    package var sensor = SensorSettings()
+    package var attitude = AttitudeSettings()
+    package var mapper = MapperSettings()
+    package var card = CardSettings()
+    package var sink = SinkSettings()
+    package var trace = TraceSettings()
+    package var log = LogSettings()
+
+    package init() {}
+
+    package static let defaultPath = "/etc/shimmerd/shimmerd.conf"
+}
+
+package struct SensorSettings: Sendable, Equatable {
+    /// auto, iio:deviceN, name:NAME, label:LABEL, uri:URI, trace:FILE.
+    package var device = "auto"
+    /// auto, poll, buffer.
+    package var mode = "auto"
+    /// Samples per second wanted.
+    package var rate = 60.0
+    /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
+    package var mountMatrix = "auto"
+    package var invert = false
+}
+
+package struct AttitudeSettings: Sendable, Equatable {
+    package var baselineSamples = 10
+    /// one-euro or none.
+    package var filter = "one-euro"
+    /// One Euro parameters (Casiez et al. 2012): the cutoff in Hz when still, the speed
+    /// coefficient, and the derivative's cutoff in Hz.
+    package var minCutoff = 1.0
+    package var beta = 0.5
+    package var dCutoff = 1.0
+}
+
+package struct MapperSettings: Sendable, Equatable {
+    /// Radians of roll / pitch that give the full offset.
+    package var rollRange = 0.2
+    package var pitchRange = 0.1
+    /// Points.
+    package var maxOffset = 100.0
+    package var clamp = true
+}
+
+package struct CardSettings: Sendable, Equatable {
+    /// Points.
+    package var width = 350.0
+    /// Points; nil = width * 2/3.
+    package var height: Double? = nil
+    /// Pixels per point.
+    package var scale = 2.0
+    /// Origin focal point in points; nil = bottom-center (W/2, H).
+    package var origin: (x: Double, y: Double)? = nil
+    package var leftLabel = "Cash"
+    package var rightLabel = "$40"
+    /// fontconfig pattern of the label and arrow font.
+    package var font = "DejaVu Sans:style=Bold"
+
+    package var effectiveHeight: Double { height ?? width * 2 / 3 }
+
+    package static func == (a: CardSettings, b: CardSettings) -> Bool {
+        a.width == b.width && a.height == b.height && a.scale == b.scale && a.origin?.x == b.origin?.x
+            && a.origin?.y == b.origin?.y && a.leftLabel == b.leftLabel && a.rightLabel == b.rightLabel
+            && a.font == b.font
+    }
+}
+
+package struct SinkSettings: Sendable, Equatable {
+    /// framebuffer, shm, raw, png, null.
+    package var type = "framebuffer"
+    package var device = "/dev/fb0"
+    /// nil = center; else framebuffer pixels.
+    package var position: (x: Int, y: Int)? = nil
+    package var name = "shimmer"
+    package var mode: UInt32 = 0o640
+    package var path = "-"
+    package var fps = 60.0
+
+    package static func == (a: SinkSettings, b: SinkSettings) -> Bool {
+        a.type == b.type && a.device == b.device && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+            && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps
+    }
+}
+
+package struct TraceSettings: Sendable, Equatable {
+    /// Empty: no trace.
+    package var path = ""
+}
+
+package struct LogSettings: Sendable, Equatable {
+    /// error, warning, notice, info, debug.
+    package var level = "info"
+}

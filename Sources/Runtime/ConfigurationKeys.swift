@@ -1,0 +1,223 @@
+/// One configuration key: where it lives, what it accepts, how it is applied and shown.
+package struct ConfigurationKey: Sendable {
+    package let section: String
+    package let name: String
+    /// The accepted values, for error messages ("auto, poll or buffer").
+    package let accepted: String
+    /// One line for config/shimmerd.conf and `check-config`.
+    package let help: String
+    /// Parses `value` into the configuration; returns nil or what is wrong.
+    let apply: @Sendable (inout Configuration, String) -> String?
+    /// The effective value, in the file's syntax.
+    package let show: @Sendable (Configuration) -> String
+
+    package var qualifiedName: String { "\(section).\(name)" }
+}
+
+/// The table of every key (spec/interfaces.md "Configuration"). The same table drives
+/// parsing, `check-config`, error messages and the shipped config/shimmerd.conf.
+package enum ConfigurationKeys {
+    package static let all: [ConfigurationKey] = sensor + attitude + mapper + card + sink + trace + log
+
+    package static let sections = ["Sensor", "Attitude", "Mapper", "Card", "Sink", "Trace", "Log"]
+
+    /// Case-insensitive lookup.
+    package static func find(section: String, name: String) -> ConfigurationKey? {
+        all.first { $0.section.lowercased() == section.lowercased() && $0.name.lowercased() == name.lowercased() }
+    }
+
+    static let sensor: [ConfigurationKey] = [
+        choice("Sensor", "device", "which accelerometer: auto (display over base, then lowest index), iio:deviceN, name:NAME, label:LABEL, uri:LIBIIO-URI, trace:FILE",
+               accepted: "auto, iio:deviceN, name:NAME, label:LABEL, uri:URI or trace:FILE",
+               \.sensor.device, valid: SensorSelectorSyntax.isValid),
+        choice("Sensor", "mode", "auto picks buffer where the device supports it and the process may enable it, else poll",
+               accepted: "auto, poll or buffer", \.sensor.mode, valid: { ["auto", "poll", "buffer"].contains($0) }),
+        number("Sensor", "rate", "samples per second wanted (sampling_frequency is set to the lowest available value at or above it, never below 10 Hz)",
+               \.sensor.rate, range: 0.1...10_000),
+        choice("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
+               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix,
+               valid: { $0 == "auto" || MatrixSyntax.isValid($0) }),
+        flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
+    ]
+
+    static let attitude: [ConfigurationKey] = [
+        integer("Attitude", "baseline_samples", "samples averaged into the baseline \"up\" direction", \.attitude.baselineSamples, range: 1...10_000),
+        choice("Attitude", "filter", "one-euro smooths the up direction; none passes samples through",
+               accepted: "one-euro or none", \.attitude.filter, valid: { ["one-euro", "none"].contains($0) }),
+        number("Attitude", "min_cutoff", "One Euro cutoff frequency when still, Hz (lower: steadier, more lag)", \.attitude.minCutoff, range: 0.001...1000),
+        number("Attitude", "beta", "One Euro speed coefficient (higher: less lag when moving)", \.attitude.beta, range: 0...1000),
+        number("Attitude", "d_cutoff", "One Euro cutoff of the speed estimate, Hz", \.attitude.dCutoff, range: 0.001...1000),
+    ]
+
+    static let mapper: [ConfigurationKey] = [
+        number("Mapper", "roll_range", "radians of roll that give the full offset", \.mapper.rollRange, range: 0.0001...Double.pi),
+        number("Mapper", "pitch_range", "radians of pitch that give the full offset", \.mapper.pitchRange, range: 0.0001...Double.pi),
+        number("Mapper", "max_offset", "points the focal point moves at the full range", \.mapper.maxOffset, range: 0...100_000),
+        flag("Mapper", "clamp", "clamp offsets to max_offset", \.mapper.clamp),
+    ]
+
+    static let card: [ConfigurationKey] = [
+        number("Card", "width", "card width, points", \.card.width, range: 1...10_000),
+        ConfigurationKey(section: "Card", name: "height", accepted: "auto (width * 2/3) or a number from 1 to 10000",
+                         help: "card height, points", apply: { config, value in
+                             if value == "auto" { config.card.height = nil; return nil }
+                             guard let v = parseNumber(value), (1...10_000).contains(v) else { return "not auto or a number from 1 to 10000" }
+                             config.card.height = v
+                             return nil
+                         }, show: { $0.card.height.map(formatNumber) ?? "auto" }),
+        number("Card", "scale", "pixels per point (2: a 350 x 233.333 pt card is 700 x 467 px)", \.card.scale, range: 0.05...16),
+        ConfigurationKey(section: "Card", name: "origin", accepted: "auto (bottom-center) or X,Y in points",
+                         help: "origin focal point O, where the arcs are centered", apply: { config, value in
+                             if value == "auto" { config.card.origin = nil; return nil }
+                             guard let p = parsePair(value) else { return "not auto or X,Y" }
+                             config.card.origin = p
+                             return nil
+                         }, show: { c in c.card.origin.map { "\(formatNumber($0.x)),\(formatNumber($0.y))" } ?? "auto" }),
+        text("Card", "left_label", "label drawn at the top left", \.card.leftLabel),
+        text("Card", "right_label", "label drawn at the top right", \.card.rightLabel),
+        text("Card", "font", "fontconfig pattern of the label and arrow font", \.card.font),
+    ]
+
+    static let sink: [ConfigurationKey] = [
+        choice("Sink", "type", "where frames go", accepted: "framebuffer, shm, raw, png or null", \.sink.type,
+               valid: { ["framebuffer", "shm", "raw", "png", "null"].contains($0) }),
+        text("Sink", "device", "framebuffer device", \.sink.device),
+        ConfigurationKey(section: "Sink", name: "position", accepted: "center or X,Y in framebuffer pixels",
+                         help: "where the card's top-left corner goes on the framebuffer", apply: { config, value in
+                             if value == "center" { config.sink.position = nil; return nil }
+                             guard let p = parsePair(value), let x = Int(exactly: p.x), let y = Int(exactly: p.y) else {
+                                 return "not center or X,Y (whole pixels)"
+                             }
+                             config.sink.position = (x, y)
+                             return nil
+                         }, show: { c in c.sink.position.map { "\($0.x),\($0.y)" } ?? "center" }),
+        choice("Sink", "name", "shared-memory segment name (/dev/shm/NAME)", accepted: "a name of letters, digits, '.', '_' and '-'",
+               \.sink.name, valid: { !$0.isEmpty && $0.count < 200 && $0 != "." && $0 != ".."
+                   && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } }),
+        ConfigurationKey(section: "Sink", name: "mode", accepted: "an octal file mode such as 0640",
+                         help: "file mode of the shared-memory segment", apply: { config, value in
+                             guard let m = UInt32(value, radix: 8), m <= 0o777 else { return "not an octal mode from 0000 to 0777" }
+                             config.sink.mode = m
+                             return nil
+                         }, show: { "0" + String($0.sink.mode, radix: 8) }),
+        text("Sink", "path", "raw sink output (- = stdout, or a FIFO or file); png sink output directory", \.sink.path),
+        number("Sink", "fps", "most frames per second written", \.sink.fps, range: 1...1000),
+    ]
+
+    static let trace: [ConfigurationKey] = [
+        text("Trace", "path", "JSON Lines trace file; empty: no trace", \.trace.path, allowEmpty: true),
+    ]
+
+    static let log: [ConfigurationKey] = [
+        choice("Log", "level", "least important log lines shown", accepted: "error, warning, notice, info or debug",
+               \.log.level, valid: { ["error", "warning", "notice", "info", "debug"].contains($0) }),
+    ]
+
+    // MARK: Key builders
+
+    static func number(_ section: String, _ name: String, _ help: String,
+                       _ path: WritableKeyPath<Configuration, Double> & Sendable, range: ClosedRange<Double>) -> ConfigurationKey {
+        let accepted = "a number from \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound))"
+        return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+            guard let v = parseNumber(value), range.contains(v) else { return "not \(accepted)" }
+            config[keyPath: path] = v
+            return nil
+        }, show: { formatNumber($0[keyPath: path]) })
+    }
+
+    static func integer(_ section: String, _ name: String, _ help: String,
+                        _ path: WritableKeyPath<Configuration, Int> & Sendable, range: ClosedRange<Int>) -> ConfigurationKey {
+        let accepted = "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+            guard let v = Int(value), range.contains(v) else { return "not \(accepted)" }
+            config[keyPath: path] = v
+            return nil
+        }, show: { String($0[keyPath: path]) })
+    }
+
+    static func flag(_ section: String, _ name: String, _ help: String,
+                     _ path: WritableKeyPath<Configuration, Bool> & Sendable) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, accepted: "true or false (also yes/no, on/off, 1/0)", help: help,
+                         apply: { config, value in
+                             switch value.lowercased() {
+                             case "true", "yes", "on", "1": config[keyPath: path] = true
+                             case "false", "no", "off", "0": config[keyPath: path] = false
+                             default: return "not true or false"
+                             }
+                             return nil
+                         }, show: { $0[keyPath: path] ? "true" : "false" })
+    }
+
+    static func choice(_ section: String, _ name: String, _ help: String, accepted: String,
+                       _ path: WritableKeyPath<Configuration, String> & Sendable,
+                       valid: @escaping @Sendable (String) -> Bool) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+            guard valid(value) else { return "not \(accepted)" }
+            config[keyPath: path] = value
+            return nil
+        }, show: { $0[keyPath: path] })
+    }
+
+    static func text(_ section: String, _ name: String, _ help: String,
+                     _ path: WritableKeyPath<Configuration, String> & Sendable, allowEmpty: Bool = false) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, accepted: allowEmpty ? "any text" : "any non-empty text", help: help,
+                         apply: { config, value in
+                             if value.isEmpty && !allowEmpty { return "empty" }
+                             config[keyPath: path] = value
+                             return nil
+                         }, show: { $0[keyPath: path] })
+    }
+}
+
+/// A finite number in the C locale's syntax (Swift's parser ignores the process locale).
+func parseNumber(_ s: String) -> Double? {
+    guard let v = Double(s), v.isFinite else { return nil }
+    return v
+}
+
+/// "X,Y" with finite numbers.
+func parsePair(_ s: String) -> (x: Double, y: Double)? {
+    let parts = s.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
+    guard parts.count == 2, let x = parseNumber(parts[0]), let y = parseNumber(parts[1]) else { return nil }
+    return (x, y)
+}
+
+/// Shortest form that reads back to the same value ("60", "0.2", "233.333").
+func formatNumber(_ v: Double) -> String {
+    if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
+    return String(v)
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// The selector grammar of `Sensor.device` (interfaces.md).
+enum SensorSelectorSyntax {
+    static func isValid(_ s: String) -> Bool {
+        if s == "auto" { return true }
+        if s.hasPrefix("iio:device") { return Int(s.dropFirst("iio:device".count)).map { $0 >= 0 } ?? false }
+        for prefix in ["name:", "label:", "uri:", "trace:"] where s.hasPrefix(prefix) {
+            return s.count > prefix.count
+        }
+        return false
+    }
+}
+
+/// "a, b, c; d, e, f; g, h, i" with finite numbers and no all-zero row (attitude.md §2).
+enum MatrixSyntax {
+    static func isValid(_ s: String) -> Bool {
+        let rows = s.split(separator: ";", omittingEmptySubsequences: false)
+        guard rows.count == 3 else { return false }
+        for row in rows {
+            let values = row.split(separator: ",", omittingEmptySubsequences: false).map { parseNumber($0.trimmingSpaces()) }
+            guard values.count == 3, values.allSatisfy({ $0 != nil }), values.contains(where: { $0 != 0 }) else { return false }
+        }
+        return true
+    }
+}

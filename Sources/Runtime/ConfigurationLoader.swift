@@ -1,0 +1,148 @@
+import Glibc
+import LinuxSystem
+
+/// Reads configuration: INI text like systemd's own files (`[Section]`, `key = value`,
+/// whole-line comments with `#` or `;`), the default file and its drop-ins, and `--set`.
+package enum ConfigurationLoader {
+    /// Defaults, then `path` (or the default path when nil; a missing default file is
+    /// fine, a missing explicit one is exit 66), then `PATH.d/*.conf` in lexical order,
+    /// then each `Section.key=value` override.
+    package static func load(path: String?, overrides: [String], useDefaultPath: Bool = true) throws(Failure) -> Configuration {
+        var config = Configuration()
+        let file = path ?? (useDefaultPath ? Configuration.defaultPath : nil)
+        if let file {
+            if FileSystem.exists(file) {
+                try apply(file: file, to: &config)
+            } else if path != nil {
+                throw Failure(.noInput, "configuration file \(file) does not exist")
+            }
+            let dropins = file + ".d"
+            if FileSystem.isDirectory(dropins) {
+                let names: [String]
+                do { names = try FileSystem.list(dropins) } catch {
+                    throw Failure(.configuration, "cannot read drop-in directory: \(error)")
+                }
+                for name in names where name.hasSuffix(".conf") {
+                    try apply(file: dropins + "/" + name, to: &config)
+                }
+            }
+        }
+        for override in overrides {
+            try applyOverride(override, to: &config)
+        }
+        return config
+    }
+
+    /// Reads and applies one file.
+    static func apply(file: String, to config: inout Configuration) throws(Failure) {
+        try refuseIfUnsafe(file)
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(file) } catch {
+            throw Failure(.configuration, "cannot read configuration: \(error)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw Failure(.configuration, "\(file): not UTF-8 text")
+        }
+        try parse(text, file: file, into: &config)
+    }
+
+    /// Running as root, a configuration file that others may write would let them run
+    /// the daemon's choices (devices, paths) as root: refuse it.
+    static func refuseIfUnsafe(_ file: String) throws(Failure) {
+        guard geteuid() == 0 else { return }
+        var st = stat()
+        if stat(file, &st) == 0, st.st_mode & S_IWOTH != 0 {
+            throw Failure(.configuration, "\(file): writable by others (mode \(String(st.st_mode & 0o7777, radix: 8))); refusing it as root")
+        }
+    }
+
+    /// Parses INI text; errors name `file:line`.
+    package static func parse(_ text: String, file: String, into config: inout Configuration) throws(Failure) {
+        var section: String?
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = rawLine.trimmingSpaces()
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            let at = "\(file):\(lineNumber)"
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else { throw Failure(.configuration, "\(at): malformed section header \"\(line)\"") }
+                let name = String(line.dropFirst().dropLast()).trimmingSpaces()
+                guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
+                    throw Failure(.configuration, "\(at): unknown section [\(name)]; sections are "
+                                  + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
+                }
+                section = known
+                continue
+            }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line)\"")
+            }
+            guard let section else { throw Failure(.configuration, "\(at): \"\(line)\" is outside any [Section]") }
+            let key = String(line[..<eq]).trimmingSpaces()
+            let value = String(line[line.index(after: eq)...]).trimmingSpaces()
+            try set(section: section, key: key, value: value, at: at, into: &config)
+        }
+    }
+
+    /// Applies `Section.key=value` from the command line.
+    package static func applyOverride(_ override: String, to config: inout Configuration) throws(Failure) {
+        let at = "--set \(override)"
+        guard let eq = override.firstIndex(of: "="), let dot = override[..<eq].firstIndex(of: ".") else {
+            throw Failure(.usage, "\(at): expected Section.key=value")
+        }
+        let section = String(override[..<dot]).trimmingSpaces()
+        let key = String(override[override.index(after: dot)..<eq]).trimmingSpaces()
+        let value = String(override[override.index(after: eq)...]).trimmingSpaces()
+        try set(section: section, key: key, value: value, at: at, into: &config)
+    }
+
+    static func set(section: String, key: String, value: String, at: String, into config: inout Configuration) throws(Failure) {
+        guard let entry = ConfigurationKeys.find(section: section, name: key) else {
+            let names = ConfigurationKeys.all.filter { $0.section.lowercased() == section.lowercased() }.map(\.name)
+            if names.isEmpty {
+                throw Failure(.configuration, "\(at): unknown section [\(section)]; sections are "
+                              + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
+            }
+            throw Failure(.configuration, "\(at): unknown key \"\(key)\" in [\(section)]; keys are " + names.joined(separator: ", "))
+        }
+        if let problem = entry.apply(&config, value) {
+            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)")
+        }
+    }
+
+    /// The effective values in the file's own syntax (`check-config`).
+    package static func render(_ config: Configuration) -> String {
+        var out = ""
+        var section = ""
+        for key in ConfigurationKeys.all {
+            if key.section != section {
+                out += (section.isEmpty ? "" : "\n") + "[\(key.section)]\n"
+                section = key.section
+            }
+            out += "\(key.name) = \(key.show(config))\n"
+        }
+        return out
+    }
+
+    /// The documented default file: every key, its default and one comment line.
+    package static func documentedDefaults() -> String {
+        let defaults = Configuration()
+        var out = """
+            # shimmerd configuration (/etc/shimmerd/shimmerd.conf).
+            # Every key with its default. Drop-ins in /etc/shimmerd/shimmerd.conf.d/*.conf
+            # are read after this file in lexical order; `--set Section.key=value` wins over both.
+            # Section and key names are case-insensitive. `shimmerd check-config` validates.
+
+            """
+        var section = ""
+        for key in ConfigurationKeys.all {
+            if key.section != section {
+                out += "\n[\(key.section)]\n"
+                section = key.section
+            }
+            out += "# \(key.help)\n#\(key.name) = \(key.show(defaults))\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,117 @@
+// Tracing: the logger (swift-log's shape, hand-written) and the JSON Lines trace.
+//
+// Logs are for people and journald: one line per event, never per frame. Per-frame
+// detail goes to the trace. When journald reads stderr (JOURNAL_STREAM matches), lines
+// carry sd-daemon priority prefixes ("<4>") so the journal keeps levels.
+// Must not import: Runtime, Commands (layer 2 sits below them).
+import Glibc
+
+/// A logger value: a label and a shared handler. Messages are autoclosures, built only
+/// when the level is enabled; metadata keys are dotted (`sensor.device`).
+package struct Logger: Sendable {
+    package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
+        // sd-daemon(3) priorities.
+        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue > b.rawValue }
+
+        package var description: String {
+            switch self {
+            case .error: "error"
+            case .warning: "warning"
+            case .notice: "notice"
+            case .info: "info"
+            case .debug: "debug"
+            }
+        }
+    }
+
+    package let label: String
+    package let handler: LogHandler
+
+    package init(label: String, handler: LogHandler) {
+        self.label = label
+        self.handler = handler
+    }
+
+    package func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        guard level >= handler.minimumLevel else { return }
+        handler.emit(level: level, label: label, message: message(), metadata: metadata)
+    }
+
+    package func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.error, message(), metadata)
+    }
+
+    package func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.warning, message(), metadata)
+    }
+
+    package func notice(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.notice, message(), metadata)
+    }
+
+    package func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.info, message(), metadata)
+    }
+
+    package func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
+        log(.debug, message(), metadata)
+    }
+}
+
+/// Writes log lines to a file descriptor (stderr by default), one `write(2)` per line so
+/// lines from several threads never interleave.
+package final class LogHandler: @unchecked Sendable {
+    package let minimumLevel: Logger.Level
+    /// Prefix lines with "<N>" for journald.
+    package let priorityPrefixes: Bool
+    private let fd: Int32
+
+    package init(minimumLevel: Logger.Level = .info, fd: Int32 = 2, priorityPrefixes: Bool? = nil) {
+        self.minimumLevel = minimumLevel
+        self.fd = fd
+        self.priorityPrefixes = priorityPrefixes ?? LogHandler.journaldReads(fd: fd)
+    }
+
+    /// True when `fd` is the stream journald gave us: JOURNAL_STREAM is "DEV:INODE" of it
+    /// (systemd.exec(5), "$JOURNAL_STREAM").
+    package static func journaldReads(fd: Int32) -> Bool {
+        guard let env = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: env).split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }
+
+    func emit(level: Logger.Level, label: String, message: String, metadata: [String: String]) {
+        var line = priorityPrefixes ? "<\(level.rawValue)>" : "\(label): "
+        if !priorityPrefixes && level >= .warning { line += "\(level): " }
+        // One event, one line: newlines inside a message would split it in the journal.
+        line += message.replacingNewlines()
+        for key in metadata.keys.sorted() {
+            line += " \(key)=\(metadata[key]!.replacingNewlines())"
+        }
+        line += "\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return   // stderr is gone; nowhere left to report it
+                }
+                done += n
+            }
+        }
+    }
+}
+
+extension String {
+    func replacingNewlines() -> String {
+        guard contains(where: \.isNewline) else { return self }
+        return String(map { $0.isNewline ? " " : $0 })
+    }
+}

@@ -1,1 +1,0 @@
-// Tracing: see the module's main file (being written).
