@@ -61,8 +61,8 @@ let package = Package(
         // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
         // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
         .testTarget(name: "ColorTests", dependencies: ["Color"]),
-        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output"],
-                    resources: [.copy("Golden")]),
+        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG"],
+                    exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
     ]

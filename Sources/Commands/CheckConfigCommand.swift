@@ -4,17 +4,26 @@ import Runtime
 struct CheckConfigCommand: Subcommand {
     static let name = "check-config"
     static let abstract = "validate the configuration and print the effective values (exit 0 or 78)"
-    static let options: [OptionSpec] = [.config, .set]
+    static let options: [OptionSpec] = [
+        .config, .set,
+        OptionSpec("--documented", help: "print every key with its default and help (the shipped config/shimmerd.conf)"),
+    ]
 
     var configPath: String?
     var overrides: [String]
+    var documented: Bool
 
     init(_ a: ParsedArguments) throws(Failure) {
         configPath = a.value("--config")
         overrides = a.all("--set")
+        documented = a.flag("--documented")
     }
 
     func run(_ context: CommandContext) throws(Failure) {
+        if documented {
+            context.out(ConfigurationLoader.documentedDefaults())
+            return
+        }
         let config = try ConfigurationLoader.load(path: configPath, overrides: overrides)
         context.out(ConfigurationLoader.render(config))
     }

@@ -16,6 +16,8 @@ package struct Configuration: Sendable, Equatable {
 }
 
 package struct SensorSettings: Sendable, Equatable {
+    package init() {}
+
     /// auto, iio:deviceN, name:NAME, label:LABEL, uri:URI, trace:FILE.
     package var device = "auto"
     /// auto, poll, buffer.
@@ -28,6 +30,8 @@ package struct SensorSettings: Sendable, Equatable {
 }
 
 package struct AttitudeSettings: Sendable, Equatable {
+    package init() {}
+
     package var baselineSamples = 10
     /// one-euro or none.
     package var filter = "one-euro"
@@ -39,6 +43,8 @@ package struct AttitudeSettings: Sendable, Equatable {
 }
 
 package struct MapperSettings: Sendable, Equatable {
+    package init() {}
+
     /// Radians of roll / pitch that give the full offset.
     package var rollRange = 0.2
     package var pitchRange = 0.1
@@ -48,6 +54,8 @@ package struct MapperSettings: Sendable, Equatable {
 }
 
 package struct CardSettings: Sendable, Equatable {
+    package init() {}
+
     /// Points.
     package var width = 350.0
     /// Points; nil = width * 2/3.
@@ -71,6 +79,8 @@ package struct CardSettings: Sendable, Equatable {
 }
 
 package struct SinkSettings: Sendable, Equatable {
+    package init() {}
+
     /// framebuffer, shm, raw, png, null.
     package var type = "framebuffer"
     package var device = "/dev/fb0"
@@ -88,11 +98,15 @@ package struct SinkSettings: Sendable, Equatable {
 }
 
 package struct TraceSettings: Sendable, Equatable {
+    package init() {}
+
     /// Empty: no trace.
     package var path = ""
 }
 
 package struct LogSettings: Sendable, Equatable {
+    package init() {}
+
     /// error, warning, notice, info, debug.
     package var level = "info"
 }

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import Runtime
+
+func parse(_ text: String, file: String = "test.conf") throws(Failure) -> Configuration {
+    var config = Configuration()
+    try ConfigurationLoader.parse(text, file: file, into: &config)
+    return config
+}
+
+func failure(_ body: () throws -> Void) -> Failure? {
+    do { try body() } catch let f as Failure { return f } catch { return nil }
+    return nil
+}
+
+@Test func defaultsMatchTheInterfacesTable() {
+    let c = Configuration()
+    #expect(c.sensor.device == "auto" && c.sensor.mode == "auto" && c.sensor.rate == 60)
+    #expect(c.sensor.mountMatrix == "auto" && !c.sensor.invert)
+    #expect(c.attitude.baselineSamples == 10 && c.attitude.filter == "one-euro")
+    #expect(c.mapper.rollRange == 0.2 && c.mapper.pitchRange == 0.1 && c.mapper.maxOffset == 100 && c.mapper.clamp)
+    #expect(c.card.width == 350 && abs(c.card.effectiveHeight - 233.333) < 0.001 && c.card.scale == 2)
+    #expect(c.sink.type == "framebuffer" && c.sink.device == "/dev/fb0" && c.sink.position == nil)
+    #expect(c.sink.name == "shimmer" && c.sink.mode == 0o640 && c.sink.path == "-" && c.sink.fps == 60)
+    #expect(c.trace.path == "")
+}
+
+@Test func parsesSectionsKeysCommentsAndCase() throws {
+    let c = try parse("""
+        # comment
+        ; another
+        [sensor]
+        Device = iio:device3
+        RATE=100
+
+        [Card]
+        scale = 1.5
+        origin = 10, 20
+        [Sink]
+        type = shm
+        mode = 0600
+        position = 5,6
+        """)
+    #expect(c.sensor.device == "iio:device3" && c.sensor.rate == 100)
+    #expect(c.card.scale == 1.5 && c.card.origin?.x == 10 && c.card.origin?.y == 20)
+    #expect(c.sink.type == "shm" && c.sink.mode == 0o600 && c.sink.position?.x == 5)
+}
+
+@Test(arguments: [
+    ("[Card]\nscale = fast\n", "test.conf:2", "Card.scale"),
+    ("[Card]\nscale = -1\n", "test.conf:2", "a number from"),
+    ("[Card]\nwidth = nan\n", "test.conf:2", "Card.width"),
+    ("[Card]\ncolour = red\n", "test.conf:2", "unknown key \"colour\""),
+    ("\n\n[Bogus]\n", "test.conf:3", "unknown section [Bogus]"),
+    ("key = value\n", "test.conf:1", "outside any [Section]"),
+    ("[Sink]\ntype = window\n", "test.conf:2", "framebuffer, shm, raw, png or null"),
+    ("[Sensor]\ndevice = usb:3\n", "test.conf:2", "Sensor.device"),
+    ("[Sensor]\nmount_matrix = 1, 0, 0; 0, 0, 0; 0, 0, 1\n", "test.conf:2", "Sensor.mount_matrix"),
+    ("[Sensor]\ninvert = maybe\n", "test.conf:2", "true or false"),
+    ("[Sink]\nmode = 0999\n", "test.conf:2", "octal"),
+    ("[Card\n", "test.conf:1", "malformed section"),
+    ("[Card]\njust words\n", "test.conf:2", "key = value"),
+])
+func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
+    let f = failure { _ = try parse(text) }
+    #expect(f?.status == .configuration)
+    #expect(f?.message.hasPrefix(at + ":") == true, "\(f?.message ?? "no failure")")
+    #expect(f?.message.contains(mention) == true, "\(f?.message ?? "no failure")")
+}
+
+@Test func setOverridesWinAndAreChecked() throws {
+    var c = Configuration()
+    try ConfigurationLoader.applyOverride("Card.width=200", to: &c)
+    try ConfigurationLoader.applyOverride("sink.TYPE = png", to: &c)
+    #expect(c.card.width == 200 && c.sink.type == "png")
+    #expect(abs(c.card.effectiveHeight - 133.333) < 0.001)
+    #expect(failure { try ConfigurationLoader.applyOverride("Card.width", to: &c) }?.status == .usage)
+    let unknown = failure { try ConfigurationLoader.applyOverride("Card.depth=3", to: &c) }
+    #expect(unknown?.status == .configuration && unknown?.message.contains("--set Card.depth=3") == true)
+}
+
+@Test func fileThenDropInsInLexicalOrderThenSet() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shimmerd-config-\(getpid())")
+    try? FileManager.default.removeItem(at: dir)
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("main.conf.d"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let main = dir.appendingPathComponent("main.conf").path
+    try "[Sink]\nfps = 30\ntype = null\n[Card]\nscale = 1\n".write(toFile: main, atomically: true, encoding: .utf8)
+    try "[Sink]\nfps = 45\n".write(toFile: main + ".d/20-b.conf", atomically: true, encoding: .utf8)
+    try "[Sink]\nfps = 40\nname = early\n".write(toFile: main + ".d/10-a.conf", atomically: true, encoding: .utf8)
+    try "[Sink]\nfps = 1\n".write(toFile: main + ".d/99-ignored.txt", atomically: true, encoding: .utf8)
+    let c = try ConfigurationLoader.load(path: main, overrides: ["Card.scale=3"])
+    #expect(c.sink.fps == 45)        // 20-b after 10-a; .txt ignored
+    #expect(c.sink.name == "early")
+    #expect(c.sink.type == "null")
+    #expect(c.card.scale == 3)       // --set wins
+    // A broken drop-in names its own file and line.
+    try "[Sink]\n\nfps = many\n".write(toFile: main + ".d/30-bad.conf", atomically: true, encoding: .utf8)
+    let f = failure { _ = try ConfigurationLoader.load(path: main, overrides: []) }
+    #expect(f?.status == .configuration)
+    #expect(f?.message.contains("30-bad.conf:3") == true)
+}
+
+@Test func missingExplicitFileIsNoInput() {
+    let f = failure { _ = try ConfigurationLoader.load(path: "/nonexistent/shimmerd.conf", overrides: []) }
+    #expect(f?.status == .noInput)
+}
+
+@Test func checkConfigOutputParsesBackToTheSameConfiguration() throws {
+    var c = Configuration()
+    try ConfigurationLoader.applyOverride("Card.origin=1.5,2", to: &c)
+    try ConfigurationLoader.applyOverride("Trace.path=/tmp/t.jsonl", to: &c)
+    let text = ConfigurationLoader.render(c)
+    #expect(try parse(text) == c)
+}
+
+@Test func shippedConfigFileDocumentsEveryKeyWithItsDefault() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../config/shimmerd.conf").standardized.path
+    let shipped = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(shipped == ConfigurationLoader.documentedDefaults(),
+            "config/shimmerd.conf is out of date: regenerate with `shimmerd check-config --documented > config/shimmerd.conf`")
+    // Uncommenting every key gives the defaults back.
+    let uncommented = shipped.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.hasPrefix("#") && $0.contains(" = ") && !$0.hasPrefix("# ") ? String($0.dropFirst()) : String($0) }
+        .joined(separator: "\n")
+    #expect(try parse(uncommented) == Configuration())
+}
