@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package shimmerd needs to build, run and test, then builds it.
+# Idempotent: packages already installed are not fetched again. Needs root or sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  # build: the C libraries behind the system-library targets (Package.swift)
+  pkg-config libiio-dev libudev-dev libsystemd-dev libpng-dev libfreetype-dev libfontconfig-dev
+  # run: the default font of the card's labels and arrows
+  fonts-dejavu-core fontconfig
+  # test: emulated IIO devices, a real iiod, libiio tools, pytest with the UMockdev bindings
+  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iiod libiio-utils
+  # test: the raw sink into a real ffmpeg, the unit checked by systemd-analyze
+  ffmpeg systemd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6 toolchain needed)" >&2; exit 1; }
+swift build --product shimmerd 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+test -x "$(swift build --show-bin-path)/shimmerd"
