@@ -43,6 +43,9 @@ package final class AccelerometerService {
     private var nextAttachAttempt = 0.0
     private var nextRead = 0.0
     private var limiter = RateLimitedLog(interval: 1.0)
+    /// Devices whose udev `remove` event arrived and no `add` since: never attached,
+    /// even if their sysfs directory lingers a moment after the event.
+    private var removed: Set<String> = []
 
     /// Seconds between reads: `1 / Sensor.rate`.
     package var period: Double { 1 / max(settings.rateHz, 0.1) }
@@ -97,6 +100,8 @@ package final class AccelerometerService {
     private func hotplug(_ d: UdevDevice, now: Double) -> [Event] {
         let action = d.action ?? ""
         log(.debug, "udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
+        if action == "remove" { removed.insert(d.syspath) }
+        if action == "add" { removed.remove(d.syspath) }
         if action == "remove", let a = attachment, a.device.syspath == d.syspath {
             detach(deviceGone: true)
             let reason = "udev remove event for \(d.syspath)"
@@ -133,6 +138,7 @@ package final class AccelerometerService {
             guard let udev else { return waiting("no udev") }
             do {
                 descriptions = try Discovery.local(udev: udev, configuredMatrix: settings.mountMatrix)
+                    .filter { !removed.contains($0.syspath ?? "") }
             } catch {
                 return waiting("\(error)")
             }
