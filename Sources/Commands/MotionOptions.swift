@@ -8,7 +8,7 @@ import Sensors
 /// until then it reads only these three sections (other sections are left to their
 /// owners) and rejects unknown keys in them with the file:line.
 struct MotionOptions {
-    var sensor = SensorSettings()
+    var sensor = AccelerometerSettings()
     var attitude = AttitudeConfiguration.defaults
     var oneEuro = OneEuroParameters.defaults
     var filterOn = true

@@ -31,7 +31,7 @@ package final class AccelerometerService {
         case sample(Vector3, RawReading)
     }
 
-    package let settings: SensorSettings
+    package let settings: AccelerometerSettings
     private let log: SensorLog
     private let udev: UdevContext?
     private let monitor: UdevMonitor?
@@ -52,7 +52,7 @@ package final class AccelerometerService {
     package var attachment: Attachment?
 
     /// - Throws: only when libudev cannot be initialised for a local selector.
-    package init(settings: SensorSettings, log: @escaping SensorLog) throws(SensorError) {
+    package init(settings: AccelerometerSettings, log: @escaping SensorLog) throws(SensorError) {
         self.settings = settings
         self.log = log
         if case .uri = settings.device {

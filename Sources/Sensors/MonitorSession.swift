@@ -8,14 +8,14 @@ import Motion
 /// (the sampling frequency is restored). Output goes through `emit`, so the command
 /// decides where it is written.
 package struct MonitorSession {
-    package var settings: SensorSettings
+    package var settings: AccelerometerSettings
     package var attitude: AttitudeConfiguration
     package var mapper: FocalMapper
     package var json: Bool
     /// Seconds; nil = until a signal.
     package var duration: Double?
 
-    package init(settings: SensorSettings, attitude: AttitudeConfiguration, mapper: FocalMapper, json: Bool,
+    package init(settings: AccelerometerSettings, attitude: AttitudeConfiguration, mapper: FocalMapper, json: Bool,
                  duration: Double?) {
         self.settings = settings
         self.attitude = attitude

@@ -23,7 +23,7 @@ package struct SamplingFrequencyInfo: Hashable, Sendable {
     /// `max(wanted, 10 Hz)`, else the highest available one; without a list, the wanted
     /// rate itself. Nil when the current value already fits.
     package func target(forRate wantedHz: Double) -> Double? {
-        let want = max(wantedHz, SensorSettings.minimumHardwareRateHz)
+        let want = max(wantedHz, AccelerometerSettings.minimumHardwareRateHz)
         let choice: Double
         if availableHz.isEmpty {
             choice = want

@@ -16,7 +16,7 @@ package struct SensorReport: Sendable {
     package var libiioLocal: String
 
     /// Discovers now.
-    package static func gather(settings: SensorSettings) throws(SensorError) -> SensorReport {
+    package static func gather(settings: AccelerometerSettings) throws(SensorError) -> SensorReport {
         var devices: [AccelerometerDescription]
         var source = "local"
         var context: Context?

@@ -6,7 +6,7 @@ package enum SensorMode: String, Hashable, Sendable, CaseIterable {
 }
 
 /// The `[Sensor]` section, already validated by the configuration layer.
-package struct SensorSettings: Hashable, Sendable {
+package struct AccelerometerSettings: Hashable, Sendable {
     package var device: DeviceSelector
     package var mode: SensorMode
     /// `Sensor.rate`, samples per second wanted.
