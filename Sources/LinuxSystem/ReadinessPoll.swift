@@ -12,10 +12,3 @@ package enum ReadinessPoll {
         return pfds.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.map(\.fd)
     }
 }
-
-/// Seconds on CLOCK_MONOTONIC.
-package func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}

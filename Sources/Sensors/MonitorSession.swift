@@ -29,11 +29,11 @@ package struct MonitorSession {
         let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGUSR1])
         let service = try AccelerometerService(settings: settings, log: log)
         defer { service.detach() }
-        let start = monotonicSeconds()
+        let start = MonotonicClock.seconds()
         var tracker = MotionTracker(attitude: attitude, mapper: mapper)
         var readable: [Int32] = []
         while true {
-            let now = monotonicSeconds() - start
+            let now = MonotonicClock.seconds() - start
             var stop = false
             for s in signals.drain() {
                 if s == SIGUSR1 {
@@ -48,8 +48,8 @@ package struct MonitorSession {
             for e in service.handle(now: now, readable: readable) {
                 handle(e, now: now, tracker: &tracker, emit: emit)
             }
-            var timeout = min(service.nextTimeout(now: monotonicSeconds() - start), 0.25)
-            if let d = duration { timeout = min(timeout, max(0, d - (monotonicSeconds() - start))) }
+            var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
+            if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
             readable = ReadinessPoll.waitReadable(service.fileDescriptors, timeoutSeconds: timeout)
         }
     }
