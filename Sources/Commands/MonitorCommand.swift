@@ -1,0 +1,41 @@
+import Runtime
+import Sensors
+import Tracing
+
+/// `shimmerd monitor [--json] [--config PATH] [--set ...] [--duration S]`: live lines
+/// like iio-sensor-proxy's monitor-sensor (m/s^2, dPitch and dRoll in degrees, focal
+/// point). `--json` prints one object per line: `sample` records with the fields of the
+/// trace's sample records (`t`, `seq`, `accel`, `dpitch`, `droll`, `focal`), and
+/// `attached`, `detached`, `waiting` and `baseline` records readers may ignore. The loop
+/// is `MonitorSession` in Sensors; this file only parses and prints.
+struct MonitorCommand: Subcommand {
+    static let name = "monitor"
+    static let abstract = "print live accelerometer, dPitch, dRoll and focal point lines until interrupted"
+    static let options: [OptionSpec] = [.json, .config, .set, .duration]
+
+    var json: Bool
+    var configPath: String?
+    var overrides: [String]
+    var duration: Double?
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        json = a.flag("--json")
+        configPath = a.value("--config")
+        overrides = a.all("--set")
+        duration = try a.seconds("--duration")
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        let config = try MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
+        if case .trace = config.sensor.device {
+            throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
+        }
+        let session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
+                                     json: json, duration: duration)
+        do {
+            try session.run(log: context.log.sensorLog, emit: { context.out($0 + "\n") })
+        } catch {
+            throw Failure(.unavailable, "monitor: \(error)")
+        }
+    }
+}

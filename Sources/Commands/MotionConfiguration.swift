@@ -1,0 +1,50 @@
+import Motion
+import Runtime
+import Sensors
+import Tracing
+
+/// The validated `[Sensor]`, `[Attitude]`, `[Mapper]` and `[Card]` configuration turned
+/// into the Sensors and Motion values (`sensors`, `monitor`). The configuration layer
+/// has already checked the syntax; a failure here is still a configuration error.
+struct MotionConfiguration {
+    var sensor: AccelerometerSettings
+    var attitude: AttitudeConfiguration
+    var mapper: FocalMapper
+
+    init(_ c: Configuration) throws(Failure) {
+        let device: DeviceSelector
+        switch DeviceSelector.parse(c.sensor.device) {
+        case .success(let d): device = d
+        case .failure(let e): throw Failure(.configuration, "\(e)")
+        }
+        guard let mode = SensorMode(rawValue: c.sensor.mode) else {
+            throw Failure(.configuration, "Sensor.mode \"\(c.sensor.mode)\": expected auto, poll or buffer")
+        }
+        var matrix: MountMatrix?
+        if c.sensor.mountMatrix != "auto" {
+            switch MountMatrix.parse(c.sensor.mountMatrix) {
+            case .success(let m): matrix = m
+            case .failure(let e): throw Failure(.configuration, "Sensor.mount_matrix \"\(c.sensor.mountMatrix)\": \(e)")
+            }
+        }
+        sensor = AccelerometerSettings(device: device, mode: mode, rateHz: c.sensor.rate, mountMatrix: matrix,
+                                       invert: c.sensor.invert)
+        let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
+        attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
+                                         filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
+        let origin = c.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
+            ?? FocalPoint(x: c.card.width / 2, y: c.card.effectiveHeight)
+        mapper = FocalMapper(origin: origin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
+                             maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
+    }
+}
+
+extension Logger {
+    /// Sensors logs through a closure; this adapts it to the logger.
+    var sensorLog: SensorLog {
+        { level, message, metadata in
+            let l = Logger.Level(rawValue: level.rawValue) ?? .info
+            self.log(l, message, metadata)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// A failed file operation on a sysfs attribute: what, where, errno.
+package struct SysfsError: Error, Sendable, CustomStringConvertible {
+    package let operation: String
+    package let path: String
+    package let code: Int32
+
+    package var description: String {
+        "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))"
+    }
+}
+
+/// Direct reads and writes of sysfs attribute files, for the sensor driver that works
+/// without libiio (libiio 0.24 refuses a whole local context over one bad channel) and
+/// for permission checks. Each call opens, reads or writes once, and closes: sysfs
+/// attributes are regenerated on every open.
+package enum SysfsAttributeFile {
+    /// Reads up to 4 KiB (a sysfs attribute is at most one page), retrying on EINTR.
+    package static func read(_ path: String) -> Result<String, SysfsError> {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return .failure(SysfsError(operation: "open", path: path, code: errno)) }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let n = buf.withUnsafeMutableBytes { p in retrying { Glibc.read(fd, p.baseAddress, p.count) } }
+        guard n >= 0 else { return .failure(SysfsError(operation: "read", path: path, code: errno)) }
+        return .success(String(decoding: buf[0..<n], as: UTF8.self))
+    }
+
+    /// Writes `value` in one `write(2)`, as sysfs expects.
+    package static func write(_ path: String, _ value: String) -> Result<Void, SysfsError> {
+        let fd = retrying { open(path, O_WRONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return .failure(SysfsError(operation: "open", path: path, code: errno)) }
+        defer { close(fd) }
+        let bytes = Array(value.utf8)
+        let n = bytes.withUnsafeBytes { p in retrying { Glibc.write(fd, p.baseAddress, p.count) } }
+        guard n == bytes.count else { return .failure(SysfsError(operation: "write", path: path, code: n < 0 ? errno : EIO)) }
+        return .success(())
+    }
+
+    /// `access(path, W_OK)`: whether this process may write the file.
+    package static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+
+    /// `access(path, R_OK)`.
+    package static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
+    /// `access(path, F_OK)`.
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    private static func retrying<T: BinaryInteger>(_ body: () -> T) -> T {
+        while true {
+            let r = body()
+            if r < 0 && errno == EINTR { continue }
+            return r
+        }
+    }
+}

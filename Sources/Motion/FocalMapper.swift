@@ -1,0 +1,49 @@
+/// A point on the card, in points (x right, y down; spec/scene.md).
+package struct FocalPoint: Hashable, Sendable {
+    package var x: Double
+    package var y: Double
+    package init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// spec/scene.md "Focal point from tilt": `x = O.x + mapRange(dRoll, -rollRange,
+/// rollRange, -maxOffset, maxOffset)`, `y = O.y + mapRange(dPitch, -pitchRange,
+/// pitchRange, -maxOffset, maxOffset)`, each offset clamped to +-maxOffset when `clamp`.
+package struct FocalMapper: Hashable, Sendable {
+    /// The origin focal point O, points (default bottom-centre of the card).
+    package var origin: FocalPoint
+    /// `Mapper.roll_range`, radians giving the full offset.
+    package var rollRangeRadians: Double
+    /// `Mapper.pitch_range`, radians.
+    package var pitchRangeRadians: Double
+    /// `Mapper.max_offset`, points.
+    package var maxOffsetPoints: Double
+    /// `Mapper.clamp`.
+    package var clamp: Bool
+
+    package init(origin: FocalPoint, rollRangeRadians: Double = 0.2, pitchRangeRadians: Double = 0.1,
+                 maxOffsetPoints: Double = 100, clamp: Bool = true) {
+        self.origin = origin
+        self.rollRangeRadians = rollRangeRadians
+        self.pitchRangeRadians = pitchRangeRadians
+        self.maxOffsetPoints = maxOffsetPoints
+        self.clamp = clamp
+    }
+
+    /// The scene's default card (350 x 233.333 pt): O = (175, 233.333).
+    package static func defaultCard(width: Double = 350, height: Double = 350 * 2 / 3) -> FocalMapper {
+        FocalMapper(origin: FocalPoint(x: width / 2, y: height))
+    }
+
+    private func offset(_ v: Double, range: Double) -> Double {
+        let o = (v + range) * (2 * maxOffsetPoints) / (2 * range) - maxOffsetPoints
+        return clamp ? min(max(o, -maxOffsetPoints), maxOffsetPoints) : o
+    }
+
+    package func focalPoint(for tilt: Tilt) -> FocalPoint {
+        FocalPoint(x: origin.x + offset(tilt.dRollRadians, range: rollRangeRadians),
+                   y: origin.y + offset(tilt.dPitchRadians, range: pitchRangeRadians))
+    }
+}

@@ -1,0 +1,40 @@
+/// One sample as the trace's `sample` record carries it (spec/interfaces.md "Trace").
+package struct MotionSample: Hashable, Sendable {
+    /// Seconds since the daemon started (monotonic).
+    package var t: Double
+    /// Counting from 0.
+    package var seq: Int
+    /// m/s^2, device frame, after scale and mount matrix.
+    package var accel: Vector3
+    package var tilt: Tilt
+    /// The mapper's target, points.
+    package var focal: FocalPoint
+}
+
+/// accelerometer sample -> attitude -> focal point, with the sample counter: the part of
+/// the pipeline that `shimmerd monitor` and the daemon share. Pure.
+package struct MotionTracker: Sendable {
+    package private(set) var estimator: AttitudeEstimator
+    package let mapper: FocalMapper
+    private var seq = 0
+
+    package init(attitude: AttitudeConfiguration, mapper: FocalMapper) {
+        estimator = AttitudeEstimator(attitude)
+        self.mapper = mapper
+    }
+
+    /// A new baseline: at start, after the sensor reappears, on SIGUSR1.
+    package mutating func recapture() { estimator.recapture() }
+
+    /// The sample (nil while the baseline is collected or when rejected) and the
+    /// baseline captured by this call, if any.
+    package mutating func process(acceleration a: Vector3, at t: Double)
+        -> (sample: MotionSample?, baseline: TiltFrame?, step: AttitudeStep)
+    {
+        let step = estimator.update(acceleration: a, at: t)
+        guard case .tilt(let tilt, let baseline) = step else { return (nil, nil, step) }
+        let s = MotionSample(t: t, seq: seq, accel: a, tilt: tilt, focal: mapper.focalPoint(for: tilt))
+        seq += 1
+        return (s, baseline, step)
+    }
+}

@@ -1,0 +1,71 @@
+import Motion
+
+/// Raw counts of the three axes in the sensor frame, as read from the device.
+package struct RawReading: Hashable, Sendable {
+    package var raw: Vector3
+    /// The scan's own timestamp (ns, the device's `current_timestamp_clock`), buffer mode.
+    package var timestampNs: Int64?
+
+    package init(raw: Vector3, timestampNs: Int64? = nil) {
+        self.raw = raw
+        self.timestampNs = timestampNs
+    }
+}
+
+/// A value the driver could not turn into a reading: which attribute, what text, why.
+package struct ReadProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The sysfs attribute or node, e.g. `in_accel_x_raw`, `/dev/iio:device0`.
+    package var attribute: String
+    /// The text read, or the error.
+    package var value: String
+    package var reason: String
+    /// Identifies the cause for rate limiting: attribute plus the kind of failure.
+    package var cause: String { "\(attribute)|\(reason)" }
+
+    package init(attribute: String, value: String, reason: String) {
+        self.attribute = attribute
+        self.value = value
+        self.reason = reason
+    }
+
+    package var description: String { "\(attribute) = \"\(value)\": \(reason)" }
+}
+
+/// One outcome of a driver read.
+package enum DriverEvent: Sendable {
+    case reading(RawReading)
+    case problem(ReadProblem)
+    /// An informational note (e.g. a buffer reopened).
+    case note(String)
+}
+
+/// An accelerometer driver (STYLE.md guideline 5): one file per driver, state in the
+/// instance, readings in counts with the calibration alongside.
+package protocol AccelerometerDriver: AnyObject {
+    var device: AccelerometerDescription { get }
+    /// `poll`, `buffer`, `sysfs-poll`, `simulated`.
+    var modeName: String { get }
+    /// Reads what is available now (poll: one reading; buffer: the newest scan of those
+    /// waiting, plus problems).
+    func read(at now: Double) -> [DriverEvent]
+    /// Writes a sysfs attribute of the device by file name (`sampling_frequency`).
+    func writeAttribute(_ file: String, _ value: String) throws(SensorError)
+    /// Releases the device (disables the buffer). Idempotent.
+    func close()
+}
+
+extension RawReading {
+    /// Parses three raw attribute texts, reporting the first bad one.
+    static func parse(x: String, y: String, z: String) -> Result<RawReading, ReadProblem> {
+        var v = Vector3.zero
+        for (axis, text) in [(Axis.x, x), (.y, y), (.z, z)] {
+            switch SysfsNumber.parse(text) {
+            case .success(let n): v[axis] = n
+            case .failure(let f):
+                return .failure(ReadProblem(attribute: "in_accel_\(axis.rawValue)_raw",
+                                            value: String(text[...].trimmingASCIIWhitespace()), reason: "\(f)"))
+            }
+        }
+        return .success(RawReading(raw: v))
+    }
+}

@@ -1,0 +1,326 @@
+import IIO
+import LinuxSystem
+import Motion
+import Udev
+
+/// The accelerometer as a long-lived source: chooses the device (`Sensor.device`), the
+/// driver (`Sensor.mode`), sets `sampling_frequency` (restored on detach), follows
+/// hotplug through a udev monitor, and turns readings into device-frame m/s^2 with bad
+/// input filtered out. Single-threaded: the caller polls `fileDescriptors` with
+/// `nextTimeout(now:)` and calls `handle(now:readable:)`.
+package final class AccelerometerService {
+    package struct Attachment: Sendable {
+        package var device: AccelerometerDescription
+        /// `poll`, `buffer`, `sysfs-poll`.
+        package var mode: String
+        /// Why this mode.
+        package var modeReason: String
+        /// Why this device.
+        package var selectionReason: String
+        /// e.g. `in_accel_sampling_frequency 125.000000 -> 62.5`, or why unchanged.
+        package var samplingFrequency: String
+    }
+
+    package enum Event: Sendable {
+        /// No accelerometer yet: why. Emitted once per distinct reason.
+        case waiting(String)
+        case attached(Attachment)
+        /// The device went away: which, why.
+        case detached(String, reason: String)
+        /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert.
+        case sample(Vector3, RawReading)
+    }
+
+    package let settings: AccelerometerSettings
+    private let log: SensorLog
+    private let udev: UdevContext?
+    private let monitor: UdevMonitor?
+    private var context: Context?
+    private var driver: (any AccelerometerDriver)?
+    private var calibration = AccelCalibration(scale: Vector3(1, 1, 1))
+    private var restoreFrequency: (file: String, text: String)?
+    private var lastWaitingReason: String?
+    private var nextAttachAttempt = 0.0
+    private var nextRead = 0.0
+    private var limiter = RateLimitedLog(interval: 1.0)
+    /// Devices whose udev `remove` event arrived and no `add` since: never attached,
+    /// even if their sysfs directory lingers a moment after the event.
+    private var removed: Set<String> = []
+
+    /// Seconds between reads: `1 / Sensor.rate`.
+    package var period: Double { 1 / max(settings.rateHz, 0.1) }
+    package var attachment: Attachment?
+
+    /// - Throws: only when libudev cannot be initialised for a local selector.
+    package init(settings: AccelerometerSettings, log: @escaping SensorLog) throws(SensorError) {
+        self.settings = settings
+        self.log = log
+        if case .uri = settings.device {
+            udev = nil
+            monitor = nil
+        } else {
+            do {
+                let u = try UdevContext()
+                udev = u
+                monitor = try UdevMonitor(context: u, subsystem: "iio")
+            } catch {
+                throw SensorError(device: "udev", "\(error)")
+            }
+        }
+    }
+
+    deinit { detach() }
+
+    /// Descriptors to poll for readability (the udev monitor).
+    package var fileDescriptors: [Int32] { monitor.map { [$0.fileDescriptor] } ?? [] }
+
+    /// How long the caller may sleep before the next `handle`.
+    package func nextTimeout(now: Double) -> Double {
+        max(0, (driver == nil ? nextAttachAttempt : nextRead) - now)
+    }
+
+    /// Does what is due: hotplug events, (re)attaching, reading a sample.
+    package func handle(now: Double, readable: [Int32] = []) -> [Event] {
+        var events: [Event] = []
+        if let m = monitor, readable.contains(m.fileDescriptor) {
+            while let d = m.receive() { events += hotplug(d, now: now) }
+        }
+        if driver == nil, now >= nextAttachAttempt {
+            events += attach(now: now)
+        }
+        if driver != nil, now >= nextRead {
+            nextRead = max(nextRead + period, now - period)
+            events += readOnce(now: now)
+        }
+        return events
+    }
+
+    // MARK: hotplug
+
+    private func hotplug(_ d: UdevDevice, now: Double) -> [Event] {
+        let action = d.action ?? ""
+        log(.debug, "udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
+        if action == "remove" { removed.insert(d.syspath) }
+        if action == "add" { removed.remove(d.syspath) }
+        if action == "remove", let a = attachment, a.device.syspath == d.syspath {
+            detach(deviceGone: true)
+            let reason = "udev remove event for \(d.syspath)"
+            log(.warning, "accelerometer \(a.device.displayName) disappeared; released it", ["sensor.device": a.device.id])
+            nextAttachAttempt = now
+            return [.detached(a.device.displayName, reason: reason)]
+        }
+        if action == "add" || action == "change", driver == nil {
+            nextAttachAttempt = now
+        }
+        return []
+    }
+
+    // MARK: attach
+
+    private func attach(now: Double) -> [Event] {
+        nextAttachAttempt = now + 1.0
+        let descriptions: [AccelerometerDescription]
+        var localContext: Context?
+        var contextError: IIOError?
+        switch settings.device {
+        case .uri(let uri):
+            do {
+                let c = try Context(uri: uri)
+                try? c.setTimeout(milliseconds: 5000)
+                localContext = c
+                descriptions = Discovery.remote(context: c, configuredMatrix: settings.mountMatrix)
+            } catch {
+                return waiting("cannot open libiio context \(uri): \(error)")
+            }
+        case .trace(let f):
+            return waiting("trace:\(f) is replayed by the runtime, not read as a sensor")
+        default:
+            guard let udev else { return waiting("no udev") }
+            do {
+                descriptions = try Discovery.local(udev: udev, configuredMatrix: settings.mountMatrix)
+                    .filter { !removed.contains($0.syspath ?? "") }
+            } catch {
+                return waiting("\(error)")
+            }
+        }
+        let selection = SensorSelection.select(settings.device, from: descriptions)
+        guard let chosen = selection.chosen else {
+            let skipped = selection.notChosen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            return waiting(selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")"))
+        }
+        for p in chosen.mountMatrixProblems {
+            log(.warning, "\(chosen.displayName): malformed mount matrix \(p); using \(chosen.mountMatrixSource)",
+                ["sensor.device": chosen.id, "sensor.attribute": p])
+        }
+        if localContext == nil {
+            do { localContext = try Context() } catch { contextError = error }
+        }
+
+        let made: Result<(any AccelerometerDriver, String), SensorError>
+        if let c = localContext {
+            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: chosen.syspath != nil)
+        } else {
+            made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
+        }
+        let (drv, modeReason): (any AccelerometerDriver, String)
+        switch made {
+        case .success(let d): (drv, modeReason) = d
+        case .failure(let e): return waiting("\(e)")
+        }
+        context = localContext
+        driver = drv
+        calibration = chosen.calibration(invert: settings.invert)
+        let freq = setSamplingFrequency(chosen, driver: drv)
+        let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
+                           selectionReason: selection.reason, samplingFrequency: freq)
+        attachment = a
+        lastWaitingReason = nil
+        nextRead = now
+        log(.notice, "using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); \(selection.reason); "
+            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); sampling frequency: \(freq)",
+            ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
+        return [.attached(a)]
+    }
+
+    private func waiting(_ reason: String) -> [Event] {
+        guard reason != lastWaitingReason else { return [] }
+        lastWaitingReason = reason
+        log(.notice, "waiting for an accelerometer: \(reason)", [:])
+        return [.waiting(reason)]
+    }
+
+    /// `Sensor.mode` for a libiio context: buffer where the device supports it and the
+    /// process may write its buffer attributes, else poll; says why.
+    static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool)
+        -> Result<(any AccelerometerDriver, String), SensorError>
+    {
+        let bufferProblem = BufferPermission.problem(d, local: local)
+        func poll(_ why: String) -> Result<(any AccelerometerDriver, String), SensorError> {
+            do { return .success((try IIOPolledAccelerometer(device: d, context: context), why)) }
+            catch { return .failure(error) }
+        }
+        switch mode {
+        case .poll:
+            return poll("Sensor.mode = poll")
+        case .buffer:
+            if let p = bufferProblem { return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(p)")) }
+            do { return .success((try IIOBufferedAccelerometer(device: d, context: context), "Sensor.mode = buffer")) }
+            catch { return .failure(error) }
+        case .auto:
+            if let p = bufferProblem {
+                return d.pollCapable ? poll("auto: \(p)") : .failure(SensorError(device: d.displayName, p))
+            }
+            do {
+                let b = try IIOBufferedAccelerometer(device: d, context: context)
+                return .success((b, "auto: the device has scan elements and trigger \(d.trigger ?? "?"), and its buffer attributes are writable"))
+            } catch {
+                return d.pollCapable ? poll("auto: buffer setup failed (\(error))") : .failure(error)
+            }
+        }
+    }
+
+    static func makeSysfsDriver(_ d: AccelerometerDescription, mode: SensorMode, contextError: IIOError?)
+        -> Result<(any AccelerometerDriver, String), SensorError>
+    {
+        let why = "libiio cannot build a local context (\(contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
+        if mode == .buffer {
+            return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(why)"))
+        }
+        do { return .success((try SysfsPolledAccelerometer(device: d), why)) }
+        catch { return .failure(error) }
+    }
+
+    private func setSamplingFrequency(_ d: AccelerometerDescription, driver: any AccelerometerDriver) -> String {
+        guard let info = d.samplingFrequency else { return "no sampling_frequency attribute" }
+        guard let target = info.target(forRate: settings.rateHz) else {
+            return "\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(settings.rateHz)) Hz"
+        }
+        if let p = d.syspath, !SysfsAttributeFile.isWritable("\(p)/\(info.attribute)") {
+            return "\(info.attribute) = \(info.currentText) kept: not writable by this process"
+        }
+        let text = SamplingFrequencyInfo.text(target)
+        do {
+            try driver.writeAttribute(info.attribute, text)
+            restoreFrequency = (info.attribute, info.currentText)
+            return "\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); restored on exit"
+        } catch {
+            return "\(info.attribute) = \(info.currentText) kept: \(error)"
+        }
+    }
+
+    // MARK: detach
+
+    /// Releases the device: disables the buffer, restores `sampling_frequency` (unless
+    /// the device is gone), drops the libiio context.
+    package func detach(deviceGone: Bool = false) {
+        guard let d = driver else { return }
+        d.close()
+        if let r = restoreFrequency, !deviceGone {
+            do { try d.writeAttribute(r.file, r.text) } catch {
+                log(.warning, "cannot restore \(r.file) = \(r.text): \(error)", ["sensor.device": d.device.id])
+            }
+        }
+        restoreFrequency = nil
+        driver = nil
+        context = nil
+        attachment = nil
+    }
+
+    // MARK: reading
+
+    private func readOnce(now: Double) -> [Event] {
+        guard let drv = driver else { return [] }
+        var events: [Event] = []
+        for e in drv.read(at: now) {
+            switch e {
+            case .problem(let p):
+                report(p, device: drv.device, now: now)
+            case .note(let n):
+                log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
+            case .reading(let r):
+                let a = calibration.acceleration(raw: r.raw)
+                if let rejection = SampleRejection.check(a) {
+                    let raw = "\(Self.number(r.raw.x)) \(Self.number(r.raw.y)) \(Self.number(r.raw.z))"
+                    report(ReadProblem(attribute: "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw", value: raw,
+                                       reason: "\(rejection)"), device: drv.device, now: now)
+                } else {
+                    events.append(.sample(a, r))
+                }
+            }
+        }
+        return events
+    }
+
+    private func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double) {
+        let (admitted, suppressed) = limiter.admit("\(device.id)|\(p.cause)", at: now)
+        guard admitted else { return }
+        log(.warning, "\(device.displayName): sample skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
+            + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
+            ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
+    }
+
+    static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}
+
+/// Whether this process may run a device's buffer (issue 3: an unprivileged service
+/// often cannot enable buffers).
+enum BufferPermission {
+    /// Nil when buffer mode can work; else why not.
+    static func problem(_ d: AccelerometerDescription, local: Bool) -> String? {
+        guard d.bufferCapable else {
+            return d.channels.isEmpty ? "no accelerometer channels" : "no scan_elements for accel x, y and z (poll only)"
+        }
+        guard d.trigger != nil else { return "no trigger for \(d.name ?? d.id) (buffer mode needs one)" }
+        if case .failure(let e) = d.scanLayout { return "\(e.message)" }
+        guard local, let p = d.syspath else { return nil }
+        var files = ["buffer/enable"] + d.scanElements.map { "scan_elements/in_\($0.name)_en" }
+        if !d.triggerIsCurrent { files.append("trigger/current_trigger") }
+        for f in files where !SysfsAttributeFile.isWritable("\(p)/\(f)") {
+            return "\(f) is not writable by this process"
+        }
+        if let n = d.devnode, !SysfsAttributeFile.isReadable(n) { return "\(n) is not readable by this process" }
+        return nil
+    }
+}

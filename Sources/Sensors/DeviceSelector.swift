@@ -1,0 +1,54 @@
+/// `Sensor.device` (spec/interfaces.md).
+package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
+    /// The display accelerometer over the base one, then the lowest index.
+    case auto
+    /// `iio:deviceN`.
+    case iioDevice(Int)
+    /// `name:NAME`, the sysfs `name`.
+    case name(String)
+    /// `label:LABEL`, the sysfs `label`.
+    case label(String)
+    /// `uri:LIBIIO-URI`: a libiio context, `auto` inside it.
+    case uri(String)
+    /// `trace:FILE`: replay a trace's readings (handled by the runtime, not here).
+    case trace(String)
+
+    package struct ParseError: Error, Sendable, CustomStringConvertible {
+        package let value: String
+        package var description: String {
+            "invalid Sensor.device \"\(value)\": expected auto, iio:deviceN, name:NAME, label:LABEL, uri:LIBIIO-URI or trace:FILE"
+        }
+    }
+
+    package static func parse(_ text: String) -> Result<DeviceSelector, ParseError> {
+        let t = String(text[...].trimmingASCIIWhitespace())
+        func rest(_ prefix: String) -> String? {
+            guard t.hasPrefix(prefix) else { return nil }
+            let r = String(t.dropFirst(prefix.count))
+            return r.isEmpty ? nil : r
+        }
+        if t == "auto" { return .success(.auto) }
+        if let n = rest("iio:device") {
+            guard let i = Int(n), i >= 0, String(i) == n else { return .failure(ParseError(value: text)) }
+            return .success(.iioDevice(i))
+        }
+        if let n = rest("name:") { return .success(.name(n)) }
+        if let n = rest("label:") { return .success(.label(n)) }
+        if let n = rest("uri:") { return .success(.uri(n)) }
+        if let n = rest("trace:") { return .success(.trace(n)) }
+        return .failure(ParseError(value: text))
+    }
+
+    package var description: String {
+        switch self {
+        case .auto: "auto"
+        case .iioDevice(let n): "iio:device\(n)"
+        case .name(let n): "name:\(n)"
+        case .label(let n): "label:\(n)"
+        case .uri(let n): "uri:\(n)"
+        case .trace(let n): "trace:\(n)"
+        }
+    }
+}
+
+import Motion

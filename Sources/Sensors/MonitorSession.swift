@@ -1,0 +1,116 @@
+import Glibc
+import LinuxSystem
+import Motion
+
+/// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
+/// mapper, printing one line (or one JSON object) per sample until interrupted or
+/// `duration` passes. SIGUSR1 recaptures the baseline; SIGINT and SIGTERM stop cleanly
+/// (the sampling frequency is restored). Output goes through `emit`, so the command
+/// decides where it is written.
+package struct MonitorSession {
+    package var settings: AccelerometerSettings
+    package var attitude: AttitudeConfiguration
+    package var mapper: FocalMapper
+    package var json: Bool
+    /// Seconds; nil = until a signal.
+    package var duration: Double?
+
+    package init(settings: AccelerometerSettings, attitude: AttitudeConfiguration, mapper: FocalMapper, json: Bool,
+                 duration: Double?) {
+        self.settings = settings
+        self.attitude = attitude
+        self.mapper = mapper
+        self.json = json
+        self.duration = duration
+    }
+
+    /// Runs until done.
+    package func run(log: @escaping SensorLog, emit: (String) -> Void) throws(SensorError) {
+        let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGUSR1])
+        let service = try AccelerometerService(settings: settings, log: log)
+        defer { service.detach() }
+        let start = MonotonicClock.seconds()
+        var tracker = MotionTracker(attitude: attitude, mapper: mapper)
+        var readable: [Int32] = []
+        while true {
+            let now = MonotonicClock.seconds() - start
+            var stop = false
+            for s in signals.drain() {
+                if s == SIGUSR1 {
+                    tracker.recapture()
+                    log(.notice, "SIGUSR1: recapturing the baseline", [:])
+                } else {
+                    stop = true
+                }
+            }
+            if let d = duration, now >= d { stop = true }
+            if stop { break }
+            for e in service.handle(now: now, readable: readable) {
+                handle(e, now: now, tracker: &tracker, emit: emit)
+            }
+            var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
+            if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
+            readable = ReadinessPoll.waitReadable(service.fileDescriptors, timeoutSeconds: timeout)
+        }
+    }
+
+    private func handle(_ e: AccelerometerService.Event, now: Double, tracker: inout MotionTracker, emit: (String) -> Void) {
+        switch e {
+        case .waiting(let why):
+            emit(json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
+                      : "=== Waiting for an accelerometer: \(why)")
+        case .attached(let a):
+            tracker.recapture()
+            emit(json ? SensorJSON.object([
+                ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
+                ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
+                ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
+                ("mount_matrix_source", .string(a.device.mountMatrixSource)),
+                ("sampling_frequency", .string(a.samplingFrequency)),
+            ]).text : "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))\n"
+                + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)")
+        case .detached(let name, let reason):
+            emit(json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
+                                           ("reason", .string(reason))]).text
+                      : "=== Accelerometer \(name) vanished (\(reason))")
+        case .sample(let a, _):
+            let r = tracker.process(acceleration: a, at: now)
+            if let b = r.baseline {
+                emit(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(now)), ("up", .vector(b.up))]).text
+                          : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
+                            + (b.portrait ? ", portrait" : ""))
+            }
+            guard let s = r.sample else { return }
+            if json {
+                emit(SensorJSON.object([
+                    ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
+                    ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
+                    ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
+                ]).text)
+            } else {
+                let deg = 180 / Double.pi
+                emit("    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"
+                    + "  dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
+                    + "  dRoll=\(fixed(s.tilt.dRollRadians * deg, 2, sign: true))°"
+                    + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))")
+            }
+        }
+    }
+}
+
+/// Fixed-point text with the C locale (never the process locale).
+package func fixed(_ v: Double, _ digits: Int, sign: Bool = false) -> String {
+    guard v.isFinite else { return "\(v)" }
+    var p = 1.0
+    for _ in 0..<digits { p *= 10 }
+    let scaled = (abs(v) * p).rounded()
+    let intPart = Int(scaled / p)
+    let frac = Int(scaled.truncatingRemainder(dividingBy: p))
+    var s = String(intPart)
+    if digits > 0 {
+        let f = String(frac)
+        s += "." + String(repeating: "0", count: digits - f.count) + f
+    }
+    let negative = v < 0 && scaled != 0
+    return (negative ? "-" : (sign ? "+" : "")) + s
+}

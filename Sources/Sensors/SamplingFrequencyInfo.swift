@@ -1,0 +1,46 @@
+import Motion
+
+/// A device's sampling frequency: which attribute holds it, its value and the values
+/// the driver offers.
+package struct SamplingFrequencyInfo: Hashable, Sendable {
+    /// `in_accel_sampling_frequency` or `sampling_frequency`.
+    package var attribute: String
+    package var currentText: String
+    package var currentHz: Double?
+    package var availableHz: [Double]
+
+    init?(snapshot s: AttributeSnapshot) {
+        guard let attr = ["in_accel_sampling_frequency", "sampling_frequency"].first(where: { s.attributes[$0] != nil }),
+              let text = s.text(attr) else { return nil }
+        attribute = attr
+        currentText = text
+        currentHz = try? SysfsNumber.parse(text).get()
+        let list = s.text("in_accel_sampling_frequency_available") ?? s.text("sampling_frequency_available") ?? ""
+        availableHz = list.split(separator: " ").compactMap { try? SysfsNumber.parse($0).get() }.sorted()
+    }
+
+    /// The value to write for a wanted rate: the lowest available value at or above
+    /// `max(wanted, 10 Hz)`, else the highest available one; without a list, the wanted
+    /// rate itself. Nil when the current value already fits.
+    package func target(forRate wantedHz: Double) -> Double? {
+        let want = max(wantedHz, AccelerometerSettings.minimumHardwareRateHz)
+        let choice: Double
+        if availableHz.isEmpty {
+            choice = want
+        } else if let v = availableHz.first(where: { $0 >= want }) {
+            choice = v
+        } else {
+            choice = availableHz.last!
+        }
+        if let c = currentHz, abs(c - choice) < 1e-6 { return nil }
+        return choice
+    }
+
+    /// C-locale text of a frequency, as the kernel's `%d.%06u` parser accepts it.
+    package static func text(_ hz: Double) -> String {
+        if hz == hz.rounded() { return String(Int(hz)) }
+        let micro = Int((hz * 1_000_000).rounded())
+        let frac = String(micro % 1_000_000)
+        return "\(micro / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
+    }
+}

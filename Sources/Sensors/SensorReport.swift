@@ -1,0 +1,149 @@
+import IIO
+import Motion
+import Udev
+
+/// What `shimmerd sensors` prints: every IIO device found, what it is, and which one
+/// `Sensor.device` picks and why. The command only formats and prints it.
+package struct SensorReport: Sendable {
+    package var selector: DeviceSelector
+    /// `local` (libudev) or the libiio URI.
+    package var source: String
+    package var devices: [AccelerometerDescription]
+    package var selection: SensorSelection
+    /// Per device id: the mode `Sensor.mode` would use and why.
+    package var modes: [String: (mode: String, reason: String)]
+    /// Whether libiio can build a local context (else the sysfs fallback is used).
+    package var libiioLocal: String
+
+    /// Discovers now.
+    package static func gather(settings: AccelerometerSettings) throws(SensorError) -> SensorReport {
+        var devices: [AccelerometerDescription]
+        var source = "local"
+        var context: Context?
+        var libiio = "ok"
+        if case .uri(let uri) = settings.device {
+            do { context = try Context(uri: uri) } catch {
+                throw SensorError(device: "uri:\(uri)", "cannot open libiio context: \(error)")
+            }
+            source = uri
+            devices = Discovery.remote(context: context!, configuredMatrix: settings.mountMatrix)
+        } else {
+            let udev: UdevContext
+            do { udev = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
+            devices = try Discovery.local(udev: udev, configuredMatrix: settings.mountMatrix)
+            do { context = try Context() } catch {
+                libiio = "libiio cannot build a local context (\(error)); sysfs is read directly, poll mode only"
+            }
+        }
+        let selection = SensorSelection.select(settings.device, from: devices)
+        var modes: [String: (String, String)] = [:]
+        for d in devices where d.isAccelerometer {
+            if context == nil {
+                modes[d.id] = ("sysfs-poll", libiio)
+                continue
+            }
+            let problem = BufferPermission.problem(d, local: d.syspath != nil)
+            switch settings.mode {
+            case .poll: modes[d.id] = ("poll", "Sensor.mode = poll")
+            case .buffer: modes[d.id] = problem.map { ("unavailable", "Sensor.mode = buffer, but \($0)") } ?? ("buffer", "Sensor.mode = buffer")
+            case .auto:
+                modes[d.id] = problem.map { ("poll", "auto: \($0)") }
+                    ?? ("buffer", "auto: scan elements, trigger \(d.trigger ?? "?") and writable buffer attributes")
+            }
+        }
+        return SensorReport(selector: settings.device, source: source, devices: devices, selection: selection,
+                            modes: modes, libiioLocal: libiio)
+    }
+
+    package var json: SensorJSON {
+        .object([
+            ("selector", .string(selector.description)),
+            ("source", .string(source)),
+            ("libiio_local_context", .string(libiioLocal)),
+            ("selected", .optional(selection.chosen?.id)),
+            ("reason", .string(selection.reason)),
+            ("devices", .array(devices.map(deviceJSON))),
+        ])
+    }
+
+    private func sourceText(_ s: AxisValueSource?) -> SensorJSON {
+        switch s {
+        case .perAxis(let a)?: .string("sysfs:\(a)")
+        case .shared(let a)?: .string("sysfs:\(a)")
+        case .defaulted?: .string("default")
+        case nil: .null
+        }
+    }
+
+    private func deviceJSON(_ d: AccelerometerDescription) -> SensorJSON {
+        let selected = selection.chosen?.id == d.id
+        var o: [(String, SensorJSON)] = [
+            ("device", .string(d.id)),
+            ("name", .optional(d.name)),
+            ("label", .optional(d.label)),
+            ("syspath", .optional(d.syspath)),
+            ("devnode", .optional(d.devnode)),
+            ("accelerometer", .bool(d.isAccelerometer)),
+            ("usable", .bool(d.isUsable)),
+            ("selected", .bool(selected)),
+            ("why", .optional(selected ? selection.reason : selection.notChosen[d.id])),
+        ]
+        guard d.isAccelerometer else { return .object(o) }
+        o += [
+            ("location", .string(d.location.rawValue)),
+            ("location_source", .string(d.locationSource)),
+            ("channels", .array(d.channels.map(SensorJSON.string))),
+            ("scale", .vector(d.scale)),
+            ("scale_source", .array(Axis.allCases.map { sourceText(d.scaleSources[$0]) })),
+            ("offset", .vector(d.offset)),
+            ("offset_source", .array(Axis.allCases.map { sourceText(d.offsetSources[$0]) })),
+            ("mount_matrix", .matrix(d.mountMatrix)),
+            ("mount_matrix_source", .string(d.mountMatrixSource)),
+            ("mount_matrix_problems", .array(d.mountMatrixProblems.map(SensorJSON.string))),
+            ("sampling_frequency", d.samplingFrequency.map { f in
+                .object([("attribute", .string(f.attribute)), ("current", f.currentHz.map(SensorJSON.number) ?? .null),
+                         ("available", .array(f.availableHz.map(SensorJSON.number)))])
+            } ?? .null),
+            ("poll_capable", .bool(d.pollCapable)),
+            ("buffer_capable", .bool(d.bufferCapable)),
+            ("trigger", .optional(d.trigger)),
+            ("scan_elements", .array(d.scanElements.map { e in
+                .object([("channel", .string(e.name)), ("index", .int(e.index)), ("type", .string(e.type))])
+            })),
+            ("mode", .optional(modes[d.id]?.mode)),
+            ("mode_reason", .optional(modes[d.id]?.reason)),
+            ("udev", .object(d.udevProperties.filter { $0.key.hasPrefix("ACCEL_") || $0.key == "IIO_SENSOR_PROXY_TYPE" }
+                .sorted { $0.key < $1.key }.map { ($0.key, SensorJSON.string($0.value)) })),
+        ]
+        return .object(o)
+    }
+
+    /// Human-readable lines.
+    package var lines: [String] {
+        var out = ["Sensor.device = \(selector) (\(source)): \(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
+                   "  why: \(selection.reason)"]
+        if libiioLocal != "ok" { out.append("  note: \(libiioLocal)") }
+        for d in devices {
+            let mark = selection.chosen?.id == d.id ? "*" : " "
+            out.append("\(mark) \(d.id): \(d.name ?? "(no name)")" + (d.label.map { " label=\($0)" } ?? ""))
+            if !d.isAccelerometer || !d.isUsable {
+                out.append("    skipped: \(d.skipReason ?? "")")
+                continue
+            }
+            out.append("    location: \(d.location.rawValue) (\(d.locationSource))")
+            out.append("    channels: \(d.channels.joined(separator: " "))")
+            out.append("    scale: \(d.scale.x) \(d.scale.y) \(d.scale.z) m/s^2 per count; offset: \(d.offset.x) \(d.offset.y) \(d.offset.z)")
+            out.append("    mount matrix: \(d.mountMatrix) (\(d.mountMatrixSource))")
+            for p in d.mountMatrixProblems { out.append("    ignored: \(p)") }
+            if let f = d.samplingFrequency {
+                out.append("    sampling frequency: \(f.currentText) Hz (\(f.attribute)); available: "
+                    + (f.availableHz.isEmpty ? "not listed" : f.availableHz.map { SamplingFrequencyInfo.text($0) }.joined(separator: " ")))
+            }
+            out.append("    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
+                + (d.trigger.map { ", trigger \($0)" } ?? ""))
+            if let m = modes[d.id] { out.append("    mode: \(m.mode) (\(m.reason))") }
+            if let why = selection.notChosen[d.id] { out.append("    not chosen: \(why)") }
+        }
+        return out
+    }
+}
