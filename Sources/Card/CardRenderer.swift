@@ -48,6 +48,8 @@ package final class CardRenderer {
     private let centersY: [Double]
     private var engine = ColorEngine()
     private var colors: [DotColors]
+    private var previousColors: [DotColors]
+    private var hasColors = false
     /// Shared pixels to recomposite in the current frame (reused, no allocation per frame).
     private var sharedDirty: [Bool]
 
@@ -105,6 +107,7 @@ package final class CardRenderer {
         centersX = layout.centersX
         centersY = layout.centersY
         colors = Array(repeating: DotColors(distance: 0), count: layout.dots.count)
+        previousColors = colors
 
         // Card coverage: the rounded rectangle spans the whole pixel card.
         let radius = CardGeometry.cornerRadius * scale
@@ -160,8 +163,31 @@ package final class CardRenderer {
     /// writing only what differs from what `target` last received.
     @discardableResult
     package func render(focalX: Double, focalY: Double, into target: inout CardTarget) -> FrameReport {
-        var report = FrameReport()
+        update(focalX: focalX, focalY: focalY)
+        return paint(into: &target)
+    }
+
+    /// Computes the colors for a new focal point without painting; returns how many dots
+    /// differ from the previous `update`. A loop publishes a frame only when this is
+    /// not zero (a sink rotating through several buffers cannot tell from one buffer).
+    @discardableResult
+    package func update(focalX: Double, focalY: Double) -> Int {
+        swap(&colors, &previousColors)
         engine.computeFrame(centersX: centersX, centersY: centersY, focalX: focalX, focalY: focalY, into: &colors)
+        var changed = 0
+        for i in colors.indices where colors[i].packed != previousColors[i].packed { changed += 1 }
+        if !hasColors {
+            hasColors = true
+            changed = colors.count
+        }
+        return changed
+    }
+
+    /// Paints the colors of the last `update` into `target`, writing only what differs
+    /// from what `target` last received.
+    @discardableResult
+    package func paint(into target: inout CardTarget) -> FrameReport {
+        var report = FrameReport()
         let clip = Clip(target: target, width: pixelWidth, height: pixelHeight)
         if !target.staticDrawn || target.drawn.count != colors.count {
             report.pixelsWritten += drawStatic(target.pixmap, clip)

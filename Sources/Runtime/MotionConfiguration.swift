@@ -1,17 +1,17 @@
 import Motion
-import Runtime
+
 import Sensors
 import Tracing
 
 /// The validated `[Sensor]`, `[Attitude]`, `[Mapper]` and `[Card]` configuration turned
 /// into the Sensors and Motion values (`sensors`, `monitor`). The configuration layer
 /// has already checked the syntax; a failure here is still a configuration error.
-struct MotionConfiguration {
-    var sensor: AccelerometerSettings
-    var attitude: AttitudeConfiguration
-    var mapper: FocalMapper
+package struct MotionConfiguration {
+    package var sensor: AccelerometerSettings
+    package var attitude: AttitudeConfiguration
+    package var mapper: FocalMapper
 
-    init(_ c: Configuration) throws(Failure) {
+    package init(_ c: Configuration) throws(Failure) {
         let device: DeviceSelector
         switch DeviceSelector.parse(c.sensor.device) {
         case .success(let d): device = d
@@ -41,7 +41,7 @@ struct MotionConfiguration {
 
 extension Logger {
     /// Sensors logs through a closure; this adapts it to the logger.
-    var sensorLog: SensorLog {
+    package var sensorLog: SensorLog {
         { level, message, metadata in
             let l = Logger.Level(rawValue: level.rawValue) ?? .info
             self.log(l, message, metadata)

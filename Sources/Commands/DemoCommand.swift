@@ -1,0 +1,74 @@
+import Glibc
+import LinuxSystem
+import PNG
+import Runtime
+import Sensors
+
+/// `shimmerd demo [--out DIR]`: the whole pipeline on the embedded simulated
+/// accelerometer following a scripted tilt path. No hardware, no root.
+struct DemoCommand: Subcommand {
+    static let name = "demo"
+    static let abstract = "run the whole pipeline on a simulated accelerometer; writes frames, a trace and an animated PNG"
+    static let options: [OptionSpec] = [
+        OptionSpec("--out", value: "DIR", help: "output directory (default ./shimmerd-demo)"),
+        .set,
+    ]
+
+    var out: String
+    var overrides: [String]
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        out = a.value("--out") ?? "shimmerd-demo"
+        guard !out.isEmpty else { throw Failure(.usage, "demo: --out is empty") }
+        overrides = a.all("--set")
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        do { try FileSystem.createDirectories(out + "/frames") } catch {
+            throw Failure(.cannotCreate, "demo: cannot create \(out)/frames: \(error)")
+        }
+        // Old frames from an earlier run would mix into the animation.
+        if let old = try? FileSystem.list(out + "/frames") {
+            for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(out + "/frames/" + name) }
+        }
+        // The demo's own defaults: a smaller card and 15 fps keep the animation a few MB;
+        // --set wins over them.
+        let demoDefaults = ["Card.scale=1", "Sink.fps=15", "Sensor.rate=60", "Sink.type=png",
+                            "Sink.path=\(out)/frames", "Trace.path=\(out)/trace.jsonl", "Log.level=warning"]
+        let all = demoDefaults + overrides
+        let config = try ConfigurationLoader.load(path: nil, overrides: all, useDefaultPath: false)
+        let path = TiltPath.demo
+        let duration = (path.keyframes.last?.t ?? 0) + 1
+        let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
+                            reload: { () throws(Failure) -> Configuration in config })
+        let tty = isatty(1) != 0
+        var lastLine = -1.0
+        daemon.onFrame = { n, t in
+            if tty {
+                let width = 30, done = min(width, Int(Double(width) * t / duration))
+                context.out("\r[" + String(repeating: "#", count: done) + String(repeating: " ", count: width - done)
+                            + "] \(Int(t * 10) / 10).\(Int(t * 10) % 10) s, \(n) frames")
+            } else if t - lastLine >= 1 {
+                lastLine = t
+                context.out("demo: \(Int(t)) s, \(n) frames\n")
+            }
+        }
+        context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
+        try daemon.run(duration: duration)
+        if tty { context.out("\n") }
+
+        let animation = out + "/shimmer.png"
+        do {
+            let frames = try daemon.pngFrames.map { try FileSystem.read($0) }
+            let fps = UInt16(max(1, min(config.sink.fps, 1000)))
+            try FileSystem.writeAtomically(try APNG.assemble(frames, delayNumerator: 1, delayDenominator: fps), to: animation)
+        } catch {
+            throw Failure(.ioError, "demo: cannot write the animation \(animation): \(error)")
+        }
+        context.out("""
+            demo: \(daemon.framesPublished) frames in \(out)/frames, trace in \(out)/trace.jsonl
+            demo: open \(animation) in a web browser (an animated PNG) to see the shimmer move
+
+            """)
+    }
+}

@@ -1,0 +1,42 @@
+import Runtime
+
+/// `shimmerd run`: the daemon (the default subcommand).
+struct RunCommand: Subcommand {
+    static let name = "run"
+    static let abstract = "the daemon: read the accelerometer, render the card, write frames (default command)"
+    static let options: [OptionSpec] = [.config, .set, .duration]
+
+    var configPath: String?
+    var overrides: [String]
+    var duration: Double?
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        configPath = a.value("--config")
+        overrides = a.all("--set")
+        duration = try a.seconds("--duration")
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        let path = configPath, overrides = self.overrides
+        let load = { () throws(Failure) -> Configuration in try ConfigurationLoader.load(path: path, overrides: overrides) }
+        let config = try load()
+        let daemon = Daemon(config: config, log: context.log(level: config.log.level), reload: load)
+        try daemon.run(duration: duration)
+    }
+}
+
+extension CommandContext {
+    /// A logger at the configured level (`Log.level`).
+    func log(level: String) -> Tracing.Logger {
+        let l: Tracing.Logger.Level = switch level {
+        case "error": .error
+        case "warning": .warning
+        case "notice": .notice
+        case "debug": .debug
+        default: .info
+        }
+        return Tracing.Logger(label: "shimmerd", handler: LogHandler(minimumLevel: l))
+    }
+}
+
+import Tracing

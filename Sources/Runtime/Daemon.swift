@@ -1,0 +1,163 @@
+import Card
+import Glibc
+import LinuxSystem
+import Motion
+import Output
+import Sensors
+import Systemd
+import Tracing
+
+/// Builds the pipeline from configuration (the one place where things are constructed)
+/// and runs it, rebuilding on SIGHUP. Startup problems are `Failure`s with sysexits
+/// codes; after startup, problems are log lines.
+package final class Daemon {
+    package enum SourceChoice {
+        /// `Sensor.device` decides (the real daemon).
+        case configured
+        /// The embedded simulated accelerometer (`shimmerd demo`).
+        case simulated(TiltPath)
+    }
+
+    let log: Logger
+    let notifier = ServiceNotifier()
+    let start = MonotonicClock.seconds()
+    /// Re-reads the configuration on SIGHUP.
+    let reload: () throws(Failure) -> Configuration
+    let sourceChoice: SourceChoice
+    package private(set) var config: Configuration
+    package private(set) var trace: TraceWriter?
+    package private(set) var framesPublished: UInt64 = 0
+    package var onFrame: ((UInt64, Double) -> Void)?
+    /// The png sink's files, in order (demo).
+    package private(set) var pngFrames: [String] = []
+
+    package init(config: Configuration, source: SourceChoice = .configured, log: Logger,
+                 reload: @escaping () throws(Failure) -> Configuration) {
+        self.config = config
+        self.log = log
+        self.reload = reload
+        sourceChoice = source
+    }
+
+    package var clock: () -> Double {
+        let start = self.start
+        return { MonotonicClock.seconds() - start }
+    }
+
+    /// Runs until SIGTERM/SIGINT or `duration` seconds.
+    package func run(duration: Double?) throws(Failure) {
+        let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+        try openTrace(config)
+        var parts = try build(config)
+        defer { notifier.stopping() }
+        while true {
+            let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock)
+            pipeline.onFrame = { [weak self] n, t in
+                guard let self else { return }
+                self.framesPublished += 1
+                self.onFrame?(self.framesPublished, t)
+            }
+            let outcome = pipeline.run(signals: signals, until: duration)
+            if outcome == .finished {
+                finish(parts)
+                log.notice("stopped after \(pipeline.frames) frames and \(pipeline.samples) samples")
+                return
+            }
+            notifier.reloading()
+            let next: Configuration
+            do { next = try reload() } catch {
+                log.error("SIGHUP: configuration not reloaded, keeping the running one: \(error.message)")
+                notifier.ready(status: "configuration reload failed; running the previous one")
+                continue
+            }
+            finish(parts)
+            do {
+                if next.trace.path != config.trace.path { try openTrace(next) }
+                parts = try build(next)
+                config = next
+                log.notice("SIGHUP: configuration reloaded")
+            } catch {
+                log.error("SIGHUP: new configuration cannot start (\(error.message)); going back to the running one")
+                parts = try build(config)
+            }
+        }
+    }
+
+    private func finish(_ parts: Pipeline.Parts) {
+        trace?.flush()
+        parts.sink.close()
+        parts.source.release()
+        if let png = parts.sink as? PNGSequenceSink { pngFrames += png.written }
+    }
+
+    private func openTrace(_ c: Configuration) throws(Failure) {
+        trace = nil
+        guard !c.trace.path.isEmpty else { return }
+        do { trace = try TraceWriter(path: c.trace.path, log: log) } catch {
+            throw Failure(.cannotCreate, "Trace.path = \(c.trace.path): \(error)")
+        }
+    }
+
+    private func build(_ c: Configuration) throws(Failure) -> Pipeline.Parts {
+        let motion = try MotionConfiguration(c)
+        let renderer = try CardFactory.renderer(c.card)
+        let sink = try SinkFactory.make(c.sink, renderer: renderer)
+        let source: any SampleSource
+        switch sourceChoice {
+        case .simulated(let path):
+            source = SimulatedSource(path: path, rate: c.sensor.rate)
+        case .configured:
+            do { source = try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
+                throw Failure(.unavailable, "\(error)")
+            }
+        }
+        trace?.append(header(c, source: source))
+        log.notice("card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)")
+        return Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps)
+    }
+
+    private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {
+        let origin = c.card.origin ?? (c.card.width / 2, c.card.effectiveHeight)
+        var sensor = TraceRecord.Sensor(selector: c.sensor.device, rate: c.sensor.rate)
+        if case .simulated = sourceChoice {
+            sensor.device = "simulated"
+            sensor.mode = "simulated"
+        } else {
+            sensor.mode = c.sensor.mode
+        }
+        if c.sensor.mountMatrix != "auto" { sensor.mountMatrixSource = "configuration" }
+        return TraceRecord.Header(
+            sensor: sensor,
+            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.0, origin.1]),
+            mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
+                          clamp: c.mapper.clamp),
+            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,
+                            minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
+            sink: .init(type: c.sink.type, fps: c.sink.fps), shimmerd: Daemon.version)
+    }
+
+    package static let version = "0.1.0"
+}
+
+/// Sinks from `[Sink]`.
+package enum SinkFactory {
+    package static func make(_ s: SinkSettings, renderer: CardRenderer) throws(Failure) -> any FrameSink {
+        switch s.type {
+        case "null":
+            return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
+        case "png":
+            guard s.path != "-", !s.path.isEmpty else {
+                throw Failure(.configuration, "Sink.type = png needs Sink.path = DIRECTORY (got \"\(s.path)\")")
+            }
+            do {
+                return try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                                           coverage: renderer.cardCoverage)
+            } catch {
+                throw Failure(.cannotCreate, "\(error)")
+            }
+        default:
+            // framebuffer, shm and raw are the frame-sinks issue's work.
+            throw Failure(.unavailable, "Sink.type = \(s.type) is not available in this version yet; use png or null")
+        }
+    }
+}

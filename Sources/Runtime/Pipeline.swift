@@ -1,0 +1,193 @@
+import Card
+import Glibc
+import LinuxSystem
+import Motion
+import Output
+import Sensors
+import Systemd
+import Tracing
+
+/// The daemon's loop: samples -> attitude -> mapper -> smoothed focal point -> colors ->
+/// pixels -> sink, with the trace beside it. One thread; it sleeps in poll(2) until the
+/// sensor, the next frame or a signal is due.
+///
+/// - Frames are paced to `Sink.fps`; a frame is published only when some dot's color
+///   changes; the newest sample wins (the smoother's target is just replaced); nothing
+///   queues. Once the smoother has settled no frames are rendered at all.
+/// - SIGTERM/SIGINT: finish, flush the trace, release the sink and sensor, exit 0.
+///   SIGHUP: reload (the caller rebuilds; an invalid file keeps the old configuration).
+///   SIGUSR1: recapture the baseline.
+/// - WATCHDOG=1 comes from this loop's heartbeat: if the loop hangs, systemd sees it.
+package final class Pipeline {
+    package enum Outcome: Equatable {
+        case finished
+        case reload
+    }
+
+    package struct Parts {
+        package var source: any SampleSource
+        package var sink: any FrameSink
+        package var renderer: CardRenderer
+        package var motion: MotionConfiguration
+        package var fps: Double
+
+        package init(source: any SampleSource, sink: any FrameSink, renderer: CardRenderer,
+                     motion: MotionConfiguration, fps: Double) {
+            self.source = source
+            self.sink = sink
+            self.renderer = renderer
+            self.motion = motion
+            self.fps = fps
+        }
+    }
+
+    let parts: Parts
+    let trace: TraceWriter?
+    let log: Logger
+    let notifier: ServiceNotifier
+    let clock: () -> Double
+    private var targets: [CardTarget]
+    private var tracker: MotionTracker
+    private var smoother: FocalSmoother
+    package private(set) var frames: UInt64 = 0
+    package private(set) var samples = 0
+    private var limiter = RateLimiter()
+    /// Called after each published frame (demo progress).
+    package var onFrame: ((UInt64, Double) -> Void)?
+
+    /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
+    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double) {
+        self.parts = parts
+        self.trace = trace
+        self.log = log
+        self.notifier = notifier
+        self.clock = clock
+        targets = (0..<parts.sink.slotCount).map { slot in
+            let t = parts.sink.target(slot: slot)
+            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
+        }
+        tracker = MotionTracker(attitude: parts.motion.attitude, mapper: parts.motion.mapper)
+        smoother = FocalSmoother(at: parts.motion.mapper.origin)
+    }
+
+    /// Runs until a stop signal, `until` (seconds on `clock`), or a reload request.
+    package func run(signals: PendingSignals, until deadline: Double?) -> Outcome {
+        let interval = 1 / parts.fps
+        var lastFrame = -Double.infinity
+        var lastStep = clock()
+        var lastHeartbeat = -Double.infinity
+        let heartbeat = notifier.watchdogMicroseconds.map { Double($0) / 2e6 }
+        var readable: [Int32] = []
+        var detached = false
+        var forceFrame = true   // the first frame: the card at rest, at once
+        var outcome = Outcome.finished
+        var ready = false
+
+        loop: while true {
+            let now = clock()
+            for s in signals.drain() {
+                switch s {
+                case SIGHUP:
+                    outcome = .reload
+                    break loop
+                case SIGUSR1:
+                    log.notice("SIGUSR1: recapturing the baseline")
+                    tracker.recapture()
+                default:
+                    log.notice("signal \(s): stopping")
+                    break loop
+                }
+            }
+            if let deadline, now >= deadline { break }
+
+            for event in parts.source.handle(now: now, readable: readable) {
+                switch event {
+                case .sample(let a, _):
+                    let r = tracker.process(acceleration: a, at: now)
+                    if let b = r.baseline {
+                        trace?.append(TraceRecord.Baseline(t: now, up: [b.up.x, b.up.y, b.up.z]))
+                    }
+                    if let s = r.sample {
+                        samples += 1
+                        smoother.target = s.focal
+                        trace?.append(TraceRecord.Sample(t: s.t, seq: s.seq, accel: [s.accel.x, s.accel.y, s.accel.z],
+                                                         dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
+                                                         focal: [s.focal.x, s.focal.y]))
+                    }
+                case .attached(let a):
+                    if detached { tracker.recapture() }
+                    detached = false
+                    log.notice("using \(a.device.displayName) in \(a.mode) mode: \(a.selectionReason); \(a.modeReason)",
+                               ["sensor.device": a.device.id])
+                    notifier.status(status)
+                case .detached(let name, let reason):
+                    detached = true
+                    smoother.target = parts.motion.mapper.origin
+                    log.warning("accelerometer \(name) detached (\(reason)); waiting for it to come back")
+                    notifier.status(status)
+                case .waiting(let why):
+                    log.notice("waiting for an accelerometer: \(why)")
+                    notifier.status("waiting for an accelerometer: \(why)")
+                }
+            }
+
+            // Frames: at most fps, only while the smoothed point moves.
+            if smoother.isSettled && !forceFrame {
+                lastStep = now
+            } else if now - lastFrame >= interval * 0.999 {
+                smoother.step(now - lastStep)
+                lastStep = now
+                lastFrame = now
+                let focal = smoother.position
+                if parts.renderer.update(focalX: focal.x, focalY: focal.y) > 0 || forceFrame {
+                    publish(focal, at: now)
+                }
+                forceFrame = false
+                if !ready {
+                    ready = true
+                    notifier.ready(status: status)
+                }
+            }
+
+            if let heartbeat, now - lastHeartbeat >= heartbeat {
+                notifier.watchdog()
+                lastHeartbeat = now
+            }
+            trace?.flushIfDue(now: now)
+
+            var timeout = min(parts.source.nextTimeout(now: now), 0.25)
+            if !smoother.isSettled { timeout = min(timeout, max(0, lastFrame + interval - now)) }
+            if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
+            if let deadline { timeout = min(timeout, max(0, deadline - now)) }
+            readable = ReadinessPoll.waitReadable(parts.source.fileDescriptors, timeoutSeconds: timeout)
+        }
+        trace?.flush()
+        return outcome
+    }
+
+    var status: String {
+        "sensor: \(parts.source.summary); sink: \(parts.sink.summary); \(frames) frames"
+    }
+
+    private func publish(_ focal: FocalPoint, at now: Double) {
+        let slot = parts.sink.nextSlot()
+        let report = parts.renderer.paint(into: &targets[slot])
+        let info = FrameInfo(number: frames + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
+                             focalX: focal.x, focalY: focal.y)
+        do {
+            try parts.sink.publish(slot: slot, info)
+            frames += 1
+            trace?.append(TraceRecord.Frame(t: now, frame: frames, focal: [focal.x, focal.y],
+                                            dots: report.dotsRepainted, pixels: report.pixelsWritten))
+            onFrame?(frames, now)
+        } catch {
+            // The slot's contents are now unknown to the sink: repaint it fully next time.
+            targets[slot].invalidate()
+            let (allowed, held) = limiter.allow("sink:" + error.message, now: now)
+            if allowed {
+                log.error("frame \(frames + 1) not published: \(error)" + (held > 0 ? " (\(held) more since the last report)" : ""),
+                          ["sink": parts.sink.summary])
+            }
+        }
+    }
+}

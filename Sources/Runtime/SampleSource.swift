@@ -1,0 +1,50 @@
+import Motion
+import Sensors
+
+/// Where samples come from: the real accelerometer service, or the simulated one of
+/// `shimmerd demo`. Single-threaded: the loop polls `fileDescriptors` for at most
+/// `nextTimeout(now:)` seconds, then calls `handle`.
+package protocol SampleSource: AnyObject {
+    var summary: String { get }
+    var fileDescriptors: [Int32] { get }
+    func nextTimeout(now: Double) -> Double
+    func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event]
+    /// Releases the device (restores what was changed on it).
+    func release()
+}
+
+extension AccelerometerService: SampleSource {
+    package var summary: String {
+        attachment.map { "\($0.device.displayName) (\($0.mode))" } ?? "waiting for an accelerometer (\(settings.device))"
+    }
+
+    package func release() { detach() }
+}
+
+/// The embedded simulated accelerometer: a scripted tilt path sampled at `rate` Hz.
+package final class SimulatedSource: SampleSource {
+    private let path: TiltPath
+    private let period: Double
+    private var next = 0.0
+
+    package init(path: TiltPath = .demo, rate: Double) {
+        self.path = path
+        period = 1 / max(rate, 1)
+    }
+
+    package var summary: String { "simulated accelerometer (scripted tilt path)" }
+    package var fileDescriptors: [Int32] { [] }
+    package func nextTimeout(now: Double) -> Double { max(0, next - now) }
+
+    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
+        guard now >= next else { return [] }
+        next = max(next + period, now - period)
+        let a = path.acceleration(at: now)
+        return [.sample(a, RawReading(raw: a))]
+    }
+
+    package func release() {}
+
+    /// Seconds the scripted path takes.
+    package var duration: Double { path.keyframes.last?.t ?? 0 }
+}

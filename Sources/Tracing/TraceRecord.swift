@@ -1,0 +1,180 @@
+import FoundationEssentials
+
+/// The records of the JSON Lines trace (spec/interfaces.md "Trace"). Writers and readers
+/// (replay, plot, trace-as-sensor) share these types. Unknown fields and record types
+/// are ignored by readers; new fields are only ever added.
+package enum TraceRecord {
+    package struct Header: Codable, Sendable, Equatable {
+        package var type = "header"
+        package var version = 1
+        package var sensor: Sensor
+        package var card: Card
+        package var mapper: Mapper
+        package var attitude: Attitude
+        package var sink: Sink
+        /// shimmerd's version.
+        package var shimmerd: String
+
+        package init(sensor: Sensor, card: Card, mapper: Mapper, attitude: Attitude, sink: Sink, shimmerd: String) {
+            self.sensor = sensor
+            self.card = card
+            self.mapper = mapper
+            self.attitude = attitude
+            self.sink = sink
+            self.shimmerd = shimmerd
+        }
+    }
+
+    package struct Sensor: Codable, Sendable, Equatable {
+        /// Configured selector and the device used ("iio:device0", "simulated"), when known.
+        package var selector: String
+        package var device: String?
+        package var name: String?
+        package var mode: String?
+        package var rate: Double
+        package var scale: [Double]?
+        package var mountMatrix: [[Double]]?
+        package var mountMatrixSource: String?
+
+        enum CodingKeys: String, CodingKey {
+            case selector, device, name, mode, rate, scale
+            case mountMatrix = "mount_matrix"
+            case mountMatrixSource = "mount_matrix_source"
+        }
+
+        package init(selector: String, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double,
+                     scale: [Double]? = nil, mountMatrix: [[Double]]? = nil, mountMatrixSource: String? = nil) {
+            self.selector = selector
+            self.device = device
+            self.name = name
+            self.mode = mode
+            self.rate = rate
+            self.scale = scale
+            self.mountMatrix = mountMatrix
+            self.mountMatrixSource = mountMatrixSource
+        }
+    }
+
+    package struct Card: Codable, Sendable, Equatable {
+        package var width: Double
+        package var height: Double
+        package var scale: Double
+        package var origin: [Double]
+
+        package init(width: Double, height: Double, scale: Double, origin: [Double]) {
+            self.width = width
+            self.height = height
+            self.scale = scale
+            self.origin = origin
+        }
+    }
+
+    package struct Mapper: Codable, Sendable, Equatable {
+        package var rollRange: Double
+        package var pitchRange: Double
+        package var maxOffset: Double
+        package var clamp: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case rollRange = "roll_range", pitchRange = "pitch_range", maxOffset = "max_offset", clamp
+        }
+
+        package init(rollRange: Double, pitchRange: Double, maxOffset: Double, clamp: Bool) {
+            self.rollRange = rollRange
+            self.pitchRange = pitchRange
+            self.maxOffset = maxOffset
+            self.clamp = clamp
+        }
+    }
+
+    package struct Attitude: Codable, Sendable, Equatable {
+        package var baselineSamples: Int
+        package var filter: String
+        package var minCutoff: Double
+        package var beta: Double
+        package var dCutoff: Double
+
+        enum CodingKeys: String, CodingKey {
+            case baselineSamples = "baseline_samples", filter, minCutoff = "min_cutoff", beta, dCutoff = "d_cutoff"
+        }
+
+        package init(baselineSamples: Int, filter: String, minCutoff: Double, beta: Double, dCutoff: Double) {
+            self.baselineSamples = baselineSamples
+            self.filter = filter
+            self.minCutoff = minCutoff
+            self.beta = beta
+            self.dCutoff = dCutoff
+        }
+    }
+
+    package struct Sink: Codable, Sendable, Equatable {
+        package var type: String
+        package var fps: Double
+
+        package init(type: String, fps: Double) {
+            self.type = type
+            self.fps = fps
+        }
+    }
+
+    /// A baseline capture: `up` is the unit "up" vector u0 of attitude.md §4.
+    package struct Baseline: Codable, Sendable, Equatable {
+        package var type = "baseline"
+        package var t: Double
+        package var up: [Double]
+
+        package init(t: Double, up: [Double]) {
+            self.t = t
+            self.up = up
+        }
+    }
+
+    /// One sensor sample used.
+    package struct Sample: Codable, Sendable, Equatable {
+        package var type = "sample"
+        package var t: Double
+        package var seq: Int
+        package var accel: [Double]
+        package var dpitch: Double
+        package var droll: Double
+        package var focal: [Double]
+
+        package init(t: Double, seq: Int, accel: [Double], dpitch: Double, droll: Double, focal: [Double]) {
+            self.t = t
+            self.seq = seq
+            self.accel = accel
+            self.dpitch = dpitch
+            self.droll = droll
+            self.focal = focal
+        }
+    }
+
+    /// One frame published (an addition to the spec's records): the smoothed focal point
+    /// actually drawn, which may trail the samples' target.
+    package struct Frame: Codable, Sendable, Equatable {
+        package var type = "frame"
+        package var t: Double
+        package var frame: UInt64
+        package var focal: [Double]
+        package var dots: Int
+        package var pixels: Int
+
+        package init(t: Double, frame: UInt64, focal: [Double], dots: Int, pixels: Int) {
+            self.t = t
+            self.frame = frame
+            self.focal = focal
+            self.dots = dots
+            self.pixels = pixels
+        }
+    }
+
+    /// One JSON line, newline included.
+    package static func line<R: Encodable>(_ record: R) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        // The records hold only finite numbers, strings and arrays: encoding cannot fail.
+        var bytes = (try? encoder.encode(record)).map { [UInt8]($0) } ?? Array("{}".utf8)
+        bytes.append(0x0A)
+        return bytes
+    }
+}
