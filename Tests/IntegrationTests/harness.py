@@ -132,10 +132,11 @@ class Device:
         self.exp = expect(fixture)
         self.id = device_id or self.exp["display_device"]
         self.dev = self.exp["devices"][self.id]
-        self.syspath = self.dev["syspath"]
+        self.devpath = self.dev["syspath"]          # /devices/... as in the description
+        self.syspath = "/sys" + self.devpath          # what udev and the testbed API use
         with open(os.path.join(FIXTURES, fixture + ".umockdev")) as f:
             self.text = f.read()
-        self.attrs = parse_umockdev(self.text)[self.syspath]["attrs"]
+        self.attrs = parse_umockdev(self.text)[self.devpath]["attrs"]
         scale = self.dev["scale"]
         self.scale = scale if isinstance(scale, list) else [scale] * 3
         offset = self.dev.get("offset", 0)
@@ -214,8 +215,9 @@ class Bed:
             self.set_attr(device.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
 
     def attr(self, syspath, name):
+        """An attribute's text. libiio writes the terminating NUL too (sysfs ignores it)."""
         with open(self.root + syspath + "/" + name) as f:
-            return f.read()
+            return f.read().rstrip("\x00")
 
     def write_node(self, device_id, data):
         path = os.path.join(self.root, "dev", device_id)
@@ -227,9 +229,9 @@ class Bed:
     def run(self, *args, timeout=60):
         return subprocess.run([SHIMMERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
-    def spawn(self, *args, extra_env=None):
+    def spawn(self, *args, extra_env=None, prefix=()):
         env = dict(self.env, **(extra_env or {}))
-        d = Daemon([SHIMMERD, *args], env)
+        d = Daemon([*prefix, SHIMMERD, *args], env)
         self.children.append(d)
         return d
 
