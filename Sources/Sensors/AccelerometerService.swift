@@ -59,12 +59,16 @@ package final class AccelerometerService {
             udev = nil
             monitor = nil
         } else {
+            let u: UdevContext
+            do { u = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
+            udev = u
+            // Without a monitor, hotplug still works through the once-a-second
+            // rediscovery while waiting; a vanished device shows as read errors.
             do {
-                let u = try UdevContext()
-                udev = u
                 monitor = try UdevMonitor(context: u, subsystem: "iio")
             } catch {
-                throw SensorError(device: "udev", "\(error)")
+                monitor = nil
+                log(.warning, "no udev monitor (\(error)); hotplug falls back to rediscovery every second", [:])
             }
         }
     }

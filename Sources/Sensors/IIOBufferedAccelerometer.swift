@@ -1,3 +1,4 @@
+import Glibc
 import IIO
 import Motion
 
@@ -49,7 +50,10 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     private func openBuffer() throws(SensorError) {
         do {
             let b = try Buffer(device: iio, samples: 1)
-            try b.setBlocking(false)
+            // libiio's network backend has no non-blocking mode (ENOSYS): a remote
+            // buffer blocks in refill until iiod has a scan, which is still one scan
+            // per read at the sensor's rate.
+            do { try b.setBlocking(false) } catch where error.code == ENOSYS {}
             buffer = b
         } catch {
             throw SensorError(device: device.displayName, "cannot create the buffer: \(error)")

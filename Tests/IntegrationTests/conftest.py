@@ -1,0 +1,33 @@
+"""pytest setup: the tests drive umockdev testbeds from this process (uevents, attribute
+changes), which needs umockdev's preload library in this process too; re-exec under it
+when it is missing. Run as: /usr/bin/python3 -m pytest Tests/IntegrationTests"""
+import os
+import sys
+
+import pytest
+
+if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
+    os.environ["LD_PRELOAD"] = (os.environ.get("LD_PRELOAD", "") + " libumockdev-preload.so.0").strip()
+    os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+
+@pytest.fixture
+def bed_factory():
+    beds = []
+
+    def make(*fixtures):
+        b = harness.Bed(*fixtures)
+        beds.append(b)
+        return b
+
+    yield make
+    for b in beds:
+        b.close()
+
+
+def pytest_sessionstart(session):
+    if not os.access(harness.SHIMMERD, os.X_OK):
+        raise pytest.UsageError("shimmerd binary not found at %s (build it, or set SHIMMERD)" % harness.SHIMMERD)

@@ -1,0 +1,335 @@
+"""Test harness: a umockdev testbed per test, the real shimmerd binary run inside it,
+and small, independent re-implementations of the IIO facts the tests need (scan
+layout and encoding, mount matrices, the tilt of spec/attitude.md) to compute
+expectations. No fakes of libiio or libudev: the daemon uses the real libraries,
+redirected to the testbed by umockdev's preload library."""
+import json
+import math
+import os
+import queue
+import re
+import signal
+import struct
+import subprocess
+import threading
+import time
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import UMockdev  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(HERE, "fixtures")
+SHIMMERD = os.path.abspath(os.path.join(REPO, os.environ.get("SHIMMERD", ".build/debug/shimmerd")))
+G = 9.80665
+PUBLIC_FIXTURES = [
+    "bmc150_bosc0200_ideapad_d330",
+    "hid_accel3d_ish_convertible",
+    "kxtf9_acer_iconia_a500",
+    "mxc4005_aquarius_cmp_ns483",
+    "st_lis2dh12_lenovo_miix320",
+]
+OWN_FIXTURES = ["kxcjk_teclast_f6pro_convertible"]
+WAIT = 20.0  # seconds a test waits for an event before failing (a limit, not a measurement)
+
+
+def expect(name):
+    with open(os.path.join(FIXTURES, name + ".expect.json")) as f:
+        return json.load(f)
+
+
+def parse_umockdev(text):
+    """{syspath: {"attrs": {...}, "props": {...}}} from a umockdev description."""
+    devices = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("P: "):
+            current = {"attrs": {}, "props": {}}
+            devices[line[3:]] = current
+        elif line.startswith("A: ") and current is not None:
+            k, _, v = line[3:].partition("=")
+            current["attrs"][k] = v.replace("\\n", "\n")
+        elif line.startswith("E: ") and current is not None:
+            k, _, v = line[3:].partition("=")
+            current["props"][k] = v
+    return devices
+
+
+def block_of(text, syspath):
+    """The description block of one device (for adding it back after a removal)."""
+    for block in text.split("\n\n"):
+        if block.startswith("P: " + syspath + "\n"):
+            return block.strip() + "\n"
+    raise KeyError(syspath)
+
+
+# --- linear algebra and the attitude spec, written independently of the Swift code ---
+
+def mat_vec(m, v):
+    return [sum(m[r][c] * v[c] for c in range(3)) for r in range(3)]
+
+
+def mat_inv(m):
+    a, b, c = m[0]
+    d, e, f = m[1]
+    g, h, i = m[2]
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    inv = [[e * i - f * h, c * h - b * i, b * f - c * e],
+           [f * g - d * i, a * i - c * g, c * d - a * f],
+           [d * h - e * g, b * g - a * h, a * e - b * d]]
+    return [[x / det for x in row] for row in inv]
+
+
+def norm(v):
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def tilt(baseline_accel, accel):
+    """(dPitch, dRoll) of attitude.md sections 3, 5 and 6, filter off."""
+    u0 = norm([-x for x in baseline_accel])
+    u = norm([-x for x in accel])
+    if abs(u0[0]) > math.cos(math.pi / 4):
+        ref = [0, -1, 0] if u0[0] > 0 else [0, 1, 0]
+    else:
+        ref = [1, 0, 0]
+    k = dot(ref, u0)
+    e1 = norm([ref[j] - k * u0[j] for j in range(3)])
+    e2 = cross(u0, e1)
+    v = cross(u, u0)
+    s = math.sqrt(dot(v, v))
+    if s == 0:
+        return 0.0, 0.0
+    angle = math.atan2(s, dot(u, u0))
+    w = [angle * x / s for x in v]
+    return dot(w, e1), dot(w, e2)
+
+
+def pose(roll, pitch):
+    """Display-frame reading (gravity direction, m/s^2): upright is (0, -g, 0); roll turns
+    the device clockwise in its own plane (right edge down), pitch leans the screen back
+    (top edge away from the viewer)."""
+    up = [0.0, -G * math.cos(pitch), -G * math.sin(pitch)]
+    return [up[0] * math.cos(roll) - up[1] * math.sin(roll), up[0] * math.sin(roll) + up[1] * math.cos(roll), up[2]]
+
+
+class Device:
+    """One accelerometer of a fixture: converts display-frame m/s^2 to raw counts and
+    scans the way the kernel would store them."""
+
+    def __init__(self, fixture, device_id=None):
+        self.fixture = fixture
+        self.exp = expect(fixture)
+        self.id = device_id or self.exp["display_device"]
+        self.dev = self.exp["devices"][self.id]
+        self.devpath = self.dev["syspath"]          # /devices/... as in the description
+        self.syspath = "/sys" + self.devpath          # what udev and the testbed API use
+        with open(os.path.join(FIXTURES, fixture + ".umockdev")) as f:
+            self.text = f.read()
+        self.attrs = parse_umockdev(self.text)[self.devpath]["attrs"]
+        scale = self.dev["scale"]
+        self.scale = scale if isinstance(scale, list) else [scale] * 3
+        offset = self.dev.get("offset", 0)
+        self.offset = offset if isinstance(offset, list) else [offset] * 3
+        self.matrix = self.dev["mount_matrix"]
+
+    def raw_for(self, accel):
+        sensor = mat_vec(mat_inv(self.matrix), accel)
+        return [int(round(sensor[i] / self.scale[i] - self.offset[i])) for i in range(3)]
+
+    def accel_of(self, raw):
+        return mat_vec(self.matrix, [(raw[i] + self.offset[i]) * self.scale[i] for i in range(3)])
+
+    def scan_layout(self):
+        """[(name, offset, (be, signed, bits, storage, shift, repeat))], scan size: the
+        kernel's iio_compute_scan_bytes() with every element enabled."""
+        elements = []
+        for k, v in self.attrs.items():
+            m = re.match(r"scan_elements/in_(.+)_index$", k)
+            if m:
+                t = self.attrs["scan_elements/in_%s_type" % m.group(1)].strip()
+                tm = re.match(r"(le|be):([su])(\d+)/(\d+)(?:X(\d+))?>>(\d+)$", t)
+                elements.append((int(v), m.group(1), (tm.group(1) == "be", tm.group(2) == "s", int(tm.group(3)),
+                                                      int(tm.group(4)), int(tm.group(6)), int(tm.group(5) or 1))))
+        elements.sort()
+        out, offset, largest = [], 0, 1
+        for _, name, t in elements:
+            length = t[3] // 8 * t[5]
+            offset = (offset + length - 1) // length * length
+            out.append((name, offset, t))
+            offset += length
+            largest = max(largest, length)
+        return out, (offset + largest - 1) // largest * largest
+
+    def scans(self, accel, count=3, ts0=1_800_000_000_000_000_000):
+        raw = self.raw_for(accel)
+        layout, size = self.scan_layout()
+        data = bytearray()
+        for n in range(count):
+            scan = bytearray(size)
+            for name, off, (be, signed, bits, storage, shift, rep) in layout:
+                value = ts0 + n * 10_000_000 if name == "timestamp" else raw["xyz".index(name[-1])]
+                word = (value & ((1 << bits) - 1)) << shift
+                scan[off:off + storage // 8] = word.to_bytes(storage // 8, "big" if be else "little")
+            data += scan
+        return bytes(data)
+
+
+class Bed:
+    """A umockdev testbed with fixtures loaded, and shimmerd run inside it."""
+
+    def __init__(self, *fixtures):
+        self.tb = UMockdev.Testbed.new()
+        for f in fixtures:
+            assert self.tb.add_from_file(os.path.join(FIXTURES, f + ".umockdev")), f
+        self.root = self.tb.get_root_dir()
+        self.env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=self.root, LC_ALL="C")
+        self.children = []
+
+    def add(self, text):
+        assert self.tb.add_from_string(text)
+
+    def remove(self, syspath):
+        """A hot-unplug as the kernel does it: the remove uevent, and the device is gone."""
+        self.tb.uevent(syspath, "remove")
+        self.tb.remove_device(syspath)
+
+    def delete_attr(self, syspath, name):
+        os.unlink(self.root + syspath + "/" + name)
+
+    def set_attr(self, syspath, name, value):
+        self.tb.set_attribute(syspath, name, value)
+
+    def set_raw(self, device, raw):
+        for axis, v in zip("xyz", raw):
+            self.set_attr(device.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
+
+    def attr(self, syspath, name):
+        """An attribute's text. libiio writes the terminating NUL too (sysfs ignores it)."""
+        with open(self.root + syspath + "/" + name) as f:
+            return f.read().rstrip("\x00")
+
+    def write_node(self, device_id, data):
+        path = os.path.join(self.root, "dev", device_id)
+        tmp = path + ".new"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+
+    def run(self, *args, timeout=60):
+        return subprocess.run([SHIMMERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+
+    def spawn(self, *args, extra_env=None, prefix=()):
+        env = dict(self.env, **(extra_env or {}))
+        d = Daemon([*prefix, SHIMMERD, *args], env)
+        self.children.append(d)
+        return d
+
+    def start_iiod(self, port):
+        p = subprocess.Popen(["iiod", "-p", str(port)], env=self.env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        self.children.append(p)
+        return p
+
+    def close(self):
+        for c in self.children:
+            if c.poll() is None:
+                c.terminate()
+                try:
+                    c.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    c.kill()
+        self.tb = None
+
+
+class Daemon:
+    """shimmerd running with --json: records from stdout, log lines from stderr, read
+    by threads so waiting never blocks on a pipe."""
+
+    def __init__(self, argv, env):
+        self.p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.records = []
+        self.logs = []
+        self.events = queue.Queue()
+        threading.Thread(target=self._read, args=(self.p.stdout, True), daemon=True).start()
+        threading.Thread(target=self._read, args=(self.p.stderr, False), daemon=True).start()
+
+    def _read(self, stream, is_json):
+        for line in stream:
+            if is_json:
+                try:
+                    self.records.append(json.loads(line))
+                except ValueError:
+                    self.records.append({"type": "unparsable", "text": line})
+            else:
+                self.logs.append(line.rstrip("\n"))
+            self.events.put(None)
+        self.events.put(None)
+
+    def poll(self):
+        return self.p.poll()
+
+    def terminate(self):
+        self.p.terminate()
+
+    def wait(self, timeout=None):
+        return self.p.wait(timeout=timeout)
+
+    def kill(self):
+        self.p.kill()
+
+    def wait_for(self, predicate, what, start=0, timeout=WAIT):
+        """The first record at index >= start satisfying predicate; fails after timeout."""
+        deadline = time.monotonic() + timeout
+        i = start
+        while True:
+            while i < len(self.records):
+                r = self.records[i]
+                if predicate(r):
+                    return i, r
+                i += 1
+            if self.p.poll() is not None and i >= len(self.records):
+                raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (self.p.returncode, what, "\n".join(self.logs[-20:])))
+            if time.monotonic() > deadline:
+                raise AssertionError("no %s within %ss; last records: %s; log:\n%s"
+                                     % (what, timeout, self.records[-3:], "\n".join(self.logs[-20:])))
+            try:
+                self.events.get(timeout=0.2)
+            except queue.Empty:
+                pass
+
+    def wait_log(self, pattern, what, start=0, timeout=WAIT):
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while True:
+            for i in range(start, len(self.logs)):
+                if rx.search(self.logs[i]):
+                    return i, self.logs[i]
+            if time.monotonic() > deadline or self.p.poll() is not None:
+                raise AssertionError("no log line %s (%r); log:\n%s" % (what, pattern, "\n".join(self.logs[-30:])))
+            try:
+                self.events.get(timeout=0.2)
+            except queue.Empty:
+                pass
+
+    def samples(self, start=0):
+        return [r for r in self.records[start:] if r.get("type") == "sample"]
+
+    def stop(self):
+        """SIGTERM, then the exit status (a clean stop is 0)."""
+        self.p.send_signal(signal.SIGTERM)
+        return self.p.wait(timeout=WAIT)
+
+
+def close_to(a, b, tol):
+    return all(abs(x - y) <= tol for x, y in zip(a, b))

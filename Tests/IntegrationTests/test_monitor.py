@@ -1,0 +1,141 @@
+"""`shimmerd monitor --json` in poll and buffer mode: samples in m/s^2 as the fixtures
+expect, tilts moving dPitch and dRoll by the angles of spec/attitude.md, and the
+sampling frequency set and restored."""
+import math
+import os
+
+import pytest
+
+from harness import OWN_FIXTURES, PUBLIC_FIXTURES, Device, close_to, pose, tilt
+
+NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
+
+
+def monitor(bed, *args):
+    return bed.spawn("monitor", "--json", *NO_FILTER, *args)
+
+
+@pytest.mark.parametrize("mode", ["poll", "buffer"])
+@pytest.mark.parametrize("fixture", PUBLIC_FIXTURES + OWN_FIXTURES)
+def test_samples_match_expected_ms2(bed_factory, fixture, mode):
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
+    d = monitor(bed, "--set", "Sensor.mode=" + mode)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["device"] == dev.id and attached["mode"] == mode
+    assert attached["mount_matrix"] == dev.matrix
+    i, base = d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    want_up = [-x / math.sqrt(sum(y * y for y in dev.exp["accel_ms2"])) for x in dev.exp["accel_ms2"]]
+    assert close_to(base["up"], want_up, 1e-3)
+    _, s = d.wait_for(lambda r: r["type"] == "sample", "sample", start=i)
+    assert close_to(s["accel"], dev.exp["accel_ms2"], dev.exp.get("tolerance_ms2", 0.05))
+    assert s["seq"] == 0
+    assert s["dpitch"] == pytest.approx(0, abs=1e-12) and s["droll"] == pytest.approx(0, abs=1e-12)
+    assert s["focal"] == pytest.approx([175, 350 * 2 / 3])
+    assert set(s) >= {"t", "seq", "accel", "dpitch", "droll", "focal"}
+    assert d.stop() == 0
+
+
+def expected_focal(dp, dr):
+    clamp = lambda v: max(-100.0, min(100.0, v))  # noqa: E731
+    return [175 + clamp(dr / 0.2 * 100), 350 * 2 / 3 + clamp(dp / 0.1 * 100)]
+
+
+def follow_path(bed, d, dev, baseline_accel, steps, feed):
+    """Feeds each reading, waits for the sample that carries it, checks the angles."""
+    start = len(d.records)
+    for accel in steps:
+        raw = dev.raw_for(accel)
+        feed(raw, accel)
+        got_accel = dev.accel_of(raw)
+        start, s = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], got_accel, 1e-6),
+                              "sample with accel %s" % got_accel, start=start)
+        dp, dr = tilt(baseline_accel, got_accel)
+        assert s["dpitch"] == pytest.approx(dp, abs=1e-6)
+        assert s["droll"] == pytest.approx(dr, abs=1e-6)
+        assert s["focal"] == pytest.approx(expected_focal(s["dpitch"], s["droll"]), abs=1e-6)
+        yield accel, s
+
+
+def test_poll_tilt_path_moves_dpitch_and_droll(bed_factory):
+    """Upright display; a known path of in-plane turns (dRoll) and top-edge tilts (dPitch)."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    baseline = dev.accel_of(dev.raw_for(pose(0, 0)))
+    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d.wait_for(lambda r: r["type"] == "sample", "first sample")
+    # (roll, lean back): dRoll = roll, dPitch = -lean for single-axis moves.
+    path = [(0.1, 0.0), (0.0, -0.05), (0.0, 0.08), (-0.15, 0.0), (0.12, -0.06), (0.0, 0.0)]
+    steps = [pose(r, p) for r, p in path]
+    seen = list(follow_path(bed, d, dev, baseline, steps, lambda raw, _: bed.set_raw(dev, raw)))
+    # Single-axis moves land on the nominal angles (12-bit quantisation: < 0.004 rad).
+    for (roll, lean), (_, s) in zip(path, seen):
+        if roll == 0 or lean == 0:
+            assert s["droll"] == pytest.approx(roll, abs=0.004)
+            assert s["dpitch"] == pytest.approx(-lean, abs=0.004)
+    assert d.stop() == 0
+
+
+def test_buffer_tilt_path_big_endian_portrait(bed_factory):
+    """mxc4005 (be:s12/16>>4) in buffer mode, held right edge up (portrait fallback):
+    new scans written to the device node move the angles."""
+    dev = Device("mxc4005_aquarius_cmp_ns483")
+    bed = bed_factory(dev.fixture)
+    baseline = dev.exp["accel_ms2"]
+    d = monitor(bed, "--set", "Sensor.mode=buffer")
+    d.wait_for(lambda r: r["type"] == "sample", "first sample")
+
+    def turned(v, r):  # clockwise in-plane turn of a reading
+        return [v[0] * math.cos(r) - v[1] * math.sin(r), v[0] * math.sin(r) + v[1] * math.cos(r), v[2]]
+
+    def leaned(v, a):  # rotate about the device x axis
+        return [v[0], v[1] * math.cos(a) - v[2] * math.sin(a), v[1] * math.sin(a) + v[2] * math.cos(a)]
+
+    steps = [turned(baseline, 0.1), turned(baseline, -0.2), leaned(baseline, 0.15), leaned(turned(baseline, 0.05), -0.1)]
+    seen = list(follow_path(bed, d, dev, baseline, steps, lambda raw, accel: bed.write_node(dev.id, dev.scans(accel))))
+    assert seen[0][1]["droll"] > 0.05 and seen[1][1]["droll"] < -0.1
+    assert d.stop() == 0
+
+
+def test_sampling_frequency_set_and_restored(bed_factory):
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    d = monitor(bed, "--set", "Sensor.mode=poll")
+    _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert "125.000000 -> 62.500000" in a["sampling_frequency"]
+    assert bed.attr(dev.syspath, "in_accel_sampling_frequency").strip() == "62.500000"
+    assert d.stop() == 0
+    assert bed.attr(dev.syspath, "in_accel_sampling_frequency").strip() == "125.000000"
+
+
+def test_sampling_frequency_never_below_10_hz(bed_factory):
+    dev = Device("st_lis2dh12_lenovo_miix320")
+    bed = bed_factory(dev.fixture)
+    d = monitor(bed, "--set", "Sensor.rate=2")
+    _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert bed.attr(dev.syspath, "sampling_frequency").strip() == "10"
+    d.wait_for(lambda r: r["type"] == "sample", "sample")
+    assert d.stop() == 0
+    assert bed.attr(dev.syspath, "sampling_frequency").strip() == "1"
+
+
+def test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable(bed_factory):
+    """An unprivileged process (user nobody) that may not write buffer/enable gets poll
+    mode, told why, and leaves sampling_frequency alone when it may not write it."""
+    dev = Device("kxtf9_acer_iconia_a500")
+    bed = bed_factory(dev.fixture)
+    for dirpath, dirnames, filenames in os.walk(bed.root):
+        os.chmod(dirpath, 0o777)
+        for f in filenames:
+            if not os.path.islink(os.path.join(dirpath, f)):
+                os.chmod(os.path.join(dirpath, f), 0o644)
+    d = bed.spawn("monitor", "--json", *NO_FILTER,
+                  prefix=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+    _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert a["mode"] == "poll"
+    assert "buffer/enable is not writable" in a["mode_reason"]
+    assert "not writable" in a["sampling_frequency"]
+    _, s = d.wait_for(lambda r: r["type"] == "sample", "sample")
+    assert close_to(s["accel"], dev.exp["accel_ms2"], 0.05)
+    assert d.stop() == 0
