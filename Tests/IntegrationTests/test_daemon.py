@@ -242,3 +242,42 @@ def test_demo_without_hardware_or_root(tmp_path):
     assert records[0]["type"] == "header" and records[0]["sensor"]["device"] == "simulated"
     assert sum(1 for r in records if r["type"] == "sample") > 300
     shutil.rmtree(shared)
+
+
+def test_sd_notify_ready_status_watchdog_stopping(bed_factory, tmp_path):
+    """The real libsystemd sd_notify against a notification socket of our own, as the
+    service manager would hold it."""
+    import socket
+    sock_path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(0.2)
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("")
+    # WATCHDOG_USEC=400000: the loop must ping every 0.2 s even while the card is still.
+    d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
+                  "--set", "Sensor.rate=10", extra_env={"NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "400000"})
+    messages = []
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and sum(m == "WATCHDOG=1" for m in messages) < 5:
+        try:
+            messages.append(sock.recv(4096).decode())
+        except socket.timeout:
+            pass
+    ready = [m for m in messages if m.startswith("READY=1")]
+    assert ready, messages
+    assert "STATUS=sensor: " in ready[0] and "sink: null" in ready[0]
+    assert sum(m == "WATCHDOG=1" for m in messages) >= 5
+    assert d.stop() == 0
+    sock.settimeout(2)
+    rest = []
+    try:
+        while True:
+            rest.append(sock.recv(4096).decode())
+    except socket.timeout:
+        pass
+    assert "STOPPING=1" in rest
+    sock.close()
