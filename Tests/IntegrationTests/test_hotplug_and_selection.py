@@ -86,3 +86,32 @@ def test_label_selector_picks_the_base(bed_factory):
     _, s = d.wait_for(lambda r: r["type"] == "sample", "sample")
     assert close_to(s["accel"], base.dev["accel_ms2"], 0.05)
     assert d.stop() == 0
+
+
+def test_sigusr1_recaptures_the_baseline(bed_factory):
+    import signal
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.mode=poll", *ARGS)
+    i, _ = d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    new = pose(0.2, -0.1)
+    raw = dev.raw_for(new)
+    bed.set_raw(dev, raw)
+    got = dev.accel_of(raw)
+    i, s = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "tilted", start=i)
+    assert abs(s["droll"]) > 0.1
+    d.p.send_signal(signal.SIGUSR1)
+    i, b = d.wait_for(lambda r: r["type"] == "baseline", "recaptured baseline", start=i)
+    _, s = d.wait_for(lambda r: r["type"] == "sample", "sample", start=i)
+    assert s["droll"] == pytest.approx(0, abs=1e-9) and s["dpitch"] == pytest.approx(0, abs=1e-9)
+    assert d.stop() == 0
+
+
+def test_text_lines_like_monitor_sensor(bed_factory):
+    bed = bed_factory("bmc150_bosc0200_ideapad_d330")
+    r = bed.run("monitor", "--duration", "0.5", "--set", "Sensor.mode=poll", *ARGS)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("=== Accelerometer iio:device0 (BMA253/BMA254/BMA255/BMC150/BMC156/BMI055) attached, poll mode")
+    assert any(l.startswith("=== Baseline captured: up = (0.000, 0.985, 0.174)") for l in lines)
+    assert "    Accelerometer: x=0.000 y=-9.654 z=-1.705 m/s^2  dPitch=+0.00°  dRoll=+0.00°  focal=(175.0, 233.3)" in lines
