@@ -52,6 +52,12 @@ package final class Pipeline {
     package private(set) var frames: UInt64 = 0
     package private(set) var samples = 0
     private var limiter = RateLimiter()
+    private var still = StillnessDetector()
+
+    /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
+    static let deadBand = 0.2
+    /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within 0.1 s).
+    static let idlePeriod = 0.1
     /// Called after each published frame (demo progress).
     package var onFrame: ((UInt64, Double) -> Void)?
 
@@ -82,6 +88,7 @@ package final class Pipeline {
         var forceFrame = true   // the first frame: the card at rest, at once
         var outcome = Outcome.finished
         var ready = false
+        var sourceIdle = false
 
         loop: while true {
             let now = clock()
@@ -109,7 +116,12 @@ package final class Pipeline {
                     }
                     if let s = r.sample {
                         samples += 1
-                        smoother.target = s.focal
+                        still.observe(s.focal, at: now)
+                        // Dead band: sensor noise well under a pixel does not move the point.
+                        if abs(s.focal.x - smoother.target.x) > Pipeline.deadBand
+                            || abs(s.focal.y - smoother.target.y) > Pipeline.deadBand {
+                            smoother.target = s.focal
+                        }
                         trace?.append(TraceRecord.Sample(t: s.t, seq: s.seq, accel: [s.accel.x, s.accel.y, s.accel.z],
                                                          dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
                                                          focal: [s.focal.x, s.focal.y]))
@@ -147,6 +159,14 @@ package final class Pipeline {
                     ready = true
                     notifier.ready(status: status)
                 }
+            }
+
+            // A device lying still is read slowly; the first sample that moves restores the rate.
+            let idle = still.isStill(at: now) && smoother.isSettled
+            if idle != sourceIdle {
+                sourceIdle = idle
+                parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)
+                log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s" : "device moving: full rate")
             }
 
             if let heartbeat, now - lastHeartbeat >= heartbeat {

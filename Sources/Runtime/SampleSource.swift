@@ -11,6 +11,8 @@ package protocol SampleSource: AnyObject {
     func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event]
     /// Releases the device (restores what was changed on it).
     func release()
+    /// Slows reading down to `period` seconds while the device lies still; nil: full rate.
+    func setIdle(period: Double?)
 }
 
 extension AccelerometerService: SampleSource {
@@ -19,6 +21,8 @@ extension AccelerometerService: SampleSource {
     }
 
     package func release() { detach() }
+
+    package func setIdle(period: Double?) { idlePeriod = period }
 }
 
 /// The embedded simulated accelerometer: a scripted tilt path sampled at `rate` Hz.
@@ -44,6 +48,9 @@ package final class SimulatedSource: SampleSource {
     }
 
     package func release() {}
+
+    /// The scripted path never lies still long; the demo keeps its rate.
+    package func setIdle(period: Double?) {}
 
     /// Seconds the scripted path takes.
     package var duration: Double { path.keyframes.last?.t ?? 0 }

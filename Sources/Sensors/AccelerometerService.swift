@@ -48,7 +48,16 @@ package final class AccelerometerService {
     private var removed: Set<String> = []
 
     /// Seconds between reads: `1 / Sensor.rate`.
-    package var period: Double { 1 / max(settings.rateHz, 0.1) }
+    package var period: Double { max(1 / max(settings.rateHz, 0.1), idlePeriod ?? 0) }
+
+    /// While set, reads happen at most every `idlePeriod` seconds: the runtime sets it
+    /// when the device has lain still for a while, so a still device costs next to
+    /// nothing, and clears it on the first sample that moves.
+    package var idlePeriod: Double? {
+        didSet {
+            if idlePeriod == nil, oldValue != nil { nextRead = 0 }   // full rate from now
+        }
+    }
     package var attachment: Attachment?
 
     /// - Throws: only when libudev cannot be initialised for a local selector.

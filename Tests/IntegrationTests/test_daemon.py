@@ -144,6 +144,8 @@ def test_still_device_writes_no_frames(bed_factory, tmp_path):
     assert len(os.listdir(frames)) == count, "frames were written while the device lay still"
     samples_after = len([r for r in read_trace(trace) if r["type"] == "sample"])
     assert samples_after > samples_before, "the sensor must still be read"
+    # ... but slowly: at most the idle rate of 10 Hz (Sensor.rate is 30), not 150 reads.
+    assert samples_after - samples_before <= 5 * 10 + 2, samples_after - samples_before
     assert d.stop() == 0
 
 
