@@ -198,7 +198,7 @@ package final class Pipeline {
             try parts.sink.publish(slot: slot, info)
             frames += 1
             trace?.append(TraceRecord.Frame(t: now, frame: frames, focal: [focal.x, focal.y],
-                                            dots: report.dotsRepainted, pixels: report.pixelsWritten))
+                                            dots: report.dotsRepainted, pixels: report.pixelsWritten, published: clock()))
             onFrame?(frames, now)
         } catch {
             // The slot's contents are now unknown to the sink: repaint it fully next time.

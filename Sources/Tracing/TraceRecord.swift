@@ -158,13 +158,17 @@ package enum TraceRecord {
         package var focal: [Double]
         package var dots: Int
         package var pixels: Int
+        /// Seconds since start when the sink had published it (t is when the loop woke):
+        /// published - t of a sample record with the same t is that sample's latency.
+        package var published: Double
 
-        package init(t: Double, frame: UInt64, focal: [Double], dots: Int, pixels: Int) {
+        package init(t: Double, frame: UInt64, focal: [Double], dots: Int, pixels: Int, published: Double) {
             self.t = t
             self.frame = frame
             self.focal = focal
             self.dots = dots
             self.pixels = pixels
+            self.published = published
         }
     }
 
