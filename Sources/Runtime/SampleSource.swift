@@ -11,6 +11,13 @@ package protocol SampleSource: AnyObject {
     func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event]
     /// Releases the device (restores what was changed on it).
     func release()
+    /// No sample will ever come again (a trace played to its end): the loop finishes
+    /// once the last frame has settled.
+    var isExhausted: Bool { get }
+}
+
+extension SampleSource {
+    package var isExhausted: Bool { false }
 }
 
 extension AccelerometerService: SampleSource {
