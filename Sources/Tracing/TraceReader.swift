@@ -158,7 +158,7 @@ package enum TraceReader {
                 ? "not a trace record: no \"type\""
                 : "record is missing \"\(at.isEmpty ? "" : at + ".")\(key.stringValue)\""
         case .typeMismatch(let type, let c), .valueNotFound(let type, let c):
-            return "\"\(path(c))\" is not \(describe(type))"
+            return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is not \(describe(type))"
         case .dataCorrupted(let c):
             return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is invalid: \(c.debugDescription)"
         @unknown default:
