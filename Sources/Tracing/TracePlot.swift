@@ -130,10 +130,12 @@ package struct TracePlot {
         out.close()
         let r = min(12, card.width / 2, card.height / 2) * k
         out.line("<rect id=\"card-outline\" x=\"\(c(px(0)))\" y=\"\(c(py(0)))\" width=\"\(c(card.width * k))\" height=\"\(c(card.height * k))\" rx=\"\(c(r))\" fill=\"#111\" fill-opacity=\"0.06\" stroke=\"#111\" stroke-width=\"1.5\"/>")
+        // The drawn path on top, thin and dashed: where it lags the target it shows
+        // beside it, elsewhere the target shows through its gaps.
+        out.polyline("series-focal-path", Self.colors.path, pathPoints.map { (px($0.0), py($0.1)) }, width: 2)
         if !drawnPoints.isEmpty {
             out.polyline("series-drawn-path", Self.colors.drawn, drawnPoints.map { (px($0.0), py($0.1)) }, dashed: true, width: 1)
         }
-        out.polyline("series-focal-path", Self.colors.path, pathPoints.map { (px($0.0), py($0.1)) }, width: 1.5)
         if let first = pathPoints.first, let last = pathPoints.last {
             out.line("<circle id=\"path-start\" cx=\"\(c(px(first.0)))\" cy=\"\(c(py(first.1)))\" r=\"4\" fill=\"\(Self.colors.path)\"/>")
             out.line("<rect id=\"path-end\" x=\"\(c(px(last.0) - 4))\" y=\"\(c(py(last.1) - 4))\" width=\"8\" height=\"8\" fill=\"\(Self.colors.path)\"/>")
