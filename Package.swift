@@ -66,5 +66,6 @@ let package = Package(
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
     ]
 )

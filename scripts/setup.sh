@@ -13,6 +13,8 @@ packages=(
   umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iiod libiio-utils
   # test: the raw sink into a real ffmpeg, the unit checked by systemd-analyze
   ffmpeg systemd
+  # test and docs: `shimmerd plot` SVGs rendered by librsvg (rsvg-convert)
+  librsvg2-bin
 )
 
 missing=()

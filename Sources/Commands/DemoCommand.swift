@@ -41,6 +41,7 @@ struct DemoCommand: Subcommand {
         let duration = (path.keyframes.last?.t ?? 0) + 1
         let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
                             reload: { () throws(Failure) -> Configuration in config })
+        daemon.argv = CommandLine.arguments
         let tty = isatty(1) != 0
         var lastLine = -1.0
         daemon.onFrame = { n, t in

@@ -21,6 +21,7 @@ struct RunCommand: Subcommand {
         let load = { () throws(Failure) -> Configuration in try ConfigurationLoader.load(path: path, overrides: overrides) }
         let config = try load()
         let daemon = Daemon(config: config, log: context.log(level: config.log.level), reload: load)
+        daemon.argv = CommandLine.arguments
         try daemon.run(duration: duration)
     }
 }

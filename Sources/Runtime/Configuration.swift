@@ -27,6 +27,8 @@ package struct SensorSettings: Sendable, Equatable {
     /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
     package var mountMatrix = "auto"
     package var invert = false
+    /// `trace:FILE` only: 1 = recorded timing, 2 = twice as fast; nil = as fast as possible.
+    package var traceSpeed: Double? = 1
 }
 
 package struct AttitudeSettings: Sendable, Equatable {
@@ -102,6 +104,10 @@ package struct TraceSettings: Sendable, Equatable {
 
     /// Empty: no trace.
     package var path = ""
+    /// Bytes; 0 = no rotation.
+    package var maxSize = 0
+    /// Files kept when rotating, the current one included.
+    package var maxFiles = 4
 }
 
 package struct LogSettings: Sendable, Equatable {

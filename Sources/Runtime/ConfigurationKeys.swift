@@ -38,6 +38,14 @@ package enum ConfigurationKeys {
                accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix,
                valid: { $0 == "auto" || MatrixSyntax.isValid($0) }),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
+        ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
+                         help: "with device = trace:FILE: 1 replays readings at their recorded times, 2 twice as fast, max as fast as possible; the run stops at the trace's end",
+                         apply: { config, value in
+                             if value.lowercased() == "max" { config.sensor.traceSpeed = nil; return nil }
+                             guard let v = parseNumber(value), (0.01...1000).contains(v) else { return "not max or a number from 0.01 to 1000" }
+                             config.sensor.traceSpeed = v
+                             return nil
+                         }, show: { $0.sensor.traceSpeed.map(formatNumber) ?? "max" }),
     ]
 
     static let attitude: [ConfigurationKey] = [
@@ -106,6 +114,17 @@ package enum ConfigurationKeys {
 
     static let trace: [ConfigurationKey] = [
         text("Trace", "path", "JSON Lines trace file; empty: no trace", \.trace.path, allowEmpty: true),
+        ConfigurationKey(section: "Trace", name: "max_size", accepted: "0 (no rotation) or a size from 4K to 1T, in bytes or with a K, M, G or T suffix (powers of 1024)",
+                         help: "rotate the trace when it reaches this size: FILE becomes FILE.1 (FILE.1 becomes FILE.2, ...); 0: never",
+                         apply: { config, value in
+                             guard let v = parseByteSize(value), v == 0 || (4096...(1 << 40)).contains(v) else {
+                                 return "not 0 or a size from 4K to 1T (such as 4096, 512K, 64M)"
+                             }
+                             config.trace.maxSize = v
+                             return nil
+                         }, show: { formatByteSize($0.trace.maxSize) }),
+        integer("Trace", "max_files", "trace files kept when rotating, the current one included (FILE, FILE.1, ...)",
+                \.trace.maxFiles, range: 1...1000),
     ]
 
     static let log: [ConfigurationKey] = [
@@ -173,6 +192,26 @@ package enum ConfigurationKeys {
 func parseNumber(_ s: String) -> Double? {
     guard let v = Double(s), v.isFinite else { return nil }
     return v
+}
+
+/// "4096", "512K", "64M", "1G", "1T" (powers of 1024) as bytes.
+func parseByteSize(_ s: String) -> Int? {
+    let t = s.trimmingSpaces().uppercased()
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+    if let last = t.last, let unit = units[last] {
+        guard let n = Int(t.dropLast()), n >= 0, n <= (1 << 40) / unit else { return nil }
+        return n * unit
+    }
+    guard let n = Int(t), n >= 0 else { return nil }
+    return n
+}
+
+/// The largest exact unit: 65536 -> "64K".
+func formatByteSize(_ v: Int) -> String {
+    for (unit, size) in [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)] where v > 0 && v % size == 0 {
+        return "\(v / size)\(unit)"
+    }
+    return String(v)
 }
 
 /// "X,Y" with finite numbers.

@@ -21,6 +21,7 @@ package final class Daemon {
     let log: Logger
     let notifier = ServiceNotifier()
     let start = MonotonicClock.seconds()
+    let startedUTC = RunDescription.utcNow()
     /// Re-reads the configuration on SIGHUP.
     let reload: () throws(Failure) -> Configuration
     let sourceChoice: SourceChoice
@@ -31,17 +32,34 @@ package final class Daemon {
     /// The png sink's files, in order (demo).
     package private(set) var pngFrames: [String] = []
 
+    /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
+    /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
+    let traceClock: TraceClock?
+    /// The command line, for the trace's header.
+    package var argv: [String] = []
+
     package init(config: Configuration, source: SourceChoice = .configured, log: Logger,
                  reload: @escaping () throws(Failure) -> Configuration) {
         self.config = config
         self.log = log
         self.reload = reload
         sourceChoice = source
+        if case .configured = source, config.sensor.device.hasPrefix("trace:") {
+            traceClock = TraceClock(speed: config.sensor.traceSpeed)
+        } else {
+            traceClock = nil
+        }
     }
 
     package var clock: () -> Double {
+        if let traceClock { return { traceClock.now } }
         let start = self.start
         return { MonotonicClock.seconds() - start }
+    }
+
+    var wait: ([Int32], Double) -> [Int32] {
+        if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1) } }
+        return { ReadinessPoll.waitReadable($0, timeoutSeconds: $1) }
     }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.
@@ -81,7 +99,7 @@ package final class Daemon {
     }
 
     private func makePipeline(_ parts: Pipeline.Parts) -> Pipeline {
-        let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock)
+        let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock, wait: wait)
         pipeline.onFrame = { [weak self] _, t in
             guard let self else { return }
             self.framesPublished += 1
@@ -100,7 +118,9 @@ package final class Daemon {
     private func openTrace(_ c: Configuration) throws(Failure) {
         trace = nil
         guard !c.trace.path.isEmpty else { return }
-        do { trace = try TraceWriter(path: c.trace.path, log: log) } catch {
+        do {
+            trace = try TraceWriter(path: c.trace.path, log: log, maxSize: c.trace.maxSize, keep: c.trace.maxFiles)
+        } catch {
             throw Failure(.cannotCreate, "Trace.path = \(c.trace.path): \(error)")
         }
     }
@@ -114,13 +134,50 @@ package final class Daemon {
         case .simulated(let path):
             source = SimulatedSource(path: path, rate: c.sensor.rate)
         case .configured:
-            do { source = try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
-                throw Failure(.unavailable, "\(error)")
+            if case .trace(let file) = motion.sensor.device {
+                source = try traceSource(file, c)
+            } else {
+                guard traceClock == nil else {
+                    throw Failure(.configuration, "Sensor.device: a run that started on a trace cannot switch to a device; restart it")
+                }
+                do { source = try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
+                    throw Failure(.unavailable, "\(error)")
+                }
             }
         }
         trace?.append(header(c, source: source))
         log.notice("card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)")
         return Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps)
+    }
+
+    /// `Sensor.device = trace:FILE`: the whole trace is read at startup; a missing file
+    /// is exit 66, a damaged one exit 65 naming file:line.
+    private func traceSource(_ file: String, _ c: Configuration) throws(Failure) -> TraceSource {
+        guard let traceClock else {
+            throw Failure(.configuration, "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
+        }
+        let contents: TraceContents
+        do { contents = try TraceReader.read(path: file) } catch {
+            throw Failure(error.line == nil ? .noInput : .dataError, "Sensor.device = trace:\(error.description)")
+        }
+        if contents.truncatedLastLine {
+            log.warning("trace \(file) ends in a partial line (a crash mid-write?); it is ignored")
+        }
+        let source = TraceSource(path: file, contents: contents, clock: traceClock)
+        if !source.isComplete && !contents.baselines.isEmpty {
+            log.notice("trace \(file) has no reading records (written before they existed): the baseline comes from its first samples, so tilts may differ from the recording")
+        }
+        if let recorded = contents.header?.attitude {
+            var differ: [String] = []
+            if recorded.filter != c.attitude.filter { differ.append("Attitude.filter=\(recorded.filter)") }
+            if recorded.baselineSamples != c.attitude.baselineSamples { differ.append("Attitude.baseline_samples=\(recorded.baselineSamples)") }
+            if !differ.isEmpty {
+                log.notice("trace \(file) was recorded with " + differ.joined(separator: ", ") + "; replaying with this run's configuration")
+            }
+        }
+        let speed = c.sensor.traceSpeed.map { "speed \(formatNumber($0))" } ?? "as fast as possible"
+        log.notice("sensor: trace \(file), \(source.readings.count) readings, \(speed)", ["sensor.device": "trace:" + file])
+        return source
     }
 
     private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {
@@ -129,6 +186,9 @@ package final class Daemon {
         if case .simulated = sourceChoice {
             sensor.device = "simulated"
             sensor.mode = "simulated"
+        } else if let trace = source as? TraceSource {
+            sensor.device = "trace:" + trace.path
+            sensor.mode = c.sensor.traceSpeed.map { "trace, speed \(formatNumber($0))" } ?? "trace, as fast as possible"
         } else {
             sensor.mode = c.sensor.mode
         }
@@ -140,7 +200,8 @@ package final class Daemon {
                           clamp: c.mapper.clamp),
             attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,
                             minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
-            sink: .init(type: c.sink.type, fps: c.sink.fps), shimmerd: Daemon.version)
+            sink: .init(type: c.sink.type, fps: c.sink.fps), shimmerd: Daemon.version,
+            run: RunDescription.current(argv: argv, started: startedUTC))
     }
 
     package static let version = "0.1.0"

@@ -46,6 +46,9 @@ package final class Pipeline {
     let log: Logger
     let notifier: ServiceNotifier
     let clock: () -> Double
+    /// Sleeps until a descriptor is readable or the timeout passes (the trace clock
+    /// advances its own time instead).
+    let wait: ([Int32], Double) -> [Int32]
     private var targets: [CardTarget]
     private var tracker: MotionTracker
     private var smoother: FocalSmoother
@@ -62,12 +65,15 @@ package final class Pipeline {
     package var onFrame: ((UInt64, Double) -> Void)?
 
     /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
-    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double) {
+    /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
+    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
+                 wait: @escaping ([Int32], Double) -> [Int32] = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1) }) {
         self.parts = parts
         self.trace = trace
         self.log = log
         self.notifier = notifier
         self.clock = clock
+        self.wait = wait
         targets = (0..<parts.sink.slotCount).map { slot in
             let t = parts.sink.target(slot: slot)
             return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
@@ -113,6 +119,9 @@ package final class Pipeline {
                     let r = tracker.process(acceleration: a, at: now)
                     if let b = r.baseline {
                         trace?.append(TraceRecord.Baseline(t: now, up: [b.up.x, b.up.y, b.up.z]))
+                    }
+                    if r.sample == nil, let reading = Self.reading(a, r.step, at: now) {
+                        trace?.append(reading)
                     }
                     if let s = r.sample {
                         samples += 1
@@ -169,6 +178,9 @@ package final class Pipeline {
                 log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s" : "device moving: full rate")
             }
 
+            // A trace played to its end: finish once the picture has settled.
+            if parts.source.isExhausted && smoother.isSettled && !forceFrame { break }
+
             if let heartbeat, now - lastHeartbeat >= heartbeat {
                 notifier.watchdog()
                 lastHeartbeat = now
@@ -179,10 +191,27 @@ package final class Pipeline {
             if !smoother.isSettled { timeout = min(timeout, max(0, lastFrame + interval - now)) }
             if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
             if let deadline { timeout = min(timeout, max(0, deadline - now)) }
-            readable = ReadinessPoll.waitReadable(parts.source.fileDescriptors, timeoutSeconds: timeout)
+            readable = wait(parts.source.fileDescriptors, timeout)
         }
         trace?.flush()
         return outcome
+    }
+
+    /// The `reading` record of a reading that gave no sample (baseline collection or
+    /// rejected), so the trace holds every reading; nil for non-finite values, which
+    /// JSON cannot carry.
+    static func reading(_ a: Vector3, _ step: AttitudeStep, at t: Double) -> TraceRecord.Reading? {
+        guard a.x.isFinite, a.y.isFinite, a.z.isFinite else { return nil }
+        let accel = [a.x, a.y, a.z]
+        switch step {
+        case .collectingBaseline(_, _, let used):
+            return TraceRecord.Reading(t: t, accel: accel, use: used ? "baseline" : "rejected",
+                                       reason: used ? nil : "outside [0.5 g, 1.5 g] while collecting the baseline")
+        case .rejected(let why):
+            return TraceRecord.Reading(t: t, accel: accel, use: "rejected", reason: "\(why)")
+        case .tilt:
+            return nil
+        }
     }
 
     var status: String {

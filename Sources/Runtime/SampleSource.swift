@@ -13,6 +13,13 @@ package protocol SampleSource: AnyObject {
     func release()
     /// Slows reading down to `period` seconds while the device lies still; nil: full rate.
     func setIdle(period: Double?)
+    /// No sample will ever come again (a trace played to its end): the loop finishes
+    /// once the last frame has settled.
+    var isExhausted: Bool { get }
+}
+
+extension SampleSource {
+    package var isExhausted: Bool { false }
 }
 
 extension AccelerometerService: SampleSource {

@@ -10,28 +10,59 @@ package enum TraceRecord {
         package var sensor: Sensor
         package var card: Card
         package var mapper: Mapper
-        package var attitude: Attitude
-        package var sink: Sink
+        // The spec's header has sensor, card and mapper; the rest are shimmerd's additions,
+        // optional so that a reader accepts a trace another tool wrote to the spec.
+        package var attitude: Attitude?
+        package var sink: Sink?
         /// shimmerd's version.
-        package var shimmerd: String
+        package var shimmerd: String?
+        /// Where and when this trace was recorded.
+        package var run: Run?
 
-        package init(sensor: Sensor, card: Card, mapper: Mapper, attitude: Attitude, sink: Sink, shimmerd: String) {
+        package init(sensor: Sensor, card: Card, mapper: Mapper, attitude: Attitude?, sink: Sink?, shimmerd: String?,
+                     run: Run? = nil) {
             self.sensor = sensor
             self.card = card
             self.mapper = mapper
             self.attitude = attitude
             self.sink = sink
             self.shimmerd = shimmerd
+            self.run = run
+        }
+    }
+
+    /// The run a header describes, so that a trace explains itself.
+    package struct Run: Codable, Sendable, Equatable {
+        /// Wall-clock start, UTC, ISO 8601 ("2025-01-31T12:00:00Z"); `t` counts from here.
+        package var started: String?
+        package var host: String?
+        /// `uname -r`.
+        package var kernel: String?
+        package var pid: Int?
+        /// The command line.
+        package var argv: [String]?
+        /// 0 for the first file; a rotated trace's later files count up (`Trace.max_size`).
+        package var part: Int
+
+        package init(started: String? = nil, host: String? = nil, kernel: String? = nil, pid: Int? = nil,
+                     argv: [String]? = nil, part: Int = 0) {
+            self.started = started
+            self.host = host
+            self.kernel = kernel
+            self.pid = pid
+            self.argv = argv
+            self.part = part
         }
     }
 
     package struct Sensor: Codable, Sendable, Equatable {
         /// Configured selector and the device used ("iio:device0", "simulated"), when known.
-        package var selector: String
+        package var selector: String?
         package var device: String?
         package var name: String?
         package var mode: String?
-        package var rate: Double
+        /// Samples per second wanted.
+        package var rate: Double?
         package var scale: [Double]?
         package var mountMatrix: [[Double]]?
         package var mountMatrixSource: String?
@@ -42,7 +73,7 @@ package enum TraceRecord {
             case mountMatrixSource = "mount_matrix_source"
         }
 
-        package init(selector: String, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double,
+        package init(selector: String?, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double?,
                      scale: [Double]? = nil, mountMatrix: [[Double]]? = nil, mountMatrixSource: String? = nil) {
             self.selector = selector
             self.device = device
@@ -149,6 +180,28 @@ package enum TraceRecord {
         }
     }
 
+    /// A reading the attitude did not turn into a `sample` (an addition to the spec's
+    /// records): one collected into the baseline, or one rejected. With the `sample`
+    /// records it makes the trace a complete record of the sensor, so that `trace:FILE`
+    /// can feed every reading back. `accel` as in `sample`; readings with non-finite
+    /// values are not written (JSON has no NaN).
+    package struct Reading: Codable, Sendable, Equatable {
+        package var type = "reading"
+        package var t: Double
+        package var accel: [Double]
+        /// "baseline" (collected into the baseline) or "rejected".
+        package var use: String
+        /// Why a reading was rejected or not used for the baseline.
+        package var reason: String?
+
+        package init(t: Double, accel: [Double], use: String, reason: String? = nil) {
+            self.t = t
+            self.accel = accel
+            self.use = use
+            self.reason = reason
+        }
+    }
+
     /// One frame published (an addition to the spec's records): the smoothed focal point
     /// actually drawn, which may trail the samples' target.
     package struct Frame: Codable, Sendable, Equatable {
@@ -160,9 +213,9 @@ package enum TraceRecord {
         package var pixels: Int
         /// Seconds since start when the sink had published it (t is when the loop woke):
         /// published - t of a sample record with the same t is that sample's latency.
-        package var published: Double
+        package var published: Double?
 
-        package init(t: Double, frame: UInt64, focal: [Double], dots: Int, pixels: Int, published: Double) {
+        package init(t: Double, frame: UInt64, focal: [Double], dots: Int, pixels: Int, published: Double? = nil) {
             self.t = t
             self.frame = frame
             self.focal = focal

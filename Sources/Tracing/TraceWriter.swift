@@ -9,9 +9,15 @@ import LinuxSystem
 /// dropped and counted) and are written when space returns. Lines already in the file
 /// are never touched: a short write leaves at most a partial last line, which the next
 /// successful write completes.
+///
+/// Rotation (`Trace.max_size`): when the file reaches `maxSize` bytes (plus at most the
+/// line that crossed it) and every queued byte is written, FILE.1 .. FILE.(keep-2)
+/// shift up one (the oldest is dropped), FILE becomes FILE.1, and a new FILE starts with
+/// the run's header (its `run.part` counted up) and the current baseline, so every file
+/// explains itself. Rotation happens only between whole lines.
 package final class TraceWriter {
     package let path: String
-    private let fd: Int32
+    private var fd: Int32
     private var pending: [UInt8] = []
     private var lastFlush = 0.0
     private var failing: Int32?
@@ -19,13 +25,29 @@ package final class TraceWriter {
     package let maxPending: Int
     package private(set) var droppedLines = 0
     package private(set) var linesQueued = 0
+    /// Bytes; 0: never rotate.
+    package let maxSize: Int
+    /// Files kept in all, the current one included (FILE, FILE.1, ... FILE.(keep-1)).
+    package let keep: Int
+    /// Bytes written to the current file.
+    package private(set) var fileSize = 0
+    package private(set) var rotations = 0
+    private var header: TraceRecord.Header?
+    private var baseline: TraceRecord.Baseline?
+    private var rotationBroken = false
 
     /// Creates (or truncates: one run, one trace) `path`, mode 0644, not through a symlink.
-    package init(path: String, log: Logger, maxPending: Int = 8 << 20) throws {
+    package init(path: String, log: Logger, maxPending: Int = 8 << 20, maxSize: Int = 0, keep: Int = 4) throws {
         self.path = path
         self.log = log
         self.maxPending = maxPending
-        fd = try retryingEINTR("open trace", path: path) {
+        self.maxSize = max(0, maxSize)
+        self.keep = max(1, keep)
+        fd = try Self.create(path)
+    }
+
+    private static func create(_ path: String) throws -> Int32 {
+        try retryingEINTR("open trace", path: path) {
             open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         }
     }
@@ -36,9 +58,51 @@ package final class TraceWriter {
     }
 
     package func append<R: Encodable>(_ record: R) {
+        if let h = record as? TraceRecord.Header { header = h }
+        if let b = record as? TraceRecord.Baseline { baseline = b }
         pending += TraceRecord.line(record)
         linesQueued += 1
         if pending.count > maxPending { dropOldest() }
+        if maxSize > 0, !rotationBroken, fileSize + pending.count >= maxSize {
+            flush()
+            if pending.isEmpty { rotate() }
+        }
+    }
+
+    /// FILE -> FILE.1 -> FILE.2 ...; a new FILE that starts with the header and baseline.
+    private func rotate() {
+        if keep == 1 {
+            unlink(path)
+        } else {
+            unlink("\(path).\(keep - 1)")
+            for k in stride(from: keep - 2, through: 1, by: -1) { rename("\(path).\(k)", "\(path).\(k + 1)") }
+            if rename(path, path + ".1") != 0 {
+                let e = errno
+                rotationBroken = true
+                log.error("cannot rotate trace \(path) to \(path).1: \(String(cString: strerror(e))); writing on without rotation",
+                          ["trace.path": path, "errno": String(e)])
+                return
+            }
+        }
+        let next: Int32
+        do { next = try Self.create(path) } catch {
+            // The old descriptor still points at the renamed file: keep writing there.
+            rotationBroken = true
+            log.error("cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
+            return
+        }
+        close(fd)
+        fd = next
+        fileSize = 0
+        rotations += 1
+        if var h = header {
+            var run = h.run ?? TraceRecord.Run()
+            run.part = rotations
+            h.run = run
+            pending += TraceRecord.line(h)
+        }
+        if let b = baseline { pending += TraceRecord.line(b) }
+        flush()
     }
 
     /// Writes what is queued if a second has passed since the last write.
@@ -64,6 +128,7 @@ package final class TraceWriter {
             return nil
         }
         pending.removeFirst(written)
+        fileSize += written
         if let error {
             if failing != error {
                 log.error("cannot write trace \(path): \(String(cString: strerror(error))); keeping \(pending.count) bytes queued and rendering on",

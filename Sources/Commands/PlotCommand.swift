@@ -1,0 +1,52 @@
+import LinuxSystem
+import Runtime
+import Tracing
+
+/// `shimmerd plot TRACE.jsonl --out FILE.svg`: a trace as one picture (see `TracePlot`).
+struct PlotCommand: Subcommand {
+    static let name = "plot"
+    static let abstract = "draw a trace as one SVG: tilt and focal point over time, the focal path over the card"
+    static let options: [OptionSpec] = [
+        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)"),
+    ]
+    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)")]
+
+    var trace: String
+    var out: String
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "plot: missing TRACE.jsonl") }
+        self.trace = trace
+        out = try a.required("--out", command: Self.name)
+        guard !out.isEmpty else { throw Failure(.usage, "plot: --out is empty") }
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
+        let title = "shimmerd trace " + (trace.split(separator: "/").last.map(String.init) ?? trace)
+        let svg = TracePlot(contents, title: title).svg()
+        do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
+            throw Failure(.cannotCreate, "plot: cannot write \(out): \(error)")
+        }
+        context.log.info("wrote \(out): \(contents.samples.count) samples, \(contents.baselines.count) baselines")
+    }
+}
+
+/// Reading a trace for a command: missing or unreadable is exit 66, damaged exit 65
+/// naming file:line; a partial last line is a warning.
+enum TraceInput {
+    static func read(_ path: String, command: String, log: Tracing.Logger) throws(Failure) -> TraceContents {
+        let contents: TraceContents
+        do { contents = try TraceReader.read(path: path) } catch {
+            throw Failure(error.line == nil ? .noInput : .dataError, "\(command): \(error)")
+        }
+        if contents.truncatedLastLine {
+            log.warning("\(path):\(contents.lineCount): partial last line (a crash mid-write?) ignored")
+        }
+        if !contents.unknownTypes.isEmpty {
+            log.info("\(path): skipped records of unknown types: "
+                     + contents.unknownTypes.keys.sorted().map { "\($0) (\(contents.unknownTypes[$0]!))" }.joined(separator: ", "))
+        }
+        return contents
+    }
+}

@@ -1,0 +1,256 @@
+import Card
+import Glibc
+import LinuxSystem
+import Motion
+import Output
+import PNG
+import Raster
+import Runtime
+import Tracing
+
+/// `shimmerd replay TRACE.jsonl --out PATH [--from samples|frames] [--set ...]`: the
+/// frames a trace describes, at a constant `Sink.fps` on the trace's clock (see
+/// `ReplayTimeline` for which focal points and why).
+///
+/// The output kind follows the path: `-` or `*.raw` raw XRGB8888 frames (stdout, a file
+/// or a FIFO, for ffmpeg); `*.png` or `*.apng` one animated PNG; anything else a
+/// directory of `frame-NNNNNN.png` plus `frames.jsonl`, the `frame` record (time, focal
+/// point) of each. Card geometry and `Sink.fps` default to the trace header's, so a
+/// replay looks like the recording; `--set` overrides them.
+struct ReplayCommand: Subcommand {
+    static let name = "replay"
+    static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
+    static let options: [OptionSpec] = [
+        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)"),
+        OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points"),
+        .set,
+    ]
+    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)")]
+
+    enum Output: Equatable {
+        case raw(String)
+        case animation(String)
+        case directory(String)
+
+        /// Chosen by the path (interfaces.md: "chosen by the output path").
+        init(path: String) {
+            let lower = path.lowercased()
+            if path == "-" || lower.hasSuffix(".raw") {
+                self = .raw(path)
+            } else if lower.hasSuffix(".png") || lower.hasSuffix(".apng") {
+                self = .animation(path)
+            } else {
+                self = .directory(path)
+            }
+        }
+    }
+
+    var trace: String
+    var output: Output
+    var source: ReplayTimeline.Source
+    var overrides: [String]
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "replay: missing TRACE.jsonl") }
+        self.trace = trace
+        let out = try a.required("--out", command: Self.name)
+        guard !out.isEmpty else { throw Failure(.usage, "replay: --out is empty") }
+        output = Output(path: out)
+        let from = a.value("--from") ?? "samples"
+        guard let s = ReplayTimeline.Source(rawValue: from) else {
+            throw Failure(.usage, "replay: --from \"\(from)\": expected samples or frames")
+        }
+        source = s
+        overrides = a.all("--set")
+    }
+
+    /// `--set` values that make the card and frame rate the recording's.
+    static func headerOverrides(_ h: TraceRecord.Header?) -> [String] {
+        guard let h else { return [] }
+        var list = ["Card.width=\(h.card.width)", "Card.height=\(h.card.height)", "Card.scale=\(h.card.scale)"]
+        if h.card.origin.count == 2 { list.append("Card.origin=\(h.card.origin[0]),\(h.card.origin[1])") }
+        if let fps = h.sink?.fps { list.append("Sink.fps=\(fps)") }
+        return list
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
+        // The header's values come first, so --set wins; a header with values this
+        // version rejects is bad input data, not a configuration error.
+        let recorded = Self.headerOverrides(contents.header)
+        do { _ = try ConfigurationLoader.load(path: nil, overrides: recorded, useDefaultPath: false) } catch {
+            throw Failure(.dataError, "replay: \(trace): the header's card or fps is unusable: \(error.message)")
+        }
+        let effective = try ConfigurationLoader.load(path: nil, overrides: recorded + overrides, useDefaultPath: false)
+        let renderer = try CardFactory.renderer(effective.card)
+        let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
+            ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
+        let frames = ReplayTimeline.frames(contents, fps: effective.sink.fps, origin: origin, source: source)
+        guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
+
+        var writer = try ReplayWriter(output, renderer: renderer, fps: effective.sink.fps, count: frames.count)
+        let progress = ProgressBar(total: frames.count, enabled: isatty(2) != 0, context: context)
+        var written = 0
+        for frame in frames {
+            _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
+            guard try writer.write(frame) else {
+                context.log.notice("replay: the reader closed \(writer.path) after \(written) frames; stopping")
+                break
+            }
+            written += 1
+            progress.update(written)
+        }
+        progress.finish()
+        try writer.finish()
+        let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
+        context.log.info("wrote \(written) frames (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
+                         + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from \(source.rawValue)) to \(writer.path)")
+    }
+}
+
+/// A progress bar on stderr when it is a terminal; nothing otherwise.
+struct ProgressBar {
+    let total: Int
+    let enabled: Bool
+    let context: CommandContext
+    let step: Int
+
+    init(total: Int, enabled: Bool, context: CommandContext) {
+        self.total = total
+        self.enabled = enabled
+        self.context = context
+        step = max(1, total / 200)
+    }
+
+    func update(_ done: Int) {
+        guard enabled, done % step == 0 || done == total else { return }
+        let width = 40, filled = total > 0 ? width * done / total : width
+        context.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                    + "] \(done)/\(total) frames")
+    }
+
+    func finish() {
+        if enabled { context.err("\n") }
+    }
+}
+
+/// Paints each frame and sends it where `ReplayCommand.Output` says.
+struct ReplayWriter {
+    let output: ReplayCommand.Output
+    let renderer: CardRenderer
+    let fps: Double
+    private var target: CardTarget
+    private let buffer: PixelBuffer?
+    private let pngSink: PNGSequenceSink?
+    private var index: [UInt8] = []
+    private var pngs: [[UInt8]] = []
+    private var rawFD: Int32 = -1
+
+    var path: String {
+        switch output {
+        case .raw(let p), .animation(let p), .directory(let p): p == "-" ? "stdout" : p
+        }
+    }
+
+    init(_ output: ReplayCommand.Output, renderer: CardRenderer, fps: Double, count: Int) throws(Failure) {
+        self.output = output
+        self.renderer = renderer
+        self.fps = fps
+        switch output {
+        case .directory(let dir):
+            do {
+                pngSink = try PNGSequenceSink(directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                                              coverage: renderer.cardCoverage)
+            } catch {
+                throw Failure(.cannotCreate, "replay: \(error)")
+            }
+            // Frames of an earlier, longer replay would mix into this one.
+            if let old = try? FileSystem.list(dir) {
+                for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(dir + "/" + name) }
+            }
+            buffer = nil
+            target = CardTarget(pixmap: pngSink!.target(slot: 0).pixmap)
+        case .animation:
+            pngSink = nil
+            buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
+            target = CardTarget(pixmap: buffer!.pixmap)
+            pngs.reserveCapacity(count)
+        case .raw(let p):
+            pngSink = nil
+            buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
+            target = CardTarget(pixmap: buffer!.pixmap)
+            if p == "-" {
+                rawFD = 1
+            } else {
+                // O_NOFOLLOW: never write through a planted symlink; a FIFO is fine.
+                rawFD = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+                guard rawFD >= 0 else {
+                    throw Failure(.cannotCreate, "replay: cannot open \(p): \(String(cString: strerror(errno)))")
+                }
+            }
+        }
+    }
+
+    /// Paints and writes one frame; false when a raw reader has gone away (EPIPE).
+    mutating func write(_ frame: ReplayFrame) throws(Failure) -> Bool {
+        let report = renderer.paint(into: &target)
+        switch output {
+        case .directory:
+            do {
+                try pngSink!.publish(slot: 0, FrameInfo(number: UInt64(frame.index + 1), timeNanoseconds: UInt64(frame.t * 1e9),
+                                                        focalX: frame.focal.x, focalY: frame.focal.y))
+            } catch {
+                throw Failure(.ioError, "replay: \(error)")
+            }
+            index += TraceRecord.line(TraceRecord.Frame(t: frame.t, frame: UInt64(frame.index + 1),
+                                                        focal: [frame.focal.x, frame.focal.y],
+                                                        dots: report.dotsRepainted, pixels: report.pixelsWritten))
+        case .animation:
+            do { pngs.append(try PNGCodec.encode(CardImage.rgba(target.pixmap, coverage: renderer.cardCoverage))) } catch {
+                throw Failure(.ioError, "replay: frame \(frame.index + 1): \(error)")
+            }
+        case .raw:
+            // XRGB8888 little-endian, stride = width * 4 (interfaces.md "Raw frames"): the
+            // pixmap's words are 0xXXRRGGBB, so its rows are already that format.
+            let p = target.pixmap
+            let rowBytes = p.width * 4
+            for y in 0..<p.height {
+                let row = UnsafeRawPointer(p.row(y))
+                var done = 0
+                while done < rowBytes {
+                    let n = Glibc.write(rawFD, row + done, rowBytes - done)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        if errno == EPIPE { return false }
+                        throw Failure(.ioError, "replay: cannot write \(path): \(String(cString: strerror(errno)))")
+                    }
+                    done += n
+                }
+            }
+        }
+        return true
+    }
+
+    mutating func finish() throws(Failure) {
+        switch output {
+        case .directory(let dir):
+            do { try FileSystem.writeAtomically(index, to: dir + "/frames.jsonl") } catch {
+                throw Failure(.cannotCreate, "replay: cannot write \(dir)/frames.jsonl: \(error)")
+            }
+        case .animation(let file):
+            // The APNG delay is a fraction of 16-bit numbers: hundredths of a frame rate
+            // keep 12.5 or 29.97 fps close; whole frame rates are exact.
+            let hundredths = (fps * 100).rounded()
+            let (numerator, denominator): (UInt16, UInt16) = hundredths <= 65535
+                ? (100, UInt16(max(1, hundredths))) : (1, UInt16(min(65535, fps.rounded())))
+            do {
+                try FileSystem.writeAtomically(try APNG.assemble(pngs, delayNumerator: numerator, delayDenominator: denominator),
+                                               to: file)
+            } catch {
+                throw Failure(.cannotCreate, "replay: cannot write \(file): \(error)")
+            }
+        case .raw:
+            if rawFD > 2 { close(rawFD) }
+        }
+    }
+}

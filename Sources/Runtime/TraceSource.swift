@@ -1,0 +1,76 @@
+import Motion
+import Sensors
+import Tracing
+
+/// A trace as the sensor (`Sensor.device = trace:FILE`): the trace's readings, in file
+/// order, at their recorded times on a `TraceClock`.
+///
+/// The readings are the `accel` of every `sample` and `reading` record: together they
+/// are everything the sensor delivered (readings that went into the baseline or were
+/// rejected are `reading` records), already scaled and in the device frame, so
+/// `Sensor.mount_matrix` and `Sensor.invert` do not apply again. A trace written before
+/// `reading` records existed has only the samples; its baseline is then taken from its
+/// first samples and the tilts differ from the recording's (a notice says so).
+/// When the last reading has been delivered the source is exhausted and the run ends.
+package final class TraceSource: SampleSource {
+    package let path: String
+    package let readings: [(t: Double, accel: Vector3)]
+    /// The trace has `reading` records (the baseline's readings are all there).
+    package let isComplete: Bool
+    private let clock: TraceClock
+    private var index = 0
+    /// Clock time of the trace's t = 0: the daemon's start (0) unless rebuilt by SIGHUP.
+    private var base: Double?
+
+    package init(path: String, contents: TraceContents, clock: TraceClock) {
+        self.path = path
+        self.clock = clock
+        var list: [(t: Double, accel: Vector3)] = []
+        var sawReading = false
+        for entry in contents.entries {
+            switch entry {
+            case .sample(let s) where s.accel.count == 3:
+                list.append((s.t, Vector3(s.accel[0], s.accel[1], s.accel[2])))
+            case .reading(let r) where r.accel.count == 3:
+                sawReading = true
+                list.append((r.t, Vector3(r.accel[0], r.accel[1], r.accel[2])))
+            default:
+                break
+            }
+        }
+        readings = list
+        isComplete = sawReading
+    }
+
+    package var summary: String { "trace \(path) (reading \(index) of \(readings.count))" }
+    package var fileDescriptors: [Int32] { [] }
+    package var isExhausted: Bool { index >= readings.count }
+
+    package func nextTimeout(now: Double) -> Double {
+        guard let base else { return 0 }
+        guard index < readings.count else {
+            clock.nextEvent = nil
+            return .infinity
+        }
+        let due = base + readings[index].t
+        clock.nextEvent = due
+        return max(0, due - now)
+    }
+
+    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
+        let base = self.base ?? now
+        self.base = base
+        var events: [AccelerometerService.Event] = []
+        while index < readings.count, base + readings[index].t <= now {
+            let a = readings[index].accel
+            events.append(.sample(a, RawReading(raw: a)))
+            index += 1
+        }
+        return events
+    }
+
+    package func release() {}
+
+    /// A recording plays at its own pace; stillness changes nothing.
+    package func setIdle(period: Double?) {}
+}

@@ -1,0 +1,181 @@
+import FoundationEssentials
+import LinuxSystem
+
+/// One record of a trace, as read back: the same `Codable` types the writer uses.
+package enum TraceEntry: Sendable, Equatable {
+    case header(TraceRecord.Header)
+    case baseline(TraceRecord.Baseline)
+    case sample(TraceRecord.Sample)
+    case reading(TraceRecord.Reading)
+    case frame(TraceRecord.Frame)
+
+    /// The record's `t`, seconds (headers have none).
+    package var t: Double? {
+        switch self {
+        case .header: nil
+        case .baseline(let b): b.t
+        case .sample(let s): s.t
+        case .reading(let r): r.t
+        case .frame(let f): f.t
+        }
+    }
+}
+
+extension TraceEntry: Decodable {
+    private enum Kind: String, CodingKey { case type }
+
+    /// Reads `type` first, then the record of that type from the same object. A type this
+    /// version does not know is `UnknownRecordType` (the reader skips it).
+    package init(from decoder: any Decoder) throws {
+        let type = try decoder.container(keyedBy: Kind.self).decode(String.self, forKey: .type)
+        switch type {
+        case "header": self = .header(try TraceRecord.Header(from: decoder))
+        case "baseline": self = .baseline(try TraceRecord.Baseline(from: decoder))
+        case "sample": self = .sample(try TraceRecord.Sample(from: decoder))
+        case "reading": self = .reading(try TraceRecord.Reading(from: decoder))
+        case "frame": self = .frame(try TraceRecord.Frame(from: decoder))
+        default: throw UnknownRecordType(type: type)
+        }
+    }
+
+    struct UnknownRecordType: Error {
+        var type: String
+    }
+}
+
+/// A trace read back: the records this version knows, in file order, and what was
+/// skipped on the way.
+package struct TraceContents: Sendable, Equatable {
+    package var entries: [TraceEntry] = []
+    /// Records of types this version does not know, by type: skipped (spec: readers
+    /// ignore what they don't know).
+    package var unknownTypes: [String: Int] = [:]
+    /// The file ended in a partial line that did not parse (a crash mid-write): dropped.
+    package var truncatedLastLine = false
+    /// Lines in the file.
+    package var lineCount = 0
+
+    package init(entries: [TraceEntry] = []) {
+        self.entries = entries
+    }
+
+    /// The first header: the run's.
+    package var header: TraceRecord.Header? {
+        for case .header(let h) in entries { return h }
+        return nil
+    }
+
+    package var samples: [TraceRecord.Sample] { entries.compactMap { if case .sample(let s) = $0 { s } else { nil } } }
+    package var baselines: [TraceRecord.Baseline] { entries.compactMap { if case .baseline(let b) = $0 { b } else { nil } } }
+    package var frames: [TraceRecord.Frame] { entries.compactMap { if case .frame(let f) = $0 { f } else { nil } } }
+    package var readings: [TraceRecord.Reading] { entries.compactMap { if case .reading(let r) = $0 { r } else { nil } } }
+
+    /// The first and last `t` of any record, seconds; nil when no record has one.
+    package var timeSpan: ClosedRange<Double>? {
+        var lo = Double.infinity, hi = -Double.infinity
+        for e in entries {
+            guard let t = e.t else { continue }
+            lo = min(lo, t)
+            hi = max(hi, t)
+        }
+        return lo <= hi ? lo...hi : nil
+    }
+}
+
+/// A trace that cannot be read: where (file:line) and why. Commands exit 65 (bad input
+/// data) with its description, or 66 when the file cannot be opened.
+package struct TraceReadError: Error, CustomStringConvertible, Equatable {
+    package var path: String
+    /// 1-based; nil when the file itself could not be read.
+    package var line: Int?
+    package var message: String
+
+    package var description: String {
+        line.map { "\(path):\($0): \(message)" } ?? "\(path): \(message)"
+    }
+}
+
+/// Reads JSON Lines traces (spec/interfaces.md "Trace").
+///
+/// Tolerant where a trace can legitimately be odd, strict where it is damaged:
+/// - unknown fields are ignored (Codable skips them), unknown record types are skipped
+///   and counted, blank lines are skipped;
+/// - a last line without its newline that does not parse is what a crash mid-write
+///   leaves: it is dropped and `truncatedLastLine` is set;
+/// - any other line that is not a JSON object with a `type`, or a known record with a
+///   missing or mistyped field, is an error naming the line.
+package enum TraceReader {
+    /// Parses a whole trace from memory (pure).
+    package static func parse(_ bytes: [UInt8], path: String) throws(TraceReadError) -> TraceContents {
+        var contents = TraceContents()
+        let decoder = JSONDecoder()
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let newline = bytes[start...].firstIndex(of: 0x0A)
+            let end = newline ?? bytes.count
+            number += 1
+            var line = bytes[start..<end]
+            start = end + 1
+            if line.last == 0x0D { line = line.dropLast() }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                contents.entries.append(try decoder.decode(TraceEntry.self, from: Data(line)))
+            } catch let unknown as TraceEntry.UnknownRecordType {
+                contents.unknownTypes[unknown.type, default: 0] += 1
+            } catch {
+                if newline == nil {
+                    contents.truncatedLastLine = true
+                    break
+                }
+                throw TraceReadError(path: path, line: number, message: explain(error))
+            }
+        }
+        contents.lineCount = number
+        return contents
+    }
+
+    /// Reads and parses `path`. A file that cannot be read is an error without a line.
+    package static func read(path: String) throws(TraceReadError) -> TraceContents {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path) } catch {
+            throw TraceReadError(path: path, line: nil, message: "cannot read: \(error)")
+        }
+        return try parse(bytes, path: path)
+    }
+
+    /// One short phrase for a decoding error.
+    static func explain(_ error: any Error) -> String {
+        guard let e = error as? DecodingError else { return "not a trace record: \(error)" }
+        func path(_ c: DecodingError.Context) -> String {
+            c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+                .trimmingPrefix(".")
+        }
+        switch e {
+        case .keyNotFound(let key, let c):
+            let at = path(c)
+            return key.stringValue == "type" && at.isEmpty
+                ? "not a trace record: no \"type\""
+                : "record is missing \"\(at.isEmpty ? "" : at + ".")\(key.stringValue)\""
+        case .typeMismatch(let type, let c), .valueNotFound(let type, let c):
+            return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is not \(describe(type))"
+        case .dataCorrupted(let c):
+            return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is invalid: \(c.debugDescription)"
+        @unknown default:
+            return "not a trace record"
+        }
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Int.Type, is UInt64.Type: "a number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        default: "of the expected type"
+        }
+    }
+}
+
+extension String {
+    func trimmingPrefix(_ p: String) -> String { hasPrefix(p) ? String(dropFirst(p.count)) : self }
+}

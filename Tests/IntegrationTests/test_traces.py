@@ -1,0 +1,362 @@
+"""Traces people can look at (issue 8): a trace recorded from a fixture run fed back as
+the sensor (`Sensor.device = trace:FILE`), `replay` to PNG frames, an animated PNG and
+raw frames, `plot` to SVG, the reader's tolerance and its errors, size rotation.
+
+Traces are compared record by record with exact equality: JSON numbers are written in
+their shortest round-trip form and Python reads them back to the same doubles."""
+import json
+import math
+import os
+import pty
+import shutil
+import struct
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from harness import SHIMMERD, WAIT, Device, pose, tilt
+from test_render_cli import png_rgba, png_size
+
+SVG = "{http://www.w3.org/2000/svg}"
+H = 350 * 2 / 3
+
+
+def run(*args, **kw):
+    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=120, **kw)
+
+
+def records(path, kind=None):
+    with open(path) as f:
+        rs = [json.loads(line) for line in f if line.strip()]
+    return [r for r in rs if kind is None or r["type"] == kind]
+
+
+def wait_for_record(path, predicate, what):
+    """The trace is flushed at least once a second: poll the file until a record shows up."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    if line.endswith("\n") and predicate(json.loads(line)):
+                        return
+        time.sleep(0.1)
+    raise AssertionError("no %s in %s within %ss" % (what, path, WAIT))
+
+
+def mapper(dp, dr):
+    clamp = lambda v: max(-100.0, min(100.0, v))  # noqa: E731
+    return [175 + clamp(dr / 0.2 * 100), H + clamp(dp / 0.1 * 100)]
+
+
+def header(scale=1, fps=30):
+    return {"type": "header", "version": 1, "sensor": {"selector": "test", "rate": 60},
+            "card": {"width": 350, "height": H, "scale": scale, "origin": [175, H]},
+            "mapper": {"roll_range": 0.2, "pitch_range": 0.1, "max_offset": 100, "clamp": True},
+            "sink": {"type": "null", "fps": fps}}
+
+
+def synthetic_trace(path, seconds=5.0, rate=60, fps=30):
+    """A trace as the spec defines it: samples from t = 0 to t = `seconds`, tilting on a
+    loop (roll and pitch out of phase), baseline readings first, a baseline record."""
+    base = pose(0, 0)
+    lines = [header(fps=fps)]
+    for i in range(3):
+        lines.append({"type": "reading", "t": i / 1000, "accel": base, "use": "baseline"})
+    lines.append({"type": "baseline", "t": 0.0, "up": [-x / math.sqrt(sum(y * y for y in base)) for x in base]})
+    n = int(round(seconds * rate))
+    for i in range(n + 1):
+        t = i / rate
+        a = pose(0.12 * math.sin(2 * math.pi * t / seconds), 0.06 * math.sin(4 * math.pi * t / seconds))
+        dp, dr = tilt(base, a)
+        lines.append({"type": "sample", "t": t, "seq": i, "accel": a, "dpitch": dp, "droll": dr, "focal": mapper(dp, dr)})
+    with open(path, "w") as f:
+        for r in lines:
+            f.write(json.dumps(r) + "\n")
+    return lines
+
+
+# --- a trace as the sensor ----------------------------------------------------------
+
+@pytest.fixture
+def fixture_trace(bed_factory, tmp_path):
+    """A trace recorded by `shimmerd run` from the bmc150 fixture in poll mode, filter
+    off, while the fixture is tilted along a path."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    path = str(tmp_path / "recorded.jsonl")
+    d = bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sink.type=null",
+                  "--set", "Trace.path=" + path, "--set", "Log.level=warning")
+    wait_for_record(path, lambda r: r["type"] == "baseline", "baseline")
+    for roll, lean in [(0.1, 0.0), (0.0, -0.05), (-0.15, 0.08), (0.05, 0.02)]:
+        got = dev.accel_of(dev.raw_for(pose(roll, lean)))
+        bed.set_raw(dev, dev.raw_for(pose(roll, lean)))
+        wait_for_record(path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
+                        "sample at roll %s lean %s" % (roll, lean))
+    assert d.stop() == 0
+    recorded = records(path)
+    assert recorded[0]["type"] == "header" and recorded[0]["run"]["part"] == 0
+    assert recorded[0]["sensor"]["selector"] == "auto"
+    # Every reading is in the trace: the baseline's own readings as `reading` records.
+    assert len(records(path, "reading")) == 9
+    assert len({tuple(s["accel"]) for s in records(path, "sample")}) >= 5
+    return path
+
+
+SAMPLE_FIELDS = ["t", "seq", "accel", "dpitch", "droll", "focal"]
+
+
+@pytest.mark.parametrize("speed", ["max", "1"])
+def test_trace_as_sensor_reproduces_the_recording_bit_for_bit(fixture_trace, tmp_path, speed):
+    out = str(tmp_path / "again.jsonl")
+    r = run("run", "--set", "Sensor.device=trace:" + fixture_trace, "--set", "Sensor.trace_speed=" + speed,
+            "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
+    assert r.returncode == 0, r.stderr
+    first, second = records(fixture_trace, "sample"), records(out, "sample")
+    assert len(second) == len(first) > 20
+    # Exact equality, t included: the trace clock processes each reading at its recorded t.
+    for a, b in zip(first, second):
+        assert {k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS}
+    assert [b["up"] for b in records(out, "baseline")] == [b["up"] for b in records(fixture_trace, "baseline")]
+    h = records(out)[0]
+    assert h["type"] == "header" and h["sensor"]["device"] == "trace:" + fixture_trace
+
+
+def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
+    """The One Euro filter depends on the time between samples: on the trace clock the
+    times are the recorded ones, so even the filtered tilts come back bit for bit."""
+    demo = tmp_path / "demo"
+    r = run("demo", "--out", str(demo))
+    assert r.returncode == 0, r.stderr
+    rec = str(demo / "trace.jsonl")
+    out = str(tmp_path / "again.jsonl")
+    r = run("run", "--set", "Sensor.device=trace:" + rec, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+            "--set", "Trace.path=" + out, "--set", "Card.scale=1", "--set", "Sink.fps=15")
+    assert r.returncode == 0, r.stderr
+    first, second = records(rec, "sample"), records(out, "sample")
+    assert len(first) > 400 and len(second) == len(first)
+    assert all({k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS} for a, b in zip(first, second))
+    assert max(abs(s["droll"]) for s in second) > 0.1
+
+
+def test_trace_sensor_missing_file_is_66(tmp_path):
+    r = run("run", "--set", "Sensor.device=trace:" + str(tmp_path / "none.jsonl"), "--set", "Sink.type=null")
+    assert r.returncode == 66 and "none.jsonl" in r.stderr
+
+
+# --- replay ---------------------------------------------------------------------------
+
+def apng_frame_count(path):
+    data = open(path, "rb").read()
+    pos = 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"acTL":
+            return struct.unpack(">I", data[pos + 8:pos + 12])[0]
+        pos += 12 + length
+    raise AssertionError("no acTL chunk")
+
+
+def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
+    trace = str(tmp_path / "five.jsonl")
+    synthetic_trace(trace, seconds=5.0, fps=30)
+    frames_dir = tmp_path / "frames"
+    r = run("replay", trace, "--out", str(frames_dir))
+    assert r.returncode == 0, r.stderr
+    # 5 s at the header's 30 fps: frames at 0, 1/30, ... 5 s: 151.
+    pngs = sorted(p for p in os.listdir(frames_dir) if p.startswith("frame-"))
+    index = records(str(frames_dir / "frames.jsonl"))
+    assert len(pngs) == 151 and len(index) == 151 and pngs[-1] == "frame-000151.png"
+    assert [f["t"] for f in index[:3]] == [0, 1 / 30, 2 / 30] and index[-1]["t"] == 5
+    # A frame far from the origin equals `shimmerd render` of its focal point.
+    k = max(range(151), key=lambda i: abs(index[i]["focal"][0] - 175) + abs(index[i]["focal"][1] - H))
+    fx, fy = index[k]["focal"]
+    assert abs(fx - 175) > 30
+    rendered = tmp_path / "render.png"
+    r = run("render", "--focal", "%r,%r" % (fx, fy), "--set", "Card.scale=1", "--out", str(rendered))
+    assert r.returncode == 0, r.stderr
+    assert png_rgba(str(frames_dir / pngs[k])) == png_rgba(str(rendered))
+
+    # The same frames as raw XRGB8888 (bytes B, G, R, X), stride width * 4.
+    raw = tmp_path / "five.raw"
+    r = run("replay", trace, "--out", str(raw))
+    assert r.returncode == 0, r.stderr
+    w, h, rows = png_rgba(str(rendered))
+    frame_bytes = w * h * 4
+    assert (w, h) == (350, 233) and os.path.getsize(raw) == 151 * frame_bytes
+    with open(raw, "rb") as f:
+        f.seek(k * frame_bytes)
+        frame = f.read(frame_bytes)
+    for y in (40, 120, 200):
+        for x in range(0, w, 7):
+            r_, g_, b_, a_ = rows[y][x * 4:x * 4 + 4]
+            if a_ == 255:
+                assert frame[(y * w + x) * 4:(y * w + x) * 4 + 3] == bytes([b_, g_, r_])
+
+    # An animated PNG, and --set overriding the recorded frame rate.
+    anim = tmp_path / "five.apng"
+    r = run("replay", trace, "--out", str(anim), "--set", "Sink.fps=10")
+    assert r.returncode == 0, r.stderr
+    assert apng_frame_count(anim) == 51
+
+
+def test_replay_raw_to_stdout_feeds_ffmpeg(tmp_path):
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg not installed (scripts/setup.sh installs it)")
+    trace = str(tmp_path / "two.jsonl")
+    synthetic_trace(trace, seconds=2.0, fps=15)
+    replay = subprocess.Popen([SHIMMERD, "replay", trace, "--out", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    probe = subprocess.run(["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgr0", "-s", "350x233", "-r", "15",
+                            "-i", "-", "-f", "framemd5", "-"], stdin=replay.stdout, capture_output=True, text=True, timeout=120)
+    replay.stdout.close()
+    assert replay.wait(timeout=60) == 0
+    assert probe.returncode == 0, probe.stderr
+    assert len([line for line in probe.stdout.splitlines() if line and not line.startswith("#")]) == 31
+
+
+def test_replay_progress_bar_on_a_terminal(tmp_path):
+    trace = str(tmp_path / "one.jsonl")
+    synthetic_trace(trace, seconds=1.0, fps=10)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([SHIMMERD, "replay", trace, "--out", str(tmp_path / "x.raw")], stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    assert p.wait(timeout=60) == 0
+    os.close(master)
+    text = out.decode()
+    assert "\r[" in text and "11/11 frames" in text
+
+
+def test_replay_from_frames_holds_the_recorded_points(tmp_path):
+    trace = tmp_path / "frames.jsonl"
+    lines = [header(fps=4),
+             {"type": "frame", "t": 0.0, "frame": 1, "focal": [175, H], "dots": 175, "pixels": 1},
+             {"type": "frame", "t": 0.5, "frame": 2, "focal": [120, 200], "dots": 175, "pixels": 1},
+             {"type": "frame", "t": 1.0, "frame": 3, "focal": [230, 260], "dots": 175, "pixels": 1}]
+    trace.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    r = run("replay", str(trace), "--out", str(tmp_path / "out"), "--from", "frames")
+    assert r.returncode == 0, r.stderr
+    assert [f["focal"] for f in records(str(tmp_path / "out" / "frames.jsonl"))] == \
+        [[175, H], [175, H], [120, 200], [120, 200], [230, 260]]
+
+
+# --- plot -----------------------------------------------------------------------------
+
+def test_plot_is_valid_svg_with_series_axes_and_baselines(tmp_path):
+    trace = str(tmp_path / "t.jsonl")
+    lines = synthetic_trace(trace, seconds=5.0)
+    with open(trace, "a") as f:  # a second capture (SIGUSR1) later in the run
+        f.write(json.dumps({"type": "baseline", "t": 3.0, "up": [0, 1, 0]}) + "\n")
+    svg = tmp_path / "t.svg"
+    r = run("plot", trace, "--out", str(svg))
+    assert r.returncode == 0, r.stderr
+    root = ET.parse(svg).getroot()
+    assert root.tag == SVG + "svg"
+    by_id = {e.get("id"): e for e in root.iter() if e.get("id")}
+    samples = [r for r in lines if r["type"] == "sample"]
+    for sid in ["series-dpitch", "series-droll", "series-focal-x", "series-focal-y", "series-focal-path"]:
+        assert by_id[sid].tag == SVG + "polyline"
+        assert len(by_id[sid].get("points").split()) == len(samples), sid
+    assert by_id["card-outline"].tag == SVG + "rect"
+    # dRoll is the larger swing: its polyline spans more of the panel's height.
+    spread = lambda sid: (lambda ys: max(ys) - min(ys))([float(p.split(",")[1]) for p in by_id[sid].get("points").split()])  # noqa: E731
+    assert spread("series-droll") > spread("series-dpitch") > 10
+    texts = {e.text for e in root.iter(SVG + "text")}
+    assert {"time (s)", "tilt (rad)", "focal point (pt)", "x (pt)", "y (pt, down)"} <= texts
+    for axis in ["axis-tilt", "axis-focal", "axis-card"]:
+        labels = [e.text for e in by_id[axis].iter(SVG + "text")]
+        assert len(labels) >= 6, axis
+    markers = [e for e in root.iter(SVG + "line") if e.get("class") == "baseline-marker"]
+    assert sorted(float(m.get("data-t")) for m in markers) == [0.0, 0.0, 3.0, 3.0]
+    if shutil.which("rsvg-convert"):
+        png = tmp_path / "t.png"
+        assert subprocess.run(["rsvg-convert", str(svg), "-o", str(png)]).returncode == 0
+        w, h = png_size(str(png))
+        assert w == 960 and h > 900
+
+
+# --- the reader's tolerance and its errors ----------------------------------------------
+
+def damaged(tmp_path, lines, tail):
+    p = tmp_path / "damaged.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in lines) + tail)
+    return str(p)
+
+
+def test_truncated_last_line_unknown_type_and_field_are_read(tmp_path):
+    lines = synthetic_trace(str(tmp_path / "src.jsonl"), seconds=1.0, fps=10)
+    lines[6]["gyro"] = [0.1, 0.2, 0.3]                              # an unknown field
+    lines.insert(8, {"type": "temperature", "t": 0.05, "celsius": 41})  # an unknown record type
+    path = damaged(tmp_path, lines, '{"type":"sample","t":1.01,"seq":61,"acc')  # a crash mid-write
+    r = run("plot", path, "--out", str(tmp_path / "p.svg"))
+    assert r.returncode == 0, r.stderr
+    assert "partial last line" in r.stderr
+    r = run("replay", path, "--out", str(tmp_path / "p.raw"))
+    assert r.returncode == 0, r.stderr
+    assert os.path.getsize(tmp_path / "p.raw") == 11 * 350 * 233 * 4
+    out = str(tmp_path / "again.jsonl")
+    r = run("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+            "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Trace.path=" + out)
+    assert r.returncode == 0, r.stderr
+    # 3 readings + 61 samples; the 3-sample baseline completes on the third reading.
+    assert len(records(out, "sample")) == 62
+
+
+@pytest.mark.parametrize("command", ["plot", "replay", "run"])
+def test_malformed_middle_line_is_65_naming_the_line(tmp_path, command):
+    lines = synthetic_trace(str(tmp_path / "src.jsonl"), seconds=1.0, fps=10)
+    text = "".join(json.dumps(r) + "\n" for r in lines).splitlines(keepends=True)
+    text[9] = '{"type":"sample","t":0.1,"seq":"x"\n'
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(text))
+    args = {"plot": ["plot", str(path), "--out", str(tmp_path / "p.svg")],
+            "replay": ["replay", str(path), "--out", str(tmp_path / "p.raw")],
+            "run": ["run", "--set", "Sensor.device=trace:%s" % path, "--set", "Sink.type=null"]}[command]
+    r = run(*args)
+    assert r.returncode == 65
+    assert "%s:10:" % path in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not os.path.exists(tmp_path / "p.svg")
+
+
+@pytest.mark.parametrize("command", ["plot", "replay"])
+def test_missing_trace_is_66(tmp_path, command):
+    r = run(command, str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "x.svg"))
+    assert r.returncode == 66 and "none.jsonl" in r.stderr
+
+
+# --- trace hygiene --------------------------------------------------------------------
+
+def test_trace_rotates_by_size_and_every_file_explains_itself(tmp_path):
+    src = str(tmp_path / "src.jsonl")
+    synthetic_trace(src, seconds=5.0)
+    out = str(tmp_path / "rot.jsonl")
+    r = run("run", "--set", "Sensor.device=trace:" + src, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+            "--set", "Trace.path=" + out, "--set", "Trace.max_size=16K", "--set", "Trace.max_files=3")
+    assert r.returncode == 0, r.stderr
+    names = sorted(os.listdir(tmp_path))
+    assert [n for n in names if n.startswith("rot.jsonl")] == ["rot.jsonl", "rot.jsonl.1", "rot.jsonl.2"]
+    parts = []
+    for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"]:
+        rs = records(str(tmp_path / name))
+        assert rs[0]["type"] == "header" and rs[1]["type"] == "baseline"
+        assert rs[0]["run"]["started"].endswith("Z") and rs[0]["run"]["argv"][1] == "run"
+        parts.append(rs[0]["run"]["part"])
+        if name != "rot.jsonl":
+            assert os.path.getsize(tmp_path / name) < 16384 + 400
+    assert parts == sorted(parts) and parts[0] >= 1
+    # The newest samples survive, contiguous across the kept files.
+    seqs = [s["seq"] for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"] for s in records(str(tmp_path / name), "sample")]
+    # 304 readings; the first 9 only go into the default 10-sample baseline: seq 0 ... 294.
+    assert seqs == list(range(seqs[0], 295))

@@ -1,0 +1,74 @@
+import Motion
+import Testing
+@testable import Commands
+@testable import Runtime
+import Tracing
+
+@Test(arguments: [("0", 0), ("4096", 4096), ("512K", 512 << 10), ("64m", 64 << 20), ("1G", 1 << 30), ("1T", 1 << 40)])
+func traceMaxSizeAcceptsBytesAndSuffixes(_ text: String, _ bytes: Int) throws {
+    let c = try parse("[Trace]\nmax_size = \(text)\n")
+    #expect(c.trace.maxSize == bytes)
+}
+
+@Test(arguments: ["100", "4095", "2T", "-1", "1.5M", "lots"])
+func traceMaxSizeRejectsTooSmallOrUnreadable(_ text: String) {
+    let f = failure { _ = try parse("[Trace]\nmax_size = \(text)\n", file: "t.conf") }
+    #expect(f?.status == .configuration && f?.message.contains("t.conf:2") == true)
+}
+
+@Test func traceSpeedIsANumberOrMax() throws {
+    #expect(Configuration().sensor.traceSpeed == 1)
+    #expect(try parse("[Sensor]\ntrace_speed = max\n").sensor.traceSpeed == nil)
+    #expect(try parse("[Sensor]\ntrace_speed = 2.5\n").sensor.traceSpeed == 2.5)
+    #expect(failure { _ = try parse("[Sensor]\ntrace_speed = 0\n") }?.status == .configuration)
+}
+
+/// The trace clock moves only by the waits asked for, lands exactly on each reading's
+/// recorded time, and at `max` never sleeps (the real clock here never moves).
+@Test func traceSourceDeliversEachReadingAtItsRecordedTime() {
+    let times = [0.1, 0.30000000000000004, 0.7, 0.7, 1.3]
+    var entries: [TraceEntry] = times.enumerated().map { i, t in
+        .sample(TraceRecord.Sample(t: t, seq: i, accel: [0, -9.8, Double(i)], dpitch: 0, droll: 0, focal: [0, 0]))
+    }
+    entries.insert(.reading(TraceRecord.Reading(t: 0.05, accel: [0, -9.8, -1], use: "baseline")), at: 0)
+    let clock = TraceClock(speed: nil, realClock: { 0 })
+    let source = TraceSource(path: "t.jsonl", contents: TraceContents(entries: entries), clock: clock)
+    #expect(source.readings.count == 6 && source.isComplete)
+    var delivered: [(Double, Double)] = []
+    var steps = 0
+    while !source.isExhausted && steps < 1000 {
+        for case .sample(let a, _) in source.handle(now: clock.now, readable: []) { delivered.append((clock.now, a.z)) }
+        // The loop's own timers cut waits short too (frames, heartbeat): 1/60 s here.
+        let timeout = min(source.nextTimeout(now: clock.now), 1.0 / 60)
+        _ = clock.wait([], timeoutSeconds: timeout)
+        steps += 1
+    }
+    #expect(delivered.map(\.0) == [0.05] + times)
+    #expect(delivered.map(\.1) == [-1, 0, 1, 2, 3, 4])
+}
+
+@Test(arguments: [
+    (["replay"], "missing TRACE.jsonl"),
+    (["replay", "t.jsonl"], "missing --out"),
+    (["replay", "t.jsonl", "--out", "x", "--from", "both"], "expected samples or frames"),
+    (["replay", "t.jsonl", "u.jsonl", "--out", "x"], "unexpected argument"),
+    (["plot", "--out", "x.svg"], "missing TRACE.jsonl"),
+    (["plot", "t.jsonl", "--out", "x.svg", "--fps", "3"], "unknown option --fps"),
+])
+func traceCommandUsageErrors(_ args: [String], _ mention: String) {
+    let f = dispatchFailure(args)
+    #expect(f?.status == .usage && f?.message.contains(mention) == true, "\(f?.message ?? "no failure")")
+}
+
+@Test(arguments: [("-", "raw"), ("v.raw", "raw"), ("v.RAW", "raw"), ("a.png", "animation"), ("a.apng", "animation"),
+                  ("frames", "directory"), ("out/", "directory")])
+func replayOutputKindFollowsThePath(_ path: String, _ kind: String) throws {
+    guard case .command(let c) = try ShimmerdMain.dispatch(["replay", "t.jsonl", "--out", path]),
+          let replay = c as? ReplayCommand else { Issue.record("not replay"); return }
+    switch replay.output {
+    case .raw(let p): #expect(kind == "raw" && p == path)
+    case .animation(let p): #expect(kind == "animation" && p == path)
+    case .directory(let p): #expect(kind == "directory" && p == path)
+    }
+    #expect(replay.source == .samples)
+}

@@ -1,0 +1,65 @@
+import Foundation
+import FoundationXML
+import Testing
+@testable import Tracing
+
+@Test(arguments: [(0.0, 1.0, 0.2), (-0.18, 0.17, 0.05), (0.0, 8.96, 1.0), (50.0, 350.0, 50.0), (0.0, 0.0, 0.0005)])
+func axesUseNiceStepsAndCoverTheData(_ lo: Double, _ hi: Double, _ step: Double) {
+    let a = PlotAxis(lo, hi)
+    #expect(abs(a.step - step) < 1e-12)
+    #expect(a.lower <= lo && a.upper >= hi)
+    #expect(a.ticks.first == a.lower && abs(a.ticks.last! - a.upper) < 1e-9)
+}
+
+@Test(arguments: [(0.05, 2, "0.05"), (-0.15, 2, "-0.15"), (12.0, 0, "12"), (0.0, 1, "0.0"), (-0.004, 2, "-0.00"), (233.333, 1, "233.3"), (-0.04, 1, "-0.0")])
+func fixedPointLabels(_ v: Double, _ decimals: Int, _ text: String) {
+    // Values that round to zero print without a sign, except where the sign survives rounding.
+    let got = PlotAxis.fixed(v, decimals: decimals)
+    #expect(got == text || (text.hasPrefix("-0") && got == String(text.dropFirst())))
+}
+
+@Test func thinningKeepsTheEnvelope() {
+    var points: [(Double, Double)] = []
+    for i in 0..<10_000 {
+        let v: Double = i % 97 == 0 ? 5 : Double(i % 7) / 7
+        points.append((Double(i) / 1000, v))
+    }
+    let thin = TracePlot.thin(points, columns: 100)
+    #expect(thin.count <= 400 && thin.count >= 100)
+    let values = thin.map { $0.1 }
+    #expect(values.max() == 5 && values.min() == 0)
+    #expect(zip(thin, thin.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+    #expect(TracePlot.thin(Array(points.prefix(50)), columns: 100).count == 50)
+}
+
+@Test func theSVGHasTheSeriesAxesAndBaselineMarkers() throws {
+    var entries: [TraceEntry] = [.baseline(.init(t: 0.1, up: [0, 1, 0]))]
+    for i in 0..<200 {
+        let t = 0.1 + Double(i) / 50
+        entries.append(.sample(.init(t: t, seq: i, accel: [0, -9.8, 0], dpitch: 0.05 * sin(t), droll: -0.1 * sin(t),
+                                     focal: [175 - 50 * sin(t), 233.3 + 50 * sin(t)])))
+    }
+    entries.append(.baseline(.init(t: 2.5, up: [0, 1, 0])))
+    entries.append(.frame(.init(t: 1, frame: 1, focal: [170, 240], dots: 1, pixels: 1)))
+    let svg = TracePlot(TraceContents(entries: entries), title: "a <test> & more").svg()
+    let doc = try XMLDocument(xmlString: svg)
+    let root = try #require(doc.rootElement())
+    #expect(root.name == "svg")
+    func elements(_ xpath: String) throws -> [XMLNode] { try root.nodes(forXPath: xpath) }
+    // (attribute(forName:) misses attributes of namespaced documents in swift-corelibs.)
+    func points(_ id: String) throws -> [Substring] {
+        let node = try elements("//*[@id='\(id)']").first as? XMLElement
+        return node?.attributes?.first { $0.name == "points" }?.stringValue?.split(separator: " ") ?? []
+    }
+    for id in ["series-dpitch", "series-droll", "series-focal-x", "series-focal-y", "series-focal-path", "series-drawn-path"] {
+        #expect(try points(id).count >= 1, "\(id)")
+    }
+    #expect(try points("series-dpitch").count == 200 && points("series-focal-path").count == 200)
+    #expect(try elements("//*[@id='card-outline']").count == 1)
+    let texts = try elements("//*[local-name()='text']").compactMap(\.stringValue)
+    for title in ["time (s)", "tilt (rad)", "focal point (pt)", "x (pt)", "y (pt, down)", "a <test> & more"] {
+        #expect(texts.contains(title), "\(title)")
+    }
+    // Two baselines, marked in both time panels.
+    #expect(try elements("//*[@class='baseline-marker']").count == 4)
+}
