@@ -52,6 +52,8 @@ package final class Pipeline {
     package private(set) var frames: UInt64 = 0
     package private(set) var samples = 0
     private var limiter = RateLimiter()
+    /// A permanent sink failure (a raw reader went away): the run ends cleanly.
+    private var sinkEnded = false
     /// Called after each published frame (demo progress).
     package var onFrame: ((UInt64, Double) -> Void)?
 
@@ -99,6 +101,8 @@ package final class Pipeline {
                 }
             }
             if let deadline, now >= deadline { break }
+            if sinkEnded { break }
+            parts.sink.maintain()
 
             for event in parts.source.handle(now: now, readable: readable) {
                 switch event {
@@ -183,6 +187,11 @@ package final class Pipeline {
         } catch {
             // The slot's contents are now unknown to the sink: repaint it fully next time.
             targets[slot].invalidate()
+            if error.permanent {
+                log.notice("\(error); stopping", ["sink": parts.sink.summary])
+                sinkEnded = true
+                return
+            }
             let (allowed, held) = limiter.allow("sink:" + error.message, now: now)
             if allowed {
                 log.error("frame \(frames + 1) not published: \(error)" + (held > 0 ? " (\(held) more since the last report)" : ""),
