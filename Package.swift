@@ -65,5 +65,6 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
     ]
 )
