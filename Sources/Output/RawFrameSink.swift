@@ -9,8 +9,10 @@ import Raster
 /// - A frame is written only when the pipeline publishes one, i.e. when the card
 ///   changed: the stream has no fixed rate. Timestamp it on arrival
 ///   (ffmpeg `-use_wallclock_as_timestamps 1`) for real-time playback, or give a nominal
-///   rate (`-r 60`) for a compact recording. Frames closer than 1/fps are dropped here
-///   too, whoever publishes them.
+///   rate (`-r 60`) for a compact recording. The pipeline already paces frames to
+///   `Sink.fps`; the sink enforces it too with a token bucket (fps tokens a second, at
+///   most 2 banked), so a frame that renders faster than the one before it is not
+///   dropped for jitter, yet no second ever carries more than fps + 2 frames.
 /// - Writes block: a slow reader slows the daemon down rather than getting torn frames.
 /// - A FIFO is opened without blocking (O_NONBLOCK, then switched back to blocking):
 ///   until a reader opens it (ENXIO), frames are skipped and the open is retried on the
@@ -22,10 +24,13 @@ import Raster
 package final class RawFrameSink: FrameSink {
     package let path: String
     private let buffer: PixelBuffer
-    private let minimumInterval: Double
     private let clock: () -> Double
     private var output: FileDescriptor?
-    private var lastWrite = -Double.infinity
+    /// Token bucket: frames that may be written now (at most `burst`).
+    private var tokens: Double
+    private var lastRefill: Double?
+    private let fps: Double
+    private static let burst = 2.0
     private var ended = false
     package private(set) var framesPublished: UInt64 = 0
     /// Frames dropped by the fps limit or while a FIFO had no reader.
@@ -36,7 +41,8 @@ package final class RawFrameSink: FrameSink {
                  clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         self.path = path
         buffer = PixelBuffer(width: width, height: height)
-        minimumInterval = 1 / fps
+        self.fps = fps
+        tokens = Self.burst
         self.clock = clock
         if path == "-" {
             let fd = dup(1)
@@ -62,7 +68,9 @@ package final class RawFrameSink: FrameSink {
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) {
         guard !ended else { throw SinkError(sink: "raw", "\(summary) has ended", permanent: true) }
         let now = clock()
-        guard now - lastWrite >= minimumInterval * 0.999, let out = try openFIFOIfNeeded() else {
+        tokens = min(Self.burst, tokens + (now - (lastRefill ?? now)) * fps)
+        lastRefill = now
+        guard tokens >= 0.999, let out = try openFIFOIfNeeded() else {
             framesSkipped += 1
             return
         }
@@ -77,7 +85,7 @@ package final class RawFrameSink: FrameSink {
         } catch {
             throw SinkError(sink: "raw", "\(error)")
         }
-        lastWrite = now
+        tokens -= 1
         framesPublished += 1
     }
 

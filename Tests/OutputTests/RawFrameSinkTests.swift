@@ -14,18 +14,20 @@ struct RawFrameSinkTests {
         let clock = FakeClock()
         let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 10, clock: { clock.now })
         let info = FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0)
-        for (i, t) in [0.0, 0.05, 0.1, 0.25, 0.26, 0.4].enumerated() {
+        for (i, t) in [0.0, 0.01, 0.02, 0.03, 0.1, 0.25, 0.26, 0.27, 0.28].enumerated() {
             clock.now = 100 + t
             sink.target(slot: 0).pixmap.fill(UInt32(i))
             try sink.publish(slot: 0, info)
         }
         sink.close()
-        // 10 fps: 0.0, 0.1, 0.25 and 0.4 pass; 0.05 and 0.26 are too soon.
-        #expect(sink.framesPublished == 4 && sink.framesSkipped == 2)
+        // 10 fps, 2 tokens banked at the start: 0.0 and 0.01 spend them, 0.02 and 0.03
+        // find none; 0.1 has earned one; 0.25 finds 1.5 (writes, 0.5 left), 0.26 0.6,
+        // 0.27 0.7, 0.28 0.8: too few. Four frames in 0.28 s: at most fps * t + 2.
+        #expect(sink.framesPublished == 4 && sink.framesSkipped == 5)
         let bytes = try FileSystem.read(path)
         #expect(bytes.count == 4 * 3 * 2 * 4)
         let firstWords = stride(from: 0, to: bytes.count, by: 24).map { le(bytes, $0, UInt32.self) }
-        #expect(firstWords == [0, 2, 3, 5])
+        #expect(firstWords == [0, 1, 4, 5])
     }
 
     /// A reader that goes away: EPIPE (SIGPIPE ignored, as the daemon does) is a
