@@ -74,12 +74,12 @@ package enum FramebufferDevice {
             lineLength: Int(f.line_length), memoryLength: Int(f.smem_len), visual: f.visual)
     }
 
-    /// The sysfs directory of the framebuffer `fd` is open on: /sys/dev/char/MAJ:MIN when
-    /// it is a character device of the fbdev major (29), else /sys/class/graphics/fbN
-    /// from the device path's last component ("fb0"), else nil.
-    package static func sysfsDirectory(path: String, status: FileStatus) -> String? {
+    /// The sysfs directory of the framebuffer `fd` is open on: /sys/class/graphics/fbN
+    /// with N the minor number when it is a character device of the fbdev major (29), else
+    /// with "fbN" the device path's last component (a regular file standing in), else nil.
+    package static func sysfsDirectory(path: String, status: FileStatus, sysfsRoot: String = "/sys") -> String? {
         if status.kind == .characterDevice && status.deviceMajor == 29 {
-            return "/sys/class/graphics/fb\(status.deviceMinor)"
+            return sysfsRoot + "/class/graphics/fb\(status.deviceMinor)"
         }
         var resolved = path
         if let r = realpath(path, nil) {
@@ -89,7 +89,7 @@ package enum FramebufferDevice {
         for candidate in [resolved, path] {
             let name = candidate.split(separator: "/").last.map(String.init) ?? ""
             if name.hasPrefix("fb"), name.count > 2, name.dropFirst(2).allSatisfy(\.isNumber) {
-                return "/sys/class/graphics/" + name
+                return sysfsRoot + "/class/graphics/" + name
             }
         }
         return nil

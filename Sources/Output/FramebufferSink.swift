@@ -27,6 +27,7 @@ import Raster
 package final class FramebufferSink: FrameSink {
     package let devicePath: String
     package let consolePath: String
+    package let sysfsRoot: String
     private let position: (x: Int, y: Int)?
     private let report: (String) -> Void
     private let clock: () -> Double
@@ -54,13 +55,16 @@ package final class FramebufferSink: FrameSink {
     }
 
     /// - Parameters:
+    ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
+    ///   - sysfsRoot: where sysfs is mounted (for the geometry fallback).
     ///   - report: one log line per state change (unavailable, attached, console).
     ///   - clock: monotonic seconds, for the retry backoff.
     package init(device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", report: @escaping (String) -> Void,
+                 consolePath: String = "/dev/tty0", sysfsRoot: String = "/sys", report: @escaping (String) -> Void,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
         devicePath = device
         self.consolePath = consolePath
+        self.sysfsRoot = sysfsRoot
         self.position = position
         self.report = report
         self.clock = clock
@@ -127,7 +131,7 @@ package final class FramebufferSink: FrameSink {
         } catch {
             // Not a real fbdev (a regular file standing in for it) or the ioctls are not
             // supported: the sysfs attributes of fbN.
-            guard let dir = FramebufferDevice.sysfsDirectory(path: devicePath, status: status) else {
+            guard let dir = FramebufferDevice.sysfsDirectory(path: devicePath, status: status, sysfsRoot: sysfsRoot) else {
                 throw SinkError(sink: "framebuffer", "\(error), and no /sys/class/graphics/fbN for \(devicePath)")
             }
             func attr(_ name: String) -> String? { try? SysfsAttributeFile.read(dir + "/" + name).get() }
