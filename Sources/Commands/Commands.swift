@@ -14,7 +14,7 @@ public enum ShimmerdMain {
 
     /// Every subcommand, in the order `--help` lists them. The first is the default.
     package static let commands: [any Subcommand.Type] = [
-        RunCommand.self, DemoCommand.self, RenderCommand.self, CheckConfigCommand.self, SensorsCommand.self, MonitorCommand.self,
+        RunCommand.self, DemoCommand.self, RenderCommand.self, BenchCommand.self, CheckConfigCommand.self, SensorsCommand.self, MonitorCommand.self,
     ]
 
     public static func main(_ argv: [String]) -> Never {

@@ -48,18 +48,22 @@ package enum FileSystem {
         }
     }
 
-    /// Creates `path` and missing parents (like `mkdir -p`).
+    /// Creates `path` and missing parents (like `mkdir -p`): parents that exist are never
+    /// touched, so a path through directories we may search but not list works.
     package static func createDirectories(_ path: String, mode: mode_t = 0o755) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            current += "/" + part
-            if mkdir(current, mode) != 0 && Glibc.errno != EEXIST {
-                throw SystemError("mkdir", path: current, errno: Glibc.errno)
+        if mkdir(path, mode) == 0 { return }
+        switch Glibc.errno {
+        case EEXIST:
+            guard isDirectory(path) else { throw SystemError("mkdir", path: path, errno: ENOTDIR) }
+        case ENOENT:
+            let parent = path.split(separator: "/", omittingEmptySubsequences: true).dropLast().joined(separator: "/")
+            guard !parent.isEmpty else { throw SystemError("mkdir", path: path, errno: ENOENT) }
+            try createDirectories(path.hasPrefix("/") ? "/" + parent : parent, mode: mode)
+            if mkdir(path, mode) != 0 && Glibc.errno != EEXIST {
+                throw SystemError("mkdir", path: path, errno: Glibc.errno)
             }
-        }
-        var st = stat()
-        if stat(path, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
-            throw SystemError("mkdir", path: path, errno: ENOTDIR)
+        default:
+            throw SystemError("mkdir", path: path, errno: Glibc.errno)
         }
     }
 

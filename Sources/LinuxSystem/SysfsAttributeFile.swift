@@ -27,9 +27,10 @@ package enum SysfsAttributeFile {
         return .success(String(decoding: buf[0..<n], as: UTF8.self))
     }
 
-    /// Writes `value` in one `write(2)`, as sysfs expects.
+    /// Writes `value` in one `write(2)`, as sysfs expects (O_TRUNC is a no-op on sysfs
+    /// and keeps a regular file, e.g. under umockdev, exact).
     package static func write(_ path: String, _ value: String) -> Result<Void, SysfsError> {
-        let fd = retrying { open(path, O_WRONLY | O_CLOEXEC) }
+        let fd = retrying { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) }
         guard fd >= 0 else { return .failure(SysfsError(operation: "open", path: path, code: errno)) }
         defer { close(fd) }
         let bytes = Array(value.utf8)

@@ -50,13 +50,8 @@ package final class Daemon {
         try openTrace(config)
         var parts = try build(config)
         defer { notifier.stopping() }
+        var pipeline = makePipeline(parts)
         while true {
-            let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock)
-            pipeline.onFrame = { [weak self] n, t in
-                guard let self else { return }
-                self.framesPublished += 1
-                self.onFrame?(self.framesPublished, t)
-            }
             let outcome = pipeline.run(signals: signals, until: duration)
             if outcome == .finished {
                 finish(parts)
@@ -66,6 +61,7 @@ package final class Daemon {
             notifier.reloading()
             let next: Configuration
             do { next = try reload() } catch {
+                // The running pipeline goes on exactly as it was: same baseline, same frames.
                 log.error("SIGHUP: configuration not reloaded, keeping the running one: \(error.message)")
                 notifier.ready(status: "configuration reload failed; running the previous one")
                 continue
@@ -75,12 +71,23 @@ package final class Daemon {
                 if next.trace.path != config.trace.path { try openTrace(next) }
                 parts = try build(next)
                 config = next
-                log.notice("SIGHUP: configuration reloaded")
+                log.notice("SIGHUP: configuration reloaded; capturing a new baseline")
             } catch {
                 log.error("SIGHUP: new configuration cannot start (\(error.message)); going back to the running one")
                 parts = try build(config)
             }
+            pipeline = makePipeline(parts)
         }
+    }
+
+    private func makePipeline(_ parts: Pipeline.Parts) -> Pipeline {
+        let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock)
+        pipeline.onFrame = { [weak self] _, t in
+            guard let self else { return }
+            self.framesPublished += 1
+            self.onFrame?(self.framesPublished, t)
+        }
+        return pipeline
     }
 
     private func finish(_ parts: Pipeline.Parts) {

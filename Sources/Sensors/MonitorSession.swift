@@ -6,7 +6,8 @@ import Motion
 /// mapper, printing one line (or one JSON object) per sample until interrupted or
 /// `duration` passes. SIGUSR1 recaptures the baseline; SIGINT and SIGTERM stop cleanly
 /// (the sampling frequency is restored). Output goes through `emit`, so the command
-/// decides where it is written.
+/// decides where it is written. In buffer mode a sample also carries the scan's own
+/// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly).
 package struct MonitorSession {
     package var settings: AccelerometerSettings
     package var attitude: AttitudeConfiguration
@@ -73,7 +74,7 @@ package struct MonitorSession {
             emit(json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
                                            ("reason", .string(reason))]).text
                       : "=== Accelerometer \(name) vanished (\(reason))")
-        case .sample(let a, _):
+        case .sample(let a, let reading):
             let r = tracker.process(acceleration: a, at: now)
             if let b = r.baseline {
                 emit(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(now)), ("up", .vector(b.up))]).text
@@ -86,7 +87,7 @@ package struct MonitorSession {
                     ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
                     ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
                     ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
-                ]).text)
+                ] + (reading.timestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])).text)
             } else {
                 let deg = 180 / Double.pi
                 emit("    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"

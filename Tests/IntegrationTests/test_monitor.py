@@ -33,6 +33,10 @@ def test_samples_match_expected_ms2(bed_factory, fixture, mode):
     assert s["dpitch"] == pytest.approx(0, abs=1e-12) and s["droll"] == pytest.approx(0, abs=1e-12)
     assert s["focal"] == pytest.approx([175, 350 * 2 / 3])
     assert set(s) >= {"t", "seq", "accel", "dpitch", "droll", "focal"}
+    if mode == "buffer":   # the decoded scan timestamp (le:s64/64>>0, aligned to 8)
+        assert int(s["scan_timestamp_ns"]) in {1700000000000000000 + k * 100000000 for k in range(4)}
+    else:
+        assert "scan_timestamp_ns" not in s
     assert d.stop() == 0
 
 

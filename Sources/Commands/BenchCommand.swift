@@ -1,0 +1,71 @@
+import FoundationEssentials
+import Runtime
+
+/// `shimmerd bench [--json] [--frames N]`: render costs (see Runtime/Benchmark.swift).
+struct BenchCommand: Subcommand {
+    static let name = "bench"
+    static let abstract = "measure render costs: full and incremental frames, against a memset/memcpy floor"
+    static let options: [OptionSpec] = [
+        .json,
+        OptionSpec("--frames", value: "N", help: "rounds (frames per case), default 3000"),
+        .set,
+    ]
+
+    var json: Bool
+    var rounds: Int
+    var overrides: [String]
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        json = a.flag("--json")
+        overrides = a.all("--set")
+        if let text = a.value("--frames") {
+            guard let n = Int(text), n >= 1, n <= 10_000_000 else { throw Failure(.usage, "bench: --frames \"\(text)\" is not a count") }
+            rounds = n
+        } else {
+            rounds = 3000
+        }
+    }
+
+    func run(_ context: CommandContext) throws {
+        let config = try ConfigurationLoader.load(path: nil, overrides: overrides, useDefaultPath: false)
+        let bench = Benchmark(rounds: rounds)
+        let results = try bench.run { (scale: Double) throws(Failure) in
+            var card = config.card
+            card.scale = scale
+            return try CardFactory.renderer(card)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = (try? encoder.encode(results)) ?? Data()
+            context.out(String(decoding: data, as: UTF8.self) + "\n")
+            return
+        }
+        context.out("shimmerd bench: \(rounds) frames per case, interleaved; times per frame (median / p90 / min)\n")
+        for r in results {
+            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
+                        + " (\(r.dotPixels * 4 / 1024) KiB); checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
+            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes\n")
+            for c in r.cases {
+                context.out("  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"
+                            + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"
+                            + (c.nsPerPixel > 0 ? ", \(fixed(c.nsPerPixel, 2)) ns/px, \(fixed(c.ratioToMemcpy, 1))x memcpy" : "")
+                            + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits\n")
+            }
+        }
+    }
+
+    func us(_ ns: Double) -> String { fixed(ns / 1000, 1) + " us" }
+
+    func fixed(_ v: Double, _ digits: Int) -> String {
+        var p = 1.0
+        for _ in 0..<digits { p *= 10 }
+        let r = (v * p).rounded() / p
+        var s = String(r)
+        if let dot = s.firstIndex(of: ".") {
+            let decimals = s.distance(from: dot, to: s.endIndex) - 1
+            if decimals < digits { s += String(repeating: "0", count: digits - decimals) }
+        }
+        return s
+    }
+}

@@ -1,0 +1,193 @@
+import Card
+import Glibc
+import LinuxSystem
+import Raster
+
+/// `shimmerd bench`: render costs measured in one process, interleaved so that machine
+/// noise hits every case alike, reported as distributions (median, p90, min).
+///
+/// For every target (card at scale 1, at scale 2, and at scale 2 centred in a 1920 x
+/// 1080 framebuffer-sized pixmap) it times, round after round, one frame of each case:
+/// - `full`: everything redrawn (static layer and all dots), as after a sink restart;
+/// - `move1`, `move10`: the focal point moving 1 or 10 points per frame;
+/// - `all`: the focal point jumping between two far points so every dot changes;
+/// - `none`: the same focal point again (must write nothing);
+/// and, in the same rounds, a memset and a memcpy of as many bytes as the dot pixels:
+/// the physical floor of writing the dot pixels once.
+package struct Benchmark {
+    package struct Target: Sendable {
+        package var name: String
+        package var scale: Double
+        /// Framebuffer size; nil = exactly the card.
+        package var framebuffer: (width: Int, height: Int)?
+    }
+
+    package struct Stats: Sendable, Codable, Equatable {
+        package var median: Double
+        package var p90: Double
+        package var min: Double
+        package var mean: Double
+
+        init(_ samples: [Double]) {
+            let s = samples.sorted()
+            median = s.isEmpty ? 0 : s[s.count / 2]
+            p90 = s.isEmpty ? 0 : s[Swift.min(s.count - 1, s.count * 9 / 10)]
+            min = s.first ?? 0
+            mean = s.isEmpty ? 0 : s.reduce(0, +) / Double(s.count)
+        }
+    }
+
+    package struct CaseResult: Sendable, Codable, Equatable {
+        package var target: String
+        package var name: String
+        package var frames: Int
+        /// Nanoseconds per frame.
+        package var ns: Stats
+        package var dotsRepaintedPerFrame: Double
+        package var pixelsWrittenPerFrame: Double
+        /// Median ns divided by the median pixels written (0 when none were written).
+        package var nsPerPixel: Double
+        package var distinctColorsPerFrame: Double
+        package var tableHitsPerFrame: Double
+        package var tableMissesPerFrame: Double
+        /// Median of this case over the median memcpy of the dot pixels' bytes.
+        package var ratioToMemcpy: Double
+    }
+
+    package struct TargetResult: Sendable, Codable, Equatable {
+        package var target: String
+        package var width: Int
+        package var height: Int
+        package var dots: Int
+        /// Dot pixels: what a frame in which every dot changes writes.
+        package var dotPixels: Int
+        package var memset: Stats
+        package var memcpy: Stats
+        package var cases: [CaseResult]
+        /// The incremental targets' pixels equal a full render of the same focal point.
+        package var checksumsMatch: Bool
+    }
+
+    package var targets: [Target]
+    package var rounds: Int
+
+    package init(rounds: Int) {
+        self.rounds = rounds
+        targets = [
+            Target(name: "scale1", scale: 1, framebuffer: nil),
+            Target(name: "scale2", scale: 2, framebuffer: nil),
+            Target(name: "fb1920x1080", scale: 2, framebuffer: (1920, 1080)),
+        ]
+    }
+
+    static let caseNames = ["full", "move1", "move10", "all", "none"]
+
+    /// The focal point of frame `i` of a case (points).
+    static func focal(_ name: String, _ i: Int, origin: (Double, Double)) -> (Double, Double) {
+        switch name {
+        case "move1": return (origin.0 - 60 + Double(i % 120), origin.1 - 60)
+        case "move10": return (origin.0 - 150 + Double(i % 30) * 10, origin.1 - 80)
+        case "all": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
+        default: return (origin.0 - 40, origin.1 - 50)   // full and none: a fixed point
+        }
+    }
+
+    /// Runs every target; `makeRenderer` builds a renderer at a scale (fonts are I/O,
+    /// so the caller supplies them).
+    package func run(makeRenderer: (Double) throws -> CardRenderer) rethrows -> [TargetResult] {
+        try targets.map { try run($0, makeRenderer: makeRenderer) }
+    }
+
+    func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer) rethrows -> TargetResult {
+        let renderer = try makeRenderer(t.scale)
+        let w = t.framebuffer?.width ?? renderer.pixelWidth
+        let h = t.framebuffer?.height ?? renderer.pixelHeight
+        let ox = (w - renderer.pixelWidth) / 2, oy = (h - renderer.pixelHeight) / 2
+        let origin = (renderer.layout.geometry.originX, renderer.layout.geometry.originY)
+        let names = Benchmark.caseNames
+        let buffers = names.map { _ in PixelBuffer(width: w, height: h) }
+        var targets = buffers.map { CardTarget(pixmap: $0.pixmap, originX: ox, originY: oy) }
+        var times = names.map { _ in [Double]() }
+        var dots = names.map { _ in 0 }, pixels = names.map { _ in 0 }
+        var distinct = names.map { _ in 0 }, hits = names.map { _ in 0 }, misses = names.map { _ in 0 }
+        var frameIndex = names.map { _ in 0 }
+        // The floor: as many bytes as the dot pixels, in and out of cache-line-aligned buffers.
+        let floorBytes = renderer.dotPixelCount * 4
+        let src = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
+        let dst = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
+        defer { src.deallocate(); dst.deallocate() }
+        src.initializeMemory(as: UInt8.self, repeating: 7, count: floorBytes)
+        var memsetTimes = [Double](), memcpyTimes = [Double]()
+
+        // Warm up: every target drawn once, so rounds measure steady state.
+        for c in names.indices {
+            let f = Benchmark.focal(names[c], 0, origin: origin)
+            renderer.update(focalX: f.0, focalY: f.1)
+            renderer.paint(into: &targets[c])
+        }
+        for round in 0..<rounds {
+            for c in names.indices {
+                frameIndex[c] += 1
+                let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
+                if names[c] == "full" { targets[c].invalidate() }
+                let start = MonotonicClock.nanoseconds()
+                renderer.update(focalX: f.0, focalY: f.1)
+                let report = renderer.paint(into: &targets[c])
+                let end = MonotonicClock.nanoseconds()
+                times[c].append(Double(end - start))
+                dots[c] += report.dotsRepainted
+                pixels[c] += report.pixelsWritten
+                distinct[c] += report.colors.distinctColors
+                hits[c] += report.colors.tableHits
+                misses[c] += report.colors.tableMisses
+            }
+            // The byte value changes each round so nothing can be elided.
+            var t0 = MonotonicClock.nanoseconds()
+            memset(dst, Int32(round & 0xFF), floorBytes)
+            var t1 = MonotonicClock.nanoseconds()
+            memsetTimes.append(Double(t1 - t0))
+            t0 = MonotonicClock.nanoseconds()
+            memcpy(dst, src, floorBytes)
+            t1 = MonotonicClock.nanoseconds()
+            memcpyTimes.append(Double(t1 - t0))
+        }
+        let memcpyStats = Stats(memcpyTimes)
+        var cases = [CaseResult]()
+        for c in names.indices {
+            let n = Double(max(rounds, 1))
+            let stats = Stats(times[c])
+            let px = Double(pixels[c]) / n
+            cases.append(CaseResult(target: t.name, name: names[c], frames: rounds, ns: stats,
+                                    dotsRepaintedPerFrame: Double(dots[c]) / n, pixelsWrittenPerFrame: px,
+                                    nsPerPixel: px > 0 ? stats.median / px : 0,
+                                    distinctColorsPerFrame: Double(distinct[c]) / n, tableHitsPerFrame: Double(hits[c]) / n,
+                                    tableMissesPerFrame: Double(misses[c]) / n,
+                                    ratioToMemcpy: memcpyStats.median > 0 ? stats.median / memcpyStats.median : 0))
+        }
+        // Each incremental target must hold exactly what a full render of its last focal
+        // point gives.
+        var match = true
+        for c in names.indices {
+            let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
+            let fresh = PixelBuffer(width: w, height: h)
+            var target = CardTarget(pixmap: fresh.pixmap, originX: ox, originY: oy)
+            renderer.update(focalX: f.0, focalY: f.1)
+            renderer.paint(into: &target)
+            if Benchmark.checksum(fresh.pixmap) != Benchmark.checksum(buffers[c].pixmap) { match = false }
+        }
+        return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, dotPixels: renderer.dotPixelCount,
+                            memset: Stats(memsetTimes), memcpy: memcpyStats, cases: cases, checksumsMatch: match)
+    }
+
+    /// FNV-1a over every pixel (64-bit).
+    package static func checksum(_ p: Pixmap) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for y in 0..<p.height {
+            let row = p.row(y)
+            for x in 0..<p.width {
+                h = (h ^ UInt64(row[x])) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return h
+    }
+}

@@ -1,0 +1,283 @@
+"""`shimmerd run` end to end (issue 4): the real binary under umockdev with a fixture
+accelerometer, the png sink, the trace, signals, the still device, SIGHUP reloads, the
+systemd unit, and `shimmerd demo` without hardware or root."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import SHIMMERD, WAIT, Device, close_to, pose, tilt
+
+FIXTURE = "bmc150_bosc0200_ideapad_d330"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def read_trace(path):
+    """Complete records of a JSON Lines trace (a line still being written is skipped)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    return [json.loads(line) for line in text.split("\n")[:-1] if line]
+
+
+def wait_trace(path, predicate, what, start=0, timeout=WAIT, daemon=None):
+    deadline = time.monotonic() + timeout
+    while True:
+        records = read_trace(path)
+        for i in range(start, len(records)):
+            if predicate(records[i]):
+                return i, records[i]
+        if daemon is not None and daemon.poll() is not None:
+            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
+        if time.monotonic() > deadline:
+            raise AssertionError("no %s in the trace within %ss; log:\n%s"
+                                 % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
+        time.sleep(0.05)
+
+
+def expected_focal(dp, dr, max_offset=100.0):
+    """scene.md's mapper: the ranges (0.2 rad roll, 0.1 rad pitch) give the full offset
+    (Mapper.max_offset points), then each offset is clamped to it."""
+    clamp = lambda v: max(-max_offset, min(max_offset, v))  # noqa: E731
+    return [175 + clamp(dr / 0.2 * max_offset), 350 * 2 / 3 + clamp(dp / 0.1 * max_offset)]
+
+
+def start_daemon(bed, tmp_path, *extra, config_text=""):
+    conf = tmp_path / "shimmerd.conf"
+    if not conf.exists():
+        conf.write_text(config_text)
+    args = ["run", "--config", str(conf),
+            "--set", "Sink.type=png", "--set", "Sink.path=%s" % (tmp_path / "frames"),
+            "--set", "Trace.path=%s" % (tmp_path / "trace.jsonl"),
+            "--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
+            "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", *extra]
+    return bed.spawn(*args), tmp_path / "trace.jsonl", tmp_path / "frames"
+
+
+def feed(bed, dev, trace, d, accel, start):
+    """Sets the raw attributes for `accel` and waits for the sample that carries them."""
+    raw = dev.raw_for(accel)
+    bed.set_raw(dev, raw)
+    got = dev.accel_of(raw)
+    return wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
+                      "sample with accel %s" % got, start=start, daemon=d)
+
+
+def test_tilt_path_png_sink_and_trace(bed_factory, tmp_path):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    base_raw = dev.raw_for(pose(0, 0))
+    bed.set_raw(dev, base_raw)
+    baseline = dev.accel_of(base_raw)
+    d, trace, frames = start_daemon(bed, tmp_path)
+    i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
+    # Rolls and top-edge tilts through and past the mapper's range (clamping).
+    path = [(0.1, 0.0), (0.0, -0.05), (0.15, 0.03), (-0.3, 0.0), (0.0, 0.2), (0.05, -0.02), (0.0, 0.0)]
+    for roll, lean in path:
+        i, _ = feed(bed, dev, trace, d, pose(roll, lean), i)
+    time.sleep(0.5)   # let the smoothed focal point reach the last target
+    assert d.stop() == 0
+
+    records = read_trace(trace)
+    assert records[0]["type"] == "header" and records[0]["version"] == 1
+    assert records[0]["card"]["origin"] == [175, 350 * 2 / 3]
+    samples = [r for r in records if r["type"] == "sample"]
+    # Every sample the daemon used is in the trace, in order, none missing.
+    assert [s["seq"] for s in samples] == list(range(len(samples)))
+    _, stopped = d.wait_log(r"stopped after (\d+) frames and (\d+) samples", "stop summary")
+    n_frames, n_samples = map(int, re.search(r"after (\d+) frames and (\d+) samples", stopped).groups())
+    assert n_samples == len(samples)
+    for s in samples:
+        dp, dr = tilt(baseline, s["accel"])
+        assert s["dpitch"] == pytest.approx(dp, abs=1e-9)
+        assert s["droll"] == pytest.approx(dr, abs=1e-9)
+        assert s["focal"] == pytest.approx(expected_focal(s["dpitch"], s["droll"]), abs=1e-9)
+    # The path visited both clamps.
+    assert min(s["focal"][0] for s in samples) == pytest.approx(75)
+    assert max(s["focal"][1] for s in samples) == pytest.approx(350 * 2 / 3 + 100) or \
+        min(s["focal"][1] for s in samples) == pytest.approx(350 * 2 / 3 - 100)
+
+    # Frames: one PNG per frame record; the last one equals `shimmerd render` of its focal point.
+    frame_records = [r for r in records if r["type"] == "frame"]
+    assert len(frame_records) == n_frames == len(os.listdir(frames))
+    last = frame_records[-1]
+    # A frame is published only when a dot's color changes, so the last frame may have
+    # been drawn a fraction of a point before the smoothed point reached the target: it
+    # must still be the picture of the target.
+    checks = [(frame_records[len(frame_records) // 2], None), (last, None), (last, samples[-1]["focal"])]
+    for r, focal in checks:
+        focal = focal or r["focal"]
+        png = frames / ("frame-%06d.png" % r["frame"])
+        ref = tmp_path / "ref.png"
+        out = subprocess.run([SHIMMERD, "render", "--focal", "%r,%r" % tuple(focal), "--out", str(ref)],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert png.read_bytes() == ref.read_bytes(), "frame %d differs from render of %s" % (r["frame"], focal)
+
+
+def test_still_device_writes_no_frames(bed_factory, tmp_path):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0.05, 0.02)))
+    d, trace, frames = start_daemon(bed, tmp_path, "--set", "Attitude.filter=one-euro")
+    wait_trace(trace, lambda r: r["type"] == "sample", "first sample", daemon=d)
+    # A tilt, then stillness: frames follow the move, then stop once the point settles.
+    i, _ = feed(bed, dev, trace, d, pose(0.12, -0.04), 0)
+    deadline = time.monotonic() + WAIT
+    count = -1
+    while True:
+        time.sleep(1.0)
+        now = len(os.listdir(frames))
+        if now == count:
+            break
+        count = now
+        assert time.monotonic() < deadline, "frames never stopped"
+    samples_before = len([r for r in read_trace(trace) if r["type"] == "sample"])
+    time.sleep(5)
+    assert len(os.listdir(frames)) == count, "frames were written while the device lay still"
+    samples_after = len([r for r in read_trace(trace) if r["type"] == "sample"])
+    assert samples_after > samples_before, "the sensor must still be read"
+    assert d.stop() == 0
+
+
+def test_sighup_reloads_valid_and_keeps_running_on_invalid(bed_factory, tmp_path):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("[Mapper]\nmax_offset = 100\n")
+    d, trace, _ = start_daemon(bed, tmp_path)
+    i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
+    i, s = feed(bed, dev, trace, d, pose(0.15, 0), i)
+    assert s["droll"] == pytest.approx(0.15, abs=0.004)
+    assert s["focal"][0] == pytest.approx(175 + s["droll"] / 0.2 * 100, abs=1e-9)
+
+    # Valid: the new max_offset applies; the baseline is recaptured at the current pose.
+    conf.write_text("[Mapper]\nmax_offset = 50\n")
+    d.p.send_signal(1)
+    d.wait_log("configuration reloaded", "reload")
+    i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "new baseline", start=i + 1, daemon=d)
+    i, s = feed(bed, dev, trace, d, pose(0, 0), i)
+    assert s["droll"] == pytest.approx(-0.15, abs=0.004)
+    assert s["focal"] == pytest.approx(expected_focal(s["dpitch"], s["droll"], 50), abs=1e-9)
+    i, s = feed(bed, dev, trace, d, pose(-0.1, 0), i)          # -0.25 rad: clamped at -50
+    assert s["focal"][0] == pytest.approx(175 - 50, abs=1e-9)
+
+    # Invalid: one log line naming file:line; the running configuration stays.
+    conf.write_text("[Mapper]\nmax_offset = lots\n")
+    n = len(d.logs)
+    d.p.send_signal(1)
+    _, line = d.wait_log(r"not reloaded", "rejected reload", start=n)
+    assert "%s:2" % conf in line and "max_offset" in line
+    i, s = feed(bed, dev, trace, d, pose(0.3, 0), i)            # +0.15 rad against the new baseline
+    assert d.poll() is None
+    assert s["focal"] == pytest.approx(expected_focal(s["dpitch"], s["droll"], 50), abs=1e-9)
+    assert s["focal"][0] == pytest.approx(175 + 37.5, abs=0.5)
+    assert d.stop() == 0
+
+
+def test_sigterm_flushes_the_trace_promptly(bed_factory, tmp_path):
+    """SIGTERM loses nothing: every sample counted in the log is in the trace."""
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d, trace, _ = start_daemon(bed, tmp_path, "--set", "Sensor.rate=100")
+    wait_trace(trace, lambda r: r["type"] == "sample", "a sample", daemon=d)
+    assert d.stop() == 0
+    _, stopped = d.wait_log(r"stopped after", "stop summary")
+    n = int(re.search(r"and (\d+) samples", stopped).group(1))
+    assert len([r for r in read_trace(trace) if r["type"] == "sample"]) == n
+    assert open(trace).read().endswith("\n")
+
+
+def test_duration_stops_cleanly(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    d, trace, _ = start_daemon(bed, tmp_path, "--duration", "1.5")
+    assert d.wait(timeout=WAIT) == 0
+    assert read_trace(trace)[0]["type"] == "header"
+
+
+def test_systemd_unit_verifies_and_is_hardened(tmp_path):
+    unit = open(os.path.join(REPO, "systemd", "shimmerd.service")).read()
+    assert "Type=notify" in unit and "WatchdogSec=" in unit and "User=shimmerd" in unit
+    # systemd-analyze verify checks that ExecStart exists: point it at the built binary.
+    copy = tmp_path / "shimmerd.service"
+    copy.write_text(unit.replace("/usr/local/bin/shimmerd", SHIMMERD))
+    r = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "shimmerd.service" not in r.stderr, r.stderr
+    r = subprocess.run(["systemd-analyze", "security", "--offline=true", str(copy)], capture_output=True, text=True)
+    level = float(re.search(r"Overall exposure level for shimmerd.service: ([0-9.]+)", r.stdout).group(1))
+    assert level <= 2.0, r.stdout
+
+
+def test_demo_without_hardware_or_root(tmp_path):
+    # A directory anyone may enter (pytest's own tmp_path lives under a 0700 directory).
+    shared = tempfile.mkdtemp(prefix="shimmerd-demo-", dir="/tmp")
+    os.chmod(shared, 0o777)
+    out = Path(shared) / "out" / "demo"
+    prefix = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root"
+        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
+    r = subprocess.run([*prefix, SHIMMERD, "demo", "--out", str(out)], capture_output=True, text=True,
+                       timeout=120, env=env, cwd=shared)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "open %s/shimmer.png" % out in r.stdout
+    frames = sorted(os.listdir(out / "frames"))
+    assert len(frames) > 30 and frames[0] == "frame-000001.png"
+    animation = (out / "shimmer.png").read_bytes()
+    assert animation[:8] == b"\x89PNG\r\n\x1a\n" and b"acTL" in animation[:100]
+    assert animation.count(b"fcTL") == len(frames)
+    records = read_trace(out / "trace.jsonl")
+    assert records[0]["type"] == "header" and records[0]["sensor"]["device"] == "simulated"
+    assert sum(1 for r in records if r["type"] == "sample") > 300
+    shutil.rmtree(shared)
+
+
+def test_sd_notify_ready_status_watchdog_stopping(bed_factory, tmp_path):
+    """The real libsystemd sd_notify against a notification socket of our own, as the
+    service manager would hold it."""
+    import socket
+    sock_path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(0.2)
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("")
+    # WATCHDOG_USEC=400000: the loop must ping every 0.2 s even while the card is still.
+    d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
+                  "--set", "Sensor.rate=10", extra_env={"NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "400000"})
+    messages = []
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and sum(m == "WATCHDOG=1" for m in messages) < 5:
+        try:
+            messages.append(sock.recv(4096).decode())
+        except socket.timeout:
+            pass
+    ready = [m for m in messages if m.startswith("READY=1")]
+    assert ready, messages
+    assert "STATUS=sensor: " in ready[0] and "sink: null" in ready[0]
+    assert sum(m == "WATCHDOG=1" for m in messages) >= 5
+    assert d.stop() == 0
+    sock.settimeout(2)
+    rest = []
+    try:
+        while True:
+            rest.append(sock.recv(4096).decode())
+    except socket.timeout:
+        pass
+    assert "STOPPING=1" in rest
+    sock.close()

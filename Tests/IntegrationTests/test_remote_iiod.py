@@ -1,0 +1,66 @@
+"""A remote read through a real iiod on 127.0.0.1, started inside the testbed: it works
+like a local one (`Sensor.device = uri:ip:127.0.0.1:PORT`)."""
+import json
+import socket
+import time
+
+import pytest
+
+from harness import Device, close_to, pose, tilt
+
+ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def remote(bed_factory):
+    dev = Device("kxtf9_acer_iconia_a500")
+    bed = bed_factory(dev.fixture)
+    port = free_port()
+    iiod = bed.start_iiod(port)
+    deadline = time.monotonic() + 20
+    while True:   # wait until iiod listens (a readiness wait, not a measurement)
+        assert iiod.poll() is None, "iiod exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "iiod does not listen"
+            time.sleep(0.05)
+    return bed, dev, "uri:ip:127.0.0.1:%d" % port
+
+
+def test_remote_sensors_report(remote):
+    bed, dev, uri = remote
+    r = bed.run("sensors", "--json", "--set", "Sensor.device=" + uri)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["source"] == uri[len("uri:"):]
+    assert rep["selected"] == dev.id
+    got = next(d for d in rep["devices"] if d["device"] == dev.id)
+    assert got["mount_matrix"] == dev.matrix
+    assert got["mount_matrix_source"] == "sysfs:in_accel_mount_matrix"
+    assert got["scale"] == pytest.approx([0.019163] * 3)
+    assert got["syspath"] is None
+
+
+@pytest.mark.parametrize("mode", ["poll", "buffer"])
+def test_remote_monitor_reads_like_local(remote, mode):
+    bed, dev, uri = remote
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.device=" + uri, "--set", "Sensor.mode=" + mode, *ARGS)
+    _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert a["device"] == dev.id and a["mode"] == mode
+    i, s = d.wait_for(lambda r: r["type"] == "sample", "sample")
+    assert close_to(s["accel"], dev.exp["accel_ms2"], 0.05)
+    if mode == "poll":
+        accel = dev.accel_of(dev.raw_for(pose(-1.0, 0.4)))
+        bed.set_raw(dev, dev.raw_for(pose(-1.0, 0.4)))
+        _, s2 = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], accel, 1e-6), "tilted sample", start=i)
+        dp, dr = tilt(s["accel"], accel)
+        assert s2["dpitch"] == pytest.approx(dp, abs=1e-6) and s2["droll"] == pytest.approx(dr, abs=1e-6)
+    assert d.stop() == 0
