@@ -67,5 +67,6 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
     ]
 )

@@ -1,5 +1,7 @@
 // Kernel interfaces Swift cannot call directly: variadic ioctl(2), the futex(2)
-// syscall, and the fbdev / VT structures. Each helper is a one-line static inline.
+// syscall, the fbdev / VT structures, and the C11 atomics of the shm header.
+// Each helper is a one-line static inline. shim_futex_wake/wait use FUTEX_WAKE/WAIT
+// without FUTEX_PRIVATE_FLAG: shared futexes, so waiters in other processes wake.
 #ifndef SHIMMERD_CLINUX_SHIM_H
 #define SHIMMERD_CLINUX_SHIM_H
 #include <sys/ioctl.h>
@@ -23,5 +25,11 @@ static inline const unsigned long shim_kd_graphics(void) { return KD_GRAPHICS; }
 static inline long shim_futex_wake(uint32_t *addr, int count) { return syscall(SYS_futex, addr, FUTEX_WAKE, count, NULL, NULL, 0); }
 static inline long shim_futex_wait(uint32_t *addr, uint32_t expected, const struct timespec *timeout) { return syscall(SYS_futex, addr, FUTEX_WAIT, expected, timeout, NULL, 0); }
 static inline int shim_open_nofollow(const char *path, int flags, unsigned mode) { return open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode); }
+static inline int shim_openat_nofollow(int dirfd, const char *name, int flags, unsigned mode) { return openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode); }
 static inline int shim_errno(void) { return errno; }
+// The shm header's `frame` word (spec/interfaces.md): a 64-bit store with release ordering
+// after the pixels, a load with acquire ordering on the reader side.
+static inline void shim_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline uint64_t shim_load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void shim_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 #endif

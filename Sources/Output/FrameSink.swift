@@ -49,5 +49,15 @@ package protocol FrameSink: AnyObject {
     func publish(slot: Int, _ frame: FrameInfo) throws(SinkError)
     /// Frames published so far.
     var framesPublished: UInt64 { get }
+    /// Called by the pipeline loop on every wake-up (at least four times a second), frames
+    /// or not, so a sink can retry a device that was missing or busy. Never throws: a
+    /// sink reports its own state changes through the report closure it was given.
+    func maintain()
+    /// Releases everything (restores the console, detaches from shared memory). Called
+    /// once; deinit does the same if it was not.
     func close()
+}
+
+extension FrameSink {
+    package func maintain() {}
 }

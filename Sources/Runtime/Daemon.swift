@@ -128,7 +128,7 @@ package final class Daemon {
     private func build(_ c: Configuration) throws(Failure) -> Pipeline.Parts {
         let motion = try MotionConfiguration(c)
         let renderer = try CardFactory.renderer(c.card)
-        let sink = try SinkFactory.make(c.sink, renderer: renderer)
+        let sink = try SinkFactory.make(c.sink, renderer: renderer, log: log)
         let source: any SampleSource
         switch sourceChoice {
         case .simulated(let path):
@@ -209,7 +209,8 @@ package final class Daemon {
 
 /// Sinks from `[Sink]`.
 package enum SinkFactory {
-    package static func make(_ s: SinkSettings, renderer: CardRenderer) throws(Failure) -> any FrameSink {
+    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger) throws(Failure) -> any FrameSink {
+        let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
@@ -223,9 +224,26 @@ package enum SinkFactory {
             } catch {
                 throw Failure(.cannotCreate, "\(error)")
             }
+        case "framebuffer":
+            // A missing or busy device is not a startup failure: the sink reports it once
+            // and retries with backoff.
+            return FramebufferSink(device: s.device, position: s.position, cardWidth: width, cardHeight: height,
+                                   report: { log.notice($0, ["sink.device": s.device]) })
+        case "shm":
+            do {
+                return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
+                                            report: { log.notice($0, ["sink.name": s.name]) })
+            } catch {
+                throw Failure(.cannotCreate, "Sink.name = \(s.name): \(error.message)")
+            }
+        case "raw":
+            do {
+                return try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps)
+            } catch {
+                throw Failure(.cannotCreate, "Sink.path = \(s.path): \(error.message)")
+            }
         default:
-            // framebuffer, shm and raw are the frame-sinks issue's work.
-            throw Failure(.unavailable, "Sink.type = \(s.type) is not available in this version yet; use png or null")
+            throw Failure(.configuration, "Sink.type = \(s.type) is not one of framebuffer, shm, raw, png, null")
         }
     }
 }

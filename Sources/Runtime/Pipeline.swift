@@ -61,6 +61,8 @@ package final class Pipeline {
     static let deadBand = 0.2
     /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within 0.1 s).
     static let idlePeriod = 0.1
+    /// A permanent sink failure (a raw reader went away): the run ends cleanly.
+    private var sinkEnded = false
     /// Called after each published frame (demo progress).
     package var onFrame: ((UInt64, Double) -> Void)?
 
@@ -112,6 +114,8 @@ package final class Pipeline {
                 }
             }
             if let deadline, now >= deadline { break }
+            if sinkEnded { break }
+            parts.sink.maintain()
 
             for event in parts.source.handle(now: now, readable: readable) {
                 switch event {
@@ -232,6 +236,11 @@ package final class Pipeline {
         } catch {
             // The slot's contents are now unknown to the sink: repaint it fully next time.
             targets[slot].invalidate()
+            if error.permanent {
+                log.notice("\(error); stopping", ["sink": parts.sink.summary])
+                sinkEnded = true
+                return
+            }
             let (allowed, held) = limiter.allow("sink:" + error.message, now: now)
             if allowed {
                 log.error("frame \(frames + 1) not published: \(error)" + (held > 0 ? " (\(held) more since the last report)" : ""),

@@ -1,0 +1,131 @@
+import CLinux
+import Glibc
+
+/// An open file descriptor, closed when the last reference goes away (`close(2)`).
+package final class FileDescriptor: @unchecked Sendable {
+    package let rawValue: Int32
+    /// What was opened, for error messages.
+    package let path: String
+    private var isOpen = true
+
+    package init(adopting fd: Int32, path: String) {
+        rawValue = fd
+        self.path = path
+    }
+
+    deinit { close() }
+
+    /// `close(2)`, once. (EINTR is not retried: Linux has already released the descriptor.)
+    package func close() {
+        guard isOpen else { return }
+        isOpen = false
+        _ = Glibc.close(rawValue)
+    }
+
+    /// `open(2)` with O_CLOEXEC.
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> FileDescriptor {
+        let fd = try retryingEINTR("open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        return FileDescriptor(adopting: fd, path: path)
+    }
+
+    /// `openat(2)` of one name in `directory` with O_NOFOLLOW | O_CLOEXEC: a symbolic link
+    /// in the last component fails with ELOOP instead of being followed.
+    package static func openNoFollow(in directory: FileDescriptor, _ name: String, _ flags: Int32,
+                                     mode: mode_t = 0) throws -> FileDescriptor {
+        let path = directory.path + "/" + name
+        let fd = try retryingEINTR("open", path: path) {
+            shim_openat_nofollow(directory.rawValue, name, flags, UInt32(mode))
+        }
+        return FileDescriptor(adopting: fd, path: path)
+    }
+
+    /// `fstat(2)`.
+    package func status() throws -> FileStatus {
+        var st = stat()
+        try retryingEINTR("fstat", path: path) { fstat(rawValue, &st) }
+        return FileStatus(st)
+    }
+
+    /// `fchmod(2)`.
+    package func setMode(_ mode: mode_t) throws {
+        try retryingEINTR("fchmod", path: path) { fchmod(rawValue, mode) }
+    }
+
+    /// `ftruncate(2)`.
+    package func truncate(to size: Int) throws {
+        try retryingEINTR("ftruncate", path: path) { ftruncate(rawValue, off_t(size)) }
+    }
+
+    /// `fcntl(F_SETFL)` with O_NONBLOCK set or cleared.
+    package func setNonBlocking(_ on: Bool) throws {
+        let flags = try retryingEINTR("fcntl F_GETFL", path: path) { fcntl(rawValue, F_GETFL) }
+        try retryingEINTR("fcntl F_SETFL", path: path) { fcntl(rawValue, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
+    }
+
+    /// Writes all `count` bytes at `bytes`, retrying short writes and EINTR. EPIPE and
+    /// every other failure throw, with the bytes already written in the error's path text
+    /// left to the caller.
+    package func writeAll(_ bytes: UnsafeRawPointer, count: Int) throws {
+        var done = 0
+        while done < count {
+            done += try retryingEINTR("write", path: path) { Glibc.write(rawValue, bytes + done, count - done) }
+        }
+    }
+}
+
+/// The `fstat(2)` facts the sinks check.
+package struct FileStatus: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        case regular, directory, characterDevice, fifo, symbolicLink, other
+    }
+
+    package var kind: Kind
+    package var ownerUID: uid_t
+    /// Permission bits only (mode & 07777).
+    package var permissions: mode_t
+    package var size: Int
+    package var device: UInt64
+    package var inode: UInt64
+    /// st_rdev of a device node: major and minor (`major(3)`, `minor(3)`).
+    package var deviceMajor: UInt32
+    package var deviceMinor: UInt32
+
+    init(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFCHR: kind = .characterDevice
+        case S_IFIFO: kind = .fifo
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        ownerUID = st.st_uid
+        permissions = st.st_mode & 0o7777
+        size = Int(st.st_size)
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        // glibc's gnu_dev_major / gnu_dev_minor encoding.
+        let rdev = UInt64(st.st_rdev)
+        deviceMajor = UInt32(((rdev >> 8) & 0xFFF) | ((rdev >> 32) & ~0xFFF))
+        deviceMinor = UInt32((rdev & 0xFF) | ((rdev >> 12) & ~0xFF))
+    }
+
+    /// `stat(2)` (follows links) or, with `followLinks: false`, `lstat(2)`.
+    package static func of(_ path: String, followLinks: Bool = true) throws -> FileStatus {
+        var st = stat()
+        if followLinks {
+            try retryingEINTR("stat", path: path) { stat(path, &st) }
+        } else {
+            try retryingEINTR("lstat", path: path) { lstat(path, &st) }
+        }
+        return FileStatus(st)
+    }
+}
+
+/// The effective user id (`geteuid(2)`), for ownership checks.
+package func effectiveUserID() -> uid_t { geteuid() }
+
+/// `unlink(2)`.
+package func unlinkFile(_ path: String) throws {
+    try retryingEINTR("unlink", path: path) { unlink(path) }
+}

@@ -1,0 +1,190 @@
+import Glibc
+import LinuxSystem
+import Raster
+
+/// The card on a Linux framebuffer (fbdev: /dev/fbN).
+///
+/// Why a shadow: the renderer paints into an XRGB8888 card-sized buffer owned by the
+/// sink, and `publish` copies the rows that changed since the last publish into the
+/// mmap'd framebuffer, converting the pixel format on the way. The alternative, painting
+/// straight into the framebuffer when it is XRGB8888, was rejected because
+/// - 16 and 24 bpp and BGR layouts need a conversion anyway, so there would be two paths;
+/// - the device can be missing or busy at start and come back later: the renderer's
+///   target must exist before the device does, and the newest card is then drawn at once
+///   on attach, without waiting for the card to move;
+/// - reads of framebuffer memory are slow (write-combined, uncached), so comparing in
+///   the shadow is cheap where comparing on the device is not.
+/// The cost is one memcmp per card row per frame (2.8 KB at 700 px) and the copy of the
+/// rows that changed; an XRGB8888 device gets plain memcpy rows.
+///
+/// Invariants: only the card's rectangle, clipped to the visible screen, is ever written;
+/// `line_length` is the stride; KD_GRAPHICS is set on the console while the device is
+/// attached and KD_TEXT restored in `close()` and deinit (every exit path of the daemon:
+/// --duration, SIGTERM/SIGINT, SIGHUP rebuilds, startup failures after the sink exists).
+/// A missing or busy device is reported once per distinct cause and retried with
+/// exponential backoff (0.5 s doubling to 8 s); frames rendered meanwhile go to the
+/// shadow only.
+package final class FramebufferSink: FrameSink {
+    package let devicePath: String
+    package let consolePath: String
+    package let sysfsRoot: String
+    private let position: (x: Int, y: Int)?
+    private let report: (String) -> Void
+    private let clock: () -> Double
+    private let shadow: PixelBuffer
+    /// The card pixels last written to the device, row-major, card width per row.
+    private var written: [UInt32]
+    private var device: Attached?
+    private var retryAt = -Double.infinity
+    private var backoff = FramebufferSink.firstBackoff
+    private var lastFailure: String?
+    private var closed = false
+    package private(set) var framesPublished: UInt64 = 0
+    /// Rows copied to the device so far (for tests and the bench).
+    package private(set) var rowsWritten = 0
+
+    static let firstBackoff = 0.5
+    static let maxBackoff = 8.0
+
+    struct Attached {
+        let mapping: MemoryMapping
+        let geometry: FramebufferGeometry
+        let converter: PixelConverter
+        let placement: CardPlacement
+        let console: VirtualTerminalMode?
+    }
+
+    /// - Parameters:
+    ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
+    ///   - sysfsRoot: where sysfs is mounted (for the geometry fallback).
+    ///   - report: one log line per state change (unavailable, attached, console).
+    ///   - clock: monotonic seconds, for the retry backoff.
+    package init(device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
+                 consolePath: String = "/dev/tty0", sysfsRoot: String = "/sys", report: @escaping (String) -> Void,
+                 clock: @escaping () -> Double = MonotonicClock.seconds) {
+        devicePath = device
+        self.consolePath = consolePath
+        self.sysfsRoot = sysfsRoot
+        self.position = position
+        self.report = report
+        self.clock = clock
+        shadow = PixelBuffer(width: cardWidth, height: cardHeight)
+        written = [UInt32](repeating: 0, count: cardWidth * cardHeight)
+        maintain()
+    }
+
+    deinit { close() }
+
+    package var summary: String { "framebuffer \(devicePath)" }
+    package var slotCount: Int { 1 }
+    package var isAttached: Bool { device != nil }
+    package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
+    package func nextSlot() -> Int { 0 }
+
+    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) {
+        framesPublished += 1
+        if let device { copyRows(device, all: false) }
+    }
+
+    package func maintain() {
+        guard device == nil, !closed, clock() >= retryAt else { return }
+        do {
+            let d = try attach()
+            device = d
+            backoff = Self.firstBackoff
+            lastFailure = nil
+            let p = d.placement
+            report("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
+                   + (p.isEmpty ? ", entirely off screen" : ""))
+            copyRows(d, all: true)
+        } catch {
+            let message = error.message
+            if message != lastFailure {
+                report("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                lastFailure = message
+            }
+            retryAt = clock() + backoff
+            backoff = min(backoff * 2, Self.maxBackoff)
+        }
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        if let console = device?.console {
+            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
+        }
+        device = nil
+    }
+
+    private func attach() throws(SinkError) -> Attached {
+        func fail(_ e: any Error) -> SinkError { SinkError(sink: "framebuffer", "\(e)") }
+        let fd: FileDescriptor
+        let status: FileStatus
+        do {
+            fd = try FileDescriptor.open(devicePath, O_RDWR)
+            status = try fd.status()
+        } catch { throw fail(error) }
+        var geometry: FramebufferGeometry
+        do {
+            geometry = FramebufferGeometry(try FramebufferDevice.screenInfo(fd))
+        } catch {
+            // Not a real fbdev (a regular file standing in for it) or the ioctls are not
+            // supported: the sysfs attributes of fbN.
+            guard let dir = FramebufferDevice.sysfsDirectory(path: devicePath, status: status, sysfsRoot: sysfsRoot) else {
+                throw SinkError(sink: "framebuffer", "\(error), and no /sys/class/graphics/fbN for \(devicePath)")
+            }
+            func attr(_ name: String) -> String? { try? SysfsAttributeFile.read(dir + "/" + name).get() }
+            guard let size = attr("virtual_size"), let bpp = attr("bits_per_pixel"), let stride = attr("stride") else {
+                throw SinkError(sink: "framebuffer", "\(error), and \(dir)/{virtual_size,bits_per_pixel,stride} are not readable")
+            }
+            geometry = try FramebufferGeometry.fromSysfs(virtualSize: size, bitsPerPixel: bpp, stride: stride,
+                                                          modes: attr("modes"), pan: attr("pan"))
+        }
+        if let why = geometry.format.unsupportedReason {
+            throw SinkError(sink: "framebuffer", "unsupported pixel format: \(why)")
+        }
+        let needed = geometry.offset(x: geometry.width, y: geometry.height - 1)
+        guard geometry.mappedLength >= needed else {
+            throw SinkError(sink: "framebuffer", "\(geometry.mappedLength) bytes of memory for \(geometry), needs \(needed)")
+        }
+        if status.kind == .regular && status.size < geometry.mappedLength {
+            // Mapping past the end of a file faults on access (SIGBUS).
+            throw SinkError(sink: "framebuffer", "\(devicePath) is a \(status.size)-byte file; \(geometry) needs \(geometry.mappedLength)")
+        }
+        let mapping: MemoryMapping
+        do { mapping = try MemoryMapping(fd, byteCount: geometry.mappedLength) } catch { throw fail(error) }
+        let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
+                                      screenWidth: geometry.width, screenHeight: geometry.height, position: position)
+        var console: VirtualTerminalMode?
+        do {
+            let vt = try VirtualTerminalMode(path: consolePath)
+            try vt.enterGraphics()
+            console = vt
+        } catch {
+            report("console \(consolePath) left in its mode (\(error)); the text cursor may draw over the card")
+        }
+        return Attached(mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
+                        placement: placement, console: console)
+    }
+
+    /// Copies the card rows that differ from what was last written (all of them when
+    /// `all`), converted, into the visible part of the card's rectangle.
+    private func copyRows(_ d: Attached, all: Bool) {
+        let p = d.placement
+        guard !p.isEmpty else { return }
+        let pix = shadow.pixmap
+        let cardWidth = pix.width
+        written.withUnsafeMutableBufferPointer { last in
+            for y in p.y0..<p.y1 {
+                let row = pix.row(y)
+                let copy = last.baseAddress! + y * cardWidth
+                if !all && memcmp(row, copy, cardWidth * 4) == 0 { continue }
+                copy.update(from: row, count: cardWidth)
+                let dst = d.mapping.base + d.geometry.offset(x: p.originX + p.x0, y: p.originY + y)
+                d.converter.convert(row + p.x0, count: p.x1 - p.x0, to: dst)
+                rowsWritten += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Glibc
+import LinuxSystem
+import Raster
+
+/// Frames in a POSIX shared-memory object, /dev/shm/NAME, in the format of
+/// spec/interfaces.md ("Shared-memory frames"; docs/SHM.md for readers).
+///
+/// - Rotation: frame f+1 is painted into buffer f mod N (N = 3), straight into the
+///   shared memory (each buffer has its own renderer target, so only changed dots are
+///   repainted). Then `frame_time_ns` and the focal point are written, `frame = f+1` is
+///   stored with release ordering, and every FUTEX_WAIT on offset 48 is woken (a shared
+///   futex: no FUTEX_PRIVATE_FLAG).
+/// - Creation: `openat(/dev/shm, NAME, O_CREAT | O_EXCL | O_NOFOLLOW)`, then `fchmod` to
+///   `Sink.mode` (so the umask does not change it). An existing NAME is opened with
+///   O_NOFOLLOW (a symbolic link fails with ELOOP and is refused), must be a regular file
+///   owned by this user, and must not have a live writer (writer_pid alive): otherwise
+///   the sink refuses to start.
+/// - Exit: writer_pid is set to 0, waiters are woken, the object is kept, so readers
+///   keep their mapping and the last frame.
+/// - Restart: an existing object with the same layout is reused as it is: the frame
+///   counter continues from its value (readers see frame numbers keep increasing and
+///   need not reopen), writer_pid becomes the new pid. An object with another layout
+///   (a different card size) is marked writer_pid 0, woken, unlinked and created anew:
+///   readers holding the old mapping are never truncated under (no SIGBUS); they notice
+///   the new object by reopening NAME (docs/SHM.md: compare st_ino).
+package final class SharedMemorySink: FrameSink {
+    package let name: String
+    package let path: String
+    package let header: SharedMemoryHeader
+    /// True when an existing object was reused (restart), false when created.
+    package let reused: Bool
+    private let mapping: MemoryMapping
+    /// Number of the newest frame in the object (continues across restarts).
+    package private(set) var frame: UInt64
+    package private(set) var framesPublished: UInt64 = 0
+    private var closed = false
+
+    /// - Parameters:
+    ///   - directory: where POSIX shared memory lives (/dev/shm).
+    ///   - report: one log line for a notable decision (reused, recreated).
+    package init(name: String, mode: mode_t, width: Int, height: Int, directory: String = "/dev/shm",
+                 report: (String) -> Void) throws(SinkError) {
+        func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
+        self.name = name
+        path = directory + "/" + name
+        let layout = SharedMemoryHeader(width: width, height: height)
+        header = layout
+        let dir: FileDescriptor
+        do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
+
+        var fd: FileDescriptor
+        var created = false
+        do {
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+            created = true
+        } catch let e as SystemError where e.errno == EEXIST {
+            do {
+                fd = try Self.openExisting(dir, name, path: path)
+            } catch let e as SinkError {
+                throw e
+            } catch { throw fail("\(error)") }
+        } catch { throw fail("\(error)") }
+
+        var existing: SharedMemoryHeader?
+        if !created {
+            existing = Self.readHeader(fd)
+            if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
+                throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
+            }
+            if let h = existing, h.hasSameLayout(as: layout) {
+                report("shm \(path): reusing the existing object at frame \(h.frame)")
+            } else {
+                // Another layout (or not ours at all): retire it and start a new one.
+                Self.detachOld(fd)
+                do {
+                    try unlinkFile(path)
+                    fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+                } catch { throw fail("cannot replace \(path): \(error)") }
+                report("shm \(path): the existing object had another layout; replaced it (readers must reopen)")
+                existing = nil
+                created = true
+            }
+        }
+        do {
+            try fd.setMode(mode)
+            if created { try fd.truncate(to: layout.totalSize) }
+            mapping = try MemoryMapping(fd, byteCount: layout.totalSize)
+        } catch {
+            if created { try? unlinkFile(path) }
+            throw fail("\(error)")
+        }
+        reused = existing != nil
+        let base = mapping.base
+        if let existing {
+            frame = existing.frame
+        } else {
+            frame = 0
+            var h = layout
+            h.writerPID = UInt32(getpid())
+            let bytes = h.bytes
+            // Every field first, the magic last, so a reader never accepts a half-written header.
+            (base + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
+            SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: base)
+        }
+        SharedWord.storeRelease32(UInt32(getpid()), at: base + SharedMemoryHeader.Offset.writerPID)
+    }
+
+    deinit { close() }
+
+    private static func openExisting(_ dir: FileDescriptor, _ name: String, path: String) throws -> FileDescriptor {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR)
+        } catch let e as SystemError where e.errno == ELOOP {
+            throw SinkError(sink: "shm", "\(path) is a symbolic link; refusing to follow it", permanent: true)
+        }
+        let st = try fd.status()
+        guard st.kind == .regular else {
+            throw SinkError(sink: "shm", "\(path) is not a regular file; refusing to use it", permanent: true)
+        }
+        guard st.ownerUID == effectiveUserID() else {
+            throw SinkError(sink: "shm", "\(path) is owned by uid \(st.ownerUID), not by this user (uid \(effectiveUserID())); "
+                            + "refusing to take it over", permanent: true)
+        }
+        return fd
+    }
+
+    private static func readHeader(_ fd: FileDescriptor) -> SharedMemoryHeader? {
+        guard let st = try? fd.status(), st.size >= SharedMemoryHeader.size,
+              let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size, writable: false) else { return nil }
+        let bytes = Array(UnsafeRawBufferPointer(start: m.base, count: SharedMemoryHeader.size))
+        guard let h = SharedMemoryHeader(bytes: bytes), st.size >= h.totalSize else { return nil }
+        return h
+    }
+
+    /// Marks an object being replaced as writerless and wakes its readers.
+    private static func detachOld(_ fd: FileDescriptor) {
+        guard readHeader(fd) != nil, let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size) else { return }
+        SharedWord.storeRelease32(0, at: m.base + SharedMemoryHeader.Offset.writerPID)
+        SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame)
+    }
+
+    package var summary: String { "shm \(path)" }
+    package var slotCount: Int { Int(header.bufferCount) }
+
+    package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) {
+        let p = Pixmap(base: mapping.base + header.offset(ofBuffer: slot), width: Int(header.width),
+                       height: Int(header.height), stride: Int(header.stride))
+        return (p, 0, 0)
+    }
+
+    /// Frame f+1 goes into buffer f mod N.
+    package func nextSlot() -> Int { Int(frame % UInt64(header.bufferCount)) }
+
+    package func publish(slot: Int, _ info: FrameInfo) throws(SinkError) {
+        guard !closed else { throw SinkError(sink: "shm", "\(path) is closed", permanent: true) }
+        guard slot == nextSlot() else {
+            throw SinkError(sink: "shm", "frame \(frame + 1) painted into buffer \(slot), expected \(nextSlot())")
+        }
+        let base = mapping.base
+        (base + SharedMemoryHeader.Offset.frameTimeNanoseconds).storeBytes(of: info.timeNanoseconds.littleEndian, as: UInt64.self)
+        (base + SharedMemoryHeader.Offset.focalX).storeBytes(of: Float(info.focalX).bitPattern.littleEndian, as: UInt32.self)
+        (base + SharedMemoryHeader.Offset.focalY).storeBytes(of: Float(info.focalY).bitPattern.littleEndian, as: UInt32.self)
+        frame += 1
+        SharedWord.storeRelease(frame, at: base + SharedMemoryHeader.Offset.frame)
+        SharedWord.wake(at: base + SharedMemoryHeader.Offset.frame)
+        framesPublished += 1
+    }
+
+    /// writer_pid = 0 and a wake-up, so readers learn the writer left; the object stays.
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        SharedWord.storeRelease32(0, at: mapping.base + SharedMemoryHeader.Offset.writerPID)
+        SharedWord.wake(at: mapping.base + SharedMemoryHeader.Offset.frame)
+    }
+}

@@ -1,0 +1,449 @@
+"""The frame sinks end to end: the real shimmerd under umockdev with a fixture
+accelerometer driven through a tilt path, writing to shared memory (read by the shipped
+tools/shmread.py in another process), to a pipe into a real ffmpeg, and to a regular file
+standing in for /dev/fb0 with its geometry in the testbed's sysfs."""
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+import scene_colors
+from harness import REPO, SHIMMERD, WAIT, Device, pose
+
+READER = os.path.join(REPO, "tools", "shmread.py")
+CARD_W, CARD_H = 700, 467
+FIXTURE = "bmc150_bosc0200_ideapad_d330"
+QUIET = ["--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
+# A tilt path: (roll, lean back) in radians; each step moves the focal point.
+PATH = [(0.1, 0.0), (0.1, -0.05), (-0.08, 0.04), (0.05, 0.06)]
+
+
+def reader_env():
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.pop("UMOCKDEV_DIR", None)
+    return env
+
+
+def read_trace(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
+
+
+def frames_in(path):
+    return [r for r in read_trace(path) if r["type"] == "frame"]
+
+
+def wait_until(predicate, what, daemon=None, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = predicate()
+        if v:
+            return v
+        if daemon is not None and daemon.poll() is not None:
+            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
+        if time.monotonic() > deadline:
+            raise AssertionError("no %s within %ss" % (what, timeout))
+        time.sleep(0.05)
+
+
+class Tilter:
+    """Drives the fixture accelerometer through PATH and waits until the trace shows a
+    frame whose focal point is the mapper's target for that step (the smoother settled)."""
+
+    def __init__(self, bed, trace):
+        self.dev = Device(FIXTURE)
+        self.bed, self.trace = bed, trace
+        self.since = -1.0   # trace time of the previous step's sample
+        bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
+
+    def step(self, roll, lean, daemon):
+        # Move only once the baseline is captured (at rest), or the move becomes the baseline.
+        wait_until(lambda: any(r["type"] == "baseline" for r in read_trace(self.trace)), "baseline", daemon)
+        self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, lean)))
+        accel = self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
+
+        def sample():
+            s = [r for r in read_trace(self.trace) if r["type"] == "sample" and r["t"] > self.since
+                 and all(abs(a - b) < 1e-6 for a, b in zip(r["accel"], accel))]
+            return s[0] if s else None
+        s = wait_until(sample, "sample of pose %s" % ((roll, lean),), daemon)
+        self.since = s["t"]
+        target = s["focal"]
+
+        # Frames are published only when some dot's color changes (colors step every
+        # ~6 pt of distance), so the last frame stops within a few points of the target.
+        def near():
+            return [f for f in frames_in(self.trace) if f["t"] >= s["t"]
+                    and abs(f["focal"][0] - target[0]) < 8 and abs(f["focal"][1] - target[1]) < 8]
+        wait_until(near, "frames reaching focal %s" % target, daemon)
+        return target
+
+
+def check_dot_pixels(pixels, stride, focal, where):
+    """Dot pixels against scene.md's colors for `focal`; XRGB8888 bytes B, G, R, X."""
+    checked = 0
+    for px, py, rgb, what in scene_colors.samples(*focal):
+        o = py * stride + px * 4
+        got = (pixels[o + 2], pixels[o + 1], pixels[o])
+        assert max(abs(g - e) for g, e in zip(got, rgb)) <= 3, \
+            "%s: %s pixel (%d, %d) is %s, scene.md says %s for focal %s" % (where, what, px, py, got, rgb, focal)
+        checked += 1
+    assert checked > 200
+    return checked
+
+
+def run_reader(*args, timeout=WAIT):
+    r = subprocess.run([sys.executable, READER, *args], env=reader_env(), capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture
+def shm_name():
+    name = "shimmerd-test-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
+    yield name
+    if os.path.exists("/dev/shm/" + name):
+        os.unlink("/dev/shm/" + name)
+
+
+def check_header(h, name):
+    assert h["magic"] == "SHMR" and h["version"] == 1 and h["header_size"] == 128
+    assert (h["width"], h["height"], h["stride"]) == (CARD_W, CARD_H, CARD_W * 4)
+    assert h["fourcc"] == 0x34325258 and h["fourcc_text"] == "XR24"
+    assert h["buffer_count"] >= 3 and h["buffer_offset"] % 4096 == 0 and h["buffer_offset"] >= 128
+    assert h["buffer_size"] % 4096 == 0 and h["buffer_size"] >= CARD_W * 4 * CARD_H
+    st = os.stat("/dev/shm/" + name)
+    assert st.st_size == h["buffer_offset"] + h["buffer_count"] * h["buffer_size"]
+    assert st.st_mode & 0o777 == 0o640
+
+
+def test_shm_reader_checks_header_and_dot_colors_across_a_restart(bed_factory, shm_name, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    args = ["run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace]
+    d = bed.spawn(*args)
+    for roll, lean in PATH[:2]:
+        tilter.step(roll, lean, d)
+
+    # A separate process, the shipped reader, while the daemon runs.
+    out = tmp_path / "frame.xrgb"
+    h = json.loads(run_reader("--name", shm_name, "snapshot", "--raw", str(out)).stdout)
+    check_header(h, shm_name)
+    assert h["writer_pid"] == d.p.pid and h["frame"] >= 2
+    trace_frames = {f["frame"]: f for f in frames_in(trace)}
+    assert h["frame"] in trace_frames
+    assert h["focal_x"] == pytest.approx(trace_frames[h["frame"]]["focal"][0], abs=1e-3)
+    assert h["focal_y"] == pytest.approx(trace_frames[h["frame"]]["focal"][1], abs=1e-3)
+    assert h["focal_x"] != pytest.approx(175, abs=1), "the tilt path moved the focal point"
+    check_dot_pixels(out.read_bytes(), h["stride"], (h["focal_x"], h["focal_y"]), "running")
+
+    # A follower that stays across the restart.
+    follower = subprocess.Popen([sys.executable, READER, "--name", shm_name, "follow", "--timeout", str(WAIT)],
+                                env=reader_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    threading.Thread(target=lambda: [lines.append(json.loads(l)) for l in follower.stdout], daemon=True).start()
+    wait_until(lambda: lines, "the follower ready")
+
+    assert d.stop() == 0
+    last = frames_in(trace)[-1]
+    h = json.loads(run_reader("--name", shm_name, "snapshot", "--raw", str(out)).stdout)
+    assert h["writer_pid"] == 0, "writer_pid is 0 once the writer has gone"
+    assert h["frame"] == last["frame"], "the object is kept with the last frame"
+    assert [h["focal_x"], h["focal_y"]] == pytest.approx(last["focal"], abs=1e-3)
+    check_dot_pixels(out.read_bytes(), h["stride"], (h["focal_x"], h["focal_y"]), "after exit")
+    ino = os.stat("/dev/shm/" + shm_name).st_ino
+
+    # Restart: same object, the counter continues, the follower sees the new writer's frames.
+    trace2 = str(tmp_path / "trace2.jsonl")
+    d2 = bed.spawn(*args[:-2], "--set", "Trace.path=" + trace2)
+    d2.wait_log(r"reusing the existing object at frame %d" % last["frame"], "reuse")
+    tilter.trace, tilter.since = trace2, -1.0
+    tilter.step(*PATH[2], d2)
+    assert os.stat("/dev/shm/" + shm_name).st_ino == ino
+    new = wait_until(lambda: [l for l in lines if l.get("writer_pid") == d2.p.pid], "the follower seeing the new writer")
+    assert new[0]["frame"] == last["frame"] + 1
+    seen = [l["frame"] for l in lines if "how" in l]
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)
+    h = json.loads(run_reader("--name", shm_name, "snapshot", "--raw", str(out)).stdout)
+    assert h["writer_pid"] == d2.p.pid and h["frame"] - last["frame"] in {f["frame"] for f in frames_in(trace2)}
+    check_dot_pixels(out.read_bytes(), h["stride"], (h["focal_x"], h["focal_y"]), "after restart")
+    follower.terminate()
+    follower.wait(timeout=WAIT)
+    assert d2.stop() == 0
+
+
+def test_shm_futex_wakes_the_reader_for_each_frame(bed_factory, shm_name, tmp_path):
+    """Sink.fps = 4: a blocked reader is back in FUTEX_WAIT long before the next frame,
+    so it must be woken for every frame, in order, none missed."""
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                  "--set", "Sink.fps=4", "--set", "Trace.path=" + trace)
+    wait_until(lambda: frames_in(trace), "first frame", d)
+    want = 6
+    follower = subprocess.Popen([sys.executable, READER, "--name", shm_name, "follow", "-n", str(want), "--timeout", str(WAIT)],
+                                env=reader_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = json.loads(follower.stdout.readline())
+    assert first["ready"]
+    i = 0
+    while follower.poll() is None and i < 40:
+        roll, lean = PATH[i % len(PATH)]
+        tilter.bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(roll, lean)))
+        try:
+            follower.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            pass
+        i += 1
+    out, err = follower.communicate(timeout=WAIT)
+    assert follower.returncode == 0, err
+    seen = [json.loads(l) for l in out.splitlines()]
+    assert len(seen) == want
+    frames = [s["frame"] for s in seen]
+    assert frames == list(range(first["frame"] + 1, first["frame"] + 1 + want)), "one wake per frame, none missed"
+    assert all(s["how"] in ("woken", "changed") for s in seen)
+    assert sum(s["how"] == "woken" for s in seen) >= want - 1, "the reader slept in FUTEX_WAIT and was woken"
+    assert all(s["writer_pid"] == d.p.pid for s in seen)
+    assert d.stop() == 0
+    by_number = {f["frame"]: f for f in frames_in(trace)}
+    for s in seen:
+        assert s["focal"] == pytest.approx(by_number[s["frame"]]["focal"], abs=1e-3)
+
+
+def test_shm_refuses_a_symlink_and_another_users_object(bed_factory, shm_name, tmp_path):
+    bed = bed_factory(FIXTURE)
+    target = tmp_path / "victim"
+    target.write_bytes(b"keep")
+    os.symlink(str(target), "/dev/shm/" + shm_name)
+    r = bed.run("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--duration", "1")
+    assert r.returncode == 73 and "symbolic link" in r.stderr
+    assert target.read_bytes() == b"keep"
+    os.unlink("/dev/shm/" + shm_name)
+    with open("/dev/shm/" + shm_name, "wb") as f:
+        f.write(b"\0" * 256)
+    os.chown("/dev/shm/" + shm_name, 65534, 65534)
+    r = bed.run("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--duration", "1")
+    assert r.returncode == 73 and "owned by uid 65534" in r.stderr
+    assert os.stat("/dev/shm/" + shm_name).st_size == 256
+
+
+# --- raw ---
+
+def spawn_raw_into_ffmpeg(bed, trace, ffmpeg_args):
+    r, w = os.pipe()
+    ff = subprocess.Popen(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "bgr0",
+                           "-s", "%dx%d" % (CARD_W, CARD_H), "-r", "60", "-i", "-", *ffmpeg_args],
+                          stdin=r, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    d = subprocess.Popen([SHIMMERD, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Trace.path=" + trace],
+                         env=bed.env, stdout=w, stderr=subprocess.PIPE, text=True)
+    os.close(r)   # only ffmpeg reads and only shimmerd writes the pipe now
+    os.close(w)
+    d.logs = []
+    threading.Thread(target=lambda: [d.logs.append(l.rstrip("\n")) for l in d.stderr], daemon=True).start()
+    bed.children.append(d)
+    return d, ff
+
+
+def test_raw_into_ffmpeg_decodes_every_frame(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d, ff = spawn_raw_into_ffmpeg(bed, trace, ["-f", "framecrc", "-"])
+    for roll, lean in PATH:
+        tilter.step(roll, lean, d)
+    d.send_signal(signal.SIGTERM)
+    assert d.wait(timeout=WAIT) == 0
+    out, err = ff.communicate(timeout=WAIT)
+    assert ff.returncode == 0, err
+    rows = [l.split(",") for l in out.decode().splitlines() if l and not l.startswith("#")]
+    frames = frames_in(trace)
+    assert len(frames) >= 10
+    assert len(rows) == len(frames), "ffmpeg decoded every frame the daemon published"
+    assert all(int(r[4]) == CARD_W * CARD_H * 4 for r in rows), "each frame is 700 x 467 x 4 bytes"
+
+
+def test_raw_last_frame_has_the_scene_colors(bed_factory, tmp_path):
+    """The bytes are XRGB8888 (ffmpeg bgr0): the last frame ffmpeg decoded shows
+    scene.md's dot colors for the trace's last focal point."""
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    last = tmp_path / "last.bgr0"
+    d, ff = spawn_raw_into_ffmpeg(bed, trace, ["-f", "rawvideo", "-pix_fmt", "bgr0", "-y", str(last)])
+    tilter.step(*PATH[1], d)
+    d.send_signal(signal.SIGTERM)
+    assert d.wait(timeout=WAIT) == 0
+    _, err = ff.communicate(timeout=WAIT)
+    assert ff.returncode == 0, err
+    data = last.read_bytes()
+    size = CARD_W * CARD_H * 4
+    assert len(data) == size * len(frames_in(trace))
+    check_dot_pixels(data[-size:], CARD_W * 4, frames_in(trace)[-1]["focal"], "raw")
+
+
+def test_killing_ffmpeg_ends_the_raw_sink_cleanly(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d, ff = spawn_raw_into_ffmpeg(bed, trace, ["-f", "null", "-"])
+    wait_until(lambda: frames_in(trace), "first frame", d)
+    ff.kill()
+    ff.wait(timeout=WAIT)
+    # The next frames hit the closed pipe.
+    for roll, lean in PATH:
+        tilter.bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(roll, lean)))
+        try:
+            d.wait(timeout=1.0)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+    assert d.wait(timeout=WAIT) == 0, "\n".join(d.logs)
+    epipe = [l for l in d.logs if "EPIPE" in l]
+    assert len(epipe) == 1, d.logs
+    assert "raw sink has ended" in epipe[0] and "stdout" in epipe[0]
+    assert not any("fatal" in l.lower() or "crash" in l.lower() for l in d.logs)
+    assert any("stopped after" in l for l in d.logs)
+
+
+# --- framebuffer ---
+
+SCREEN_W, SCREEN_H = 800, 600
+PATTERN = bytes(range(7, 256, 13))   # any bytes not written by the sink
+
+
+def add_framebuffer(bed, bpp, stride, name="fb0"):
+    bed.add("P: /devices/platform/vfb.0/graphics/%s\nE: SUBSYSTEM=graphics\nE: DEVNAME=/dev/%s\n"
+            "A: virtual_size=%d,%d\nA: bits_per_pixel=%d\nA: stride=%d\n" % (name, name, SCREEN_W, SCREEN_H, bpp, stride))
+    size = stride * SCREEN_H
+    original = (PATTERN * (size // len(PATTERN) + 1))[:size]
+    os.makedirs(os.path.join(bed.root, "dev"), exist_ok=True)
+    with open(os.path.join(bed.root, "dev", name), "wb") as f:
+        f.write(original)
+    return original
+
+
+def fb_pixel(rgb, bpp):
+    r, g, b = rgb
+    if bpp == 32:
+        return bytes((b, g, r, 0))
+    v = (r >> 3) << 11 | (g >> 2) << 5 | (b >> 3)   # RGB565, the conventional 16 bpp layout
+    return struct.pack("<H", v)
+
+
+def reference_card(tmp_path, focal):
+    """The card for `focal` from `shimmerd render` (straight RGBA PNG), decoded by ffmpeg
+    and premultiplied back to what an XRGB8888 frame holds (black outside the corners)."""
+    png = tmp_path / "ref.png"
+    r = subprocess.run([SHIMMERD, "render", "--focal", "%r,%r" % tuple(focal), "--out", str(png)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rgba = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(png), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
+                          capture_output=True, check=True).stdout
+    assert len(rgba) == CARD_W * CARD_H * 4
+    px = []
+    for i in range(0, len(rgba), 4):
+        a = rgba[i + 3]
+        px.append(tuple((c * a + 127) // 255 for c in rgba[i:i + 3]))
+    return px
+
+
+@pytest.mark.parametrize("bpp,stride,position", [
+    (32, SCREEN_W * 4 + 96, None),          # centered
+    (16, SCREEN_W * 2 + 64, None),
+    (16, SCREEN_W * 2 + 30, (-120, 250)),    # clipped left and bottom
+    (32, SCREEN_W * 4 + 8, (300, -40)),      # clipped right and top
+])
+def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_factory, tmp_path, bpp, stride, position):
+    bed = bed_factory(FIXTURE)
+    original = add_framebuffer(bed, bpp, stride)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    extra = ["--set", "Sink.position=%d,%d" % position] if position else []
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
+                  "--set", "Trace.path=" + trace, *extra)
+    d.wait_log(r"framebuffer /dev/fb0: %d x %d, stride %d bytes, %d bpp.*from sysfs" % (SCREEN_W, SCREEN_H, stride, bpp),
+               "attached through sysfs")
+    for roll, lean in PATH[:2]:
+        tilter.step(roll, lean, d)
+    assert d.stop() == 0
+    focal = frames_in(trace)[-1]["focal"]
+    ref = reference_card(tmp_path, focal)
+    with open(os.path.join(bed.root, "dev", "fb0"), "rb") as f:
+        fb = f.read()
+    assert len(fb) == len(original)
+
+    ox, oy = position if position else ((SCREEN_W - CARD_W) // 2, (SCREEN_H - CARD_H) // 2)
+    x0, x1 = max(0, ox), min(SCREEN_W, ox + CARD_W)
+    y0, y1 = max(0, oy), min(SCREEN_H, oy + CARD_H)
+    bytespp = bpp // 8
+    # Outside the card's rectangle (other rows, the columns beside it, the stride's
+    # padding): every byte as it was.
+    for y in range(SCREEN_H):
+        row = slice(y * stride, (y + 1) * stride)
+        if not (y0 <= y < y1):
+            assert fb[row] == original[row], "row %d outside the card was written" % y
+            continue
+        a, b = y * stride + x0 * bytespp, y * stride + x1 * bytespp
+        assert fb[y * stride:a] == original[y * stride:a], "row %d left of the card was written" % y
+        assert fb[b:(y + 1) * stride] == original[b:(y + 1) * stride], "row %d right of the card was written" % y
+    # Inside: the card, converted. 16 bpp truncates, so compare in the device format
+    # with one unit of slack per channel (the reference went through an unpremultiply).
+    worst = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            want = ref[(y - oy) * CARD_W + (x - ox)]
+            o = y * stride + x * bytespp
+            got = fb[o:o + bytespp]
+            if bpp == 32:
+                g = (got[2], got[1], got[0])
+                diff = max(abs(p - q) for p, q in zip(g, want))
+                assert got[3] == 0
+            else:
+                v = struct.unpack("<H", got)[0]
+                g = (v >> 11, (v >> 5) & 63, v & 31)
+                w = struct.unpack("<H", fb_pixel(want, 16))[0]
+                diff = max(abs(p - q) for p, q in zip(g, (w >> 11, (w >> 5) & 63, w & 31)))
+            worst = max(worst, diff)
+            assert diff <= (2 if bpp == 32 else 1), "pixel (%d, %d): %s, expected %s" % (x, y, got.hex(), want)
+    # And the dot colors of scene.md at the right offsets.
+    for px, py, rgb, _ in scene_colors.samples(*focal):
+        x, y = ox + px, oy + py
+        if x0 <= x < x1 and y0 <= y < y1:
+            o = y * stride + x * bytespp
+            if bpp == 32:
+                assert max(abs(p - q) for p, q in zip((fb[o + 2], fb[o + 1], fb[o]), rgb)) <= 3
+            else:
+                v = struct.unpack("<H", fb[o:o + 2])[0]
+                w = struct.unpack("<H", fb_pixel(tuple(round(c) for c in rgb), 16))[0]
+                assert abs((v >> 11) - (w >> 11)) <= 1 and abs(((v >> 5) & 63) - ((w >> 5) & 63)) <= 1 \
+                    and abs((v & 31) - (w & 31)) <= 1
+
+
+def test_framebuffer_missing_device_is_reported_once_then_attached(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb1",
+                  "--set", "Trace.path=" + trace)
+    d.wait_log(r"framebuffer /dev/fb1 unavailable: open /dev/fb1: No such file or directory", "unavailable")
+    wait_until(lambda: frames_in(trace), "a frame while the device is missing", d)
+    original = add_framebuffer(bed, 32, SCREEN_W * 4, name="fb1")
+    d.wait_log(r"framebuffer /dev/fb1: 800 x 600", "attached after the device appeared")
+    assert d.stop() == 0
+    assert sum("unavailable" in l for l in d.logs) == 1, d.logs
+    with open(os.path.join(bed.root, "dev", "fb1"), "rb") as f:
+        fb = f.read()
+    # The card drawn at once on attach (centered): its first row differs from the pattern.
+    oy = (SCREEN_H - CARD_H) // 2
+    assert fb[oy * SCREEN_W * 4:(oy + 1) * SCREEN_W * 4] != original[oy * SCREEN_W * 4:(oy + 1) * SCREEN_W * 4]
+    assert fb[:oy * SCREEN_W * 4] == original[:oy * SCREEN_W * 4]
