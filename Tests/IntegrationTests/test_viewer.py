@@ -280,9 +280,19 @@ def test_frames_appear_when_the_daemon_starts_later_and_survive_its_restart(bed_
     h2, _ = wait_for_frame_on_screen(v, shm_name, d2)
     assert h2["writer_pid"] == d2.p.pid and h2["frame"] > h1["frame"]
     assert abs(h2["focal_y"] - h1["focal_y"]) > 20
-    assert v.d.poll() is None
-    assert v.stop() == 0
     assert d2.stop() == 0
+
+    # Another card size: the daemon retires the segment and creates a new one under the
+    # name; the viewer opens the new one and shows it scaled into the same window.
+    d3 = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Card.scale=1")
+    v.d.wait_log(r"view: opened /dev/shm/%s read-only \(350 x 233 px" % re.escape(shm_name), "the new segment opened")
+    v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d3.p.pid), "the third writer")
+    shot = wait_until(lambda: (lambda s: s if card_box(s) == (0, 0, CARD_W, 466) else None)(v.shot()),
+                      "the 350 x 233 card scaled by 2 into the 700 x 467 window", d3)
+    assert sum(1 for y in range(300, 466, 4) for x in range(0, CARD_W, 4) if len(set(shot.pixel(x, y))) > 1) > 50
+    assert v.d.poll() is None, "still the same viewer process"
+    assert v.stop() == 0
+    assert d3.stop() == 0
 
 
 def test_escape_and_the_close_button_close_the_window(xserver, shm_name):
@@ -308,3 +318,21 @@ def test_escape_and_the_close_button_close_the_window(xserver, shm_name):
     assert v.d.wait(timeout=WAIT) == 0
     assert any("view: closed (closeRequested)" in l for l in v.d.logs), v.d.logs
     dpy.close()
+
+
+def test_user_unit_and_desktop_entry_verify(tmp_path):
+    unit = open(os.path.join(REPO, "systemd", "shimmerd-view.service")).read()
+    assert "ExecStart=/usr/local/bin/shimmerd view" in unit and "WantedBy=graphical-session.target" in unit
+    # systemd-analyze --user verify checks that ExecStart exists: point it at the built binary.
+    copy = tmp_path / "shimmerd-view.service"
+    copy.write_text(unit.replace("/usr/local/bin/shimmerd", SHIMMERD))
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    r = subprocess.run(["systemd-analyze", "--user", "verify", str(copy)], capture_output=True, text=True,
+                       env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
+    assert r.returncode == 0, r.stderr
+    assert "shimmerd-view.service" not in r.stderr, r.stderr
+    entry = os.path.join(REPO, "systemd", "shimmerd-view.desktop")
+    r = subprocess.run(["desktop-file-validate", entry], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert "Exec=shimmerd view\n" in open(entry).read()
