@@ -70,6 +70,7 @@ def main():
     ap.add_argument("--sink", default="null")
     ap.add_argument("--binary", default=os.path.join(HERE, "..", ".build", "release", "shimmerd"))
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
+    ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
@@ -83,8 +84,12 @@ def main():
     spawned = time.monotonic()
     d = bed.spawn("run", "--config", conf, "--set", "Sink.type=" + args.sink, "--set", "Sink.fps=60",
                   "--set", "Card.scale=2", "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=warning")
+                  "--set", "Trace.path=" + trace, "--set", "Log.level=warning",
+                  prefix=("perf", "record", "-g", "-o", args.perf, "--") if args.perf else ())
     pid = d.p.pid
+    if args.perf:   # measure the daemon, not perf: its child
+        time.sleep(0.5)
+        pid = int(open("/proc/%d/task/%d/children" % (pid, pid)).read().split()[0])
     # Time to the first frame: the trace's first frame record (flushed within a second).
     first = None
     while first is None and time.monotonic() - spawned < 20:
