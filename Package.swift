@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
-        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "Output", "Raster"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
     ]
 )

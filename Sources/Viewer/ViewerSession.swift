@@ -1,5 +1,6 @@
 import Display
 import Fonts
+import Glibc
 import Output
 import Raster
 import Tracing
@@ -37,6 +38,7 @@ package final class ViewerSession {
         let window: FrameWindow
         do {
             video = try VideoSystem(appName: "shimmerd")
+            try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
             reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
             let width = reader.map { Int($0.header.width) } ?? settings.defaultWidth
             let height = reader.map { Int($0.header.height) } ?? settings.defaultHeight
@@ -88,6 +90,15 @@ package final class ViewerSession {
                 continue
             }
         }
+    }
+
+    /// SDL falls back to its invisible drivers ("offscreen", "dummy") when no display is
+    /// reachable; a viewer nobody can see would wait forever, so that is "no display"
+    /// (exit 69) unless SDL_VIDEODRIVER asked for exactly that driver.
+    static func requireADisplay(driver: String, requested: String?) throws(DisplayError) {
+        guard ["offscreen", "dummy"].contains(driver), requested != driver else { return }
+        throw DisplayError("no display", "SDL found no X11 or Wayland display (only its \(driver) driver); "
+                           + "set DISPLAY or WAYLAND_DISPLAY")
     }
 
     /// Looks at the segment (open it, follow a replacement) and shows what it has.

@@ -336,3 +336,11 @@ def test_user_unit_and_desktop_entry_verify(tmp_path):
     r = subprocess.run(["desktop-file-validate", entry], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
     assert "Exec=shimmerd view\n" in open(entry).read()
+
+
+def test_no_display_is_exit_69_not_an_invisible_window(shm_name):
+    env = {k: v for k, v in reader_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    r = subprocess.run([SHIMMERD, "view", "--name", shm_name], env=dict(env, LC_ALL="C"), capture_output=True,
+                       text=True, timeout=WAIT)
+    assert r.returncode == 69, r.stderr
+    assert "shimmerd: view: cannot open a window:" in r.stderr and "set DISPLAY or WAYLAND_DISPLAY" in r.stderr

@@ -24,3 +24,15 @@ struct ViewerStatusTests {
         #expect(ViewerStatus.waiting(reason: "r").logLine(path: "/dev/shm/s") == "view: waiting for shimmerd: r")
     }
 }
+
+struct DisplayRequirementTests {
+    @Test(arguments: [
+        ("x11", nil, true), ("wayland", nil, true), ("x11", "x11", true),
+        ("offscreen", nil, false), ("dummy", nil, false), ("offscreen", "x11", false),
+        ("offscreen", "offscreen", true), ("dummy", "dummy", true),
+    ] as [(String, String?, Bool)])
+    func invisibleDriversOnlyWhenAskedFor(_ driver: String, _ requested: String?, _ accepted: Bool) {
+        let ok = (try? ViewerSession.requireADisplay(driver: driver, requested: requested)) != nil
+        #expect(ok == accepted, "\(driver), SDL_VIDEODRIVER=\(requested ?? "unset")")
+    }
+}
