@@ -100,18 +100,21 @@ package final class Pipeline {
 
         loop: while true {
             let now = clock()
-            for s in signals.drain() {
-                switch s {
-                case SIGHUP:
-                    outcome = .reload
-                    break loop
-                case SIGUSR1:
-                    log.notice("SIGUSR1: recapturing the baseline")
-                    tracker.recapture()
-                default:
-                    log.notice("signal \(s): stopping")
-                    break loop
-                }
+            // Everything pending is looked at before acting: a stop outranks a reload,
+            // which outranks a recapture (a reload captures a new baseline anyway), so a
+            // SIGTERM that arrives with a burst of SIGHUPs is never dropped.
+            let pending = signals.drain()
+            if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
+                log.notice("signal \(stop): stopping")
+                break loop
+            }
+            if pending.contains(SIGHUP) {
+                outcome = .reload
+                break loop
+            }
+            if pending.contains(SIGUSR1) {
+                log.notice("SIGUSR1: recapturing the baseline")
+                tracker.recapture()
             }
             if let deadline, now >= deadline { break }
             if sinkEnded { break }
