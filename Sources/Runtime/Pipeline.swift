@@ -142,19 +142,17 @@ package final class Pipeline {
                                                          dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
                                                          focal: [s.focal.x, s.focal.y]))
                     }
-                case .attached(let a):
+                // The sensor service logs these itself (one line each, with the details);
+                // here they only change the state and STATUS=.
+                case .attached:
                     if detached { tracker.recapture() }
                     detached = false
-                    log.notice("using \(a.device.displayName) in \(a.mode) mode: \(a.selectionReason); \(a.modeReason)",
-                               ["sensor.device": a.device.id])
                     notifier.status(status)
-                case .detached(let name, let reason):
+                case .detached:
                     detached = true
                     smoother.target = parts.motion.mapper.origin
-                    log.warning("accelerometer \(name) detached (\(reason)); waiting for it to come back")
                     notifier.status(status)
                 case .waiting(let why):
-                    log.notice("waiting for an accelerometer: \(why)")
                     notifier.status("waiting for an accelerometer: \(why)")
                 }
             }

@@ -118,7 +118,8 @@ package final class AccelerometerService {
         if action == "remove", let a = attachment, a.device.syspath == d.syspath {
             detach(deviceGone: true)
             let reason = "udev remove event for \(d.syspath)"
-            log(.warning, "accelerometer \(a.device.displayName) disappeared; released it", ["sensor.device": a.device.id])
+            log(.warning, "accelerometer \(a.device.displayName) disappeared (\(reason)); released it, waiting for it to come back",
+                ["sensor.device": a.device.id])
             nextAttachAttempt = now
             return [.detached(a.device.displayName, reason: reason)]
         }
