@@ -50,6 +50,7 @@ package final class Pipeline {
     /// advances its own time instead).
     let wait: ([Int32], Double) -> [Int32]
     private var targets: [CardTarget]
+    private var targetGeneration: Int
     private var tracker: MotionTracker
     private var smoother: FocalSmoother
     package private(set) var frames: UInt64 = 0
@@ -76,10 +77,8 @@ package final class Pipeline {
         self.notifier = notifier
         self.clock = clock
         self.wait = wait
-        targets = (0..<parts.sink.slotCount).map { slot in
-            let t = parts.sink.target(slot: slot)
-            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
-        }
+        targets = Self.targets(of: parts.sink)
+        targetGeneration = parts.sink.targetGeneration
         tracker = MotionTracker(attitude: parts.motion.attitude, mapper: parts.motion.mapper)
         smoother = FocalSmoother(at: parts.motion.mapper.origin)
     }
@@ -119,6 +118,12 @@ package final class Pipeline {
             if let deadline, now >= deadline { break }
             if sinkEnded { break }
             parts.sink.maintain()
+            if parts.sink.targetGeneration != targetGeneration {
+                // New memory (a recreated shm object): new targets, painted in full, now.
+                targets = Self.targets(of: parts.sink)
+                targetGeneration = parts.sink.targetGeneration
+                forceFrame = true
+            }
 
             for event in parts.source.handle(now: now, readable: readable) {
                 switch event {
@@ -216,6 +221,13 @@ package final class Pipeline {
             return TraceRecord.Reading(t: t, accel: accel, use: "rejected", reason: "\(why)")
         case .tilt:
             return nil
+        }
+    }
+
+    private static func targets(of sink: any FrameSink) -> [CardTarget] {
+        (0..<sink.slotCount).map { slot in
+            let t = sink.target(slot: slot)
+            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
         }
     }
 
