@@ -15,7 +15,9 @@ Results of a full run are in docs/RELIABILITY.md."""
 import argparse
 import math
 import os
+import re
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -91,7 +93,6 @@ def main():
     argv = [binary, "run", "--config", conf, "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100",
             "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Sink.fps=60",
             "--set", "Trace.path=" + trace, "--set", "Trace.max_size=4000000"]
-    import subprocess
     log = open(os.path.join(tmp, "shimmerd.log"), "w")
     p = subprocess.Popen(argv, env=bed.env, stdout=subprocess.DEVNULL, stderr=log)
     print("soak: %s for %.1f min, records every %.0f s, warm-up %.0f s; files in %s"
@@ -129,6 +130,11 @@ def main():
         if os.path.exists("/dev/shm/" + name):
             os.unlink("/dev/shm/" + name)
 
+    log.close()
+    with open(log.name) as f:
+        m = re.search(r"stopped after (\d+) frames and (\d+) samples", f.read())
+    samples = int(m.group(2)) if m else None
+
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("seconds,rss_kib,fds,frames\n")
@@ -145,6 +151,8 @@ def main():
     print("\n| | value |\n|---|---|")
     print("| duration | %.1f min (%d records, every %.0f s) |" % (last["t"] / 60, len(rows), args.interval))
     print("| frames written | %d (%.1f per second) |" % (last["frames"], fps))
+    if samples is not None:
+        print("| samples used | %d (%.1f per second) |" % (samples, samples / last["t"]))
     print("| RSS at warm-up end (%.0f s) | %.1f KiB |" % (base["t"], base["rss"] / 1024))
     print("| RSS peak after warm-up | %.1f KiB at %.0f s (%+.1f KiB) |" % (peak["rss"] / 1024, peak["t"], growth / 1024))
     print("| RSS at the end | %.1f KiB (%+.1f KiB) |" % (last["rss"] / 1024, (last["rss"] - base["rss"]) / 1024))

@@ -96,6 +96,11 @@ class Run:
                            prefix=prefix)
         wait_record(self.trace, lambda r: r["type"] == "baseline", "baseline", self.d)
 
+    def wait_baseline(self, start):
+        """A baseline record at or after index `start` (after a reload or re-attach: a
+        tilt made before it would become the baseline and move nothing)."""
+        return wait_record(self.trace, lambda r: r["type"] == "baseline", "a new baseline", self.d, start)
+
     def frames(self):
         return [r for r in records(self.trace) if r["type"] == "frame"]
 
@@ -537,7 +542,9 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
     conf.write_text("[Mapper]\nmax_offset = 50\n")
     n = len(run.d.logs)
     run.d.p.send_signal(signal.SIGHUP)
+    mark = len(records(run.trace))
     run.d.wait_log(r"configuration reloaded", "a good file taken", start=n)
+    run.wait_baseline(mark)
     run.tilt("after a good reload")
     run.stop()
     check_trace_intact(run.trace, before)
@@ -552,10 +559,15 @@ def test_burst_of_a_thousand_signals_then_sigterm(bed_factory, tmp_path):
     for k in range(1000):
         os.kill(pid, signal.SIGHUP if k % 3 else signal.SIGUSR1)
     assert run.d.poll() is None, "a burst of SIGHUP/SIGUSR1 killed the daemon"
-    # Settled: a reload after the burst, then frames for a tilt.
-    n = len(run.d.logs)
-    os.kill(pid, signal.SIGHUP)
-    run.d.wait_log(r"configuration reloaded", "a reload after the burst", start=n)
+    # Settled: the reload that reads max_offset = 60 drained every signal of the burst
+    # (all were sent before the file changed); the one for 70 is then the last reload,
+    # and a tilt after its baseline must give frames.
+    for max_offset in (60, 70):
+        run.conf.write_text("[Mapper]\nmax_offset = %d\n" % max_offset)
+        os.kill(pid, signal.SIGHUP)
+        i, _ = wait_record(run.trace, lambda r: r["type"] == "header" and r["mapper"]["max_offset"] == max_offset,
+                           "the header of the reload for max_offset = %d" % max_offset, run.d)
+    run.wait_baseline(i)
     run.tilt("after the burst")
     reloads = len(run.lines(r"configuration reloaded"))
     assert 1 <= reloads <= 668, reloads              # pending signals coalesce; never more than sent
