@@ -115,13 +115,14 @@ package final class FramebufferSink: FrameSink {
         do {
             let d = try attach()
             device = d
+            let replaced = vanished.map { " (the previous node vanished: \($0))" } ?? ""
             vanished = nil
             nextPresenceCheck = clock() + Self.presenceCheckInterval
             backoff = Self.firstBackoff
             lastFailure = nil
             let p = d.placement
             report("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
-                   + (p.isEmpty ? ", entirely off screen" : ""))
+                   + (p.isEmpty ? ", entirely off screen" : "") + replaced)
             copyRows(d, all: true)
         } catch {
             let message = error.message
