@@ -194,25 +194,28 @@ def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
 
 
 @needs_root
-@pytest.mark.parametrize("where", ["main", "drop-in"])
+@pytest.mark.parametrize("where", ["main", "drop-in", "drop-in directory"])
 def test_configuration_writable_by_others_is_refused_as_root(bed_factory, tmp_path, where):
     conf = tmp_path / "shimmerd.conf"
     conf.write_text("[Sink]\ntype = null\n")
     conf.chmod(0o644)
     bad = conf
-    if where == "drop-in":
-        (tmp_path / "shimmerd.conf.d").mkdir()
-        bad = tmp_path / "shimmerd.conf.d" / "10-local.conf"
-        bad.write_text("[Sink]\nfps = 30\n")
-    bad.chmod(0o666)
+    if where.startswith("drop-in"):
+        (tmp_path / "shimmerd.conf.d").mkdir(mode=0o755)
+        dropin = tmp_path / "shimmerd.conf.d" / "10-local.conf"
+        dropin.write_text("[Sink]\nfps = 30\n")
+        dropin.chmod(0o644)
+        bad = dropin if where == "drop-in" else tmp_path / "shimmerd.conf.d"
+    bad.chmod(0o777 if bad.is_dir() else 0o666)
+    mode = "777" if bad.is_dir() else "666"
     bed = bed_factory(FIXTURE)
     for args in (["check-config", "--config", str(conf)], ["run", "--config", str(conf), "--duration", "1"]):
         r = bed.run(*args)
         assert r.returncode == 78, (args, r.stderr)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
-        assert len(lines) == 1 and "%s: writable by others (mode 666); refusing it as root" % bad in lines[0], r.stderr
-    # Group-writable is the administrator's choice, and a 0644 file is fine.
-    bad.chmod(0o664)
+        assert len(lines) == 1 and "%s: writable by others (mode %s); refusing it as root" % (bad, mode) in lines[0], r.stderr
+    # Group-writable is the administrator's choice.
+    bad.chmod(0o775 if bad.is_dir() else 0o664)
     assert bed.run("check-config", "--config", str(conf)).returncode == 0
 
 
