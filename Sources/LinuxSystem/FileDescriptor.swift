@@ -86,6 +86,8 @@ package struct FileStatus: Sendable, Equatable {
     package var size: Int
     package var device: UInt64
     package var inode: UInt64
+    /// st_nlink: 0 once the file was unlinked while still open (a deleted shm object).
+    package var linkCount: Int
     /// st_rdev of a device node: major and minor (`major(3)`, `minor(3)`).
     package var deviceMajor: UInt32
     package var deviceMinor: UInt32
@@ -104,6 +106,7 @@ package struct FileStatus: Sendable, Equatable {
         size = Int(st.st_size)
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
+        linkCount = Int(st.st_nlink)
         // glibc's gnu_dev_major / gnu_dev_minor encoding.
         let rdev = UInt64(st.st_rdev)
         deviceMajor = UInt32(((rdev >> 8) & 0xFFF) | ((rdev >> 32) & ~0xFFF))

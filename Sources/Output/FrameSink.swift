@@ -53,6 +53,10 @@ package protocol FrameSink: AnyObject {
     /// or not, so a sink can retry a device that was missing or busy. Never throws: a
     /// sink reports its own state changes through the report closure it was given.
     func maintain()
+    /// Changes when the memory behind `target(slot:)` was replaced (the shm sink
+    /// recreating a deleted object): the caller must fetch its targets again, and repaint
+    /// them fully, before it paints the next frame.
+    var targetGeneration: Int { get }
     /// Releases everything (restores the console, detaches from shared memory). Called
     /// once; deinit does the same if it was not.
     func close()
@@ -60,4 +64,5 @@ package protocol FrameSink: AnyObject {
 
 extension FrameSink {
     package func maintain() {}
+    package var targetGeneration: Int { 0 }
 }

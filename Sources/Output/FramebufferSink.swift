@@ -23,7 +23,11 @@ import Raster
 /// --duration, SIGTERM/SIGINT, SIGHUP rebuilds, startup failures after the sink exists).
 /// A missing or busy device is reported once per distinct cause and retried with
 /// exponential backoff (0.5 s doubling to 8 s); frames rendered meanwhile go to the
-/// shadow only.
+/// shadow only. While attached, `maintain` checks once a second that the device path
+/// still names the node that was opened (same st_dev and st_ino: a driver unbind or a
+/// hot-unplugged DisplayLink removes the node; a new one is another inode); when it
+/// does not, the console is restored, the mapping dropped, one line says why, and the
+/// backoff starts again. The new device gets the whole card at once on attach.
 package final class FramebufferSink: FrameSink {
     package let devicePath: String
     package let consolePath: String
@@ -39,12 +43,17 @@ package final class FramebufferSink: FrameSink {
     private var backoff = FramebufferSink.firstBackoff
     private var lastFailure: String?
     private var closed = false
+    private var nextPresenceCheck = -Double.infinity
+    /// Why an attached device went away, until the line that reports it is written.
+    private var vanished: String?
     package private(set) var framesPublished: UInt64 = 0
     /// Rows copied to the device so far (for tests and the bench).
     package private(set) var rowsWritten = 0
 
     static let firstBackoff = 0.5
     static let maxBackoff = 8.0
+    /// Seconds between checks that an attached device is still there (one stat(2)).
+    static let presenceCheckInterval = 1.0
 
     struct Attached {
         let mapping: MemoryMapping
@@ -52,6 +61,8 @@ package final class FramebufferSink: FrameSink {
         let converter: PixelConverter
         let placement: CardPlacement
         let console: VirtualTerminalMode?
+        /// The opened node (st_dev, st_ino), to notice it vanish or be replaced.
+        let identity: (device: UInt64, inode: UInt64)
     }
 
     /// - Parameters:
@@ -87,22 +98,41 @@ package final class FramebufferSink: FrameSink {
     }
 
     package func maintain() {
-        guard device == nil, !closed, clock() >= retryAt else { return }
+        guard !closed else { return }
+        if let d = device {
+            let now = clock()
+            guard now >= nextPresenceCheck else { return }
+            nextPresenceCheck = now + Self.presenceCheckInterval
+            guard let why = Self.whyGone(devicePath, d.identity) else { return }
+            restoreConsole(d)
+            device = nil
+            vanished = why
+            backoff = Self.firstBackoff
+            retryAt = -Double.infinity
+            lastFailure = nil
+        }
+        guard device == nil, clock() >= retryAt else { return }
         do {
             let d = try attach()
             device = d
+            let replaced = vanished.map { " (the previous node vanished: \($0))" } ?? ""
+            vanished = nil
+            nextPresenceCheck = clock() + Self.presenceCheckInterval
             backoff = Self.firstBackoff
             lastFailure = nil
             let p = d.placement
             report("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
-                   + (p.isEmpty ? ", entirely off screen" : ""))
+                   + (p.isEmpty ? ", entirely off screen" : "") + replaced)
             copyRows(d, all: true)
         } catch {
             let message = error.message
-            if message != lastFailure {
+            if let why = vanished {
+                report("framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+            } else if message != lastFailure {
                 report("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
-                lastFailure = message
             }
+            vanished = nil
+            lastFailure = message
             retryAt = clock() + backoff
             backoff = min(backoff * 2, Self.maxBackoff)
         }
@@ -111,10 +141,21 @@ package final class FramebufferSink: FrameSink {
     package func close() {
         guard !closed else { return }
         closed = true
-        if let console = device?.console {
-            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
-        }
+        if let d = device { restoreConsole(d) }
         device = nil
+    }
+
+    private func restoreConsole(_ d: Attached) {
+        guard let console = d.console else { return }
+        do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
+    }
+
+    /// Nil while `path` still names the node that was opened; else why not.
+    private static func whyGone(_ path: String, _ identity: (device: UInt64, inode: UInt64)) -> String? {
+        let now: FileStatus
+        do { now = try FileStatus.of(path) } catch { return "\(error)" }
+        if now.device != identity.device || now.inode != identity.inode { return "\(path) is now another device node" }
+        return nil
     }
 
     private func attach() throws(SinkError) -> Attached {
@@ -165,7 +206,7 @@ package final class FramebufferSink: FrameSink {
             report("console \(consolePath) left in its mode (\(error)); the text cursor may draw over the card")
         }
         return Attached(mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
-                        placement: placement, console: console)
+                        placement: placement, console: console, identity: (status.device, status.inode))
     }
 
     /// Copies the card rows that differ from what was last written (all of them when

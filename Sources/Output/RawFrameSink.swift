@@ -36,7 +36,8 @@ package final class RawFrameSink: FrameSink {
     /// Frames dropped by the fps limit or while a FIFO had no reader.
     package private(set) var framesSkipped: UInt64 = 0
 
-    /// - Parameter path: "-" for stdout, else a FIFO or a file (created or truncated, 0644).
+    /// - Parameter path: "-" for stdout, else a FIFO or a file (created or truncated, 0644,
+///   never through a symbolic link).
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         self.path = path
@@ -51,7 +52,12 @@ package final class RawFrameSink: FrameSink {
         } else {
             let isFIFO = (try? FileStatus.of(path).kind) == .fifo
             if !isFIFO {
-                do { output = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644) } catch {
+                // Never through a symbolic link: a root daemon told to write /tmp/out.raw
+                // must not truncate whatever a link there points at.
+                do { output = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o644) }
+                catch let e as SystemError where e.errno == ELOOP {
+                    throw SinkError(sink: "raw", "\(path) is a symbolic link; refusing to follow it", permanent: true)
+                } catch {
                     throw SinkError(sink: "raw", "\(error)", permanent: true)
                 }
             }

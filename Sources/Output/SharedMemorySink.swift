@@ -23,13 +23,32 @@ import Raster
 ///   (a different card size) is marked writer_pid 0, woken, unlinked and created anew:
 ///   readers holding the old mapping are never truncated under (no SIGBUS); they notice
 ///   the new object by reopening NAME (docs/SHM.md: compare st_ino).
+/// - Deleted by someone else (`rm /dev/shm/NAME` while it runs): `maintain` checks once
+///   a second whether the object is still linked (fstat st_nlink); when it is not, a new
+///   object is created the same safe way (O_CREAT | O_EXCL | O_NOFOLLOW, fchmod), the
+///   buffers are copied over and the frame counter continues, the old object gets
+///   writer_pid 0 and a wake-up (its readers reopen NAME), and `targetGeneration`
+///   changes so the pipeline repaints into the new memory. One line reports it. If NAME
+///   was taken meanwhile (by anyone), nothing is taken over: frames go on into the
+///   unlinked object, the line says why, and the check repeats.
 package final class SharedMemorySink: FrameSink {
     package let name: String
     package let path: String
     package let header: SharedMemoryHeader
     /// True when an existing object was reused (restart), false when created.
     package let reused: Bool
-    private let mapping: MemoryMapping
+    private var mapping: MemoryMapping
+    private let mode: mode_t
+    private let directory: String
+    private let report: (String) -> Void
+    private let clock: () -> Double
+    private var nextLinkCheck = -Double.infinity
+    private var lastRecreateFailure: String?
+    package private(set) var targetGeneration = 0
+    /// Objects created because the previous one was deleted while in use.
+    package private(set) var recreations = 0
+    /// Seconds between checks that the object is still linked (one fstat(2)).
+    static let linkCheckInterval = 1.0
     /// Number of the newest frame in the object (continues across restarts).
     package private(set) var frame: UInt64
     package private(set) var framesPublished: UInt64 = 0
@@ -38,11 +57,16 @@ package final class SharedMemorySink: FrameSink {
     /// - Parameters:
     ///   - directory: where POSIX shared memory lives (/dev/shm).
     ///   - report: one log line for a notable decision (reused, recreated).
+    ///   - clock: monotonic seconds, for the once-a-second link check.
     package init(name: String, mode: mode_t, width: Int, height: Int, directory: String = "/dev/shm",
-                 report: (String) -> Void) throws(SinkError) {
+                 report: @escaping (String) -> Void, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
         self.name = name
+        self.mode = mode
+        self.directory = directory
+        self.report = report
+        self.clock = clock
         path = directory + "/" + name
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
@@ -139,6 +163,65 @@ package final class SharedMemorySink: FrameSink {
         guard readHeader(fd) != nil, let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size) else { return }
         SharedWord.storeRelease32(0, at: m.base + SharedMemoryHeader.Offset.writerPID)
         SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame)
+    }
+
+    /// Recreates the object if someone deleted it (see the type's notes).
+    package func maintain() {
+        guard !closed else { return }
+        let now = clock()
+        guard now >= nextLinkCheck else { return }
+        nextLinkCheck = now + Self.linkCheckInterval
+        guard let st = try? mapping.file.status(), st.linkCount == 0 else { return }
+        do {
+            try recreate()
+            lastRecreateFailure = nil
+        } catch {
+            if error.message != lastRecreateFailure {
+                report("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
+                       + "writing on into the deleted object, retrying every \(Int(Self.linkCheckInterval)) s")
+                lastRecreateFailure = error.message
+            }
+        }
+    }
+
+    private func recreate() throws(SinkError) {
+        func fail(_ e: any Error) -> SinkError { SinkError(sink: "shm", "\(e)") }
+        let fresh: MemoryMapping
+        do {
+            let dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+            let fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+            do {
+                try fd.setMode(mode)
+                try fd.truncate(to: header.totalSize)
+                fresh = try MemoryMapping(fd, byteCount: header.totalSize)
+            } catch {
+                try? unlinkFile(path)
+                throw error
+            }
+        } catch let e as SystemError where e.errno == EEXIST {
+            throw SinkError(sink: "shm", "\(path) exists again (someone else created it); not taking it over")
+        } catch { throw fail(error) }
+        let old = mapping.base, new = fresh.base
+        // The buffers first (readers of the new object find the newest frame at once),
+        // then the header with this writer and frame counter, the magic last.
+        new.advanced(by: Int(header.bufferOffset))
+            .copyMemory(from: old.advanced(by: Int(header.bufferOffset)), byteCount: header.totalSize - Int(header.bufferOffset))
+        var h = header
+        h.writerPID = UInt32(getpid())
+        let bytes = h.bytes
+        (new + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
+        for offset in [SharedMemoryHeader.Offset.frameTimeNanoseconds, SharedMemoryHeader.Offset.focalX] {
+            (new + offset).copyMemory(from: old + offset, byteCount: 8)   // frame_time_ns; focal_x and focal_y
+        }
+        SharedWord.storeRelease(frame, at: new + SharedMemoryHeader.Offset.frame)
+        SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: new)
+        // Readers of the deleted object: no writer any more; they reopen NAME.
+        SharedWord.storeRelease32(0, at: old + SharedMemoryHeader.Offset.writerPID)
+        SharedWord.wake(at: old + SharedMemoryHeader.Offset.frame)
+        mapping = fresh
+        targetGeneration += 1
+        recreations += 1
+        report("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
     }
 
     package var summary: String { "shm \(path)" }

@@ -18,6 +18,8 @@ package enum ConfigurationLoader {
             }
             let dropins = file + ".d"
             if FileSystem.isDirectory(dropins) {
+                // Others who may add a file to the directory may as well write one.
+                try refuseIfUnsafe(dropins)
                 let names: [String]
                 do { names = try FileSystem.list(dropins) } catch {
                     throw Failure(.configuration, "cannot read drop-in directory: \(error)")
@@ -46,8 +48,8 @@ package enum ConfigurationLoader {
         try parse(text, file: file, into: &config)
     }
 
-    /// Running as root, a configuration file that others may write would let them run
-    /// the daemon's choices (devices, paths) as root: refuse it.
+    /// Running as root, a configuration file (or drop-in directory) that others may
+    /// write would let them run the daemon's choices (devices, paths) as root: refuse it.
     static func refuseIfUnsafe(_ file: String) throws(Failure) {
         guard geteuid() == 0 else { return }
         var st = stat()

@@ -50,6 +50,7 @@ package final class Pipeline {
     /// advances its own time instead).
     let wait: ([Int32], Double) -> [Int32]
     private var targets: [CardTarget]
+    private var targetGeneration: Int
     private var tracker: MotionTracker
     private var smoother: FocalSmoother
     package private(set) var frames: UInt64 = 0
@@ -76,10 +77,8 @@ package final class Pipeline {
         self.notifier = notifier
         self.clock = clock
         self.wait = wait
-        targets = (0..<parts.sink.slotCount).map { slot in
-            let t = parts.sink.target(slot: slot)
-            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
-        }
+        targets = Self.targets(of: parts.sink)
+        targetGeneration = parts.sink.targetGeneration
         tracker = MotionTracker(attitude: parts.motion.attitude, mapper: parts.motion.mapper)
         smoother = FocalSmoother(at: parts.motion.mapper.origin)
     }
@@ -100,22 +99,31 @@ package final class Pipeline {
 
         loop: while true {
             let now = clock()
-            for s in signals.drain() {
-                switch s {
-                case SIGHUP:
-                    outcome = .reload
-                    break loop
-                case SIGUSR1:
-                    log.notice("SIGUSR1: recapturing the baseline")
-                    tracker.recapture()
-                default:
-                    log.notice("signal \(s): stopping")
-                    break loop
-                }
+            // Everything pending is looked at before acting: a stop outranks a reload,
+            // which outranks a recapture (a reload captures a new baseline anyway), so a
+            // SIGTERM that arrives with a burst of SIGHUPs is never dropped.
+            let pending = signals.drain()
+            if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
+                log.notice("signal \(stop): stopping")
+                break loop
+            }
+            if pending.contains(SIGHUP) {
+                outcome = .reload
+                break loop
+            }
+            if pending.contains(SIGUSR1) {
+                log.notice("SIGUSR1: recapturing the baseline")
+                tracker.recapture()
             }
             if let deadline, now >= deadline { break }
             if sinkEnded { break }
             parts.sink.maintain()
+            if parts.sink.targetGeneration != targetGeneration {
+                // New memory (a recreated shm object): new targets, painted in full, now.
+                targets = Self.targets(of: parts.sink)
+                targetGeneration = parts.sink.targetGeneration
+                forceFrame = true
+            }
 
             for event in parts.source.handle(now: now, readable: readable) {
                 switch event {
@@ -139,19 +147,17 @@ package final class Pipeline {
                                                          dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
                                                          focal: [s.focal.x, s.focal.y]))
                     }
-                case .attached(let a):
+                // The sensor service logs these itself (one line each, with the details);
+                // here they only change the state and STATUS=.
+                case .attached:
                     if detached { tracker.recapture() }
                     detached = false
-                    log.notice("using \(a.device.displayName) in \(a.mode) mode: \(a.selectionReason); \(a.modeReason)",
-                               ["sensor.device": a.device.id])
                     notifier.status(status)
-                case .detached(let name, let reason):
+                case .detached:
                     detached = true
                     smoother.target = parts.motion.mapper.origin
-                    log.warning("accelerometer \(name) detached (\(reason)); waiting for it to come back")
                     notifier.status(status)
                 case .waiting(let why):
-                    log.notice("waiting for an accelerometer: \(why)")
                     notifier.status("waiting for an accelerometer: \(why)")
                 }
             }
@@ -215,6 +221,13 @@ package final class Pipeline {
             return TraceRecord.Reading(t: t, accel: accel, use: "rejected", reason: "\(why)")
         case .tilt:
             return nil
+        }
+    }
+
+    private static func targets(of sink: any FrameSink) -> [CardTarget] {
+        (0..<sink.slotCount).map { slot in
+            let t = sink.target(slot: slot)
+            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
         }
     }
 

@@ -118,7 +118,8 @@ package final class AccelerometerService {
         if action == "remove", let a = attachment, a.device.syspath == d.syspath {
             detach(deviceGone: true)
             let reason = "udev remove event for \(d.syspath)"
-            log(.warning, "accelerometer \(a.device.displayName) disappeared; released it", ["sensor.device": a.device.id])
+            log(.warning, "accelerometer \(a.device.displayName) disappeared (\(reason)); released it, waiting for it to come back",
+                ["sensor.device": a.device.id])
             nextAttachAttempt = now
             return [.detached(a.device.displayName, reason: reason)]
         }
@@ -292,10 +293,12 @@ package final class AccelerometerService {
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
             case .reading(let r):
                 let a = calibration.acceleration(raw: r.raw)
-                if let rejection = SampleRejection.check(a) {
+                let why = SampleRejection.check(a).map { "\($0)" }
+                    ?? (a.length > Self.implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)
+                if let why {
                     let raw = "\(Self.number(r.raw.x)) \(Self.number(r.raw.y)) \(Self.number(r.raw.z))"
                     report(ReadProblem(attribute: "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw", value: raw,
-                                       reason: "\(rejection)"), device: drv.device, now: now)
+                                       reason: why), device: drv.device, now: now)
                 } else {
                     events.append(.sample(a, r))
                 }
@@ -311,6 +314,13 @@ package final class AccelerometerService {
             + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
             ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
     }
+
+    /// m/s^2: 32 g. Accelerometers in laptops and tablets are set to at most +-16 g per
+    /// axis (27.7 g as a vector), so a larger reading did not come from the sensor's range:
+    /// it is a corrupt value that still parsed (2147483647 counts on a 12-bit part). The
+    /// check is here, at the device, because the attitude math is scale invariant on
+    /// purpose (attitude.md) and must stay so for any input it is given.
+    static let implausibleAcceleration = 32 * 9.80665
 
     static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)

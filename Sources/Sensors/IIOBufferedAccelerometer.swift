@@ -80,13 +80,21 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
                 buffer = nil                     // reopened on the next read
                 break
             }
-            b.withBytes { bytes in
+            let leftover = b.withBytes { bytes in
                 var offset = 0
                 while offset + layout.scanBytes <= bytes.count {
                     let scan = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + layout.scanBytes)])
                     if let r = decode(scan) { newest = r }
                     offset += layout.scanBytes
                 }
+                return bytes.count - offset
+            }
+            // The kernel hands out whole scans only (iio_buffer_read rounds down to the
+            // scan size); a partial one is a driver or transport fault. Its bytes cannot
+            // be placed in the layout, so they are dropped, never decoded.
+            if leftover > 0 {
+                events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: "\(leftover) bytes",
+                                                   reason: "short scan (a scan is \(layout.scanBytes) bytes); discarded")))
             }
         }
         if let newest { events.append(.reading(newest)) }

@@ -83,6 +83,46 @@ final class FramebufferSinkTests {
         #expect(notes.count == 3 && notes[1].contains("left in its mode") && notes[2].contains("10 x 6"))
     }
 
+    @Test func vanishedDeviceIsReleasedReportedAndAttachedAgain() throws {
+        try makeDevice(bpp: 32, stride: 48)
+        var notes: [String] = []
+        var now = 0.0
+        let sink = FramebufferSink(device: dir + "/fb0", position: (0, 0), cardWidth: 4, cardHeight: 3, consolePath: "/dev/null",
+                                   sysfsRoot: dir + "/sys", report: { notes.append($0) }, clock: { now })
+        #expect(sink.isAttached)
+        notes.removeAll()
+        unlink(dir + "/fb0")
+        now = 0.5
+        sink.maintain()
+        #expect(sink.isAttached, "checked at most once a second")
+        for t in stride(from: 1.0, through: 4.0, by: 0.1) {
+            now = t
+            sink.maintain()
+        }
+        #expect(!sink.isAttached)
+        #expect(notes.count == 1 && notes[0].contains("vanished") && notes[0].contains("No such file")
+                && notes[0].contains("retrying with backoff"), "\(notes)")
+        // Frames meanwhile go to the shadow only.
+        sink.target(slot: 0).pixmap.fill(0x0012_3456)
+        try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
+        // A new node (another inode): attached, and the newest card drawn at once.
+        try makeDevice(bpp: 32, stride: 48)
+        now = 30
+        sink.maintain()
+        #expect(sink.isAttached && notes.last?.contains("10 x 6") == true)
+        let fb = try FileSystem.read(dir + "/fb0")
+        #expect(le(fb, 0, UInt32.self) & 0x00FF_FFFF == 0x12_3456)
+        // Replaced under the same name while attached: noticed as well.
+        notes.removeAll()
+        try FileSystem.writeAtomically([UInt8](repeating: 0xAB, count: 48 * 6), to: dir + "/fb0")
+        now = 32
+        sink.maintain()
+        let attached = notes.filter { !$0.contains("left in its mode") }   // /dev/null is no VT
+        #expect(sink.isAttached && attached.count == 1 && attached[0].contains("10 x 6")
+                && attached[0].contains("the previous node vanished: \(dir)/fb0 is now another device node"), "\(notes)")
+        sink.close()
+    }
+
     @Test(.enabled(if: FramebufferSinkTests.consoleInTextMode, "needs a VT in text mode at /dev/tty0"))
     func consoleInGraphicsWhileAttachedAndTextAfterCloseOrDeinit() throws {
         try makeDevice()

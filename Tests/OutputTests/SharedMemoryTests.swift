@@ -171,6 +171,70 @@ final class SharedMemorySinkTests {
         #expect(try FileStatus.of(path).size == 64, "not truncated, not replaced")
     }
 
+    @Test func deletedWhileInUseIsRecreatedOnceASecondCheck() throws {
+        var notes: [String] = []
+        var now = 0.0
+        let sink = try SharedMemorySink(name: "d", mode: 0o640, width: 8, height: 8, directory: dir,
+                                        report: { notes.append($0) }, clock: { now })
+        for n in 1...2 {
+            let slot = sink.nextSlot()
+            sink.target(slot: slot).pixmap.fill(UInt32(0x100 + n))
+            try sink.publish(slot: slot, FrameInfo(number: UInt64(n), timeNanoseconds: 7, focalX: 3, focalY: 4))
+        }
+        sink.maintain()
+        #expect(sink.targetGeneration == 0 && notes.isEmpty, "linked: nothing to do")
+        let ino = try FileStatus.of(dir + "/d").inode
+        let old = open(dir + "/d", O_RDONLY)   // a reader holding the old object
+        defer { close(old) }
+        try unlinkFile(dir + "/d")
+        now = 0.5
+        sink.maintain()
+        #expect(!FileSystem.exists(dir + "/d"), "checked at most once a second")
+        now = 1.0
+        sink.maintain()
+        let st = try FileStatus.of(dir + "/d")
+        #expect(st.inode != ino && st.permissions == 0o640 && st.kind == .regular)
+        #expect(sink.targetGeneration == 1 && sink.recreations == 1)
+        #expect(notes.count == 1 && notes[0].contains("deleted while in use; created it again at frame 2"))
+        let h = try header("d")
+        #expect(h.frame == 2 && h.writerPID == UInt32(getpid()) && h.frameTimeNanoseconds == 7 && h.focalY == 4)
+        let bytes = try FileSystem.read(dir + "/d")
+        #expect(le(bytes, h.offset(ofBuffer: 1), UInt32.self) == 0x102, "frame 2's buffer copied over")
+        var pid: UInt32 = 1
+        pread(old, &pid, 4, 72)
+        #expect(pid == 0, "the deleted object's readers learn the writer left")
+        // Frames go on into the new object, in the new memory.
+        let slot = sink.nextSlot()
+        sink.target(slot: slot).pixmap.fill(0x103)
+        try sink.publish(slot: slot, FrameInfo(number: 3, timeNanoseconds: 8, focalX: 0, focalY: 0))
+        #expect(try header("d").frame == 3)
+        let after = try FileSystem.read(dir + "/d")
+        #expect(le(after, h.offset(ofBuffer: 2), UInt32.self) == 0x103)
+        sink.close()
+    }
+
+    @Test func aNameTakenAfterDeletionIsNotTakenOver() throws {
+        var notes: [String] = []
+        var now = 0.0
+        let sink = try SharedMemorySink(name: "e", mode: 0o640, width: 8, height: 8, directory: dir,
+                                        report: { notes.append($0) }, clock: { now })
+        try unlinkFile(dir + "/e")
+        symlink("/etc/passwd", dir + "/e")   // someone put a link there
+        for t in 1...3 {
+            now = Double(t)
+            sink.maintain()
+        }
+        #expect(notes.count == 1 && notes[0].contains("cannot be recreated") && notes[0].contains("not taking it over"))
+        #expect(sink.targetGeneration == 0)
+        #expect(try FileStatus.of(dir + "/e", followLinks: false).kind == .symbolicLink, "left alone")
+        unlink(dir + "/e")
+        now = 4
+        sink.maintain()
+        let kind = try FileStatus.of(dir + "/e", followLinks: false).kind
+        #expect(sink.targetGeneration == 1 && kind == .regular)
+        sink.close()
+    }
+
     @Test func refusesALiveWriter() throws {
         let first = try SharedMemorySink(name: "c", mode: 0o640, width: 8, height: 8, directory: dir, report: { _ in })
         // Pretend another live process (our parent) is the writer.

@@ -1,0 +1,232 @@
+"""Least privilege (issue 7), shown on the real binary: it works as an unprivileged user
+with nothing but read access to the accelerometer (poll mode, shm sink), opens no
+network socket unless `Sensor.device = uri:ip:...`, creates nothing through a symbolic
+link, and as root refuses configuration files that others may write.
+
+Shown elsewhere, not repeated here: the unit's `systemd-analyze security` exposure
+(test_daemon.py::test_systemd_unit_verifies_and_is_hardened, at most 2.0); a shm
+segment through a symlink or owned by another user refused
+(test_sinks.py::test_shm_refuses_a_symlink_and_another_users_object); buffer mode
+falling back to poll for a user who may not write buffer/enable
+(test_monitor.py::test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable)."""
+import os
+import re
+import shutil
+import socket
+import struct
+import tempfile
+import time
+
+import pytest
+
+from harness import WAIT, Device, close_to, pose
+
+FIXTURE = "bmc150_bosc0200_ideapad_d330"
+QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
+NOBODY = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop to nobody, or to be refused as root)")
+
+
+def shm_header(name):
+    with open("/dev/shm/" + name, "rb") as f:
+        h = f.read(128)
+    return struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
+
+
+def wait_until(predicate, what, daemon=None, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = predicate()
+        if v:
+            return v
+        if daemon is not None and daemon.poll() is not None:
+            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
+        assert time.monotonic() < deadline, "no %s within %ss" % (what, timeout)
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def shm_name():
+    name = "shimmerd-priv-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
+    yield name
+    if os.path.lexists("/dev/shm/" + name):
+        os.unlink("/dev/shm/" + name)
+
+
+@pytest.fixture
+def open_dir():
+    """A directory user nobody may write (pytest's tmp_path is 0700 root)."""
+    d = tempfile.mkdtemp(prefix="shimmerd-priv-", dir="/tmp")
+    os.chmod(d, 0o777)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def readable_testbed(bed):
+    """What a udev rule gives an unprivileged user in poll mode: read access to sysfs,
+    nothing writable (0644 files, directories enterable)."""
+    for dirpath, _, filenames in os.walk(bed.root):
+        os.chmod(dirpath, 0o755)
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o644)
+    os.chmod(bed.root, 0o755)
+    parent = os.path.dirname(bed.root)
+    os.chmod(parent, os.stat(parent).st_mode | 0o005)
+
+
+@needs_root
+def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, open_dir):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    readable_testbed(bed)
+    conf = os.path.join(open_dir, "shimmerd.conf")
+    open(conf, "w").close()
+    os.chmod(conf, 0o644)
+    trace = os.path.join(open_dir, "trace.jsonl")
+    d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
+                  "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace,
+                  prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+    _, line = d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode, told why")
+    # Who it runs as: nobody, no capabilities, no supplementary groups.
+    with open("/proc/%d/status" % d.p.pid) as f:
+        status = dict(l.split(":", 1) for l in f.read().splitlines())
+    assert status["Uid"].split() == [str(NOBODY)] * 4 and status["Gid"].split() == [str(NOBODY)] * 4
+    assert int(status["CapEff"], 16) == 0 and int(status["CapPrm"], 16) == 0
+    assert status["Groups"].strip() == ""
+    # Frames flow: a tilt moves the frame counter of a segment nobody owns, mode 0640.
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[0] > 0, "the first frame", d)
+    st = os.stat("/dev/shm/" + shm_name)
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (NOBODY, NOBODY, 0o640)
+    first, pid = shm_header(shm_name)
+    assert pid == d.p.pid
+    bed.set_raw(dev, dev.raw_for(pose(0.15, 0.05)))
+    wait_until(lambda: shm_header(shm_name)[0] > first + 3, "frames after a tilt", d)
+    # sampling_frequency was not writable: left as it was.
+    assert "not writable" in line
+    assert os.stat(trace).st_uid == NOBODY
+    assert d.stop() == 0
+
+
+def socket_inodes(pid):
+    out = set()
+    for n in os.listdir("/proc/%d/fd" % pid):
+        try:
+            m = re.match(r"socket:\[(\d+)\]", os.readlink("/proc/%d/fd/%s" % (pid, n)))
+        except OSError:
+            continue
+        if m:
+            out.add(int(m.group(1)))
+    return out
+
+
+def inodes_in(pid, table):
+    """Socket inodes of /proc/PID/net/TABLE (the process's own network namespace)."""
+    try:
+        with open("/proc/%d/net/%s" % (pid, table)) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return set()
+    header = lines[0].split()
+    col = header.index("inode") if "inode" in header else header.index("Inode")
+    out = set()
+    for l in lines[1:]:
+        fields = l.split()
+        # tcp/udp rows have one field more than their header (tx_queue:rx_queue counts as one).
+        if table.startswith(("tcp", "udp", "raw")):
+            out.add(int(fields[9]))
+        elif len(fields) > col:
+            out.add(int(fields[col]))
+    return out
+
+
+INET = ["tcp", "tcp6", "udp", "udp6", "raw", "raw6", "udplite", "udplite6"]
+
+
+def socket_families(pid):
+    mine = socket_inodes(pid)
+    fam = {}
+    for table in INET + ["unix", "netlink", "packet"]:
+        for ino in inodes_in(pid, table) & mine:
+            fam[ino] = table
+    return mine, fam
+
+
+def test_no_network_sockets_with_a_local_sensor(bed_factory, tmp_path, shm_name):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    trace = str(tmp_path / "trace.jsonl")
+    d = bed.spawn("run", *QUIET, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                  "--set", "Trace.path=" + trace)
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[0] > 0, "the first frame", d)
+    mine, fam = socket_families(d.p.pid)
+    assert mine, "the udev monitor's socket should be there"
+    assert set(fam) == mine, "sockets of unknown kind: %s" % (mine - set(fam))
+    assert set(fam.values()) <= {"unix", "netlink"}, fam
+    assert d.stop() == 0
+
+
+def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
+    """The check above can see an IP socket: with `uri:ip:` one is there."""
+    dev = Device("kxtf9_acer_iconia_a500")
+    bed = bed_factory(dev.fixture)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    iiod = bed.start_iiod(port)
+    deadline = time.monotonic() + WAIT
+    while True:   # until iiod listens (a readiness wait)
+        assert iiod.poll() is None, "iiod exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "iiod does not listen"
+            time.sleep(0.05)
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.device=uri:ip:127.0.0.1:%d" % port, "--set", "Sensor.mode=poll", *QUIET)
+    d.wait_for(lambda r: r["type"] == "sample", "a remote sample")
+    _, fam = socket_families(d.p.pid)
+    assert "tcp" in fam.values() or "tcp6" in fam.values(), fam
+    assert d.stop() == 0
+
+
+@needs_root
+@pytest.mark.parametrize("where", ["main", "drop-in", "drop-in directory"])
+def test_configuration_writable_by_others_is_refused_as_root(bed_factory, tmp_path, where):
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("[Sink]\ntype = null\n")
+    conf.chmod(0o644)
+    bad = conf
+    if where.startswith("drop-in"):
+        (tmp_path / "shimmerd.conf.d").mkdir(mode=0o755)
+        dropin = tmp_path / "shimmerd.conf.d" / "10-local.conf"
+        dropin.write_text("[Sink]\nfps = 30\n")
+        dropin.chmod(0o644)
+        bad = dropin if where == "drop-in" else tmp_path / "shimmerd.conf.d"
+    bad.chmod(0o777 if bad.is_dir() else 0o666)
+    mode = "777" if bad.is_dir() else "666"
+    bed = bed_factory(FIXTURE)
+    for args in (["check-config", "--config", str(conf)], ["run", "--config", str(conf), "--duration", "1"]):
+        r = bed.run(*args)
+        assert r.returncode == 78, (args, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert len(lines) == 1 and "%s: writable by others (mode %s); refusing it as root" % (bad, mode) in lines[0], r.stderr
+    # Group-writable is the administrator's choice.
+    bad.chmod(0o775 if bad.is_dir() else 0o664)
+    assert bed.run("check-config", "--config", str(conf)).returncode == 0
+
+
+def test_trace_and_raw_output_are_never_created_through_a_symlink(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    link = tmp_path / "out"
+    link.symlink_to(victim)
+    r = bed.run("run", "--set", "Sink.type=null", "--set", "Trace.path=%s" % link, "--duration", "1")
+    assert r.returncode == 73 and str(link) in r.stderr, r.stderr
+    r = bed.run("run", "--set", "Sink.type=raw", "--set", "Sink.path=%s" % link, "--duration", "1")
+    assert r.returncode == 73 and "symbolic link" in r.stderr, r.stderr
+    assert victim.read_bytes() == b"keep"
