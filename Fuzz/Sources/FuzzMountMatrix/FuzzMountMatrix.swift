@@ -25,7 +25,10 @@ public func fuzzMountMatrix(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         require(MountMatrix(rows: m.rows) == m, "the validating initializer refuses \(m)")
         require(MountMatrix.parse(m.description) == .success(m),
                 "text form \(quoted(m.description)) does not parse back from \(quoted(text))")
-        require(MountMatrix.parse(" \t" + text + " \n") == result, "white space around \(quoted(text)) changes the result")
+        for (before, after) in [(" \t", " \n"), ("\r\n", "\r\n")] {
+            require(MountMatrix.parse(before + text + after) == result,
+                    "white space \(quoted(before))...\(quoted(after)) around \(quoted(text)) changes the result")
+        }
     case .failure(let error):
         switch error {
         case .empty, .rowCount:

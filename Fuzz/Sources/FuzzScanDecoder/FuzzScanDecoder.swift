@@ -105,5 +105,5 @@ private func referenceDecode(_ stored: [UInt8], _ t: ScanType) -> Int64 {
 private func fits(_ v: Int64, _ t: ScanType) -> Bool {
     if t.bits == 64 { return true }
     if t.signed { return v >= -(Int64(1) << Int64(t.bits - 1)) && v < Int64(1) << Int64(t.bits - 1) }
-    return v >= 0 && v < Int64(1) << Int64(t.bits)
+    return v >= 0 && (t.bits == 63 || v < Int64(1) << Int64(t.bits))  // every Int64 >= 0 fits 63 bits
 }
