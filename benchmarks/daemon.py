@@ -67,9 +67,10 @@ def phase(pid, seconds, drive=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=20)
-    ap.add_argument("--sink", default="null")
+    ap.add_argument("--sink", default="shm", help="shm (default, as the performance issue asks), null, ...")
     ap.add_argument("--binary", default=os.path.join(HERE, "..", ".build", "release", "shimmerd"))
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
+    ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
@@ -83,8 +84,13 @@ def main():
     spawned = time.monotonic()
     d = bed.spawn("run", "--config", conf, "--set", "Sink.type=" + args.sink, "--set", "Sink.fps=60",
                   "--set", "Card.scale=2", "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=warning")
+                  "--set", "Trace.path=" + trace, "--set", "Log.level=warning",
+                  "--set", "Sink.name=shimmerd-bench-%d" % os.getpid(),
+                  prefix=("perf", "record", "-g", "-o", args.perf, "--") if args.perf else ())
     pid = d.p.pid
+    if args.perf:   # measure the daemon, not perf: its child
+        time.sleep(0.5)
+        pid = int(open("/proc/%d/task/%d/children" % (pid, pid)).read().split()[0])
     # Time to the first frame: the trace's first frame record (flushed within a second).
     first = None
     while first is None and time.monotonic() - spawned < 20:
@@ -108,6 +114,11 @@ def main():
     n1 = len(read_trace(trace))
     still = phase(pid, args.seconds)
     d.stop()
+    if args.sink == "shm":
+        try:
+            os.unlink("/dev/shm/shimmerd-bench-%d" % os.getpid())
+        except OSError:
+            pass
     records = read_trace(trace)
     moving["frames"] = sum(1 for r in records[n0:n1] if r["type"] == "frame")
     still["frames"] = sum(1 for r in records[n1:] if r["type"] == "frame")

@@ -10,8 +10,7 @@ PREFIX=${PREFIX:-/usr/local}
 DESTDIR=${DESTDIR:-}
 
 ./scripts/setup.sh
-swift build -c release --product shimmerd 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
-bin="$(swift build -c release --show-bin-path)/shimmerd"
+bin="$(./scripts/build-release.sh)"
 
 install -D -m 0755 "$bin" "$DESTDIR$PREFIX/bin/shimmerd"
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" "$DESTDIR/etc/shimmerd/shimmerd.conf.d" \

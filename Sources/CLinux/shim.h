@@ -15,6 +15,7 @@
 #include <linux/fb.h>
 #include <linux/kd.h>
 #include <linux/futex.h>
+#include <malloc.h>
 
 static inline int shim_fb_get_vscreeninfo(int fd, struct fb_var_screeninfo *v) { return ioctl(fd, FBIOGET_VSCREENINFO, v); }
 static inline int shim_fb_get_fscreeninfo(int fd, struct fb_fix_screeninfo *f) { return ioctl(fd, FBIOGET_FSCREENINFO, f); }

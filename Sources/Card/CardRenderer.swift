@@ -7,7 +7,7 @@ import Raster
 /// Why it is built this way (the performance issue's bar is a frame in which every dot
 /// changes in well under 0.1 ms at 700 x 467):
 /// - Everything that does not depend on the focal point is computed once here: the
-///   static layer (black rounded card, labels) as a finished image, and for every dot
+///   static layer (black rounded card, labels) as finished label rows, and for every dot
 ///   pixel the two weights `wa = k (1 - t)` and `wb = k t`, where `k` folds the circle's
 ///   anti-aliased coverage, the arrow (black, over the dot), the card's rounded corners
 ///   and `t` is the pixel's position along the dot's rotated axial gradient. A dot pixel
@@ -33,8 +33,10 @@ package final class CardRenderer {
     /// writer uses it as alpha; XRGB targets show black outside the corners.
     package let cardCoverage: [UInt8]
 
-    /// The static layer, premultiplied XRGB8888, pixelWidth x pixelHeight.
-    private let staticImage: [UInt32]
+    /// The static layer, premultiplied XRGB8888: black but for the rows the labels cross,
+    /// which are kept here (rows labelBandTop ..< labelBandTop + count / pixelWidth).
+    private let labelBand: [UInt32]
+    private let labelBandTop: Int
     private let runs: [Run]
     /// Per run pixel, wa and wb (wa + wb <= 256), each copied into both 16-bit halves of a
     /// word, ready for the 16-bit lanes of the inner loop (see `paintDot`).
@@ -124,14 +126,18 @@ package final class CardRenderer {
         cardCoverage = card
 
         let labels = try CardRenderer.labelMask(layout.geometry, style, scale, text)
-        var image = [UInt32](repeating: 0, count: pw * ph)
-        for y in max(labels.top, 0)..<min(labels.top + labels.height, ph) {
+        // Only the label rows of the static layer hold anything but black (premultiplied
+        // over black, the card is 0 everywhere else): keep just those rows.
+        let top = min(max(labels.top, 0), ph), bottom = max(top, min(labels.top + labels.height, ph))
+        var band = [UInt32](repeating: 0, count: (bottom - top) * pw)
+        for y in top..<bottom {
             for x in max(labels.left, 0)..<min(labels.left + labels.width, pw) {
                 let v = UInt32((labels.at(x, y) * Double(card[y * pw + x]) / 255 * 255).rounded())
-                image[y * pw + x] = v << 16 | v << 8 | v
+                band[(y - top) * pw + x] = v << 16 | v << 8 | v
             }
         }
-        staticImage = image
+        labelBand = band
+        labelBandTop = top
 
         let pixels = try DotPixels(layout: layout, style: style, scale: scale, width: pw, height: ph,
                                    card: card, labels: labels, text: text)
@@ -249,10 +255,15 @@ package final class CardRenderer {
     private func drawStatic(_ pixmap: Pixmap, _ clip: Clip) -> Int {
         guard clip.x1 > clip.x0 else { return 0 }
         var written = 0
-        staticImage.withUnsafeBufferPointer { image in
+        let bandRows = labelBand.count / max(pixelWidth, 1)
+        labelBand.withUnsafeBufferPointer { band in
             for y in clip.y0..<max(clip.y0, clip.y1) {
-                let src = image.baseAddress! + y * pixelWidth + clip.x0
-                (pixmap.row(y + clip.dy) + clip.x0 + clip.dx).update(from: src, count: clip.x1 - clip.x0)
+                let dst = pixmap.row(y + clip.dy) + clip.x0 + clip.dx
+                if y >= labelBandTop && y < labelBandTop + bandRows {
+                    dst.update(from: band.baseAddress! + (y - labelBandTop) * pixelWidth + clip.x0, count: clip.x1 - clip.x0)
+                } else {
+                    dst.update(repeating: 0, count: clip.x1 - clip.x0)
+                }
                 written += clip.x1 - clip.x0
             }
         }

@@ -37,6 +37,7 @@ struct BenchCommand: Subcommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
             let data = (try? encoder.encode(results)) ?? Data()
             context.out(String(decoding: data, as: UTF8.self) + "\n")
             return

@@ -28,6 +28,11 @@ package enum SysfsNumber {
     }
 
     package static func parse(_ text: Substring, limit: Double = defaultLimit) -> Result<Double, Failure> {
+        // The form of every `_raw` attribute, read 100 times a second per axis: no
+        // allocation, no Unicode. Anything else takes the general path below.
+        if let v = plainInteger(text.utf8) {
+            return abs(v) <= limit ? .success(v) : .failure(.tooLarge(String(text.trimmingASCIIWhitespace())))
+        }
         let trimmed = text.trimmingASCIIWhitespace()
         if trimmed.isEmpty { return .failure(.empty) }
         let s = String(trimmed)
@@ -41,6 +46,31 @@ package enum SysfsNumber {
 
     package static func parse(_ text: String, limit: Double = defaultLimit) -> Result<Double, Failure> {
         parse(text[...], limit: limit)
+    }
+
+    /// `\s* [+-]? digits{1,15} \s*` as its exact value (15 digits are exact in a Double).
+    private static func plainInteger(_ bytes: Substring.UTF8View) -> Double? {
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        while i < end, isSpace(bytes[i]) { i = bytes.index(after: i) }
+        var negative = false
+        if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i = bytes.index(after: i)
+        }
+        var value: Int64 = 0
+        var digits = 0
+        while i < end, bytes[i] >= 48, bytes[i] <= 57 {
+            value = value * 10 + Int64(bytes[i] - 48)
+            digits += 1
+            if digits > 15 { return nil }
+            i = bytes.index(after: i)
+        }
+        guard digits > 0 else { return nil }
+        while i < end, isSpace(bytes[i]) { i = bytes.index(after: i) }
+        guard i == end else { return nil }
+        return negative ? -Double(value) : Double(value)   // "-0" stays -0.0, as Double("-0")
     }
 
     /// `[+-]? digits* ('.' digits*)? ([eE] [+-]? digits+)?` with at least one digit in

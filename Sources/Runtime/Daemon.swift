@@ -99,6 +99,7 @@ package final class Daemon {
     }
 
     private func makePipeline(_ parts: Pipeline.Parts) -> Pipeline {
+        Heap.trim()   // the fonts and the precomputation's scratch are freed by now
         let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock, wait: wait)
         pipeline.onFrame = { [weak self] _, t in
             guard let self else { return }

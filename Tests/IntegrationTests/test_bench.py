@@ -1,0 +1,37 @@
+"""`shimmerd bench --json` smoke (issue 6): relations that hold on any machine, never
+absolute times. The numbers themselves are in docs/PERFORMANCE.md."""
+import json
+import subprocess
+
+from harness import SHIMMERD
+
+
+def test_bench_relations():
+    r = subprocess.run([SHIMMERD, "bench", "--json", "--frames", "20"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    targets = {t["target"]: t for t in json.loads(r.stdout)}
+    assert set(targets) == {"scale1", "scale2", "fb1920x1080"}
+    assert (targets["fb1920x1080"]["width"], targets["fb1920x1080"]["height"]) == (1920, 1080)
+    for name, t in targets.items():
+        cases = {c["name"]: c for c in t["cases"]}
+        assert t["checksums_match"], "%s: incremental pixels differ from a full render" % name
+        assert t["dots"] == 175
+        full = cases["full"]
+        assert full["dots_repainted_per_frame"] == 175
+        # A frame with no color change writes nothing and looks nothing up.
+        assert cases["none"]["pixels_written_per_frame"] == 0 and cases["none"]["dots_repainted_per_frame"] == 0
+        assert cases["none"]["table_hits_per_frame"] == 0
+        # Every dot changing writes exactly the dot pixels, no more; incremental frames write
+        # no more than a full redraw, which also writes the static layer.
+        assert cases["all"]["dots_repainted_per_frame"] == 175
+        assert cases["all"]["pixels_written_per_frame"] == t["dot_pixels"]
+        for c in ("move1", "move10", "all"):
+            assert cases[c]["pixels_written_per_frame"] <= full["pixels_written_per_frame"]
+            assert cases[c]["dots_repainted_per_frame"] <= full["dots_repainted_per_frame"]
+        assert cases["move1"]["dots_repainted_per_frame"] < cases["move10"]["dots_repainted_per_frame"]
+        # Two lookups per repainted dot, all answered by the dense table after warm-up.
+        assert cases["all"]["table_hits_per_frame"] + cases["all"]["table_misses_per_frame"] == 2 * 175
+        for c in cases.values():
+            assert c["ns"]["min"] <= c["ns"]["median"] <= c["ns"]["p90"]
+    # The 1920 x 1080 target paints the same dots as the card at scale 2.
+    assert targets["fb1920x1080"]["dot_pixels"] == targets["scale2"]["dot_pixels"]
