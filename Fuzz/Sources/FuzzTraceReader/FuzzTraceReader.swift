@@ -7,6 +7,10 @@
 // - what was read writes back: every record encoded with the writer's own
 //   `TraceRecord.line` reads back to the same records, with nothing unknown and nothing
 //   truncated. (This is the trace's round trip: replay and trace-as-sensor rely on it.)
+//   For sample, frame, baseline and reading records `line` is the hand-written JSON
+//   (TraceRecord+FastJSON.swift); those records also go through JSONEncoder, which the
+//   fast form claims to match, and must read back the same.
+import FoundationEssentials
 import FuzzSupport
 import Tracing
 
@@ -34,7 +38,14 @@ public func fuzzTraceReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     require(contents.unknownTypes.values.allSatisfy { $0 > 0 }, "an unknown type counted 0 times")
 
     var written: [UInt8] = []
-    for entry in contents.entries { written += line(entry) }
+    for entry in contents.entries {
+        written += line(entry)
+        if let codable = codableLine(entry) {
+            let back = try? TraceReader.parse(codable, path: "codable.jsonl")
+            require(back?.entries == [entry], "JSONEncoder's form of a record reads differently: "
+                    + String(decoding: codable, as: UTF8.self))
+        }
+    }
     do {
         let again = try TraceReader.parse(written, path: "written.jsonl")
         require(again.entries == contents.entries, "records written back read differently:\n"
@@ -56,4 +67,23 @@ private func line(_ entry: TraceEntry) -> [UInt8] {
     case .reading(let r): TraceRecord.line(r)
     case .frame(let r): TraceRecord.line(r)
     }
+}
+
+/// JSONEncoder's line for a record that `line` writes by hand; nil for the others.
+private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+    let data: Data?
+    switch entry {
+    case .header: return nil
+    case .baseline(let r): data = try? encoder.encode(r)
+    case .sample(let r): data = try? encoder.encode(r)
+    case .reading(let r): data = try? encoder.encode(r)
+    case .frame(let r): data = try? encoder.encode(r)
+    }
+    guard let data else {
+        require(false, "JSONEncoder cannot encode a record that was read: \(entry)")
+        return nil
+    }
+    return [UInt8](data) + [0x0A]
 }
