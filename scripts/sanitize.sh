@@ -13,7 +13,8 @@ kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 # Reports go to the log; the Swift runtime's backtracer would race the sanitizers' own.
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_suppressions=0}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:exitcode=66}"
 
 status=0
