@@ -10,6 +10,15 @@
 //   3  Runtime, Commands, and the `shimmerd` executable
 import PackageDescription
 
+// The renderer's inner loop is compiled a second time for AVX2 CPUs and chosen at run
+// time (Sources/CardKernels). The manifest is evaluated on the build host, so the flag is
+// only given where the host is x86-64.
+#if arch(x86_64)
+let avx2Settings: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let avx2Settings: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "shimmerd",
     products: [
@@ -42,7 +51,10 @@ let package = Package(
         .target(name: "Motion", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Color", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Raster", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Card", dependencies: ["Color", "Raster"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "CardKernels"),
+        .target(name: "CardKernelsAVX2", dependencies: ["CardKernels"], swiftSettings: avx2Settings),
+        .target(name: "Card", dependencies: ["Color", "Raster", "CardKernels", "CardKernelsAVX2"],
+                linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "LinuxSystem"]),
@@ -61,7 +73,7 @@ let package = Package(
         // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
         // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
         .testTarget(name: "ColorTests", dependencies: ["Color"]),
-        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG"],
+        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG", "LinuxSystem"],
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),

@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 
+echo "== build (imports must match the declared, one-way module dependencies)"
+swift build --explicit-target-dependency-import-check error 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+swift build --explicit-target-dependency-import-check error > /dev/null 2>&1
+
 echo "== swift test"
 log=$(mktemp)
 set +e

@@ -1,3 +1,5 @@
+import CardKernels
+import CardKernelsAVX2
 import Color
 import Glibc  // libm only
 import Raster
@@ -57,12 +59,7 @@ package final class CardRenderer {
     /// Shared pixels to recomposite in the current frame (reused, no allocation per frame).
     private var sharedDirty: [Bool]
 
-    struct Run {
-        var y: Int32
-        var x0: Int32
-        var count: Int32
-        var weightStart: Int32
-    }
+    typealias Run = DotRun
 
     struct SharedPixel {
         var x: Int32
@@ -79,6 +76,17 @@ package final class CardRenderer {
         var arrow: Float
         var t: Float
     }
+
+    /// Which compilation of the inner loop paints the dots (CardKernels).
+    package enum Kernel: String, Sendable, CaseIterable {
+        /// The architecture's baseline (SSE2 on x86-64, NEON on arm64).
+        case baseline
+        /// x86-64 with AVX2: only where the CPU has it.
+        case avx2
+    }
+
+    package let kernel: Kernel
+    private let blend: DotKernel
 
     package var dotCount: Int { layout.dots.count }
     /// Dot pixels that a frame in which every dot changes writes.
@@ -98,13 +106,18 @@ package final class CardRenderer {
 
     /// Lays out and precomputes everything. `text` rasterizes the labels and arrows once.
     package init(layout: CardLayout, scale: Double, style: CardStyle = CardStyle(),
-                 text: any TextRasterizer) throws {
+                 text: any TextRasterizer, kernel: Kernel = .baseline) throws {
         guard scale.isFinite, scale > 0 else { throw Failure.badScale(scale) }
         let pw = Int((layout.geometry.width * scale).rounded())
         let ph = Int((layout.geometry.height * scale).rounded())
         guard pw >= 1, ph >= 1, pw <= 16384, ph <= 16384 else { throw Failure.tooLarge(width: pw, height: ph) }
         self.layout = layout
         self.style = style
+        self.kernel = kernel
+        switch kernel {
+        case .baseline: blend = { blendDotRunsBaseline($0, $1, $2, $3, $4, $5, $6, $7) }
+        case .avx2: blend = { blendDotRunsAVX2($0, $1, $2, $3, $4, $5, $6, $7) }
+        }
         self.scale = scale
         pixelWidth = pw
         pixelHeight = ph
@@ -205,6 +218,9 @@ package final class CardRenderer {
             target.staticDrawn = true
         }
         var anyShared = false
+        let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
+        let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
+        let stride = target.pixmap.stride
         startWeights.withUnsafeBufferPointer { wa in
           endWeights.withUnsafeBufferPointer { wb in
             runs.withUnsafeBufferPointer { r in
@@ -215,8 +231,8 @@ package final class CardRenderer {
                     report.dotsRepainted += 1
                     let start = engine.word(colors[i].start)
                     let end = engine.word(colors[i].end)
-                    report.pixelsWritten += paintDot(runs: r[runStart[i]..<runStart[i + 1]], startWeights: wa, endWeights: wb,
-                                                     start: start, end: end, pixmap: target.pixmap, clip: clip)
+                    let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
+                    report.pixelsWritten += blend(dotRuns, wa.baseAddress!, wb.baseAddress!, start, end, base, stride, kclip)
                     for p in sharedByDot[i] {
                         sharedDirty[Int(p)] = true
                         anyShared = true
@@ -266,73 +282,6 @@ package final class CardRenderer {
                 }
                 written += clip.x1 - clip.x0
             }
-        }
-        return written
-    }
-
-    /// The hot loop: `(start * wa + end * wb + 128) >> 8` per channel and pixel.
-    ///
-    /// Each XRGB word is seen as two 16-bit lanes, [B, R] (mask 0x00FF00FF) and [G, X]
-    /// (the word >> 8, same mask): wa, wb <= 256 and wa + wb <= 256 with channels <= 255,
-    /// so a lane never exceeds 255 * 256 + 128 and 16-bit multiplies (SSE2 `pmullw`,
-    /// NEON `mul`) are exact. Eight pixels go through `SIMD16<UInt16>` at a time (two SSE2 registers: independent chains the CPU overlaps), then four; the
-    /// scalar tail computes the same lanes in 32-bit words, so both give identical bits.
-    @inline(__always)
-    private func paintDot(runs: Slice<UnsafeBufferPointer<Run>>, startWeights: UnsafeBufferPointer<UInt32>,
-                          endWeights: UnsafeBufferPointer<UInt32>, start: UInt32, end: UInt32,
-                          pixmap: Pixmap, clip: Clip) -> Int {
-        let srb = start & 0x00FF_00FF, sg = (start >> 8) & 0x00FF_00FF
-        let erb = end & 0x00FF_00FF, eg = (end >> 8) & 0x00FF_00FF
-        let vsrb = unsafeBitCast(SIMD8<UInt32>(repeating: srb), to: SIMD16<UInt16>.self)
-        let vsg = unsafeBitCast(SIMD8<UInt32>(repeating: sg), to: SIMD16<UInt16>.self)
-        let verb = unsafeBitCast(SIMD8<UInt32>(repeating: erb), to: SIMD16<UInt16>.self)
-        let veg = unsafeBitCast(SIMD8<UInt32>(repeating: eg), to: SIMD16<UInt16>.self)
-        let round = SIMD16<UInt16>(repeating: 0x80)
-        var written = 0
-        let base = pixmap.base + clip.dy * pixmap.stride + clip.dx * 4
-        let stride = pixmap.stride
-        for run in runs {
-            let y = Int(run.y)
-            var xa = Int(run.x0), xb = xa + Int(run.count)
-            if !clip.whole {
-                guard y >= clip.y0, y < clip.y1 else { continue }
-                xa = max(xa, clip.x0)
-                xb = min(xb, clip.x1)
-                guard xb > xa else { continue }
-            }
-            let n = xb - xa
-            let first = Int(run.weightStart) + (xa - Int(run.x0))
-            let wa = UnsafeRawPointer(startWeights.baseAddress! + first)
-            let wb = UnsafeRawPointer(endWeights.baseAddress! + first)
-            let dst = base + y * stride + xa * 4
-            var j = 0
-            while j + 8 <= n {
-                let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
-                let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
-                let rb = (vsrb &* a &+ verb &* b &+ round) &>> 8
-                let g = (vsg &* a &+ veg &* b &+ round) &>> 8
-                let word = unsafeBitCast(rb, to: SIMD8<UInt32>.self) | (unsafeBitCast(g, to: SIMD8<UInt32>.self) &<< 8)
-                dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD8<UInt32>.self)
-                j += 8
-            }
-            if j + 4 <= n {
-                let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
-                let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
-                let rb = (vsrb.lowHalf &* a &+ verb.lowHalf &* b &+ round.lowHalf) &>> 8
-                let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
-                let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
-                dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
-                j += 4
-            }
-            while j < n {
-                let a = wa.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
-                let b = wb.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
-                let rb = ((srb &* a &+ erb &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
-                let g = ((sg &* a &+ eg &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
-                dst.storeBytes(of: rb | g << 8, toByteOffset: j * 4, as: UInt32.self)
-                j += 1
-            }
-            written += n
         }
         return written
     }

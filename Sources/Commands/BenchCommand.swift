@@ -44,7 +44,7 @@ struct BenchCommand: Subcommand {
         }
         context.out("shimmerd bench: \(rounds) frames per case, interleaved; times per frame (median / p90 / min)\n")
         for r in results {
-            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
+            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels, \(r.kernel) kernel"
                         + " (\(r.dotPixels * 4 / 1024) KiB); checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
             context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes\n")
             for c in r.cases {

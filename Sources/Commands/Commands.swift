@@ -5,6 +5,7 @@
 // Must not: construct pipelines itself (Runtime does), print from anywhere but
 // `CommandContext`, or exit from anywhere but `ShimmerdMain`.
 import Glibc
+import LinuxSystem
 import Runtime
 import Tracing
 
@@ -105,18 +106,6 @@ package final class CommandContext: Sendable {
 
     @discardableResult
     package func writeAll(_ fd: Int32, _ text: String) -> Bool {
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += n
-            }
-            return true
-        }
+        FileSystem.writeAsMuchAsPossible(fd, Array(text.utf8)).errno == nil
     }
 }

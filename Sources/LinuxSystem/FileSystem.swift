@@ -24,12 +24,25 @@ package enum FileSystem {
 
     /// Writes every byte, retrying short writes and EINTR.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        try bytes.withUnsafeBytes { raw in
+        let (_, error) = writeAsMuchAsPossible(fd, bytes)
+        if let error { throw SystemError("write", path: path, errno: error) }
+    }
+
+    /// Writes `bytes` until all are written or `write(2)` fails with something other
+    /// than EINTR: how many bytes went out, and the errno that stopped it, if any.
+    /// Callers that must not lose data keep the rest (the trace writer on ENOSPC).
+    package static func writeAsMuchAsPossible(_ fd: Int32, _ bytes: [UInt8]) -> (written: Int, errno: Int32?) {
+        bytes.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
-                let n = try retryingEINTR("write", path: path) { write(fd, raw.baseAddress! + done, raw.count - done) }
+                let n = write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    return (done, Glibc.errno)
+                }
                 done += n
             }
+            return (done, nil)
         }
     }
 

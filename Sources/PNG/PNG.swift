@@ -79,33 +79,23 @@ package enum PNGCodec {
 
     /// Decodes PNG bytes to RGBA (`png_image_begin_read_from_memory`, `png_image_finish_read`).
     package static func decode(_ bytes: [UInt8]) throws -> RGBAImage {
-        var png = newImage()
-        let begun = bytes.withUnsafeBytes { raw in
-            png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count)
+        try read("png_image_begin_read_from_memory") { png in
+            bytes.withUnsafeBytes { raw in png_image_begin_read_from_memory(&png, raw.baseAddress, raw.count) }
         }
-        guard begun != 0 else {
-            defer { png_image_free(&png) }
-            throw PNGError(operation: "png_image_begin_read_from_memory", message: message(&png))
-        }
-        png.format = formatRGBA
-        let width = Int(png.width), height = Int(png.height)
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let finished = pixels.withUnsafeMutableBytes { dst in
-            png_image_finish_read(&png, nil, dst.baseAddress, png_int_32(width * 4), nil)
-        }
-        guard finished != 0 else {
-            defer { png_image_free(&png) }
-            throw PNGError(operation: "png_image_finish_read", message: message(&png))
-        }
-        return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
     /// Decodes a PNG file (`png_image_begin_read_from_file`).
     package static func read(path: String) throws -> RGBAImage {
+        try read("read \(path)") { png in png_image_begin_read_from_file(&png, path) }
+    }
+
+    /// The simplified API's two steps: `begin` reads the header, then
+    /// `png_image_finish_read` decodes into 8-bit RGBA.
+    private static func read(_ operation: String, begin: (inout png_image) -> Int32) throws -> RGBAImage {
         var png = newImage()
-        guard png_image_begin_read_from_file(&png, path) != 0 else {
+        guard begin(&png) != 0 else {
             defer { png_image_free(&png) }
-            throw PNGError(operation: "read \(path)", message: message(&png))
+            throw PNGError(operation: operation, message: message(&png))
         }
         png.format = formatRGBA
         let width = Int(png.width), height = Int(png.height)
@@ -115,7 +105,7 @@ package enum PNGCodec {
         }
         guard finished != 0 else {
             defer { png_image_free(&png) }
-            throw PNGError(operation: "read \(path)", message: message(&png))
+            throw PNGError(operation: operation, message: message(&png))
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
     }

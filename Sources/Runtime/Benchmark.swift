@@ -59,6 +59,8 @@ package struct Benchmark {
         package var width: Int
         package var height: Int
         package var dots: Int
+        /// Which compilation of the inner loop ran (baseline or avx2).
+        package var kernel: String
         /// Dot pixels: what a frame in which every dot changes writes.
         package var dotPixels: Int
         package var memset: Stats
@@ -175,7 +177,8 @@ package struct Benchmark {
             renderer.paint(into: &target)
             if Benchmark.checksum(fresh.pixmap) != Benchmark.checksum(buffers[c].pixmap) { match = false }
         }
-        return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, dotPixels: renderer.dotPixelCount,
+        return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, kernel: renderer.kernel.rawValue,
+                            dotPixels: renderer.dotPixelCount,
                             memset: Stats(memsetTimes), memcpy: memcpyStats, cases: cases, checksumsMatch: match)
     }
 

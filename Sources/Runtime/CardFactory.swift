@@ -1,4 +1,5 @@
 import Card
+import LinuxSystem
 import Raster
 
 /// Builds the card renderer from configuration.
@@ -19,14 +20,16 @@ package enum CardFactory {
     }
 
     /// The renderer; font problems are configuration errors (exit 78) naming the font.
-    package static func renderer(_ s: CardSettings) throws(Failure) -> CardRenderer {
+    /// - Parameter kernel: nil picks the fastest the CPU runs.
+    package static func renderer(_ s: CardSettings, kernel: CardRenderer.Kernel? = nil) throws(Failure) -> CardRenderer {
         let g = try geometry(s)
         let fonts: FontRasterizer
         do { fonts = try FontRasterizer(pattern: s.font) } catch {
             throw Failure(.configuration, "Card.font = \"\(s.font)\": \(error)")
         }
         do {
-            return try CardRenderer(layout: CardLayout(geometry: g), scale: s.scale, style: style(s), text: fonts)
+            return try CardRenderer(layout: CardLayout(geometry: g), scale: s.scale, style: style(s), text: fonts,
+                                    kernel: kernel ?? (CPU.hasAVX2 ? .avx2 : .baseline))
         } catch let e as CardRenderer.Failure {
             throw Failure(.configuration, e.description)
         } catch {

@@ -5,6 +5,7 @@
 // carry sd-daemon priority prefixes ("<4>") so the journal keeps levels.
 // Must not import: Runtime, Commands (layer 2 sits below them).
 import Glibc
+import LinuxSystem
 
 /// A logger value: a label and a shared handler. Messages are autoclosures, built only
 /// when the level is enabled; metadata keys are dotted (`sensor.device`).
@@ -94,18 +95,8 @@ package final class LogHandler: @unchecked Sendable {
             line += " \(key)=\(metadata[key]!.replacingNewlines())"
         }
         line += "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return   // stderr is gone; nowhere left to report it
-                }
-                done += n
-            }
-        }
+        // A failure means stderr is gone: there is nowhere left to report it.
+        _ = FileSystem.writeAsMuchAsPossible(fd, Array(line.utf8))
     }
 }
 

@@ -115,18 +115,7 @@ package final class TraceWriter {
 
     /// Writes everything queued, as far as the disk allows.
     package func flush() {
-        var written = 0
-        let error: Int32? = pending.withUnsafeBytes { raw in
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += n
-            }
-            return nil
-        }
+        let (written, error) = FileSystem.writeAsMuchAsPossible(fd, pending)
         pending.removeFirst(written)
         fileSize += written
         if let error {

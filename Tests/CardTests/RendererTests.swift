@@ -6,6 +6,7 @@ import Output
 import PNG
 import Raster
 import Runtime
+import LinuxSystem
 
 /// The default card at scale 2, built with the real fonts (fontconfig + FreeType).
 func defaultRenderer(scale: Double = 2) throws -> CardRenderer {
@@ -118,4 +119,23 @@ func dotCentersShowTheStartColorOfTheScene(_ fx: Double, _ fy: Double) throws {
         checked += 1
     }
     #expect(checked > 10)
+}
+
+/// The AVX2 compilation of the inner loop paints exactly what the baseline paints
+/// (runs only where the CPU has AVX2; the baseline is what every CPU runs).
+@Test func avx2KernelPaintsTheSameBits() throws {
+    guard CPU.hasAVX2 else { return }
+    let settings = CardSettings()
+    let baseline = try CardFactory.renderer(settings, kernel: .baseline)
+    let avx2 = try CardFactory.renderer(settings, kernel: .avx2)
+    #expect(baseline.kernel == .baseline && avx2.kernel == .avx2)
+    for path in [[(175.0, 233.333)], [(60.0, 60.0), (61.0, 60.0)], [(0.0, 0.0), (900.0, -400.0)]] {
+        #expect(render(baseline, path).words == render(avx2, path).words)
+    }
+    // Clipped and strided targets too.
+    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36), b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
+    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50), tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
+    baseline.render(focalX: 100, focalY: 80, into: &ta)
+    avx2.render(focalX: 100, focalY: 80, into: &tb)
+    #expect(a.words == b.words)
 }

@@ -151,14 +151,26 @@ static Mask make_mask(const Dot *d, double scale) {
 }
 
 static void expert_frame(cairo_t *cr, Dot *dots, Mask *masks, int n, double scale, double fx, double fy) {
-    cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);  /* replace the dot's pixels, like a recolor */
     for (int i = 0; i < n; i++) {
-        cairo_save(cr);
-        cairo_translate(cr, dots[i].cx * scale, dots[i].cy * scale);
-        cairo_scale(cr, scale, scale);
-        cairo_rotate(cr, dots[i].rot);
-        set_gradient(cr, &dots[i], fx, fy);
-        cairo_restore(cr);
+        double s[3], e[3];
+        dot_colors(hypot(dots[i].cx - fx, dots[i].cy - fy), s, e);
+        cairo_pattern_t *p = cairo_pattern_create_linear(0, 0, dots[i].size / 2, dots[i].size / 2);
+        cairo_pattern_add_color_stop_rgb(p, 0, s[0], s[1], s[2]);
+        cairo_pattern_add_color_stop_rgb(p, 1, e[0], e[1], e[2]);
+        cairo_pattern_set_extend(p, CAIRO_EXTEND_PAD);
+        /* The gradient lives in the dot's turned square: device -> dot space. */
+        cairo_matrix_t m;
+        cairo_matrix_init_translate(&m, dots[i].cx * scale, dots[i].cy * scale);
+        cairo_matrix_scale(&m, scale, scale);
+        cairo_matrix_rotate(&m, dots[i].rot);
+        cairo_matrix_invert(&m);
+        cairo_pattern_set_matrix(p, &m);
+        cairo_set_source(cr, p);
+        cairo_pattern_destroy(p);
+        /* OVER, cairo's fast path: the gradient is opaque, so fully covered pixels take the
+         * new colors exactly; anti-aliased edges blend with the previous frame's (a
+         * simplification in cairo's favour: SOURCE, exact, measured 2-4x slower). */
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
         cairo_mask_surface(cr, masks[i].mask, masks[i].x, masks[i].y);
     }
 }

@@ -1,0 +1,119 @@
+// CardKernels: the card renderer's inner loop, as inlinable source.
+//
+// Purpose: one definition of the per-pixel blend, compiled twice: here for the
+// architecture's baseline (SSE2 on x86-64, NEON on arm64) and, inlined into
+// CardKernelsAVX2, for x86-64 CPUs with AVX2, where each SIMD16<UInt16> operation is one
+// 256-bit instruction instead of two 128-bit ones. The renderer picks one at startup
+// (the caller asks the CPU). Both are the same integer arithmetic: identical pixels.
+// Must not import: anything but the standard library.
+
+/// A horizontal run of one dot's pixels: row `y`, columns `x0 ..< x0 + count` (card
+/// pixels), per-pixel weights from `weightStart`.
+@usableFromInline
+package struct DotRun: Sendable {
+    @usableFromInline package var y: Int32
+    @usableFromInline package var x0: Int32
+    @usableFromInline package var count: Int32
+    @usableFromInline package var weightStart: Int32
+
+    package init(y: Int32, x0: Int32, count: Int32, weightStart: Int32) {
+        self.y = y
+        self.x0 = x0
+        self.count = count
+        self.weightStart = weightStart
+    }
+}
+
+/// The visible card pixels, `x0 ..< x1` by `y0 ..< y1`; `whole` when nothing is clipped.
+@usableFromInline
+package struct KernelClip: Sendable {
+    @usableFromInline package var x0: Int, y0: Int, x1: Int, y1: Int
+    @usableFromInline package var whole: Bool
+
+    package init(x0: Int, y0: Int, x1: Int, y1: Int, whole: Bool) {
+        self.x0 = x0
+        self.y0 = y0
+        self.x1 = x1
+        self.y1 = y1
+        self.whole = whole
+    }
+}
+
+/// Paints one dot's runs and returns the pixels written.
+package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
+                               _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+                               _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int
+
+/// `(start * wa + end * wb + 128) >> 8` per channel and pixel into `base` (the card's
+/// top-left pixel) with row pitch `stride` bytes.
+///
+/// Each XRGB word is seen as two 16-bit lanes, [B, R] (mask 0x00FF00FF) and [G, X] (the
+/// word >> 8, same mask). wa and wb arrive already copied into both 16-bit halves of a
+/// word. wa, wb <= 256 and wa + wb <= 256 with channels <= 255, so a lane never exceeds
+/// 255 * 256 + 128 and 16-bit multiplies are exact. Eight pixels go through
+/// `SIMD16<UInt16>` at a time, then four, then the scalar tail computes the same lanes in
+/// 32-bit words: every path gives identical bits.
+@inlinable @inline(__always)
+package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
+                          _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+                          _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+    let srb = start & 0x00FF_00FF, sg = (start >> 8) & 0x00FF_00FF
+    let erb = end & 0x00FF_00FF, eg = (end >> 8) & 0x00FF_00FF
+    let vsrb = unsafeBitCast(SIMD8<UInt32>(repeating: srb), to: SIMD16<UInt16>.self)
+    let vsg = unsafeBitCast(SIMD8<UInt32>(repeating: sg), to: SIMD16<UInt16>.self)
+    let verb = unsafeBitCast(SIMD8<UInt32>(repeating: erb), to: SIMD16<UInt16>.self)
+    let veg = unsafeBitCast(SIMD8<UInt32>(repeating: eg), to: SIMD16<UInt16>.self)
+    let round = SIMD16<UInt16>(repeating: 0x80)
+    var written = 0
+    for run in runs {
+        let y = Int(run.y)
+        var xa = Int(run.x0), xb = xa + Int(run.count)
+        if !clip.whole {
+            guard y >= clip.y0, y < clip.y1 else { continue }
+            xa = max(xa, clip.x0)
+            xb = min(xb, clip.x1)
+            guard xb > xa else { continue }
+        }
+        let n = xb - xa
+        let first = Int(run.weightStart) + (xa - Int(run.x0))
+        let wa = UnsafeRawPointer(startWeights + first)
+        let wb = UnsafeRawPointer(endWeights + first)
+        let dst = base + y * stride + xa * 4
+        var j = 0
+        while j + 8 <= n {
+            let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
+            let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
+            let rb = (vsrb &* a &+ verb &* b &+ round) &>> 8
+            let g = (vsg &* a &+ veg &* b &+ round) &>> 8
+            let word = unsafeBitCast(rb, to: SIMD8<UInt32>.self) | (unsafeBitCast(g, to: SIMD8<UInt32>.self) &<< 8)
+            dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD8<UInt32>.self)
+            j += 8
+        }
+        if j + 4 <= n {
+            let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
+            let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
+            let rb = (vsrb.lowHalf &* a &+ verb.lowHalf &* b &+ round.lowHalf) &>> 8
+            let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
+            let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
+            dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
+            j += 4
+        }
+        while j < n {
+            let a = wa.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
+            let b = wb.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
+            let rb = ((srb &* a &+ erb &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
+            let g = ((sg &* a &+ eg &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
+            dst.storeBytes(of: rb | g << 8, toByteOffset: j * 4, as: UInt32.self)
+            j += 1
+        }
+        written += n
+    }
+    return written
+}
+
+/// The kernel compiled for the baseline of the target architecture.
+package func blendDotRunsBaseline(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
+                                  _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+                                  _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+    blendDotRuns(runs, startWeights, endWeights, start, end, base, stride, clip)
+}
