@@ -3,11 +3,11 @@
 // shimmerd: the Apple Cash "shimmer" card, driven by a real IIO accelerometer.
 //
 // Layering (imports point down only; see STYLE.md and README "Module map"):
-//   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType, CLinux
-//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts
+//   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType, CLinux, CSDL2
+//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display
 //   1b pure core, no I/O: Motion, Color, Raster, Card
 //   2  adapters: Sensors, Output, Tracing
-//   3  Runtime, Commands, and the `shimmerd` executable
+//   3  Runtime, Viewer, Commands, and the `shimmerd` executable
 import PackageDescription
 
 // The renderer's inner loop is compiled a second time for AVX2 CPUs and chosen at run
@@ -37,6 +37,10 @@ let package = Package(
         .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
                        providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // SDL2 (apt libsdl2-dev) without pkgConfig: sdl2.pc's cflags carry -D_REENTRANT, which
+        // SwiftPM drops with a "prohibited flag" warning on every build; the shim includes
+        // <SDL2/SDL.h> and the module map links SDL2, which is all sdl2.pc would add.
+        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2"),
 
         // Layer 1a: typed wrappers.
         .target(name: "LinuxSystem", dependencies: ["CLinux"]),
@@ -45,6 +49,7 @@ let package = Package(
         .target(name: "Systemd", dependencies: ["CSystemd"]),
         .target(name: "PNG", dependencies: ["CPNG"]),
         .target(name: "Fonts", dependencies: ["CFreeType"]),
+        .target(name: "Display", dependencies: ["CSDL2"]),
 
         // Layer 1b: the pure core.
         // (libm is named explicitly: these modules import no libc overlay.)
@@ -66,7 +71,9 @@ let package = Package(
             "Card", "Color", "Raster", "Motion", "Fonts", "Sensors", "Output", "Tracing",
             "Systemd", "LinuxSystem",
         ]),
-        .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion",
+        // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
+        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Tracing", "LinuxSystem"]),
+        .target(name: "Commands", dependencies: ["Runtime", "Viewer", "Card", "Color", "Raster", "Motion",
                                                  "Sensors", "Output", "Tracing", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
 
@@ -79,6 +86,7 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
     ]
 )

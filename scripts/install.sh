@@ -20,6 +20,11 @@ install -m 0644 systemd/60-shimmerd.rules "$DESTDIR/etc/udev/rules.d/60-shimmerd
 install -m 0644 systemd/shimmerd.sysusers "$DESTDIR/usr/lib/sysusers.d/shimmerd.conf"
 [ -e "$DESTDIR/etc/shimmerd/shimmerd.conf" ] || install -m 0644 config/shimmerd.conf "$DESTDIR/etc/shimmerd/shimmerd.conf"
 install -m 0644 README.md "$DESTDIR$PREFIX/share/doc/shimmerd/README.md"
+# The desktop viewer (docs/VIEWER.md): a user unit and a menu entry; nothing is enabled.
+install -m 0644 docs/VIEWER.md "$DESTDIR$PREFIX/share/doc/shimmerd/VIEWER.md"
+install -d -m 0755 "$DESTDIR$PREFIX/lib/systemd/user" "$DESTDIR$PREFIX/share/applications"
+sed "s#/usr/local/#$PREFIX/#g" systemd/shimmerd-view.service > "$DESTDIR$PREFIX/lib/systemd/user/shimmerd-view.service"
+install -m 0644 systemd/shimmerd-view.desktop "$DESTDIR$PREFIX/share/applications/shimmerd-view.desktop"
 
 if [ -z "$DESTDIR" ]; then
   systemd-sysusers /usr/lib/sysusers.d/shimmerd.conf

@@ -15,6 +15,9 @@ packages=(
   ffmpeg systemd
   # test and docs: `shimmerd plot` SVGs rendered by librsvg (rsvg-convert)
   librsvg2-bin
+  # build: SDL2 for `shimmerd view` (CSDL2); test: the viewer on a virtual X server, xwd
+  # screenshots, XTEST keys (xdotool), WM_DELETE_WINDOW (python3-xlib), the desktop entry
+  libsdl2-dev xvfb x11-apps xdotool python3-xlib desktop-file-utils
 )
 
 missing=()

@@ -33,6 +33,7 @@ static inline int shim_errno(void) { return errno; }
 static inline void shim_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline uint64_t shim_load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void shim_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline uint32_t shim_load_acquire_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 /* Whether the CPU has AVX2 (the renderer's second compilation of its inner loop). */
 static inline int shim_cpu_has_avx2(void) {
 #if defined(__x86_64__)

@@ -1,0 +1,197 @@
+import Display
+import Fonts
+import Glibc
+import Output
+import Raster
+import Tracing
+
+/// A failure that ends `shimmerd view` before its window is up (no display, SDL
+/// cannot start). Everything after that is a log line and the waiting screen.
+package struct ViewerError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}
+
+/// `shimmerd view`: the window, the watcher thread and the loop. Runs on the main thread
+/// until the window is closed, Escape is pressed, or SIGINT/SIGTERM arrives (SDL_QUIT).
+package final class ViewerSession {
+    let settings: ViewerSettings
+    let log: Logger
+
+    private var reader: SharedMemoryReader?
+    private var status: ViewerStatus?
+    /// The frame in the texture (0: the texture holds the waiting screen, or nothing).
+    private var shownFrame: UInt64 = 0
+    /// The waiting screen's text in the texture, to draw it only when it changes.
+    private var shownWaiting: (String, String)?
+    private var lastOpenFailure: String?
+
+    package init(settings: ViewerSettings, log: Logger) {
+        self.settings = settings
+        self.log = log
+    }
+
+    /// Opens the window and runs until it is closed. Throws only when no window can be
+    /// opened at all.
+    package func run() throws(ViewerError) {
+        let video: VideoSystem
+        let window: FrameWindow
+        do {
+            video = try VideoSystem(appName: "shimmerd")
+            try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
+            reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
+            let width = reader.map { Int($0.header.width) } ?? settings.defaultWidth
+            let height = reader.map { Int($0.header.height) } ?? settings.defaultHeight
+            window = try FrameWindow(video: video, title: "shimmer (\(settings.name))", width: width, height: height,
+                                     background: windowBackground)
+        } catch {
+            throw ViewerError(message: "view: cannot open a window: \(error)")
+        }
+        let refresh = window.refreshRateHertz
+        let hertz = Double(refresh ?? 60)
+        log.info("view: \(settings.path) in a \(video.driverName) window, renderer \(window.rendererDescription), "
+                 + "at most \(Int(hertz)) frames per second" + (refresh == nil ? " (refresh rate unknown)" : ""))
+        let face: FontFace?
+        do { face = try FontFace(pattern: settings.font) } catch {
+            log.warning("view: font \"\(settings.font)\": \(error); the waiting screen has no text")
+            face = nil
+        }
+        let screen = WaitingScreen(face: face)
+
+        let watcher = FrameWatcher(waker: video.waker, minimumInterval: 1 / hertz,
+                                   housekeepingSeconds: settings.housekeepingSeconds)
+        watcher.watch(reader)
+        let thread: BackgroundThread
+        do { thread = try BackgroundThread(name: "shm-watch") { watcher.run() } } catch {
+            throw ViewerError(message: "view: \(error)")
+        }
+        defer {
+            watcher.stop()
+            thread.join()
+        }
+
+        update(window, watcher, screen)
+        while true {
+            let event: DisplayEvent
+            do { event = try video.waitEvent() } catch {
+                log.error("view: \(error)")
+                return
+            }
+            switch event {
+            case .quit, .closeRequested, .escape:
+                log.info("view: closed (\(event))")
+                return
+            case .wake:
+                watcher.acknowledge()   // before reading, so a newer frame posts again
+                update(window, watcher, screen)
+            case .redraw:
+                paint(window)
+            case .other:
+                continue
+            }
+        }
+    }
+
+    /// SDL falls back to its invisible drivers ("offscreen", "dummy") when no display is
+    /// reachable; a viewer nobody can see would wait forever, so that is "no display"
+    /// (exit 69) unless SDL_VIDEODRIVER asked for exactly that driver.
+    static func requireADisplay(driver: String, requested: String?) throws(DisplayError) {
+        guard ["offscreen", "dummy"].contains(driver), requested != driver else { return }
+        throw DisplayError("no display", "SDL found no X11 or Wayland display (only its \(driver) driver); "
+                           + "set DISPLAY or WAYLAND_DISPLAY")
+    }
+
+    /// Looks at the segment (open it, follow a replacement) and shows what it has.
+    private func update(_ window: FrameWindow, _ watcher: FrameWatcher, _ screen: WaitingScreen) {
+        if reader == nil || (reader!.writerPID == 0 && reader!.replaced()) {
+            if let r = open() {
+                reader = r
+                shownFrame = 0
+                watcher.watch(r)
+            }
+        }
+        let next: ViewerStatus
+        if let reader {
+            let pid = reader.writerPID
+            if reader.frame == 0 {
+                next = .noFrameYet
+            } else {
+                next = pid == 0 ? .stopped : .live(writerPID: pid)
+                showNewest(reader, window)
+            }
+        } else {
+            next = .waiting(reason: lastOpenFailure ?? "\(settings.path) does not exist yet")
+        }
+        if next != status {
+            status = next
+            log.info(next.logLine(path: settings.path))
+            window.setTitle(next.title(name: settings.name))
+        }
+        if let lines = next.waitingLines(path: settings.path) {
+            showWaiting(lines, window, screen)
+        }
+    }
+
+    /// The segment, or nil with `lastOpenFailure` set (logged when it changes: a missing
+    /// segment is the normal state before the daemon starts, not an error).
+    private func open() -> SharedMemoryReader? {
+        do {
+            let r = try SharedMemoryReader(name: settings.name, directory: settings.directory)
+            lastOpenFailure = nil
+            log.info("view: opened \(r.path) read-only (\(r.header.width) x \(r.header.height) px, "
+                     + "\(r.header.bufferCount) buffers, inode \(r.inode))")
+            return r
+        } catch {
+            let text = error.description
+            if text != lastOpenFailure, case .refused = error {
+                log.warning("view: \(text)")
+            }
+            lastOpenFailure = text
+            return nil
+        }
+    }
+
+    private func showNewest(_ reader: SharedMemoryReader, _ window: FrameWindow) {
+        let latest = reader.frame
+        guard latest != shownFrame else { return }
+        do {
+            try window.setFrameSize(width: Int(reader.header.width), height: Int(reader.header.height))
+            let stride = Int(reader.header.stride)
+            let read = try reader.readNewest { (pixels) throws(DisplayError) in try window.upload(pixels, stride: stride) }
+            switch read {
+            case .frame(let number, _, _):
+                shownFrame = number
+                shownWaiting = nil
+                paint(window)
+            case .noFrame:
+                break
+            case .torn:
+                log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
+            }
+        } catch {
+            log.error("view: \(error)")
+        }
+    }
+
+    private func showWaiting(_ lines: (headline: String, detail: String), _ window: FrameWindow, _ screen: WaitingScreen) {
+        if let shown = shownWaiting, shown == lines, shownFrame == 0 { return }
+        let width = reader.map { Int($0.header.width) } ?? window.frameWidth
+        let height = reader.map { Int($0.header.height) } ?? window.frameHeight
+        let buffer = PixelBuffer(width: width, height: height)
+        let bg = UInt32(windowBackground.red) << 16 | UInt32(windowBackground.green) << 8 | UInt32(windowBackground.blue)
+        screen.draw(into: buffer.pixmap, headline: lines.headline, detail: lines.detail, background: bg)
+        do {
+            try window.setFrameSize(width: width, height: height)
+            try window.upload(UnsafeRawPointer(buffer.pixmap.base), stride: buffer.pixmap.stride)
+            shownWaiting = lines
+            shownFrame = 0
+            paint(window)
+        } catch {
+            log.error("view: \(error)")
+        }
+    }
+
+    private func paint(_ window: FrameWindow) {
+        do { try window.present() } catch { log.error("view: \(error)") }
+    }
+}

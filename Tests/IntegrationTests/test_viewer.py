@@ -1,0 +1,346 @@
+"""`shimmerd view` end to end: the real daemon under umockdev writes shared-memory frames
+for a fixture accelerometer; the real viewer shows them in an SDL2 window on an Xvfb
+server (SDL_VIDEODRIVER=x11); xwd screenshots of the window are checked pixel by pixel
+against scene.md's colors (scene_colors.py) for the focal point in the segment's header
+(read with the shipped tools/shmread.py). Keys and the close button are sent the way a
+desktop sends them: XTEST key presses (xdotool) and a WM_DELETE_WINDOW client message
+(python3-xlib)."""
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+import scene_colors
+import xshot
+from harness import REPO, SHIMMERD, WAIT, Daemon
+from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env, wait_until
+
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import shmread  # noqa: E402
+
+CARD_W, CARD_H = 700, 467
+BACKGROUND = (0x20, 0x20, 0x20)   # the window around the card (Viewer.swift)
+
+
+@pytest.fixture
+def xserver():
+    """An Xvfb server of its own: the display name, e.g. ":5"."""
+    r, w = os.pipe()
+    p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+                         pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    with os.fdopen(r) as f:
+        number = f.readline().strip()
+    assert number, "Xvfb did not start"
+    yield ":" + number
+    p.terminate()
+    p.wait(timeout=WAIT)
+
+
+@pytest.fixture
+def shm_name():
+    name = "shimmerd-view-%d-%s" % (os.getpid(), os.urandom(4).hex())
+    yield name
+    if os.path.exists("/dev/shm/" + name):
+        os.unlink("/dev/shm/" + name)
+
+
+class Viewer:
+    """`shimmerd view` on `display`, outside the umockdev testbed (it reads no sensor)."""
+
+    def __init__(self, display, name):
+        self.display, self.name = display, name
+        self.env = dict(reader_env(), DISPLAY=display, SDL_VIDEODRIVER="x11", LC_ALL="C")
+        self.d = Daemon([SHIMMERD, "view", "--name", name], self.env)
+        self.window = int(wait_until(self._find_window, "the viewer's window", self.d))
+        # At the screen's top-left, so no size tried below reaches past the screen's edge
+        # (xwd only captures what is on screen).
+        self.xdotool("windowmove", "--sync", str(self.window), "0", "0")
+
+    def _find_window(self):
+        r = subprocess.run(["xdotool", "search", "--name", r"^shimmer \(%s\)" % re.escape(self.name)],
+                           env=self.env, capture_output=True, text=True, timeout=WAIT)
+        return r.stdout.split()[0] if r.returncode == 0 and r.stdout.strip() else None
+
+    def shot(self):
+        return xshot.window(self.display, self.window, env=self.env)
+
+    def xdotool(self, *args):
+        r = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=WAIT)
+        assert r.returncode == 0, r.stderr
+
+    def maps(self):
+        """Lines of /proc/PID/maps naming the segment."""
+        with open("/proc/%d/maps" % self.d.p.pid) as f:
+            return [l.split() for l in f if l.rstrip().endswith("/dev/shm/" + self.name)]
+
+    def stop(self):
+        return self.d.stop()
+
+
+def dot_mismatches(shot, focal):
+    """(checked, first mismatch) of scene.md's dot pixels for `focal` in a 1:1 shot."""
+    checked, bad = 0, None
+    for px, py, rgb, what in scene_colors.samples(*focal):
+        got = shot.pixel(px, py)
+        if max(abs(g - e) for g, e in zip(got, rgb)) > 3:
+            bad = bad or "%s pixel (%d, %d) is %s, scene.md says %s" % (what, px, py, got, rgb)
+        checked += 1
+    return checked, bad
+
+
+def wait_for_frame_on_screen(viewer, name, daemon=None):
+    """Waits until the window shows the segment's newest frame (the header is the same
+    before and after the screenshot, and the dot pixels match its focal point); returns
+    that header. Fails with the last mismatch."""
+    last = {}
+
+    def matches():
+        seg = shmread.Segment(name)
+        try:
+            before = seg.header()
+            shot = viewer.shot()
+            after = seg.header()
+        finally:
+            seg.close()
+        if before["frame"] == 0 or before["frame"] != after["frame"]:
+            last["why"] = "no settled frame (%s -> %s)" % (before["frame"], after["frame"])
+            return None
+        if (shot.width, shot.height) != (CARD_W, CARD_H):
+            last["why"] = "window is %dx%d" % (shot.width, shot.height)
+            return None
+        checked, bad = dot_mismatches(shot, (before["focal_x"], before["focal_y"]))
+        last["why"] = bad
+        if bad is None and checked > 200:
+            return before, shot
+        return None
+    try:
+        return wait_until(matches, "the window showing the newest frame", daemon)
+    except AssertionError as e:
+        raise AssertionError("%s; last: %s" % (e, last.get("why")))
+
+
+def futex_waiter(pid, address):
+    """The id of a thread of `pid` blocked in futex(2) on `address`, from
+    /proc/PID/task/TID/syscall ("NR arg1 ..."), or None."""
+    nr = {"x86_64": 202, "aarch64": 98}.get(os.uname().machine)
+    assert nr is not None, "futex syscall number for this machine"
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/syscall" % (pid, tid)) as f:
+                fields = f.read().split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[0] == str(nr) and int(fields[1], 16) == address:
+            return tid
+    return None
+
+
+def card_box(shot):
+    """Bounding box (x0, y0, x1, y1), exclusive ends, of pixels that are not the window's
+    background: the card as SDL scaled it (its corner pixels are black, not background)."""
+    xs, ys = [], []
+    for y in range(shot.height):
+        for x in range(shot.width):
+            if shot.pixel(x, y) != BACKGROUND:
+                xs.append(x)
+                ys.append(y)
+    return min(xs), min(ys), max(xs) + 1, max(ys) + 1
+
+
+def start_daemon(bed, name, trace):
+    return bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Trace.path=" + trace)
+
+
+def test_window_shows_the_frames_and_follows_the_tilt(bed_factory, xserver, shm_name, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = start_daemon(bed, shm_name, trace)
+    target = tilter.step(*PATH[0], d)
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d.p.pid), "showing the segment")
+
+    h1, shot1 = wait_for_frame_on_screen(v, shm_name, d)
+    assert abs(h1["focal_x"] - target[0]) < 8 and abs(h1["focal_y"] - target[1]) < 8
+    assert abs(h1["focal_x"] - scene_colors.OX) > 20, "the first pose moved the focal point off the origin"
+
+    # Tilt the other way: the window follows to the new focal point, and its pixels change.
+    target2 = tilter.step(*PATH[2], d)
+    h2, shot2 = wait_for_frame_on_screen(v, shm_name, d)
+    assert abs(h2["focal_x"] - target2[0]) < 8 and abs(h2["focal_y"] - target2[1]) < 8
+    assert abs(h2["focal_x"] - h1["focal_x"]) > 20
+    changed = sum(1 for px, py, _, _ in scene_colors.samples(h2["focal_x"], h2["focal_y"])
+                  if shot1.pixel(px, py) != shot2.pixel(px, py))
+    assert changed > 100, "only %d dot pixels changed with the tilt" % changed
+    _, stale = dot_mismatches(shot2, (h1["focal_x"], h1["focal_y"]))
+    assert stale is not None, "the new screenshot must not match the old focal point's colors"
+
+    # Read-only: the viewer's one mapping of the segment has no write permission.
+    maps = v.maps()
+    assert [m[1] for m in maps] == ["r--s"], maps
+    # Not polling: a thread of the viewer sleeps in futex(2) (syscall 202 on x86-64) on the
+    # segment's frame word, offset 48 of that mapping.
+    word = int(maps[0][0].split("-")[0], 16) + 48
+    wait_until(lambda: futex_waiter(v.d.p.pid, word), "a viewer thread in FUTEX_WAIT on the frame word", v.d)
+
+    assert v.stop() == 0
+    assert any("view: closed" in l for l in v.d.logs), v.d.logs
+    assert d.stop() == 0
+
+
+def test_resizing_keeps_the_card_aspect_ratio(bed_factory, xserver, shm_name, tmp_path):
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = start_daemon(bed, shm_name, trace)
+    tilter.step(*PATH[0], d)
+    v = Viewer(xserver, shm_name)
+    wait_for_frame_on_screen(v, shm_name, d)
+    for w, h in ((1000, 400), (500, 800), (1050, 700)):
+        v.xdotool("windowsize", "--sync", str(v.window), str(w), str(h))
+        last = {}
+
+        def letterboxed():
+            # The size the window got (the X server may adjust the request a little).
+            shot = v.shot()
+            ww, wh = shot.width, shot.height
+            s = min(ww / CARD_W, wh / CARD_H)
+            want = ((ww - CARD_W * s) / 2, (wh - CARD_H * s) / 2, (ww + CARD_W * s) / 2, (wh + CARD_H * s) / 2)
+            box = card_box(shot)
+            last.update(size=(ww, wh), box=box, want=want)
+            if abs(ww - w) > w // 20 or abs(wh - h) > h // 20:
+                return None
+            return (shot, box) if all(abs(a - b) <= 2 for a, b in zip(box, want)) else None
+        try:
+            shot, box = wait_until(letterboxed, "the card scaled to fit %dx%d, centred" % (w, h), d)
+        except AssertionError as e:
+            raise AssertionError("%s; last: %s" % (e, last))
+        bw, bh = box[2] - box[0], box[3] - box[1]
+        assert abs(bw / bh - CARD_W / CARD_H) < 0.01, "card box %s is not %d:%d" % (box, CARD_W, CARD_H)
+        # The dots are drawn inside it: colored (not grey) pixels in the card's lower half.
+        colored = sum(1 for y in range(box[1] + bh // 2, box[3], 4) for x in range(box[0], box[2], 4)
+                      if len(set(shot.pixel(x, y))) > 1)
+        assert colored > 50, "no dots in the scaled card"
+    assert v.stop() == 0
+    assert d.stop() == 0
+
+
+def test_waiting_screen_without_a_segment_then_sigterm(xserver, shm_name):
+    assert not os.path.exists("/dev/shm/" + shm_name)
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: waiting for shimmerd: /dev/shm/%s does not exist" % re.escape(shm_name), "the waiting line")
+    shot = wait_until(lambda: (lambda s: s if is_waiting_screen(s) else None)(v.shot()), "the waiting screen", v.d)
+    assert (shot.width, shot.height) == (CARD_W, CARD_H)
+    assert v.maps() == []
+    assert v.stop() == 0, v.d.logs
+    assert any("view: closed (quit)" in l for l in v.d.logs), v.d.logs
+    assert not os.path.exists("/dev/shm/" + shm_name), "the viewer never creates the segment"
+
+
+def is_waiting_screen(shot):
+    """Grey only (no dot colors), the background in the corners, black card inside, and
+    bright text across the middle."""
+    grey = all(len(set(shot.pixel(x, y))) == 1 for y in range(0, shot.height, 3) for x in range(0, shot.width, 3))
+    corners = shot.pixel(0, 0) == BACKGROUND and shot.pixel(shot.width - 1, shot.height - 1) == BACKGROUND
+    inside = shot.pixel(40, 40) == (0, 0, 0)
+    text = sum(1 for y in range(shot.height // 3, shot.height * 2 // 3) for x in range(0, shot.width, 2)
+               if shot.pixel(x, y)[0] > 200)
+    return grey and corners and inside and text > 100
+
+
+def test_frames_appear_when_the_daemon_starts_later_and_survive_its_restart(bed_factory, xserver, shm_name, tmp_path):
+    v = Viewer(xserver, shm_name)
+    wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
+
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = start_daemon(bed, shm_name, trace)
+    tilter.step(*PATH[0], d)
+    h1, _ = wait_for_frame_on_screen(v, shm_name, d)
+    assert h1["writer_pid"] == d.p.pid
+    assert v.d.poll() is None, "the same viewer process"
+
+    # The daemon stops: the last frame stays on screen.
+    assert d.stop() == 0
+    v.d.wait_log(r"view: the writer of /dev/shm/%s stopped" % re.escape(shm_name), "the writer-stopped line")
+    h_stop, _ = wait_for_frame_on_screen(v, shm_name)
+    assert h_stop["writer_pid"] == 0 and h_stop["frame"] >= h1["frame"]
+
+    # It starts again: frames of the new writer appear, and follow the tilt.
+    trace2 = str(tmp_path / "trace2.jsonl")
+    tilter2 = Tilter(bed, trace2)
+    d2 = start_daemon(bed, shm_name, trace2)
+    tilter2.step(*PATH[3], d2)
+    v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d2.p.pid), "the new writer")
+    h2, _ = wait_for_frame_on_screen(v, shm_name, d2)
+    assert h2["writer_pid"] == d2.p.pid and h2["frame"] > h1["frame"]
+    assert abs(h2["focal_y"] - h1["focal_y"]) > 20
+    assert d2.stop() == 0
+
+    # Another card size: the daemon retires the segment and creates a new one under the
+    # name; the viewer opens the new one and shows it scaled into the same window.
+    d3 = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Card.scale=1")
+    v.d.wait_log(r"view: opened /dev/shm/%s read-only \(350 x 233 px" % re.escape(shm_name), "the new segment opened")
+    v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d3.p.pid), "the third writer")
+    shot = wait_until(lambda: (lambda s: s if card_box(s) == (0, 0, CARD_W, 466) else None)(v.shot()),
+                      "the 350 x 233 card scaled by 2 into the 700 x 467 window", d3)
+    assert sum(1 for y in range(300, 466, 4) for x in range(0, CARD_W, 4) if len(set(shot.pixel(x, y))) > 1) > 50
+    assert v.d.poll() is None, "still the same viewer process"
+    assert v.stop() == 0
+    assert d3.stop() == 0
+
+
+def test_escape_and_the_close_button_close_the_window(xserver, shm_name):
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: waiting for shimmerd", "the waiting line")
+    v.xdotool("windowfocus", "--sync", str(v.window))
+    v.xdotool("key", "Escape")
+    assert v.d.wait(timeout=WAIT) == 0
+    assert any("view: closed (escape)" in l for l in v.d.logs), v.d.logs
+
+    # The close button: the window manager sends WM_PROTOCOLS / WM_DELETE_WINDOW.
+    from Xlib import X, display, protocol
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: waiting for shimmerd", "the waiting line")
+    dpy = display.Display(xserver)
+    win = dpy.create_resource_object("window", v.window)
+    wm_protocols, wm_delete = dpy.intern_atom("WM_PROTOCOLS"), dpy.intern_atom("WM_DELETE_WINDOW")
+    assert wm_delete in (win.get_wm_protocols() or []), "the window takes WM_DELETE_WINDOW"
+    win.send_event(protocol.event.ClientMessage(window=win, client_type=wm_protocols,
+                                                data=(32, [wm_delete, X.CurrentTime, 0, 0, 0])),
+                   event_mask=X.NoEventMask)
+    dpy.flush()
+    assert v.d.wait(timeout=WAIT) == 0
+    assert any("view: closed (closeRequested)" in l for l in v.d.logs), v.d.logs
+    dpy.close()
+
+
+def test_user_unit_and_desktop_entry_verify(tmp_path):
+    unit = open(os.path.join(REPO, "systemd", "shimmerd-view.service")).read()
+    assert "ExecStart=/usr/local/bin/shimmerd view" in unit and "WantedBy=graphical-session.target" in unit
+    # systemd-analyze --user verify checks that ExecStart exists: point it at the built binary.
+    copy = tmp_path / "shimmerd-view.service"
+    copy.write_text(unit.replace("/usr/local/bin/shimmerd", SHIMMERD))
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    r = subprocess.run(["systemd-analyze", "--user", "verify", str(copy)], capture_output=True, text=True,
+                       env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
+    assert r.returncode == 0, r.stderr
+    assert "shimmerd-view.service" not in r.stderr, r.stderr
+    entry = os.path.join(REPO, "systemd", "shimmerd-view.desktop")
+    r = subprocess.run(["desktop-file-validate", entry], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert "Exec=shimmerd view\n" in open(entry).read()
+
+
+def test_no_display_is_exit_69_not_an_invisible_window(shm_name):
+    env = {k: v for k, v in reader_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    r = subprocess.run([SHIMMERD, "view", "--name", shm_name], env=dict(env, LC_ALL="C"), capture_output=True,
+                       text=True, timeout=WAIT)
+    assert r.returncode == 69, r.stderr
+    assert "shimmerd: view: cannot open a window:" in r.stderr and "set DISPLAY or WAYLAND_DISPLAY" in r.stderr

@@ -1,0 +1,37 @@
+import Testing
+@testable import Commands
+@testable import Runtime
+
+/// `shimmerd view`'s command line (the window itself is tested end to end in
+/// Tests/IntegrationTests/test_viewer.py).
+struct ViewCommandTests {
+    func view(_ args: [String]) throws -> ViewCommand? {
+        guard case .command(let c) = try ShimmerdMain.dispatch(["view"] + args) else { return nil }
+        return c as? ViewCommand
+    }
+
+    @Test func nameDefaultsToTheSinkDefault() throws {
+        #expect(try view([])?.settings.path == "/dev/shm/shimmer")
+        #expect(try view(["--name", "card2"])?.settings.path == "/dev/shm/card2")
+        #expect(try view(["--name=card3"])?.settings.name == "card3")
+    }
+
+    @Test(arguments: [
+        (["--name", "a/b"], "is not a segment name"),
+        (["--name", ".."], "is not a segment name"),
+        (["--name", ""], "is not a segment name"),
+        (["--name"], "needs a value"),
+        (["--bogus"], "unknown option --bogus"),
+        (["extra"], "unexpected argument"),
+    ])
+    func usageErrors(_ args: [String], _ mention: String) {
+        let f = dispatchFailure(["view"] + args)
+        #expect(f?.status == .usage, "\(args)")
+        #expect(f?.message.contains(mention) == true, "\(f?.message ?? "no failure") should mention \(mention)")
+    }
+
+    @Test func helpListsIt() throws {
+        guard case .help(let text) = try ShimmerdMain.dispatch(["view", "--help"]) else { Issue.record("no help"); return }
+        #expect(text.contains("Usage: shimmerd view [--name NAME]"))
+    }
+}
