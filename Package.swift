@@ -90,3 +90,25 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
     ]
 )
+
+// Fuzz targets (Fuzz/, scripts/fuzz.sh): libFuzzer executables, one per parser. They are
+// declared only when SHIMMERD_FUZZ=1 because they need libFuzzer's runtime, which only
+// `-sanitize=fuzzer` links (each main.swift hands its test to `LLVMFuzzerRunDriver`). Kept
+// in this package rather than a separate one so that they reach the parsers' `package`
+// API without turning the modules into public library products.
+if Context.environment["SHIMMERD_FUZZ"] == "1" {
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "FuzzConfiguration", dependencies: ["Runtime", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzConfiguration"),
+        .executableTarget(name: "FuzzMountMatrix", dependencies: ["Motion", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzMountMatrix"),
+        .executableTarget(name: "FuzzSysfsNumber", dependencies: ["Motion", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzSysfsNumber"),
+        .executableTarget(name: "FuzzScanDecoder", dependencies: ["Motion", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzScanDecoder"),
+        .executableTarget(name: "FuzzTraceReader", dependencies: ["Tracing", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzTraceReader"),
+    ]
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test: the Swift unit tests (swift test), then the
 # end-to-end tests that run the real shimmerd binary under umockdev (pytest), then a
-# short `shimmerd bench --json` smoke that checks relations true on any machine.
+# short `shimmerd bench --json` smoke that checks relations true on any machine, then a
+# short libFuzzer run of every parser (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -26,3 +27,6 @@ echo "== integration tests (real binary, umockdev)"
 export SHIMMERD="$(swift build --show-bin-path)/shimmerd"
 # /usr/bin/python3: Debian's interpreter, which has the UMockdev gi bindings.
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/IntegrationTests
+
+echo "== fuzz (20000 executions per parser; scripts/fuzz.sh --runs N for longer runs)"
+./scripts/fuzz.sh --runs 20000

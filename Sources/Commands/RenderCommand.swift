@@ -51,7 +51,10 @@ struct RenderCommand: Subcommand {
         var target = CardTarget(pixmap: buffer.pixmap)
         renderer.render(focalX: focalX, focalY: focalY, into: &target)
         let bytes: [UInt8]
-        do { bytes = try PNGCodec.encode(CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage)) } catch {
+        // `buffer` owns the memory `buffer.pixmap` points to; the optimizer may release a
+        // local after its last use, which is reading `.pixmap`, before `rgba` reads pixels.
+        let image = withExtendedLifetime(buffer) { CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage) }
+        do { bytes = try PNGCodec.encode(image) } catch {
             throw Failure(.ioError, "render: \(error)")
         }
         do { try FileSystem.writeAtomically(bytes, to: out) } catch {

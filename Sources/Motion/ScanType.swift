@@ -15,8 +15,10 @@ package struct ScanType: Hashable, Sendable, CustomStringConvertible {
     package var repeatCount: Int
 
     package init?(bigEndian: Bool, signed: Bool, bits: Int, storageBits: Int, shift: Int, repeatCount: Int = 1) {
+        // `bits <= storageBits - shift`, not `bits + shift <= storageBits`: the text is
+        // untrusted, and "le:s9223372036854775807/64>>1" made the sum overflow (a trap).
         guard [8, 16, 32, 64].contains(storageBits), bits >= 1, shift >= 0,
-              bits + shift <= storageBits, repeatCount >= 1, repeatCount <= 1024 else { return nil }
+              bits <= storageBits - shift, repeatCount >= 1, repeatCount <= 1024 else { return nil }
         self.bigEndian = bigEndian
         self.signed = signed
         self.bits = bits

@@ -100,10 +100,15 @@ package enum SysfsNumber {
 
 extension Substring {
     /// Drops spaces, tabs, CR and LF at both ends (the kernel ends attributes with "\n").
+    ///
+    /// Works on Unicode scalars, not `Character`s: "\r\n" is a single grapheme cluster,
+    /// and so is a space followed by a combining mark, so a `Character` comparison would
+    /// keep a CRLF ending (found by Fuzz/FuzzSysfsNumber).
     package func trimmingASCIIWhitespace() -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
-        return self[first...last]
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        return Substring(scalars[first...last])
     }
 }

@@ -59,17 +59,25 @@ package enum ConfigurationLoader {
     }
 
     /// Parses INI text; errors name `file:line`.
+    ///
+    /// Lines, comments, brackets and `=` are found among Unicode scalars, not `Character`s:
+    /// "\r\n" is one grapheme cluster, so splitting on the `Character` "\n" read a CRLF
+    /// file as one line, and a combining mark after `=` or a space hid it (both found by
+    /// Fuzz/FuzzConfiguration). CR is trimmed with the other spaces, as systemd does.
     package static func parse(_ text: String, file: String, into config: inout Configuration) throws(Failure) {
         var section: String?
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = rawLine.trimmingSpaces()
-            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            let line = Substring(rawLine).trimmingSpaces()
+            let first = line.unicodeScalars.first
+            if first == nil || first == "#" || first == ";" { continue }
             let at = "\(file):\(lineNumber)"
-            if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { throw Failure(.configuration, "\(at): malformed section header \"\(line)\"") }
-                let name = String(line.dropFirst().dropLast()).trimmingSpaces()
+            if first == "[" {
+                guard line.unicodeScalars.last == "]" else {
+                    throw Failure(.configuration, "\(at): malformed section header \"\(line)\"")
+                }
+                let name = String(line.unicodeScalars.dropFirst().dropLast()).trimmingSpaces()
                 guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
                     throw Failure(.configuration, "\(at): unknown section [\(name)]; sections are "
                                   + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
@@ -77,12 +85,12 @@ package enum ConfigurationLoader {
                 section = known
                 continue
             }
-            guard let eq = line.firstIndex(of: "=") else {
+            guard let eq = line.unicodeScalars.firstIndex(of: "=") else {
                 throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line)\"")
             }
             guard let section else { throw Failure(.configuration, "\(at): \"\(line)\" is outside any [Section]") }
-            let key = String(line[..<eq]).trimmingSpaces()
-            let value = String(line[line.index(after: eq)...]).trimmingSpaces()
+            let key = String(line.unicodeScalars[..<eq]).trimmingSpaces()
+            let value = String(line.unicodeScalars[line.unicodeScalars.index(after: eq)...]).trimmingSpaces()
             try set(section: section, key: key, value: value, at: at, into: &config)
         }
     }

@@ -42,7 +42,7 @@ enum Golden {
 func goldenImage(_ name: String, _ fx: Double, _ fy: Double) throws {
     let renderer = try defaultRenderer()
     let buffer = render(renderer, [(fx, fy)])
-    let image = CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage)
+    let image = withExtendedLifetime(buffer) { CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage) }
     let (maxError, psnr) = try Golden.compare(image, to: name)
     #expect(maxError <= Golden.maxChannelError, "\(name): max channel error \(maxError)")
     #expect(psnr >= Golden.minimumPSNR, "\(name): PSNR \(psnr) dB")
@@ -51,7 +51,10 @@ func goldenImage(_ name: String, _ fx: Double, _ fy: Double) throws {
 @Test func goldenComparisonNoticesAChange() throws {
     // The metric is not blind: the origin golden against the moved-focal render fails it.
     let renderer = try defaultRenderer()
-    let image = CardImage.rgba(render(renderer, [(60, 60)]).pixmap, coverage: renderer.cardCoverage)
+    // The buffer owns the pixels the pixmap points to: it must outlive the read (ASan
+    // caught the temporary freed before `rgba` read it; scripts/sanitize.sh).
+    let buffer = render(renderer, [(60, 60)])
+    let image = withExtendedLifetime(buffer) { CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage) }
     let (maxError, psnr) = try Golden.compare(image, to: "card-origin.png")
     #expect(maxError > Golden.maxChannelError)
     #expect(psnr < Golden.minimumPSNR)

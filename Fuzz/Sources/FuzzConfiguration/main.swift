@@ -1,0 +1,4 @@
+// libFuzzer runs `fuzzConfiguration` (LLVMFuzzerTestOneInput) with this process's arguments.
+import FuzzSupport
+
+runFuzzer()

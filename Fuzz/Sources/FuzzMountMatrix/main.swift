@@ -1,0 +1,4 @@
+// libFuzzer runs `fuzzMountMatrix` (LLVMFuzzerTestOneInput) with this process's arguments.
+import FuzzSupport
+
+runFuzzer()

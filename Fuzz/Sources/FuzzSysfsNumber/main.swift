@@ -1,0 +1,4 @@
+// libFuzzer runs `fuzzSysfsNumber` (LLVMFuzzerTestOneInput) with this process's arguments.
+import FuzzSupport
+
+runFuzzer()

@@ -1,0 +1,30 @@
+// Inputs that broke the configuration parser's properties under Fuzz/FuzzConfiguration
+// (scripts/fuzz.sh, docs/RELIABILITY.md "Fuzzing"), kept so that the fix stays.
+import Testing
+@testable import Runtime
+
+/// Found by the fuzzer on its first seed: "\r\n" is one `Character`, so splitting lines
+/// on the `Character` "\n" read a CRLF file as a single line ("malformed section
+/// header") instead of failing at line 2, or parsing, like the same file with LF.
+@Test func crlfLineEndingsReadLikeLF() throws {
+    let crash = "[Card]\r\nwidth = -5\r\n"
+    #expect(failure { _ = try parse(crash) }?.message == "test.conf:2: Card.width = \"-5\" is not a number from 1 to 10000")
+
+    let lf = "# shimmerd\n[Sensor]\nrate = 100\nmount_matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1\n\n[Card]\nleft_label = Cash \n"
+    let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+    let c = try parse(crlf)
+    #expect(c == (try parse(lf)))
+    #expect(c.sensor.rate == 100 && c.sensor.mountMatrix == "0, 1, 0; -1, 0, 0; 0, 0, 1" && c.card.leftLabel == "Cash")
+    #expect(failure { _ = try parse("[Card]\r\nwidth = 5\r\nbogus\r\n") }?.message.hasPrefix("test.conf:3: ") == true)
+}
+
+/// Found while writing the round-trip property: a value starting with a combining mark
+/// after a tab parsed, but `check-config` writes `key = value`, and a space followed by a
+/// combining mark is one `Character`, which trimming by `Character` kept: the value read
+/// back with a leading space. Trimming and `=` now work on Unicode scalars.
+@Test func renderedValueStartingWithCombiningMarkReadsBack() throws {
+    let c = try parse("[Card]\nfont =\t\u{301}DejaVu\nleft_label = \u{301}\n")
+    #expect(c.card.font == "\u{301}DejaVu" && c.card.leftLabel == "\u{301}")
+    let again = try parse(ConfigurationLoader.render(c))
+    #expect(again == c)
+}
