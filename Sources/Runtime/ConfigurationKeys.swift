@@ -1,3 +1,5 @@
+import Motion
+
 /// One configuration key: where it lives, what it accepts, how it is applied and shown.
 package struct ConfigurationKey: Sendable {
     package let section: String
@@ -36,7 +38,7 @@ package enum ConfigurationKeys {
                \.sensor.rate, range: 0.1...10_000),
         choice("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
                accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix,
-               valid: { $0 == "auto" || MatrixSyntax.isValid($0) }),
+               valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
         ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
                          help: "with device = trace:FILE: 1 replays readings at their recorded times, 2 twice as fast, max as fast as possible; the run stops at the trace's end",
@@ -248,18 +250,5 @@ enum SensorSelectorSyntax {
             return s.count > prefix.count
         }
         return false
-    }
-}
-
-/// "a, b, c; d, e, f; g, h, i" with finite numbers and no all-zero row (attitude.md §2).
-enum MatrixSyntax {
-    static func isValid(_ s: String) -> Bool {
-        let rows = s.split(separator: ";", omittingEmptySubsequences: false)
-        guard rows.count == 3 else { return false }
-        for row in rows {
-            let values = row.split(separator: ",", omittingEmptySubsequences: false).map { parseNumber($0.trimmingSpaces()) }
-            guard values.count == 3, values.allSatisfy({ $0 != nil }), values.contains(where: { $0 != 0 }) else { return false }
-        }
-        return true
     }
 }
