@@ -23,6 +23,7 @@ let package = Package(
     name: "shimmerd",
     products: [
         .executable(name: "shimmerd", targets: ["shimmerd"]),
+        .executable(name: "shimmerd-view", targets: ["shimmerd-view"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian.
@@ -73,9 +74,11 @@ let package = Package(
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
         .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Tracing", "LinuxSystem"]),
-        .target(name: "Commands", dependencies: ["Runtime", "Viewer", "Card", "Color", "Raster", "Motion",
+        .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion",
                                                  "Sensors", "Output", "Tracing", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
+        // The window of `shimmerd view`, apart so the daemon never links SDL2.
+        .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Tracing"]),
 
         // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
         // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).

@@ -13,6 +13,7 @@ DESTDIR=${DESTDIR:-}
 bin="$(./scripts/build-release.sh)"
 
 install -D -m 0755 "$bin" "$DESTDIR$PREFIX/bin/shimmerd"
+install -D -m 0755 "$(dirname "$bin")/shimmerd-view" "$DESTDIR$PREFIX/bin/shimmerd-view"
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" "$DESTDIR/etc/shimmerd/shimmerd.conf.d" \
   "$DESTDIR/usr/lib/sysusers.d" "$DESTDIR$PREFIX/share/doc/shimmerd"
 sed "s#/usr/local/bin/shimmerd#$PREFIX/bin/shimmerd#" systemd/shimmerd.service > "$DESTDIR/etc/systemd/system/shimmerd.service"

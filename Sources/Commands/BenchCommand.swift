@@ -1,4 +1,6 @@
+import Card
 import FoundationEssentials
+import LinuxSystem
 import Runtime
 
 /// `shimmerd bench [--json] [--frames N]`: render costs (see Runtime/Benchmark.swift).
@@ -8,15 +10,25 @@ struct BenchCommand: Subcommand {
     static let options: [OptionSpec] = [
         .json,
         OptionSpec("--frames", value: "N", help: "rounds (frames per case), default 3000"),
+        OptionSpec("--kernel", value: "auto|baseline|avx2", help: "which compilation of the inner loop (default auto: the fastest the CPU runs)"),
         .set,
     ]
 
     var json: Bool
     var rounds: Int
     var overrides: [String]
+    var kernel: CardRenderer.Kernel?
 
     init(_ a: ParsedArguments) throws(Failure) {
         json = a.flag("--json")
+        switch a.value("--kernel") ?? "auto" {
+        case "auto": kernel = nil
+        case "baseline": kernel = .baseline
+        case "avx2":
+            guard CPU.hasAVX2 else { throw Failure(.unavailable, "bench: --kernel avx2: this CPU has no AVX2") }
+            kernel = .avx2
+        case let other: throw Failure(.usage, "bench: --kernel \"\(other)\" is not auto, baseline or avx2")
+        }
         overrides = a.all("--set")
         if let text = a.value("--frames") {
             guard let n = Int(text), n >= 1, n <= 10_000_000 else { throw Failure(.usage, "bench: --frames \"\(text)\" is not a count") }
@@ -32,7 +44,7 @@ struct BenchCommand: Subcommand {
         let results = try bench.run { (scale: Double) throws(Failure) in
             var card = config.card
             card.scale = scale
-            return try CardFactory.renderer(card)
+            return try CardFactory.renderer(card, kernel: kernel)
         }
         if json {
             let encoder = JSONEncoder()
@@ -44,8 +56,8 @@ struct BenchCommand: Subcommand {
         }
         context.out("shimmerd bench: \(rounds) frames per case, interleaved; times per frame (median / p90 / min)\n")
         for r in results {
-            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels, \(r.kernel) kernel"
-                        + " (\(r.dotPixels * 4 / 1024) KiB); checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
+            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
+                        + " (\(r.dotPixels * 4 / 1024) KiB), \(r.kernel) kernel; checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
             context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes\n")
             for c in r.cases {
                 context.out("  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"

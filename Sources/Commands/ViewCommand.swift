@@ -1,9 +1,11 @@
+import Glibc
 import Runtime
-import Viewer
 
 /// `shimmerd view [--name NAME]`: a desktop window showing the frames a running daemon
-/// writes to shared memory (Sink.type = shm). The loop is `ViewerSession` in Viewer;
-/// this file only parses. docs/VIEWER.md has the desktop setup.
+/// writes to shared memory (Sink.type = shm). The window is the separate executable
+/// `shimmerd-view` installed next to `shimmerd` (Sources/shimmerd-view): the daemon's
+/// binary never links SDL2. This command checks the arguments and execs it.
+/// docs/VIEWER.md has the desktop setup.
 struct ViewCommand: Subcommand {
     static let name = "view"
     static let abstract = "show the shared-memory frames of a running daemon in a window (SDL2; X11 or Wayland)"
@@ -11,21 +13,31 @@ struct ViewCommand: Subcommand {
         OptionSpec("--name", value: "NAME", help: "segment /dev/shm/NAME, the daemon's Sink.name (default shimmer)"),
     ]
 
-    var settings: ViewerSettings
+    var name: String
+    var path: String { "/dev/shm/" + name }
 
     init(_ a: ParsedArguments) throws(Failure) {
-        let name = a.value("--name") ?? SinkSettings().name
+        name = a.value("--name") ?? SinkSettings().name
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw Failure(.usage, "view: --name \"\(name)\" is not a segment name (a file name in /dev/shm)")
         }
-        settings = ViewerSettings(name: name)
+    }
+
+    /// The viewer executable beside this one (`/proc/self/exe`'s directory).
+    static func viewerPath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "shimmerd-view" }
+        let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)]) + "/shimmerd-view"
     }
 
     func run(_ context: CommandContext) throws(Failure) {
-        do {
-            try ViewerSession(settings: settings, log: context.log).run()
-        } catch {
-            throw Failure(.unavailable, error.message)
-        }
+        let viewer = Self.viewerPath()
+        let argv = [viewer, "--name", name]
+        var cargs = argv.map { strdup($0) } + [nil]
+        execv(viewer, &cargs)
+        let reason = String(cString: strerror(errno))
+        throw Failure(.unavailable, "view: cannot start the viewer \(viewer): \(reason)")
     }
 }

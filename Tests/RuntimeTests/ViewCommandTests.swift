@@ -11,9 +11,9 @@ struct ViewCommandTests {
     }
 
     @Test func nameDefaultsToTheSinkDefault() throws {
-        #expect(try view([])?.settings.path == "/dev/shm/shimmer")
-        #expect(try view(["--name", "card2"])?.settings.path == "/dev/shm/card2")
-        #expect(try view(["--name=card3"])?.settings.name == "card3")
+        #expect(try view([])?.path == "/dev/shm/shimmer")
+        #expect(try view(["--name", "card2"])?.path == "/dev/shm/card2")
+        #expect(try view(["--name=card3"])?.name == "card3")
     }
 
     @Test(arguments: [
