@@ -333,3 +333,17 @@ class Daemon:
 
 def close_to(a, b, tol):
     return all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+def wait_until(predicate, what, daemon=None, timeout=WAIT):
+    """predicate()'s first true value; fails if the daemon exits or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = predicate()
+        if v:
+            return v
+        if daemon is not None and daemon.poll() is not None:
+            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
+        if time.monotonic() > deadline:
+            raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
+        time.sleep(0.05)

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose
+from harness import SHIMMERD, WAIT, Device, close_to, pose, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -57,17 +57,6 @@ def check_trace_intact(path, before):
     return [json.loads(line) for line in text.split("\n")[:-1]]
 
 
-def wait_until(predicate, what, daemon=None, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = predicate()
-        if v:
-            return v
-        if daemon is not None and daemon.poll() is not None:
-            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
-        if time.monotonic() > deadline:
-            raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
-        time.sleep(0.05)
 
 
 def wait_record(path, predicate, what, d, start=0):

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from harness import WAIT, Device, close_to, pose
+from harness import WAIT, Device, close_to, pose, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
@@ -33,16 +33,6 @@ def shm_header(name):
     return struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
 
 
-def wait_until(predicate, what, daemon=None, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = predicate()
-        if v:
-            return v
-        if daemon is not None and daemon.poll() is not None:
-            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
-        assert time.monotonic() < deadline, "no %s within %ss" % (what, timeout)
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import scene_colors
-from harness import REPO, SHIMMERD, WAIT, Device, pose
+from harness import REPO, SHIMMERD, WAIT, Device, pose, wait_until
 
 READER = os.path.join(REPO, "tools", "shmread.py")
 CARD_W, CARD_H = 700, 467
@@ -43,17 +43,6 @@ def frames_in(path):
     return [r for r in read_trace(path) if r["type"] == "frame"]
 
 
-def wait_until(predicate, what, daemon=None, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = predicate()
-        if v:
-            return v
-        if daemon is not None and daemon.poll() is not None:
-            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
-        if time.monotonic() > deadline:
-            raise AssertionError("no %s within %ss" % (what, timeout))
-        time.sleep(0.05)
 
 
 class Tilter:
