@@ -197,8 +197,18 @@ package final class Pipeline {
             }
             trace?.flushIfDue(now: now)
 
-            var timeout = min(parts.source.nextTimeout(now: now), 0.25)
-            if !smoother.isSettled { timeout = min(timeout, max(0, lastFrame + interval - now)) }
+            let sensorIn = parts.source.nextTimeout(now: now)
+            var timeout = min(sensorIn, 0.25)
+            if !smoother.isSettled {
+                // A frame due shortly before the next sensor read waits for it (at most half a
+                // frame interval): one wakeup instead of two, and the frame shows the newer
+                // sample. With a 100 Hz sensor and 60 fps that gives 50 frames a second
+                // (Sink.fps is a maximum); a slow sensor keeps the frame timer.
+                let frameIn = max(0, lastFrame + interval - now)
+                if !(sensorIn >= frameIn && sensorIn - frameIn <= interval / 2) {
+                    timeout = min(timeout, frameIn)
+                }
+            }
             if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
             if let deadline { timeout = min(timeout, max(0, deadline - now)) }
             readable = wait(parts.source.fileDescriptors, timeout)
