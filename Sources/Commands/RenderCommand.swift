@@ -33,7 +33,7 @@ struct RenderCommand: Subcommand {
     /// "X,Y" in points: finite numbers (off-card points are fine: they are just far away).
     static func parseFocal(_ text: String) throws(Failure) -> (Double, Double) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Double(parts[0].trimmingCharacters()), let y = Double(parts[1].trimmingCharacters()) else {
+        guard parts.count == 2, let x = Double(parts[0].trimmingSpaces()), let y = Double(parts[1].trimmingSpaces()) else {
             throw Failure(.usage, "render: --focal \"\(text)\" is not X,Y")
         }
         guard x.isFinite, y.isFinite else {
@@ -64,8 +64,3 @@ struct RenderCommand: Subcommand {
     }
 }
 
-extension Substring {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}

@@ -233,7 +233,7 @@ extension StringProtocol {
     /// Drops spaces, tabs and CRs at both ends, by Unicode scalar: as `Character`s, a
     /// space followed by a combining mark is one cluster and would not be dropped, and the
     /// same value would read differently after `check-config` wrote it back as `key = value`.
-    func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         var s = Substring(self).unicodeScalars
         while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
