@@ -5,7 +5,13 @@ moving tilt path, then still, and reports what it costs: CPU (utime + stime from
 to the first frame, and sample-to-publish latency (from the trace: a frame published in
 the loop iteration that read a sample, `published - t`).
 
-    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--sink null|shm] [--binary PATH]
+    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--sink null|shm] [--binary PATH]
+
+`--mode buffer` (the mode `auto` picks on a device with a trigger whose buffer the daemon
+may run) turns the emulated device node into a FIFO that the script feeds as the kernel
+would: scans at the sampling frequency the daemon set, handed over `buffer/watermark` at a
+time. `--mode poll` moves the emulated `in_accel_*_raw` attributes instead; the daemon
+reads them at `Sensor.rate`.
 
 Run it on a quiet machine; it prints a Markdown table for docs/PERFORMANCE.md."""
 import argparse
@@ -14,6 +20,7 @@ import math
 import os
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,6 +88,7 @@ def main():
     ap.add_argument("--sink", default="shm", help="shm (default, as the performance issue asks), null, ...")
     ap.add_argument("--binary", default=os.path.join(HERE, "..", ".build", "release", "shimmerd"))
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
+    ap.add_argument("--mode", default="buffer", choices=("buffer", "poll"), help="Sensor.mode (default buffer)")
     ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
@@ -92,9 +100,13 @@ def main():
     conf = os.path.join(tmp, "empty.conf")
     open(conf, "w").close()
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
+    current = [0.0, 0.0]    # (roll, lean) of the moving path, read by the buffer feeder
+    stop_feeding = threading.Event()
+    if args.mode == "buffer":
+        harness.ScanPipe(bed, dev).feed(bed, lambda t: current, stop_feeding)
     spawned = time.monotonic()
     d = bed.spawn("run", "--config", conf, "--set", "Sink.type=" + args.sink, "--set", "Sink.fps=60",
-                  "--set", "Card.scale=2", "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100",
+                  "--set", "Card.scale=2", "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=100",
                   "--set", "Trace.path=" + trace, "--set", "Log.level=warning",
                   "--set", "Sink.name=shimmerd-bench-%d" % os.getpid(),
                   prefix=("perf", "record", "-g", "-o", args.perf, "--") if args.perf else ())
@@ -116,15 +128,19 @@ def main():
 
     def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
         roll, lean = 0.15 * math.sin(2 * math.pi * 0.25 * t), 0.06 * math.cos(2 * math.pi * 0.25 * t)
-        bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
+        current[:] = [roll, lean]
+        if args.mode == "poll":
+            bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
 
     n0 = len(read_trace(trace))
     moving = phase(pid, args.seconds, tilt)
+    current[:] = [0.0, 0.0]
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
     time.sleep(3)   # settle: the smoothing, then the stillness window
     n1 = len(read_trace(trace))
     still = phase(pid, args.seconds)
     d.stop()
+    stop_feeding.set()
     if args.sink == "shm":
         try:
             os.unlink("/dev/shm/shimmerd-bench-%d" % os.getpid())
@@ -135,7 +151,7 @@ def main():
     still["frames"] = sum(1 for r in records[n1:] if r["type"] == "frame")
     sample_t = {r["t"] for r in records[n0:n1] if r["type"] == "sample"}
     latency = [1e6 * (r["published"] - r["t"]) for r in records[n0:n1] if r["type"] == "frame" and r["t"] in sample_t]
-    result = {"binary": binary, "sink": args.sink, "first_frame_ms": None if first is None else 1000 * first,
+    result = {"binary": binary, "sink": args.sink, "mode": args.mode, "first_frame_ms": None if first is None else 1000 * first,
               "moving": moving, "still": still,
               "latency_us": {"frames": len(latency), "p50": percentile(latency, 0.5), "p99": percentile(latency, 0.99),
                              "max": max(latency) if latency else float("nan")}}
@@ -143,7 +159,7 @@ def main():
     print()
     print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s |")
     print("|---|---|---|---|---|---|")
-    for name, p in (("moving (100 Hz sensor, 60 fps)", moving), ("still", still)):
+    for name, p in (("moving (%s mode, Sensor.rate 100, Sink.fps 60)" % args.mode, moving), ("still", still)):
         print("| %s | %.2f | %d | %.1f | %.1f | %.1f |" % (name, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
                                                         p["rss_kib"] / 1024, p["wakeups_per_s"]))
     print()

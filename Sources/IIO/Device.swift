@@ -88,4 +88,12 @@ package struct Device {
     package func sampleSize() throws(IIOError) -> Int {
         Int(try IIOCall.check("iio_device_get_sample_size", target) { iio_device_get_sample_size(raw) })
     }
+
+    /// `iio_device_set_kernel_buffers_count()`: the kernel buffer holds this many blocks
+    /// of `samples` scans (`buffer/length` = blocks x samples) once a buffer is created.
+    package func setKernelBuffersCount(_ blocks: Int) throws(IIOError) {
+        try IIOCall.check("iio_device_set_kernel_buffers_count", "\(target) \(blocks)") {
+            iio_device_set_kernel_buffers_count(raw, UInt32(blocks))
+        }
+    }
 }

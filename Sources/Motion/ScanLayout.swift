@@ -55,4 +55,16 @@ package struct ScanLayout: Hashable, Sendable {
         }
         return out
     }
+
+    /// The position in `elements` of the element named `name` (`accel_x`, `timestamp`).
+    package func elementIndex(named name: String) -> Int? {
+        elements.firstIndex { $0.name == name }
+    }
+
+    /// The first value of `elements[element]` in one scan of at least `scanBytes`
+    /// bytes, without allocating: `decode(scan)[name]![0]`.
+    package func firstValue(of element: Int, in scan: UnsafeRawBufferPointer) -> Int64 {
+        let e = elements[element]
+        return e.type.decodeValue(in: scan, at: e.offset)
+    }
 }

@@ -88,9 +88,25 @@ package struct ScanType: Hashable, Sendable, CustomStringConvertible {
         if bigEndian {
             for b in bytes { word = (word << 8) | UInt64(b) }
         } else {
-            for b in bytes.reversed() { word = (word << 8) | UInt64(b) }
+            for (i, b) in bytes.enumerated() { word |= UInt64(b) << UInt64(8 * i) }
         }
-        word >>= UInt64(shift)
+        return value(ofWord: word)
+    }
+
+    /// `decodeValue` of the `storageBytes` bytes at `offset` of `scan`, without
+    /// allocating: the buffer reader's path. The caller checks the bounds.
+    package func decodeValue(in scan: UnsafeRawBufferPointer, at offset: Int) -> Int64 {
+        var word: UInt64 = 0
+        for i in 0..<storageBytes {
+            let b = UInt64(scan[offset + i])
+            word = bigEndian ? (word << 8) | b : word | b << UInt64(8 * i)
+        }
+        return value(ofWord: word)
+    }
+
+    /// The storage word, in host order, to the value: `>> shift`, mask, sign extension.
+    private func value(ofWord raw: UInt64) -> Int64 {
+        var word = raw >> UInt64(shift)
         if bits < 64 {
             let mask: UInt64 = (1 << UInt64(bits)) - 1
             word &= mask

@@ -28,7 +28,7 @@ package struct MotionConfiguration {
             }
         }
         sensor = AccelerometerSettings(device: device, mode: mode, rateHz: c.sensor.rate, mountMatrix: matrix,
-                                       invert: c.sensor.invert)
+                                       invert: c.sensor.invert, framesPerSecond: c.sink.fps)
         let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
         attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
                                          filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))

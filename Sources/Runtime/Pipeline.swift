@@ -200,12 +200,16 @@ package final class Pipeline {
             let sensorIn = parts.source.nextTimeout(now: now)
             var timeout = min(sensorIn, 0.25)
             if !smoother.isSettled {
-                // A frame due shortly before the next sensor read waits for it (at most half a
-                // frame interval): one wakeup instead of two, and the frame shows the newer
+                let sampleIn = parts.source.nextSampleExpected(now: now)
+                // A frame due before the next sample waits for it when it comes within one
+                // frame interval: one wakeup instead of two, and the frame shows the newer
                 // sample. With a 100 Hz sensor and 60 fps that gives 50 frames a second
-                // (Sink.fps is a maximum); a slow sensor keeps the frame timer.
+                // (Sink.fps is a maximum); a buffer delivering a batch per frame interval
+                // gets a frame per batch, and a frame the timer gave is realigned with
+                // the samples at the next one. A sensor slower than half the frame rate
+                // keeps the frame timer: the smoothed point moves between its samples.
                 let frameIn = max(0, lastFrame + interval - now)
-                if !(sensorIn >= frameIn && sensorIn - frameIn <= interval / 2) {
+                if !(sampleIn >= frameIn && sampleIn - frameIn <= interval) {
                     timeout = min(timeout, frameIn)
                 }
             }

@@ -8,6 +8,9 @@ package protocol SampleSource: AnyObject {
     var summary: String { get }
     var fileDescriptors: [Int32] { get }
     func nextTimeout(now: Double) -> Double
+    /// When the next sample should arrive, for lining a frame up with it; sooner than
+    /// `nextTimeout` when a descriptor delivers samples and the timeout is a fallback.
+    func nextSampleExpected(now: Double) -> Double
     func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event]
     /// Releases the device (restores what was changed on it).
     func release()
@@ -20,6 +23,7 @@ package protocol SampleSource: AnyObject {
 
 extension SampleSource {
     package var isExhausted: Bool { false }
+    package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
 }
 
 extension AccelerometerService: SampleSource {

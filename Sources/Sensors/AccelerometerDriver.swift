@@ -52,6 +52,13 @@ package protocol AccelerometerDriver: AnyObject {
     func writeAttribute(_ file: String, _ value: String) throws(SensorError)
     /// Releases the device (disables the buffer). Idempotent.
     func close()
+    /// A descriptor that becomes readable when a `read` has something new (buffer mode:
+    /// the device node, at the kernel's watermark); nil when reads must be timed.
+    var pollDescriptor: Int32? { get }
+}
+
+extension AccelerometerDriver {
+    package var pollDescriptor: Int32? { nil }
 }
 
 extension RawReading {

@@ -42,6 +42,14 @@ package final class AccelerometerService {
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
     private var nextRead = 0.0
+    /// Buffer mode: the device node is waited on (it has given data when readable);
+    /// cleared when it reports readable without data (an emulated node at its end, a
+    /// failing device), set again when a timed read finds data.
+    private var bufferWakesUs = true
+    /// When the last read that found data happened, and the smoothed time between such
+    /// reads while waiting on the buffer (the batch interval the kernel delivers).
+    private var lastData: Double?
+    private var batchInterval: Double?
     private var limiter = RateLimitedLog(interval: 1.0)
     /// Devices whose udev `remove` event arrived and no `add` since: never attached,
     /// even if their sysfs directory lingers a moment after the event.
@@ -56,6 +64,7 @@ package final class AccelerometerService {
     package var idlePeriod: Double? {
         didSet {
             if idlePeriod == nil, oldValue != nil { nextRead = 0 }   // full rate from now
+            lastData = nil
         }
     }
     package var attachment: Attachment?
@@ -84,12 +93,35 @@ package final class AccelerometerService {
 
     deinit { detach() }
 
-    /// Descriptors to poll for readability (the udev monitor).
-    package var fileDescriptors: [Int32] { monitor.map { [$0.fileDescriptor] } ?? [] }
+    /// Descriptors to poll for readability: the udev monitor, and in buffer mode the
+    /// device node while the device moves.
+    package var fileDescriptors: [Int32] {
+        var fds = monitor.map { [$0.fileDescriptor] } ?? []
+        if let fd = bufferDescriptor { fds.append(fd) }
+        return fds
+    }
 
-    /// How long the caller may sleep before the next `handle`.
+    /// The buffer's descriptor while reads wait on it: buffer mode, moving (a still
+    /// device is read on the idle timer and the kernel buffer keeps its scans meanwhile).
+    private var bufferDescriptor: Int32? {
+        guard idlePeriod == nil, bufferWakesUs else { return nil }
+        return driver?.pollDescriptor
+    }
+
+    /// How long the caller may sleep before the next `handle`. Waiting on the buffer,
+    /// this is when the next batch is expected (plus a tenth): the caller can line a
+    /// frame up with it, and a batch that does not come is looked for then.
     package func nextTimeout(now: Double) -> Double {
         max(0, (driver == nil ? nextAttachAttempt : nextRead) - now)
+    }
+
+    /// When the next sample should be there: waiting on the buffer, one batch interval
+    /// after the last one; otherwise the next timed read.
+    package func nextSampleExpected(now: Double) -> Double {
+        if bufferDescriptor != nil, let last = lastData, let gap = batchInterval {
+            return max(0, last + gap - now)
+        }
+        return nextTimeout(now: now)
     }
 
     /// Does what is due: hotplug events, (re)attaching, reading a sample.
@@ -101,11 +133,41 @@ package final class AccelerometerService {
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
         }
-        if driver != nil, now >= nextRead {
-            nextRead = max(nextRead + period, now - period)
-            events += readOnce(now: now)
-        }
+        guard driver != nil else { return events }
+        let waited = bufferDescriptor
+        let woke = waited.map { readable.contains($0) } ?? false
+        guard woke || now >= nextRead else { return events }
+        events += readOnce(now: now)
+        schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
         return events
+    }
+
+    /// The next timed read. Waiting on the buffer it is a fallback (the descriptor wakes
+    /// the caller first); otherwise reads are paced at `period`.
+    private func schedule(now: Double, waited: Bool, woke: Bool, gotData: Bool) {
+        if waited {
+            let expected = batchInterval ?? period
+            if gotData {
+                // The kernel's pace, learnt: consecutive batches only (a gap of two or
+                // more intervals is a batch the timed read took, or a pause).
+                if let last = lastData, now - last > 0.5 * expected, now - last < 1.5 * expected {
+                    batchInterval = 0.8 * expected + 0.2 * (now - last)
+                }
+                lastData = now
+                nextRead = now + 1.1 * (batchInterval ?? period)
+            } else if woke {
+                // Readable without data: not a real watermark; timed reads from here on.
+                bufferWakesUs = false
+                lastData = nil
+                nextRead = now + period
+            } else {
+                nextRead = now + expected    // a late batch: the descriptor wakes us when it comes
+            }
+        } else {
+            nextRead = max(nextRead + period, now - period)
+            if gotData, !bufferWakesUs { bufferWakesUs = true }
+            lastData = nil
+        }
     }
 
     // MARK: hotplug
@@ -171,8 +233,12 @@ package final class AccelerometerService {
         }
 
         let made: Result<(any AccelerometerDriver, String), SensorError>
+        // The rate the device will sample at once `sampling_frequency` is set.
+        let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
+            ?? settings.rateHz
         if let c = localContext {
-            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: chosen.syspath != nil)
+            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: chosen.syspath != nil,
+                                      scansPerWakeup: settings.scansPerWakeup(deviceHz: deviceHz))
         } else {
             made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
         }
@@ -183,6 +249,9 @@ package final class AccelerometerService {
         }
         context = localContext
         driver = drv
+        bufferWakesUs = true
+        lastData = nil
+        batchInterval = (drv as? IIOBufferedAccelerometer).map { Double($0.scansPerWakeup) / deviceHz }
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
@@ -205,7 +274,8 @@ package final class AccelerometerService {
 
     /// `Sensor.mode` for a libiio context: buffer where the device supports it and the
     /// process may write its buffer attributes, else poll; says why.
-    static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool)
+    static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool,
+                              scansPerWakeup: Int = 1)
         -> Result<(any AccelerometerDriver, String), SensorError>
     {
         let bufferProblem = BufferPermission.problem(d, local: local)
@@ -218,14 +288,15 @@ package final class AccelerometerService {
             return poll("Sensor.mode = poll")
         case .buffer:
             if let p = bufferProblem { return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(p)")) }
-            do { return .success((try IIOBufferedAccelerometer(device: d, context: context), "Sensor.mode = buffer")) }
+            do { return .success((try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup),
+                                     "Sensor.mode = buffer")) }
             catch { return .failure(error) }
         case .auto:
             if let p = bufferProblem {
                 return d.pollCapable ? poll("auto: \(p)") : .failure(SensorError(device: d.displayName, p))
             }
             do {
-                let b = try IIOBufferedAccelerometer(device: d, context: context)
+                let b = try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup)
                 return .success((b, "auto: the device has scan elements and trigger \(d.trigger ?? "?"), and its buffer attributes are writable"))
             } catch {
                 return d.pollCapable ? poll("auto: buffer setup failed (\(error))") : .failure(error)
@@ -282,9 +353,13 @@ package final class AccelerometerService {
 
     // MARK: reading
 
+    /// Whether the last read gave a reading (good or rejected).
+    private var lastReadHadData = false
+
     private func readOnce(now: Double) -> [Event] {
         guard let drv = driver else { return [] }
         var events: [Event] = []
+        lastReadHadData = false
         for e in drv.read(at: now) {
             switch e {
             case .problem(let p):
@@ -292,6 +367,7 @@ package final class AccelerometerService {
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
             case .reading(let r):
+                lastReadHadData = true
                 let a = calibration.acceleration(raw: r.raw)
                 let why = SampleRejection.check(a).map { "\($0)" }
                     ?? (a.length > Self.implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)

@@ -6,6 +6,13 @@ import Motion
 /// layout then matches `AccelerometerDescription.scanLayout`), sets the trigger, creates
 /// a libiio buffer, and decodes the scans itself (`ScanLayout`, every type form).
 ///
+/// The buffer holds `scansPerWakeup` scans per refill, which libiio also writes as
+/// `buffer/watermark`: the kernel reports the device node readable once that many scans
+/// are waiting, so a daemon that waits on `pollDescriptor` wakes once per batch (one
+/// wakeup per frame) instead of once per scan. `buffer/length` is at least
+/// `minimumBufferScans`, so a device read only every 0.1 s while it lies still keeps
+/// its newest scans instead of overflowing (the kernel drops new scans when full).
+///
 /// Each `read` drains what is waiting (non-blocking refills, at most
 /// `maxScansPerRead`) and returns the newest scan: the pipeline wants the latest
 /// attitude, not a backlog. A refill error (EIO when the device went away or the data
@@ -15,17 +22,34 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package var modeName: String { "buffer" }
     private let iio: Device
     private let layout: ScanLayout
+    /// Positions in `layout.elements` of the three axes and the timestamp.
+    private let axes: (x: Int, y: Int, z: Int)
+    private let timestampElement: Int?
     private var buffer: Buffer?
     private var previousTrigger: Device??
-    private let maxScansPerRead = 64
+    private let maxScansPerRead = 256
+    /// Scans per refill and the kernel's watermark.
+    package let scansPerWakeup: Int
+    /// `buffer/length` is at least this: 0.5 s at 128 Hz.
+    static let minimumBufferScans = 64
+    /// The device node, readable when `scansPerWakeup` scans are waiting; nil without a
+    /// buffer or over the network (libiio's network backend has no poll descriptor).
+    package private(set) var pollDescriptor: Int32?
 
-    package init(device: AccelerometerDescription, context: Context) throws(SensorError) {
+    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1) throws(SensorError) {
         self.device = device
+        self.scansPerWakeup = max(1, scansPerWakeup)
         guard let d = context.device(named: device.id) else {
             throw SensorError(device: device.displayName, "not in the libiio context \(context.uri)")
         }
         iio = d
         layout = try device.scanLayout.get()
+        guard let x = layout.elementIndex(named: "accel_x"), let y = layout.elementIndex(named: "accel_y"),
+              let z = layout.elementIndex(named: "accel_z") else {
+            throw SensorError(device: device.displayName, "the scan layout has no accel_x, accel_y and accel_z")
+        }
+        axes = (x, y, z)
+        timestampElement = layout.elementIndex(named: "timestamp")
         let scanChannels = d.channels.filter { $0.isScanElement && !$0.isOutput }
         for c in scanChannels { c.enable() }
         if let t = device.trigger, !device.triggerIsCurrent {
@@ -49,12 +73,15 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
 
     private func openBuffer() throws(SensorError) {
         do {
-            let b = try Buffer(device: iio, samples: 1)
+            let blocks = max(4, (Self.minimumBufferScans + scansPerWakeup - 1) / scansPerWakeup)
+            try iio.setKernelBuffersCount(blocks)
+            let b = try Buffer(device: iio, samples: scansPerWakeup)
             // libiio's network backend has no non-blocking mode (ENOSYS): a remote
             // buffer blocks in refill until iiod has a scan, which is still one scan
             // per read at the sensor's rate.
             do { try b.setBlocking(false) } catch where error.code == ENOSYS {}
             buffer = b
+            pollDescriptor = try? b.pollFileDescriptor()
         } catch {
             throw SensorError(device: device.displayName, "cannot create the buffer: \(error)")
         }
@@ -78,16 +105,16 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
                 events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: "read error",
                                                    reason: "\(error)")))
                 buffer = nil                     // reopened on the next read
+                pollDescriptor = nil
                 break
             }
             let leftover = b.withBytes { bytes in
-                var offset = 0
-                while offset + layout.scanBytes <= bytes.count {
-                    let scan = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + layout.scanBytes)])
-                    if let r = decode(scan) { newest = r }
-                    offset += layout.scanBytes
+                let scans = bytes.count / layout.scanBytes
+                if scans > 0 {   // only the newest whole scan is used
+                    let start = (scans - 1) * layout.scanBytes
+                    newest = decode(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + layout.scanBytes)]))
                 }
-                return bytes.count - offset
+                return bytes.count - scans * layout.scanBytes
             }
             // The kernel hands out whole scans only (iio_buffer_read rounds down to the
             // scan size); a partial one is a driver or transport fault. Its bytes cannot
@@ -101,10 +128,11 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         return events
     }
 
-    private func decode(_ scan: UnsafeRawBufferPointer) -> RawReading? {
-        guard let values = layout.decode(scan), let x = values["accel_x"]?.first, let y = values["accel_y"]?.first,
-              let z = values["accel_z"]?.first else { return nil }
-        return RawReading(raw: Vector3(Double(x), Double(y), Double(z)), timestampNs: values["timestamp"]?.first)
+    /// One whole scan to a reading, through the element positions found at setup.
+    private func decode(_ scan: UnsafeRawBufferPointer) -> RawReading {
+        let v = { (i: Int) in Double(self.layout.firstValue(of: i, in: scan)) }
+        return RawReading(raw: Vector3(v(axes.x), v(axes.y), v(axes.z)),
+                          timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) })
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {
@@ -113,6 +141,7 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
 
     package func close() {
         buffer = nil
+        pollDescriptor = nil
         if case .some(let old) = previousTrigger {
             try? iio.setTrigger(old)
             previousTrigger = nil

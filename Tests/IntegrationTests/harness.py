@@ -185,6 +185,60 @@ class Device:
         return bytes(data)
 
 
+class ScanPipe:
+    """The device node as a FIFO the test writes scans into: like the kernel's IIO
+    character device, a read returns what is there and EAGAIN when nothing is (umockdev's
+    plain-file node instead ends in EOF, which libiio reports as EIO, every pass). The
+    test keeps a writer open, so the reader never sees EOF."""
+
+    def __init__(self, bed, dev):
+        self.dev = dev
+        node = os.path.join(bed.root, "dev", dev.id)
+        os.unlink(node)
+        os.mkfifo(node)
+        self.fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
+
+    def send(self, data):
+        os.write(self.fd, data)
+
+    def pose(self, roll, lean):
+        self.send(self.dev.scans(pose(roll, lean)))
+        return self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
+
+    def close(self):
+        os.close(self.fd)
+
+    def feed(self, bed, pose_of_time, stop):
+        """Plays the kernel's side of a running buffer on a thread until `stop` is set:
+        scans at the device's `sampling_frequency` (as the daemon set it), handed over in
+        groups of `buffer/watermark` scans, when the kernel would report the node
+        readable. `pose_of_time(t)` gives the (roll, lean) at t seconds."""
+        syspath = self.dev.syspath
+        freq_attr = next(a for a in ("in_accel_sampling_frequency", "sampling_frequency") if a in self.dev.attrs)
+
+        def run():
+            t0 = time.monotonic()
+            n = 0
+            while not stop.is_set():
+                try:
+                    hz = float(bed.attr(syspath, freq_attr).strip() or 0) or 100.0
+                    group = max(1, int(bed.attr(syspath, "buffer/watermark").strip() or 1))
+                except (OSError, ValueError):
+                    hz, group = 100.0, 1
+                due = t0 + (n + group) / hz
+                time.sleep(max(0.0, due - time.monotonic()))
+                data = b"".join(self.dev.scans(pose(*pose_of_time(time.monotonic() - t0)), count=1,
+                                               ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
+                try:
+                    self.send(data)
+                except BlockingIOError:
+                    pass          # a full pipe: the kernel buffer overflowed, scans dropped
+                n += group
+        th = threading.Thread(target=run, daemon=True)
+        th.start()
+        return th
+
+
 class Bed:
     """A umockdev testbed with fixtures loaded, and shimmerd run inside it."""
 

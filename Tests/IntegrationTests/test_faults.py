@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, wait_until
+from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -179,30 +179,6 @@ def test_all_bad_values_in_a_row_then_back(bed_factory, tmp_path):
     run.tilt("after the attribute is good again")
     run.stop()
     check_trace_intact(run.trace, before)
-
-
-class ScanPipe:
-    """The device node as a FIFO the test writes scans into: like the kernel's IIO
-    character device, a read returns what is there and EAGAIN when nothing is (umockdev's
-    plain-file node instead ends in EOF, which libiio reports as EIO, every pass). The
-    test keeps a writer open, so the reader never sees EOF."""
-
-    def __init__(self, bed, dev):
-        self.dev = dev
-        node = os.path.join(bed.root, "dev", dev.id)
-        os.unlink(node)
-        os.mkfifo(node)
-        self.fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
-
-    def send(self, data):
-        os.write(self.fd, data)
-
-    def pose(self, roll, lean):
-        self.send(self.dev.scans(pose(roll, lean)))
-        return self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
-
-    def close(self):
-        os.close(self.fd)
 
 
 @pytest.mark.parametrize("fault,reason", [
