@@ -58,7 +58,7 @@ struct BenchCommand: Subcommand {
         for r in results {
             context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
                         + " (\(r.dotPixels * 4 / 1024) KiB), \(r.kernel) kernel; checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
-            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes\n")
+            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes; memcpy \(us(r.memcpyCold.median)) after an eviction (the floor of cold)\n")
             for c in r.cases {
                 context.out("  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"
                             + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"

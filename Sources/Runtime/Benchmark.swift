@@ -12,8 +12,12 @@ import Raster
 /// - `move1`, `move10`: the focal point moving 1 or 10 points per frame;
 /// - `all`: the focal point jumping between two far points so every dot changes;
 /// - `none`: the same focal point again (must write nothing);
+/// - `cold`: `all` after 8 MiB of other writes have pushed the renderer's weights and
+///   the target out of the core's caches, as in the daemon, where 20 ms of other work
+///   and two other shared-memory buffers pass between frames;
 /// and, in the same rounds, a memset and a memcpy of as many bytes as the dot pixels:
-/// the physical floor of writing the dot pixels once.
+/// the physical floor of writing the dot pixels once (and a memcpy after the same
+/// eviction, the floor of `cold`).
 package struct Benchmark {
     package struct Target: Sendable {
         package var name: String
@@ -50,7 +54,8 @@ package struct Benchmark {
         package var distinctColorsPerFrame: Double
         package var tableHitsPerFrame: Double
         package var tableMissesPerFrame: Double
-        /// Median of this case over the median memcpy of the dot pixels' bytes.
+        /// Median of this case over the median memcpy of the dot pixels' bytes (for
+        /// `cold`, over the memcpy after the same eviction).
         package var ratioToMemcpy: Double
     }
 
@@ -65,6 +70,8 @@ package struct Benchmark {
         package var dotPixels: Int
         package var memset: Stats
         package var memcpy: Stats
+        /// The memcpy with its source and destination evicted first, as `cold` frames.
+        package var memcpyCold: Stats
         package var cases: [CaseResult]
         /// The incremental targets' pixels equal a full render of the same focal point.
         package var checksumsMatch: Bool
@@ -82,14 +89,17 @@ package struct Benchmark {
         ]
     }
 
-    static let caseNames = ["full", "move1", "move10", "all", "none"]
+    static let caseNames = ["full", "move1", "move10", "all", "none", "cold"]
+    /// Bytes written between frames to evict the caches before `cold` frames: more than
+    /// this machine's 2 MiB L2 per core several times over.
+    static let evictionBytes = 8 << 20
 
     /// The focal point of frame `i` of a case (points).
     static func focal(_ name: String, _ i: Int, origin: (Double, Double)) -> (Double, Double) {
         switch name {
         case "move1": return (origin.0 - 60 + Double(i % 120), origin.1 - 60)
         case "move10": return (origin.0 - 150 + Double(i % 30) * 10, origin.1 - 80)
-        case "all": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
+        case "all", "cold": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
         default: return (origin.0 - 40, origin.1 - 50)   // full and none: a fixed point
         }
     }
@@ -117,9 +127,15 @@ package struct Benchmark {
         let floorBytes = renderer.dotPixelCount * 4
         let src = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
         let dst = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
-        defer { src.deallocate(); dst.deallocate() }
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: Benchmark.evictionBytes, alignment: 64)
+        defer { src.deallocate(); dst.deallocate(); scratch.deallocate() }
         src.initializeMemory(as: UInt8.self, repeating: 7, count: floorBytes)
-        var memsetTimes = [Double](), memcpyTimes = [Double]()
+        var memsetTimes = [Double](), memcpyTimes = [Double](), memcpyColdTimes = [Double]()
+        var evictions = 0
+        func evict() {
+            evictions += 1
+            memset(scratch, Int32(evictions & 0xFF), Benchmark.evictionBytes)
+        }
 
         // Warm up: every target drawn once, so rounds measure steady state.
         for c in names.indices {
@@ -132,6 +148,7 @@ package struct Benchmark {
                 frameIndex[c] += 1
                 let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
                 if names[c] == "full" { targets[c].invalidate() }
+                if names[c] == "cold" { evict() }
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
@@ -152,8 +169,13 @@ package struct Benchmark {
             memcpy(dst, src, floorBytes)
             t1 = MonotonicClock.nanoseconds()
             memcpyTimes.append(Double(t1 - t0))
+            evict()
+            t0 = MonotonicClock.nanoseconds()
+            memcpy(dst, src, floorBytes)
+            t1 = MonotonicClock.nanoseconds()
+            memcpyColdTimes.append(Double(t1 - t0))
         }
-        let memcpyStats = Stats(memcpyTimes)
+        let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
         var cases = [CaseResult]()
         for c in names.indices {
             let n = Double(max(rounds, 1))
@@ -164,7 +186,7 @@ package struct Benchmark {
                                     nsPerPixel: px > 0 ? stats.median / px : 0,
                                     distinctColorsPerFrame: Double(distinct[c]) / n, tableHitsPerFrame: Double(hits[c]) / n,
                                     tableMissesPerFrame: Double(misses[c]) / n,
-                                    ratioToMemcpy: memcpyStats.median > 0 ? stats.median / memcpyStats.median : 0))
+                                    ratioToMemcpy: Benchmark.ratio(stats, names[c] == "cold" ? memcpyColdStats : memcpyStats)))
         }
         // Each incremental target must hold exactly what a full render of its last focal
         // point gives.
@@ -179,8 +201,11 @@ package struct Benchmark {
         }
         return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, kernel: renderer.kernel.rawValue,
                             dotPixels: renderer.dotPixelCount,
-                            memset: Stats(memsetTimes), memcpy: memcpyStats, cases: cases, checksumsMatch: match)
+                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats, cases: cases,
+                            checksumsMatch: match)
     }
+
+    static func ratio(_ s: Stats, _ floor: Stats) -> Double { floor.median > 0 ? s.median / floor.median : 0 }
 
     /// FNV-1a over every pixel (64-bit).
     package static func checksum(_ p: Pixmap) -> UInt64 {
