@@ -40,10 +40,8 @@ package final class CardRenderer {
     private let labelBand: [UInt32]
     private let labelBandTop: Int
     private let runs: [Run]
-    /// Per run pixel, wa and wb (wa + wb <= 256), each copied into both 16-bit halves of a
-    /// word, ready for the 16-bit lanes of the inner loop (see `paintDot`).
-    private let startWeights: [UInt32]
-    private let endWeights: [UInt32]
+    /// Per run pixel, `wa | wb << 16` with wa + wb <= 256 (see `blendDotRuns`).
+    private let weights: [UInt32]
     /// Runs of dot i: runStart[i] ..< runStart[i + 1].
     private let runStart: [Int]
     private let sharedPixels: [SharedPixel]
@@ -90,7 +88,7 @@ package final class CardRenderer {
 
     package var dotCount: Int { layout.dots.count }
     /// Dot pixels that a frame in which every dot changes writes.
-    package var dotPixelCount: Int { startWeights.count + sharedPixels.count }
+    package var dotPixelCount: Int { weights.count + sharedPixels.count }
 
     package enum Failure: Error, CustomStringConvertible {
         case badScale(Double)
@@ -115,8 +113,8 @@ package final class CardRenderer {
         self.style = style
         self.kernel = kernel
         switch kernel {
-        case .baseline: blend = { blendDotRunsBaseline($0, $1, $2, $3, $4, $5, $6, $7) }
-        case .avx2: blend = { blendDotRunsAVX2($0, $1, $2, $3, $4, $5, $6, $7) }
+        case .baseline: blend = { blendDotRunsBaseline($0, $1, $2, $3, $4, $5, $6) }
+        case .avx2: blend = { blendDotRunsAVX2($0, $1, $2, $3, $4, $5, $6) }
         }
         self.scale = scale
         pixelWidth = pw
@@ -155,8 +153,7 @@ package final class CardRenderer {
         let pixels = try DotPixels(layout: layout, style: style, scale: scale, width: pw, height: ph,
                                    card: card, labels: labels, text: text)
         runs = pixels.runs
-        startWeights = pixels.weights.map { ($0 & 0xFFFF) &* 0x0001_0001 }
-        endWeights = pixels.weights.map { ($0 >> 16) &* 0x0001_0001 }
+        weights = pixels.weights
         runStart = pixels.runStart
         sharedPixels = pixels.shared
         contributions = pixels.contributions
@@ -221,8 +218,7 @@ package final class CardRenderer {
         let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
         let stride = target.pixmap.stride
-        startWeights.withUnsafeBufferPointer { wa in
-          endWeights.withUnsafeBufferPointer { wb in
+        weights.withUnsafeBufferPointer { w in
             runs.withUnsafeBufferPointer { r in
                 for i in colors.indices {
                     let packed = colors[i].packed
@@ -232,14 +228,13 @@ package final class CardRenderer {
                     let start = engine.word(colors[i].start)
                     let end = engine.word(colors[i].end)
                     let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
-                    report.pixelsWritten += blend(dotRuns, wa.baseAddress!, wb.baseAddress!, start, end, base, stride, kclip)
+                    report.pixelsWritten += blend(dotRuns, w.baseAddress!, start, end, base, stride, kclip)
                     for p in sharedByDot[i] {
                         sharedDirty[Int(p)] = true
                         anyShared = true
                     }
                 }
             }
-          }
         }
         if anyShared {
             report.pixelsWritten += paintShared(target.pixmap, clip)

@@ -40,22 +40,27 @@ package struct KernelClip: Sendable {
 }
 
 /// Paints one dot's runs and returns the pixels written.
-package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
-                               _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+                               _ start: UInt32, _ end: UInt32,
                                _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int
 
 /// `(start * wa + end * wb + 128) >> 8` per channel and pixel into `base` (the card's
 /// top-left pixel) with row pitch `stride` bytes.
 ///
+/// A pixel's weights are one word, `wa | wb << 16` (wa, wb <= 256, wa + wb <= 256):
+/// 4 bytes of weights per pixel, as many as the pixel itself. Each is copied into both
+/// 16-bit halves of a word in registers (two weights pre-widened in memory doubled the
+/// bytes a frame reads, which in the daemon, whose caches go cold between frames, cost
+/// more than the widening does here).
+///
 /// Each XRGB word is seen as two 16-bit lanes, [B, R] (mask 0x00FF00FF) and [G, X] (the
-/// word >> 8, same mask). wa and wb arrive already copied into both 16-bit halves of a
-/// word. wa, wb <= 256 and wa + wb <= 256 with channels <= 255, so a lane never exceeds
-/// 255 * 256 + 128 and 16-bit multiplies are exact. Eight pixels go through
-/// `SIMD16<UInt16>` at a time, then four, then the scalar tail computes the same lanes in
-/// 32-bit words: every path gives identical bits.
+/// word >> 8, same mask). With channels <= 255 a lane never exceeds 255 * 256 + 128, so
+/// 16-bit multiplies are exact. Eight pixels go through `SIMD16<UInt16>` at a time, then
+/// four, then the scalar tail computes the same lanes in 32-bit words: every path gives
+/// identical bits.
 @inlinable @inline(__always)
-package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
-                          _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+                          _ start: UInt32, _ end: UInt32,
                           _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
     let srb = start & 0x00FF_00FF, sg = (start >> 8) & 0x00FF_00FF
     let erb = end & 0x00FF_00FF, eg = (end >> 8) & 0x00FF_00FF
@@ -64,6 +69,7 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: U
     let verb = unsafeBitCast(SIMD8<UInt32>(repeating: erb), to: SIMD16<UInt16>.self)
     let veg = unsafeBitCast(SIMD8<UInt32>(repeating: eg), to: SIMD16<UInt16>.self)
     let round = SIMD16<UInt16>(repeating: 0x80)
+    let low = SIMD8<UInt32>(repeating: 0xFFFF), high = SIMD8<UInt32>(repeating: 0xFFFF_0000)
     var written = 0
     for run in runs {
         let y = Int(run.y)
@@ -75,14 +81,13 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: U
             guard xb > xa else { continue }
         }
         let n = xb - xa
-        let first = Int(run.weightStart) + (xa - Int(run.x0))
-        let wa = UnsafeRawPointer(startWeights + first)
-        let wb = UnsafeRawPointer(endWeights + first)
+        let w = UnsafeRawPointer(weights + Int(run.weightStart) + (xa - Int(run.x0)))
         let dst = base + y * stride + xa * 4
         var j = 0
         while j + 8 <= n {
-            let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
-            let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
+            let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self)
+            let a = unsafeBitCast((pair & low) | (pair &<< 16), to: SIMD16<UInt16>.self)
+            let b = unsafeBitCast((pair & high) | (pair &>> 16), to: SIMD16<UInt16>.self)
             let rb = (vsrb &* a &+ verb &* b &+ round) &>> 8
             let g = (vsg &* a &+ veg &* b &+ round) &>> 8
             let word = unsafeBitCast(rb, to: SIMD8<UInt32>.self) | (unsafeBitCast(g, to: SIMD8<UInt32>.self) &<< 8)
@@ -90,8 +95,9 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: U
             j += 8
         }
         if j + 4 <= n {
-            let a = unsafeBitCast(wa.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
-            let b = unsafeBitCast(wb.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
+            let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self)
+            let a = unsafeBitCast((pair & low.lowHalf) | (pair &<< 16), to: SIMD8<UInt16>.self)
+            let b = unsafeBitCast((pair & high.lowHalf) | (pair &>> 16), to: SIMD8<UInt16>.self)
             let rb = (vsrb.lowHalf &* a &+ verb.lowHalf &* b &+ round.lowHalf) &>> 8
             let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
             let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
@@ -99,8 +105,8 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: U
             j += 4
         }
         while j < n {
-            let a = wa.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
-            let b = wb.load(fromByteOffset: j * 4, as: UInt32.self) & 0xFFFF
+            let pair = w.load(fromByteOffset: j * 4, as: UInt32.self)
+            let a = pair & 0xFFFF, b = pair >> 16
             let rb = ((srb &* a &+ erb &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
             let g = ((sg &* a &+ eg &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
             dst.storeBytes(of: rb | g << 8, toByteOffset: j * 4, as: UInt32.self)
@@ -112,8 +118,8 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: U
 }
 
 /// The kernel compiled for the baseline of the target architecture.
-package func blendDotRunsBaseline(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
-                                  _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+package func blendDotRunsBaseline(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+                                  _ start: UInt32, _ end: UInt32,
                                   _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
-    blendDotRuns(runs, startWeights, endWeights, start, end, base, stride, clip)
+    blendDotRuns(runs, weights, start, end, base, stride, clip)
 }

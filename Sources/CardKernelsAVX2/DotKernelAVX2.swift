@@ -3,8 +3,8 @@
 // Call it only where the CPU has AVX2 (LinuxSystem.CPU.hasAVX2).
 import CardKernels
 
-package func blendDotRunsAVX2(_ runs: UnsafeBufferPointer<DotRun>, _ startWeights: UnsafePointer<UInt32>,
-                              _ endWeights: UnsafePointer<UInt32>, _ start: UInt32, _ end: UInt32,
+package func blendDotRunsAVX2(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+                              _ start: UInt32, _ end: UInt32,
                               _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
-    blendDotRuns(runs, startWeights, endWeights, start, end, base, stride, clip)
+    blendDotRuns(runs, weights, start, end, base, stride, clip)
 }
