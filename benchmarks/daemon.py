@@ -1,11 +1,19 @@
 #!/usr/bin/python3
 """Runs the real shimmerd daemon under umockdev on a fixture accelerometer, first on a
 moving tilt path, then still, and reports what it costs: CPU (utime + stime from
-/proc/PID/stat, read at nanosecond resolution from /proc/PID/task/*/schedstat), frames written, RSS, wakeups per second (context switches), the time
-to the first frame, and sample-to-publish latency (from the trace: a frame published in
-the loop iteration that read a sample, `published - t`).
+/proc/PID/stat, read at nanosecond resolution from /proc/PID/task/*/schedstat), frames
+written, RSS, wakeups per second (context switches), the time to the first frame, and
+sample-to-publish latency.
 
-    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--sink null|shm] [--binary PATH]
+Frames and latency come from the shared-memory header, read by a reader thread that
+waits on its futex like any client: a frame's `frame_time_ns` (CLOCK_MONOTONIC at
+publish) minus the moment the newest sample it could show became readable (buffer mode:
+the scan group written into the emulated device node; poll mode: the attribute write, so
+the poll interval is included). With `--trace` the daemon also writes its trace (off by
+default, as in the shipped configuration) and the in-loop latency, `published - t` of
+frames published in the iteration that read their sample, is reported too.
+
+    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--trace] [--binary PATH]
 
 `--mode buffer` (the mode `auto` picks on a device with a trigger whose buffer the daemon
 may run) turns the emulated device node into a FIFO that the script feeds as the kernel
@@ -15,9 +23,12 @@ reads them at `Sensor.rate`.
 
 Run it on a quiet machine; it prints a Markdown table for docs/PERFORMANCE.md."""
 import argparse
+import bisect
 import json
 import math
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -29,6 +40,8 @@ if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = (os.environ.get("LD_PRELOAD", "") + " libumockdev-preload.so.0").strip()
     os.execv(sys.executable, [sys.executable] + sys.argv)
 import harness  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import shmread  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -78,18 +91,20 @@ def phase(pid, seconds, drive=None):
             drive(time.monotonic() - t0)
         time.sleep(0.01)
     cpu1, (rss1, sw1), t1 = proc_cpu(pid), proc_status(pid), time.monotonic()
-    return {"seconds": t1 - t0, "cpu_percent": 100 * (cpu1 - cpu0) / (t1 - t0), "rss_kib": rss1,
+    return {"start": t0, "end": t1, "seconds": t1 - t0, "cpu_percent": 100 * (cpu1 - cpu0) / (t1 - t0), "rss_kib": rss1,
             "wakeups_per_s": (sw1 - sw0) / (t1 - t0)}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=20)
-    ap.add_argument("--sink", default="shm", help="shm (default, as the performance issue asks), null, ...")
     ap.add_argument("--binary", default=os.path.join(HERE, "..", ".build", "release", "shimmerd"))
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
     ap.add_argument("--mode", default="buffer", choices=("buffer", "poll"), help="Sensor.mode (default buffer)")
-    ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon into FILE")
+    ap.add_argument("--trace", action="store_true", help="also write the trace (Trace.path) and report in-loop latency")
+    ap.add_argument("--no-reader", action="store_true",
+                    help="no client waiting on the frames' futex (then no frame latency is measured)")
+    ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon's moving phase into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
@@ -99,74 +114,133 @@ def main():
     trace = os.path.join(tmp, "trace.jsonl")
     conf = os.path.join(tmp, "empty.conf")
     open(conf, "w").close()
+    name = "shimmerd-bench-%d" % os.getpid()
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
     current = [0.0, 0.0]    # (roll, lean) of the moving path, read by the buffer feeder
-    stop_feeding = threading.Event()
+    sent = []               # CLOCK_MONOTONIC ns at which each new sample became readable
+    stop = threading.Event()
     if args.mode == "buffer":
-        harness.ScanPipe(bed, dev).feed(bed, lambda t: current, stop_feeding)
-    spawned = time.monotonic()
-    d = bed.spawn("run", "--config", conf, "--set", "Sink.type=" + args.sink, "--set", "Sink.fps=60",
+        harness.ScanPipe(bed, dev).feed(bed, lambda t: current, stop, sent)
+    spawned = time.monotonic_ns()
+    d = bed.spawn("run", "--config", conf, "--set", "Sink.type=shm", "--set", "Sink.fps=60",
                   "--set", "Card.scale=2", "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=100",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=warning",
-                  "--set", "Sink.name=shimmerd-bench-%d" % os.getpid(),
-                  prefix=("perf", "record", "-g", "-o", args.perf, "--") if args.perf else ())
+                  "--set", "Trace.path=" + (trace if args.trace else ""), "--set", "Log.level=warning",
+                  "--set", "Sink.name=" + name)
     pid = d.p.pid
-    if args.perf:   # measure the daemon, not perf: its child
-        time.sleep(0.5)
-        pid = int(open("/proc/%d/task/%d/children" % (pid, pid)).read().split()[0])
-    # Time to the first frame: the trace's first frame record (flushed within a second).
-    first = None
-    while first is None and time.monotonic() - spawned < 20:
-        time.sleep(0.05)
+
+    # The first frame, from the header: the daemon publishes the card at rest at once.
+    segment, first = None, None
+    while segment is None and (time.monotonic_ns() - spawned) < 20e9:
         try:
-            frames = [r for r in read_trace(trace) if r["type"] == "frame"]
-        except (OSError, ValueError):
-            frames = []
-        if frames:
-            first = frames[0]["published"]
+            segment = shmread.Segment(name)
+        except (OSError, shmread.FormatError):
+            time.sleep(0.002)
+    f, _ = segment.wait(0, timeout=20)
+    h = segment.header()
+    if h["frame"] == 1:
+        first = (h["frame_time_ns"] - spawned) / 1e6
+    published = []          # (frame, frame_time_ns) of every frame the reader saw
+
+    def follow():
+        seen = segment.frame()
+        while not stop.is_set():
+            f, how = segment.wait(seen, timeout=0.5)
+            if f != seen:
+                h = segment.header()
+                if h["frame"] == f:
+                    published.append((f, h["frame_time_ns"]))
+                seen = f
+    if not args.no_reader:
+        threading.Thread(target=follow, daemon=True).start()
     time.sleep(1)
 
     def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
         roll, lean = 0.15 * math.sin(2 * math.pi * 0.25 * t), 0.06 * math.cos(2 * math.pi * 0.25 * t)
         current[:] = [roll, lean]
         if args.mode == "poll":
+            sent.append(time.monotonic_ns())
             bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
 
-    n0 = len(read_trace(trace))
+    f0 = segment.frame()
+    profiler = None
+    if args.perf:   # the moving phase only, not start-up
+        profiler = subprocess.Popen(["perf", "record", "-g", "-p", str(pid), "-o", args.perf],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     moving = phase(pid, args.seconds, tilt)
+    f1 = segment.frame()
+    if profiler:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait()
     current[:] = [0.0, 0.0]
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
     time.sleep(3)   # settle: the smoothing, then the stillness window
-    n1 = len(read_trace(trace))
+    f2 = segment.frame()
     still = phase(pid, args.seconds)
+    f3 = segment.frame()
+    smaps = proc_smaps(pid)
     d.stop()
-    stop_feeding.set()
-    if args.sink == "shm":
-        try:
-            os.unlink("/dev/shm/shimmerd-bench-%d" % os.getpid())
-        except OSError:
-            pass
-    records = read_trace(trace)
-    moving["frames"] = sum(1 for r in records[n0:n1] if r["type"] == "frame")
-    still["frames"] = sum(1 for r in records[n1:] if r["type"] == "frame")
-    sample_t = {r["t"] for r in records[n0:n1] if r["type"] == "sample"}
-    latency = [1e6 * (r["published"] - r["t"]) for r in records[n0:n1] if r["type"] == "frame" and r["t"] in sample_t]
-    result = {"binary": binary, "sink": args.sink, "mode": args.mode, "first_frame_ms": None if first is None else 1000 * first,
-              "moving": moving, "still": still,
-              "latency_us": {"frames": len(latency), "p50": percentile(latency, 0.5), "p99": percentile(latency, 0.99),
-                             "max": max(latency) if latency else float("nan")}}
+    stop.set()
+    segment.close()
+    try:
+        os.unlink("/dev/shm/" + name)
+    except OSError:
+        pass
+    moving["frames"], still["frames"] = f1 - f0, f3 - f2
+    # End to end: each frame of the moving phase against the newest sample readable before it.
+    sent.sort()
+    e2e = []
+    for f, t in published:
+        if f0 < f <= f1:
+            i = bisect.bisect_right(sent, t) - 1
+            if i >= 0:
+                e2e.append((t - sent[i]) / 1e3)
+    result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader, "first_frame_ms": first,
+              "moving": moving, "still": still, "smaps_kib": smaps, "latency_us": stats(e2e)}
+    if args.trace:
+        records = read_trace(trace)
+        window = [r for r in records if "t" in r and (moving["start"] - spawned / 1e9) <= r["t"] < (moving["end"] - spawned / 1e9)]
+        sample_t = {r["t"] for r in window if r["type"] == "sample"}
+        result["in_loop_latency_us"] = stats([1e6 * (r["published"] - r["t"]) for r in window
+                                              if r["type"] == "frame" and r["t"] in sample_t])
+    for p in (moving, still):
+        del p["start"], p["end"]
     print(json.dumps(result, indent=2))
     print()
     print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s |")
     print("|---|---|---|---|---|---|")
-    for name, p in (("moving (%s mode, Sensor.rate 100, Sink.fps 60)" % args.mode, moving), ("still", still)):
-        print("| %s | %.2f | %d | %.1f | %.1f | %.1f |" % (name, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
+    setup = args.mode + " mode" + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
+    for label, p in (("moving (%s)" % setup, moving),
+                     ("still", still)):
+        print("| %s | %.2f | %d | %.1f | %.1f | %.1f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
                                                         p["rss_kib"] / 1024, p["wakeups_per_s"]))
     print()
-    print("sample to published frame: p50 %.0f us, p99 %.0f us, max %.0f us over %d frames; first frame %.0f ms after start"
-          % (result["latency_us"]["p50"], result["latency_us"]["p99"], result["latency_us"]["max"], len(latency),
-             result["first_frame_ms"] or float("nan")))
+    lat = result["latency_us"]
+    print("sample readable to frame published (shm header): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"
+          % (lat["p50"], lat["p99"], lat["max"], lat["frames"]))
+    if args.trace:
+        lat = result["in_loop_latency_us"]
+        print("sample read to frame published (trace, in-loop): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"
+              % (lat["p50"], lat["p99"], lat["max"], lat["frames"]))
+    print("first frame %s ms after start; RSS of the still daemon: %s"
+          % ("%.0f" % first if first is not None else "n/a",
+             ", ".join("%s %.1f MiB" % (k, v / 1024) for k, v in smaps.items())))
     bed.close()
+
+
+def stats(values):
+    return {"frames": len(values), "p50": percentile(values, 0.5), "p99": percentile(values, 0.99),
+            "max": max(values) if values else float("nan")}
+
+
+def proc_smaps(pid):
+    """/proc/PID/smaps_rollup: what the RSS is made of."""
+    out = {}
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("Rss", "Pss", "Shared_Clean", "Private_Clean", "Private_Dirty", "Shared_Dirty", "Anonymous"):
+                out[k] = int(v.split()[0])
+    return out
 
 
 if __name__ == "__main__":

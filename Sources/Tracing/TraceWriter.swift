@@ -61,6 +61,22 @@ package final class TraceWriter {
         if let h = record as? TraceRecord.Header { header = h }
         if let b = record as? TraceRecord.Baseline { baseline = b }
         pending += TraceRecord.line(record)
+        queued()
+    }
+
+    /// The records of every sample and every frame: encoded straight onto the queue
+    /// (no type tests, no line of their own), the same bytes as `append<R>` writes.
+    package func append(_ record: TraceRecord.Sample) { appendFast(record) }
+    package func append(_ record: TraceRecord.Frame) { appendFast(record) }
+
+    private func appendFast(_ record: some FastJSONRecord) {
+        record.appendJSON(to: &pending)
+        pending.append(0x0A)
+        queued()
+    }
+
+    /// After a line joined the queue: bounds and rotation.
+    private func queued() {
         linesQueued += 1
         if pending.count > maxPending { dropOldest() }
         if maxSize > 0, !rotationBroken, fileSize + pending.count >= maxSize {

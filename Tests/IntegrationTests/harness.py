@@ -208,11 +208,12 @@ class ScanPipe:
     def close(self):
         os.close(self.fd)
 
-    def feed(self, bed, pose_of_time, stop):
+    def feed(self, bed, pose_of_time, stop, sent=None):
         """Plays the kernel's side of a running buffer on a thread until `stop` is set:
         scans at the device's `sampling_frequency` (as the daemon set it), handed over in
         groups of `buffer/watermark` scans, when the kernel would report the node
-        readable. `pose_of_time(t)` gives the (roll, lean) at t seconds."""
+        readable. `pose_of_time(t)` gives the (roll, lean) at t seconds. `sent`, a list,
+        gets the CLOCK_MONOTONIC ns at which each group became readable."""
         syspath = self.dev.syspath
         freq_attr = next(a for a in ("in_accel_sampling_frequency", "sampling_frequency") if a in self.dev.attrs)
 
@@ -230,6 +231,8 @@ class ScanPipe:
                 data = b"".join(self.dev.scans(pose(*pose_of_time(time.monotonic() - t0)), count=1,
                                                ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
                 try:
+                    if sent is not None:
+                        sent.append(time.monotonic_ns())
                     self.send(data)
                 except BlockingIOError:
                     pass          # a full pipe: the kernel buffer overflowed, scans dropped
