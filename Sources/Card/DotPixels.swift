@@ -4,9 +4,10 @@ import Raster
 /// The per-pixel precomputation behind `CardRenderer`: which pixels each dot covers,
 /// with what weight and at which gradient position. Runs once per geometry and scale.
 struct DotPixels {
+    /// Every dot's runs in memory order (by row, then column), and their weights in the
+    /// same order: what a frame sweeps (see `blendDotRuns`).
     var runs: [CardRenderer.Run] = []
     var weights: [UInt32] = []
-    var runStart: [Int] = [0]
     var shared: [CardRenderer.SharedPixel] = []
     var contributions: [CardRenderer.Contribution] = []
     var sharedByDot: [[Int32]]
@@ -71,13 +72,13 @@ struct DotPixels {
                     current = run
                 } else {
                     if let run = current { runs.append(run) }
-                    current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count))
+                    current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count), dot: Int32(i))
                 }
                 weights.append(word)
             }
             if let run = current { runs.append(run) }
-            runStart.append(runs.count)
         }
+        (runs, weights) = DotPixels.inMemoryOrder(runs, weights)
         for s in shared.indices {
             shared[s].contributionStart = Int32(contributions.count)
             for (dot, t) in sharedTouches[s] {   // dots in layout order = painter's order
@@ -86,6 +87,23 @@ struct DotPixels {
             }
             shared[s].contributionEnd = Int32(contributions.count)
         }
+    }
+
+    /// The runs sorted by row and column (dots never overlap in a run pixel, so no two
+    /// runs share a start) with their weights moved along.
+    static func inMemoryOrder(_ runs: [CardRenderer.Run], _ weights: [UInt32]) -> ([CardRenderer.Run], [UInt32]) {
+        let sorted = runs.sorted { ($0.y, $0.x0) < ($1.y, $1.x0) }
+        var moved = [UInt32]()
+        moved.reserveCapacity(weights.count)
+        var out = [CardRenderer.Run]()
+        out.reserveCapacity(sorted.count)
+        for var r in sorted {
+            let from = Int(r.weightStart)
+            r.weightStart = Int32(moved.count)
+            moved.append(contentsOf: weights[from..<(from + Int(r.count))])
+            out.append(r)
+        }
+        return (out, moved)
     }
 
     /// The arrow glyph for a dot, turned with it and centred on its center by ink box.
