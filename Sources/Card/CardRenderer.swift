@@ -15,9 +15,9 @@ import Raster
 ///   and `t` is the pixel's position along the dot's rotated axial gradient. A dot pixel
 ///   is then `start * wa + end * wb`: two multiplies per channel pair, no per-pixel
 ///   geometry, no division, no branches.
-/// - Dot pixels are stored as horizontal runs in memory order (row by row), so a frame
-///   sweeps the weights and the target front to back and the sink's stride only matters
-///   once per run.
+/// - Dot pixels are stored as horizontal runs in memory order (bands of 8 rows, top to
+///   bottom), so a frame sweeps the weights and the target front to back and the sink's
+///   stride only matters once per run.
 /// - A frame repaints only the dots whose (start, end) color keys changed; a frame where
 ///   none changed writes nothing.
 /// - The rare pixels whose value depends on more than one dot, or that a label covers,
@@ -43,9 +43,9 @@ package final class CardRenderer {
     private let runs: [Run]
     /// Per run pixel, `wa | wb << 16` with wa + wb <= 256 (see `blendDotRuns`).
     private let weights: [UInt32]
-    /// Per dot, scratch of `paint`: its colors as `start | end << 32` and whether the
+    /// Per dot, scratch of `paint`: its colors as the kernel's lanes and whether the
     /// target needs it repainted.
-    private var dotWords: [UInt64]
+    private var dotWords: [DotLanes]
     private var repaint: [UInt8]
     private let sharedPixels: [SharedPixel]
     private let contributions: [Contribution]
@@ -157,7 +157,7 @@ package final class CardRenderer {
                                    card: card, labels: labels, text: text)
         runs = pixels.runs
         weights = pixels.weights
-        dotWords = Array(repeating: 0, count: layout.dots.count)
+        dotWords = Array(repeating: DotLanes(start: 0, end: 0), count: layout.dots.count)
         repaint = Array(repeating: 0, count: layout.dots.count)
         sharedPixels = pixels.shared
         contributions = pixels.contributions
@@ -231,7 +231,7 @@ package final class CardRenderer {
             target.drawn[i] = packed
             report.dotsRepainted += 1
             repaint[i] = 1
-            dotWords[i] = UInt64(engine.word(colors[i].start)) | UInt64(engine.word(colors[i].end)) << 32
+            dotWords[i] = DotLanes(start: engine.word(colors[i].start), end: engine.word(colors[i].end))
             for p in sharedByDot[i] {
                 sharedDirty[Int(p)] = true
                 anyShared = true
