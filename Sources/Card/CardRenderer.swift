@@ -33,8 +33,23 @@ package final class CardRenderer {
     package let pixelWidth: Int
     package let pixelHeight: Int
     /// Coverage of each card pixel by the rounded card (255 inside), row-major. The PNG
-    /// writer uses it as alpha; XRGB targets show black outside the corners.
-    package let cardCoverage: [UInt8]
+    /// writer uses it as alpha; XRGB targets show black outside the corners. Computed on
+    /// each use (a few milliseconds) rather than kept: only PNG output needs it, and the
+    /// daemon would hold 320 KiB at scale 2 for nothing.
+    package var cardCoverage: [UInt8] { CardRenderer.coverage(width: pixelWidth, height: pixelHeight, scale: scale) }
+
+    static func coverage(width pw: Int, height ph: Int, scale: Double) -> [UInt8] {
+        let radius = CardGeometry.cornerRadius * scale
+        var card = [UInt8](repeating: 0, count: pw * ph)
+        for y in 0..<ph {
+            for x in 0..<pw {
+                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5,
+                                            width: Double(pw), height: Double(ph), radius: radius)
+                card[y * pw + x] = UInt8(c * 255 + 0.5)
+            }
+        }
+        return card
+    }
 
     /// The static layer, premultiplied XRGB8888: black but for the rows the labels cross,
     /// which are kept here (rows labelBandTop ..< labelBandTop + count / pixelWidth).
@@ -128,16 +143,7 @@ package final class CardRenderer {
         previousColors = colors
 
         // Card coverage: the rounded rectangle spans the whole pixel card.
-        let radius = CardGeometry.cornerRadius * scale
-        var card = [UInt8](repeating: 0, count: pw * ph)
-        for y in 0..<ph {
-            for x in 0..<pw {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5,
-                                            width: Double(pw), height: Double(ph), radius: radius)
-                card[y * pw + x] = UInt8(c * 255 + 0.5)
-            }
-        }
-        cardCoverage = card
+        let card = CardRenderer.coverage(width: pw, height: ph, scale: scale)
 
         let labels = try CardRenderer.labelMask(layout.geometry, style, scale, text)
         // Only the label rows of the static layer hold anything but black (premultiplied

@@ -139,6 +139,8 @@ struct ReplayWriter {
     let output: ReplayCommand.Output
     let renderer: CardRenderer
     let fps: Double
+    /// The card's alpha for PNG frames, computed once.
+    private let coverage: [UInt8]
     private var target: CardTarget
     private let buffer: PixelBuffer?
     private let pngSink: PNGSequenceSink?
@@ -156,6 +158,7 @@ struct ReplayWriter {
         self.output = output
         self.renderer = renderer
         self.fps = fps
+        coverage = renderer.cardCoverage
         switch output {
         case .directory(let dir):
             do {
@@ -206,7 +209,7 @@ struct ReplayWriter {
                                                         focal: [frame.focal.x, frame.focal.y],
                                                         dots: report.dotsRepainted, pixels: report.pixelsWritten))
         case .animation:
-            do { pngs.append(try PNGCodec.encode(CardImage.rgba(target.pixmap, coverage: renderer.cardCoverage))) } catch {
+            do { pngs.append(try PNGCodec.encode(CardImage.rgba(target.pixmap, coverage: coverage))) } catch {
                 throw Failure(.ioError, "replay: frame \(frame.index + 1): \(error)")
             }
         case .raw:
