@@ -237,8 +237,11 @@ package final class AccelerometerService {
         let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
             ?? settings.rateHz
         if let c = localContext {
-            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: chosen.syspath != nil,
-                                      scansPerWakeup: settings.scansPerWakeup(deviceHz: deviceHz))
+            // Over the network a refill blocks until its scans came (libiio's network
+            // backend has no poll descriptor): one scan per read there.
+            let local = chosen.syspath != nil
+            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local,
+                                      scansPerWakeup: local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1)
         } else {
             made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
         }

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness import OWN_FIXTURES, PUBLIC_FIXTURES, Device, close_to, pose, tilt
+from harness import OWN_FIXTURES, PUBLIC_FIXTURES, Device, ScanPipe, close_to, pose, tilt
 
 NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 
@@ -100,6 +100,35 @@ def test_buffer_tilt_path_big_endian_portrait(bed_factory):
     seen = list(follow_path(bed, d, dev, baseline, steps, lambda raw, accel: bed.write_node(dev.id, dev.scans(accel))))
     assert seen[0][1]["droll"] > 0.05 and seen[1][1]["droll"] < -0.1
     assert d.stop() == 0
+
+
+@pytest.mark.parametrize("fps,group", [(60, 3), (20, 7)])
+def test_buffer_batches_a_frame_interval_and_uses_the_newest_scan(bed_factory, fps, group):
+    """Buffer mode asks the kernel to wake it once a frame interval's scans are waiting
+    (buffer/watermark = ceil(125 Hz / Sink.fps)), keeps a kernel buffer long enough for
+    the 0.1 s reads of a still device, and of each batch uses the newest scan only."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    pipe = ScanPipe(bed, dev)      # the device node as a FIFO: scans arrive when written
+    d = monitor(bed, "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100", "--set", "Sink.fps=%d" % fps,
+                "--set", "Attitude.baseline_samples=1")
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "buffer"
+    assert "125.000000 already fits" in attached["sampling_frequency"]
+    assert bed.attr(dev.syspath, "buffer/watermark").strip() == str(group)
+    assert int(bed.attr(dev.syspath, "buffer/length").strip()) >= 64
+    pipe.send(dev.scans(pose(0, 0), count=group))   # the baseline (one reading)
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    decoy = pose(0.3, -0.3)        # older scans of every batch: never the sample
+    for k in range(1, 9):
+        real = pose(0.02 * k, -0.01 * k)
+        pipe.send(dev.scans(decoy, count=group - 1) + dev.scans(real, count=1))
+        want = dev.accel_of(dev.raw_for(real))
+        d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], want, 1e-6), "sample of batch %d" % k)
+    not_wanted = dev.accel_of(dev.raw_for(decoy))
+    assert not any(r["type"] == "sample" and close_to(r["accel"], not_wanted, 1e-6) for r in d.records)
+    assert d.stop() == 0
+    pipe.close()
 
 
 def test_sampling_frequency_set_and_restored(bed_factory):

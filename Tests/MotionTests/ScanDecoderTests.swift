@@ -46,6 +46,9 @@ func scanTypeRejectsGarbage(_ text: String) {
 func scanValueDecodes(_ type: String, _ bytes: [UInt8], _ value: Int64) throws {
     let t = try ScanType.parse(type).get()
     #expect(t.decodeValue(bytes) == value)
+    // The buffer reader's allocation-free path gives the same value, at any offset.
+    let padded: [UInt8] = [0xAA, 0x55, 0xAA] + bytes + [0x55]
+    padded.withUnsafeBytes { #expect(t.decodeValue(in: $0, at: 3) == value) }
 }
 
 private func layout(_ spec: [(String, Int, String)]) throws -> ScanLayout {
@@ -64,6 +67,15 @@ private func layout(_ spec: [(String, Int, String)]) throws -> ScanLayout {
     #expect(d["accel_x"] == [504] && d["accel_y"] == [0] && d["accel_z"] == [-89])
     #expect(d["timestamp"] == [1_700_000_000_000_000_000])
     #expect(l.decode(scan.dropLast()) == nil)
+    // By element position, without the dictionary: what the buffer reader uses.
+    let x = try #require(l.elementIndex(named: "accel_x")), z = try #require(l.elementIndex(named: "accel_z"))
+    let ts = try #require(l.elementIndex(named: "timestamp"))
+    #expect(l.elementIndex(named: "accel_w") == nil)
+    scan.withUnsafeBytes { bytes in
+        #expect(l.firstValue(of: x, in: bytes) == 504)
+        #expect(l.firstValue(of: z, in: bytes) == -89)
+        #expect(l.firstValue(of: ts, in: bytes) == 1_700_000_000_000_000_000)
+    }
 }
 
 @Test(arguments: [

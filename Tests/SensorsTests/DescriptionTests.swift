@@ -125,6 +125,24 @@ func samplingFrequencyTarget(_ available: String, _ current: String, _ wanted: D
     #expect(f.target(forRate: wanted) == written)
 }
 
+/// Buffer mode lets the kernel gather one frame interval of scans per wakeup: the
+/// fewest scans spanning 1 / fps, so frames never come faster than Sink.fps.
+@Test(arguments: [
+    (125.0, 60.0 as Double?, 3),    // the bmc150 at Sensor.rate 100: 41.7 wakeups and frames a second
+    (100.0, 60.0, 2),               // 50 a second
+    (120.0, 60.0, 2),               // exactly 60
+    (60.0, 60.0, 1),
+    (31.25, 60.0, 1),               // a slow sensor: every scan
+    (1000.0, 30.0, 34),
+    (8000.0, 1.0, 64),              // at most 64 (the buffer holds at least 64)
+    (100.0, nil, 1),                // no frames (sensors, monitor): every scan
+    (.nan, 60.0, 1),
+])
+func scansPerWakeupSpanAFrame(_ deviceHz: Double, _ fps: Double?, _ expected: Int) {
+    let s = AccelerometerSettings(rateHz: 100, framesPerSecond: fps)
+    #expect(s.scansPerWakeup(deviceHz: deviceHz) == expected)
+}
+
 @Test func frequencyTextIsCLocale() {
     #expect(SamplingFrequencyInfo.text(62.5) == "62.500000")
     #expect(SamplingFrequencyInfo.text(100) == "100")
