@@ -15,9 +15,8 @@ import Raster
 ///   and `t` is the pixel's position along the dot's rotated axial gradient. A dot pixel
 ///   is then `start * wa + end * wb`: two multiplies per channel pair, no per-pixel
 ///   geometry, no division, no branches.
-/// - Dot pixels are stored as horizontal runs in memory order (bands of 8 rows, top to
-///   bottom), so a frame sweeps the weights and the target front to back and the sink's
-///   stride only matters once per run.
+/// - Dot pixels are stored as horizontal runs, so the inner loop walks memory linearly
+///   and the sink's stride only matters once per run.
 /// - A frame repaints only the dots whose (start, end) color keys changed; a frame where
 ///   none changed writes nothing.
 /// - The rare pixels whose value depends on more than one dot, or that a label covers,
@@ -58,10 +57,8 @@ package final class CardRenderer {
     private let runs: [Run]
     /// Per run pixel, `wa | wb << 16` with wa + wb <= 256 (see `blendDotRuns`).
     private let weights: [UInt32]
-    /// Per dot, scratch of `paint`: its colors as the kernel's lanes and whether the
-    /// target needs it repainted.
-    private var dotWords: [DotLanes]
-    private var repaint: [UInt8]
+    /// Runs of dot i: runStart[i] ..< runStart[i + 1].
+    private let runStart: [Int]
     private let sharedPixels: [SharedPixel]
     private let contributions: [Contribution]
     /// Shared pixels touching dot i.
@@ -163,8 +160,7 @@ package final class CardRenderer {
                                    card: card, labels: labels, text: text)
         runs = pixels.runs
         weights = pixels.weights
-        dotWords = Array(repeating: DotLanes(start: 0, end: 0), count: layout.dots.count)
-        repaint = Array(repeating: 0, count: layout.dots.count)
+        runStart = pixels.runStart
         sharedPixels = pixels.shared
         contributions = pixels.contributions
         sharedByDot = pixels.sharedByDot
@@ -228,28 +224,20 @@ package final class CardRenderer {
         let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
         let stride = target.pixmap.stride
-        for i in colors.indices {
-            let packed = colors[i].packed
-            if target.drawn[i] == packed {
-                repaint[i] = 0
-                continue
-            }
-            target.drawn[i] = packed
-            report.dotsRepainted += 1
-            repaint[i] = 1
-            dotWords[i] = DotLanes(start: engine.word(colors[i].start), end: engine.word(colors[i].end))
-            for p in sharedByDot[i] {
-                sharedDirty[Int(p)] = true
-                anyShared = true
-            }
-        }
-        if report.dotsRepainted > 0 {
-            report.pixelsWritten += weights.withUnsafeBufferPointer { w in
-                runs.withUnsafeBufferPointer { r in
-                    dotWords.withUnsafeBufferPointer { c in
-                        repaint.withUnsafeBufferPointer { f in
-                            blend(r, w.baseAddress!, c.baseAddress!, f.baseAddress!, base, stride, kclip)
-                        }
+        weights.withUnsafeBufferPointer { w in
+            runs.withUnsafeBufferPointer { r in
+                for i in colors.indices {
+                    let packed = colors[i].packed
+                    if target.drawn[i] == packed { continue }
+                    target.drawn[i] = packed
+                    report.dotsRepainted += 1
+                    let start = engine.word(colors[i].start)
+                    let end = engine.word(colors[i].end)
+                    let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
+                    report.pixelsWritten += blend(dotRuns, w.baseAddress!, start, end, base, stride, kclip)
+                    for p in sharedByDot[i] {
+                        sharedDirty[Int(p)] = true
+                        anyShared = true
                     }
                 }
             }

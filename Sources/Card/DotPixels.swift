@@ -4,10 +4,9 @@ import Raster
 /// The per-pixel precomputation behind `CardRenderer`: which pixels each dot covers,
 /// with what weight and at which gradient position. Runs once per geometry and scale.
 struct DotPixels {
-    /// Every dot's runs in memory order (by row, then column), and their weights in the
-    /// same order: what a frame sweeps (see `blendDotRuns`).
     var runs: [CardRenderer.Run] = []
     var weights: [UInt32] = []
+    var runStart: [Int] = [0]
     var shared: [CardRenderer.SharedPixel] = []
     var contributions: [CardRenderer.Contribution] = []
     var sharedByDot: [[Int32]]
@@ -72,13 +71,13 @@ struct DotPixels {
                     current = run
                 } else {
                     if let run = current { runs.append(run) }
-                    current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count), dot: Int32(i))
+                    current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count))
                 }
                 weights.append(word)
             }
             if let run = current { runs.append(run) }
+            runStart.append(runs.count)
         }
-        (runs, weights) = DotPixels.inMemoryOrder(runs, weights)
         for s in shared.indices {
             shared[s].contributionStart = Int32(contributions.count)
             for (dot, t) in sharedTouches[s] {   // dots in layout order = painter's order
@@ -87,29 +86,6 @@ struct DotPixels {
             }
             shared[s].contributionEnd = Int32(contributions.count)
         }
-    }
-
-    /// Rows per band of `inMemoryOrder`.
-    static let bandRows: Int32 = 8
-
-    /// The runs in bands of `bandRows` rows, top to bottom, and within a band dot by dot,
-    /// row by row, with their weights moved along: a frame sweeps the target's rows
-    /// front to back (a band is 22 KiB of a 700-pixel target, held in the L1 cache while
-    /// it is painted), and consecutive runs are one dot's rows, of similar lengths, which
-    /// keeps the inner loop's branches predictable.
-    static func inMemoryOrder(_ runs: [CardRenderer.Run], _ weights: [UInt32]) -> ([CardRenderer.Run], [UInt32]) {
-        let sorted = runs.sorted { ($0.y / bandRows, $0.dot, $0.y) < ($1.y / bandRows, $1.dot, $1.y) }
-        var moved = [UInt32]()
-        moved.reserveCapacity(weights.count)
-        var out = [CardRenderer.Run]()
-        out.reserveCapacity(sorted.count)
-        for var r in sorted {
-            let from = Int(r.weightStart)
-            r.weightStart = Int32(moved.count)
-            moved.append(contentsOf: weights[from..<(from + Int(r.count))])
-            out.append(r)
-        }
-        return (out, moved)
     }
 
     /// The arrow glyph for a dot, turned with it and centred on its center by ink box.

@@ -8,21 +8,19 @@
 // Must not import: anything but the standard library.
 
 /// A horizontal run of one dot's pixels: row `y`, columns `x0 ..< x0 + count` (card
-/// pixels), per-pixel weights from `weightStart`, painted in the colors of dot `dot`.
+/// pixels), per-pixel weights from `weightStart`.
 @usableFromInline
 package struct DotRun: Sendable {
     @usableFromInline package var y: Int32
     @usableFromInline package var x0: Int32
     @usableFromInline package var count: Int32
     @usableFromInline package var weightStart: Int32
-    @usableFromInline package var dot: Int32
 
-    package init(y: Int32, x0: Int32, count: Int32, weightStart: Int32, dot: Int32) {
+    package init(y: Int32, x0: Int32, count: Int32, weightStart: Int32) {
         self.y = y
         self.x0 = x0
         self.count = count
         self.weightStart = weightStart
-        self.dot = dot
     }
 }
 
@@ -41,37 +39,13 @@ package struct KernelClip: Sendable {
     }
 }
 
-/// A dot's two colors as the kernel's lanes: `start` and `end` XRGB words split into
-/// [B, R] (`& 0x00FF00FF`) and [G, X] (`>> 8 & 0x00FF00FF`) halves.
-@usableFromInline
-package struct DotLanes: Sendable {
-    @usableFromInline package var startRB: UInt32
-    @usableFromInline package var startG: UInt32
-    @usableFromInline package var endRB: UInt32
-    @usableFromInline package var endG: UInt32
-
-    package init(start: UInt32, end: UInt32) {
-        startRB = start & 0x00FF_00FF
-        startG = (start >> 8) & 0x00FF_00FF
-        endRB = end & 0x00FF_00FF
-        endG = (end >> 8) & 0x00FF_00FF
-    }
-}
-
-/// Paints the runs whose dot has a non-zero `repaint` flag, in the colors `colors[dot]`,
-/// and returns the pixels written.
+/// Paints one dot's runs and returns the pixels written.
 package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                               _ colors: UnsafePointer<DotLanes>, _ repaint: UnsafePointer<UInt8>,
+                               _ start: UInt32, _ end: UInt32,
                                _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int
 
 /// `(start * wa + end * wb + 128) >> 8` per channel and pixel into `base` (the card's
 /// top-left pixel) with row pitch `stride` bytes.
-///
-/// The runs come in memory order, in bands of a few rows from top to bottom (dot by dot
-/// within a band), and so do their weights: a frame sweeps the weights and the target's
-/// rows once, front to back. In the daemon the caches have gone cold between frames, and
-/// a dot-by-dot walk over the whole card, jumping between rows and back for each dot,
-/// paid a miss per run.
 ///
 /// A pixel's weights are one word, `wa | wb << 16` (wa, wb <= 256, wa + wb <= 256):
 /// 4 bytes of weights per pixel, as many as the pixel itself. Each is copied into both
@@ -86,21 +60,18 @@ package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: U
 /// identical bits.
 @inlinable @inline(__always)
 package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                          _ colors: UnsafePointer<DotLanes>, _ repaint: UnsafePointer<UInt8>,
+                          _ start: UInt32, _ end: UInt32,
                           _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+    let srb = start & 0x00FF_00FF, sg = (start >> 8) & 0x00FF_00FF
+    let erb = end & 0x00FF_00FF, eg = (end >> 8) & 0x00FF_00FF
+    let vsrb = unsafeBitCast(SIMD8<UInt32>(repeating: srb), to: SIMD16<UInt16>.self)
+    let vsg = unsafeBitCast(SIMD8<UInt32>(repeating: sg), to: SIMD16<UInt16>.self)
+    let verb = unsafeBitCast(SIMD8<UInt32>(repeating: erb), to: SIMD16<UInt16>.self)
+    let veg = unsafeBitCast(SIMD8<UInt32>(repeating: eg), to: SIMD16<UInt16>.self)
     let round = SIMD16<UInt16>(repeating: 0x80)
     let low = SIMD8<UInt32>(repeating: 0xFFFF), high = SIMD8<UInt32>(repeating: 0xFFFF_0000)
     var written = 0
     for run in runs {
-        let dot = Int(run.dot)
-        guard repaint[dot] != 0 else { continue }
-        let lanes = colors + dot
-        let srb = lanes.pointee.startRB, sg = lanes.pointee.startG
-        let erb = lanes.pointee.endRB, eg = lanes.pointee.endG
-        let vsrb = unsafeBitCast(SIMD8<UInt32>(repeating: srb), to: SIMD16<UInt16>.self)
-        let vsg = unsafeBitCast(SIMD8<UInt32>(repeating: sg), to: SIMD16<UInt16>.self)
-        let verb = unsafeBitCast(SIMD8<UInt32>(repeating: erb), to: SIMD16<UInt16>.self)
-        let veg = unsafeBitCast(SIMD8<UInt32>(repeating: eg), to: SIMD16<UInt16>.self)
         let y = Int(run.y)
         var xa = Int(run.x0), xb = xa + Int(run.count)
         if !clip.whole {
@@ -148,7 +119,7 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Unsafe
 
 /// The kernel compiled for the baseline of the target architecture.
 package func blendDotRunsBaseline(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                                  _ colors: UnsafePointer<DotLanes>, _ repaint: UnsafePointer<UInt8>,
+                                  _ start: UInt32, _ end: UInt32,
                                   _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
-    blendDotRuns(runs, weights, colors, repaint, base, stride, clip)
+    blendDotRuns(runs, weights, start, end, base, stride, clip)
 }

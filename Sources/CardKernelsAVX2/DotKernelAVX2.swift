@@ -4,7 +4,7 @@
 import CardKernels
 
 package func blendDotRunsAVX2(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                              _ colors: UnsafePointer<DotLanes>, _ repaint: UnsafePointer<UInt8>,
+                              _ start: UInt32, _ end: UInt32,
                               _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
-    blendDotRuns(runs, weights, colors, repaint, base, stride, clip)
+    blendDotRuns(runs, weights, start, end, base, stride, clip)
 }
