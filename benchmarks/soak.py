@@ -6,8 +6,12 @@ descriptors (/proc/PID/fd) and the frames written (the shared-memory header's fr
 counter), and at the end fails when, after the warm-up, RSS grew by more than 1 MiB or
 any descriptor was added.
 
-    /usr/bin/python3 benchmarks/soak.py [--minutes 10] [--interval 5] [--warmup 60]
+    /usr/bin/python3 benchmarks/soak.py [--minutes 10] [--interval 5] [--warmup 60] [--mode poll|buffer]
                                        [--binary .build/release/shimmerd] [--csv FILE]
+
+`--mode buffer` feeds the emulated device node as a FIFO the way the kernel fills an IIO
+buffer (harness.ScanPipe.feed: scans at the sampling frequency, `buffer/watermark` at a
+time) instead of rewriting the `in_accel_*_raw` attributes.
 
 Exit status 0: no growth; 1: growth (the table says where); 2: the daemon died. The
 script's own load is small: it moves the tilt 20 times a second and sleeps otherwise.
@@ -20,6 +24,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,6 +79,7 @@ def main():
     ap.add_argument("--binary", default=os.path.join(HERE, "..", ".build", "release", "shimmerd"))
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
     ap.add_argument("--csv", help="also write the records here")
+    ap.add_argument("--mode", default="poll", choices=("poll", "buffer"), help="Sensor.mode (default poll)")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
@@ -89,8 +95,11 @@ def main():
     open(conf, "w").close()
     name = "shimmerd-soak-%d" % os.getpid()
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
+    stop = threading.Event()
+    if args.mode == "buffer":
+        harness.ScanPipe(bed, dev).feed(bed, tilt_at, stop)
     # The trace rotates at 4 MB (4 files kept), so rotation runs during the soak too.
-    argv = [binary, "run", "--config", conf, "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100",
+    argv = [binary, "run", "--config", conf, "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=100",
             "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Sink.fps=60",
             "--set", "Trace.path=" + trace, "--set", "Trace.max_size=4000000"]
     log = open(os.path.join(tmp, "shimmerd.log"), "w")
@@ -108,8 +117,9 @@ def main():
             if p.poll() is not None:
                 print("soak: shimmerd exited with %s after %.0f s (log: %s)" % (p.returncode, t, log.name))
                 return 2
-            roll, lean = tilt_at(t)
-            bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
+            if args.mode == "poll":
+                roll, lean = tilt_at(t)
+                bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
             if now >= next_record:
                 fd = fds(p.pid)
                 rows.append({"t": t, "rss": rss_bytes(p.pid), "fds": len(fd), "fd_map": fd, "frames": shm_frame(name)})
@@ -120,6 +130,7 @@ def main():
                     break
             time.sleep(0.05)
     finally:
+        stop.set()
         if p.poll() is None:
             p.terminate()
             status = p.wait(timeout=30)
