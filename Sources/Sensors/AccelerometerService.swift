@@ -139,8 +139,35 @@ package final class AccelerometerService {
         guard woke || now >= nextRead else { return events }
         events += readOnce(now: now)
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
+        events += dropUnreachableRemote(now: now)
         return events
     }
+
+    /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is
+    /// released, as a local one is on a udev `remove`: the card eases back to center and
+    /// the context is opened again every second until iiod answers, with a new baseline.
+    /// (A libiio network context does not reconnect by itself; local devices leave
+    /// through udev and keep reporting read errors otherwise.)
+    private func dropUnreachableRemote(now: Double) -> [Event] {
+        guard case .uri(let uri) = settings.device, let a = attachment else { return [] }
+        if lastReadHadData || lastReadError == nil {
+            failingSince = nil
+            return []
+        }
+        let since = failingSince ?? now
+        failingSince = since
+        guard now - since >= Self.remoteGiveUp else { return [] }
+        let reason = "every read from \(uri) failed for \(Int(Self.remoteGiveUp)) s (last: \(lastReadError ?? "?"))"
+        detach(deviceGone: true)
+        failingSince = nil
+        nextAttachAttempt = now
+        log(.warning, "accelerometer \(a.device.displayName) unreachable: \(reason); released it, reconnecting every second",
+            ["sensor.device": a.device.id])
+        return [.detached(a.device.displayName, reason: reason)]
+    }
+
+    /// Seconds of failing reads after which a remote sensor is released.
+    static let remoteGiveUp = 2.0
 
     /// The next timed read. Waiting on the buffer it is a fallback (the descriptor wakes
     /// the caller first); otherwise reads are paced at `period`.
@@ -358,14 +385,20 @@ package final class AccelerometerService {
 
     /// Whether the last read gave a reading (good or rejected).
     private var lastReadHadData = false
+    /// The last read's transport failure (the device or the connection, not a bad value).
+    private var lastReadError: String?
+    /// Since when every read of a remote sensor has failed.
+    private var failingSince: Double?
 
     private func readOnce(now: Double) -> [Event] {
         guard let drv = driver else { return [] }
         var events: [Event] = []
         lastReadHadData = false
+        lastReadError = nil
         for e in drv.read(at: now) {
             switch e {
             case .problem(let p):
+                if p.value == "read error" || p.value == "open error" { lastReadError = p.reason }
                 report(p, device: drv.device, now: now)
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])

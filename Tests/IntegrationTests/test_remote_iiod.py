@@ -1,5 +1,6 @@
 """A remote read through a real iiod on 127.0.0.1, started inside the testbed: it works
-like a local one (`Sensor.device = uri:ip:127.0.0.1:PORT`)."""
+like a local one (`Sensor.device = uri:ip:127.0.0.1:PORT`), and when iiod goes away and
+comes back the daemon releases the sensor and reconnects."""
 import json
 import socket
 import time
@@ -17,21 +18,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def remote(bed_factory):
-    dev = Device("kxtf9_acer_iconia_a500")
-    bed = bed_factory(dev.fixture)
-    port = free_port()
+def start_listening_iiod(bed, port):
     iiod = bed.start_iiod(port)
     deadline = time.monotonic() + 20
     while True:   # wait until iiod listens (a readiness wait, not a measurement)
         assert iiod.poll() is None, "iiod exited"
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return iiod
         except OSError:
             assert time.monotonic() < deadline, "iiod does not listen"
             time.sleep(0.05)
+
+
+@pytest.fixture
+def remote(bed_factory):
+    dev = Device("kxtf9_acer_iconia_a500")
+    bed = bed_factory(dev.fixture)
+    port = free_port()
+    bed.iiod = start_listening_iiod(bed, port)
+    bed.iiod_port = port
     return bed, dev, "uri:ip:127.0.0.1:%d" % port
 
 
@@ -63,4 +69,36 @@ def test_remote_monitor_reads_like_local(remote, mode):
         _, s2 = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], accel, 1e-6), "tilted sample", start=i)
         dp, dr = tilt(s["accel"], accel)
         assert s2["dpitch"] == pytest.approx(dp, abs=1e-6) and s2["droll"] == pytest.approx(dr, abs=1e-6)
+    assert d.stop() == 0
+
+
+@pytest.mark.parametrize("mode", ["poll", "buffer"])
+def test_remote_sensor_reconnects_after_iiod_restarts(remote, mode):
+    """iiod killed: the reads fail, and after 2 s of nothing but failures the sensor is
+    released with one line naming the URI (the card eases back to center); the context is
+    opened again every second, and once iiod listens again the sensor is attached anew,
+    with a new baseline, in a new pose."""
+    bed, dev, uri = remote
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.device=" + uri, "--set", "Sensor.mode=" + mode, *ARGS)
+    d.wait_for(lambda r: r["type"] == "sample", "sample")
+    bed.iiod.kill()
+    bed.iiod.wait()
+    i, gone = d.wait_for(lambda r: r["type"] == "detached", "detached")
+    assert gone["device"].startswith(dev.id)
+    line = next(x for x in d.logs if "unreachable" in x)
+    assert ("every read from %s failed for 2 s" % uri[len("uri:"):]) in line and "reconnecting every second" in line
+    i, _ = d.wait_for(lambda r: r["type"] == "waiting" and "Connection refused" in r["reason"], "waiting", start=i)
+    tilted = pose(0.3, -0.2)
+    bed.set_raw(dev, dev.raw_for(tilted))
+    if mode == "buffer":
+        bed.write_node(dev.id, dev.scans(tilted))
+    start_listening_iiod(bed, bed.iiod_port)
+    i, back = d.wait_for(lambda r: r["type"] == "attached", "attached again", start=i)
+    assert back["device"] == dev.id and back["mode"] == mode
+    want = dev.accel_of(dev.raw_for(tilted))
+    i, base = d.wait_for(lambda r: r["type"] == "baseline", "new baseline", start=i)
+    norm = sum(x * x for x in want) ** 0.5
+    assert close_to(base["up"], [-x / norm for x in want], 1e-3)
+    _, s = d.wait_for(lambda r: r["type"] == "sample", "sample after reconnecting", start=i)
+    assert close_to(s["accel"], want, 1e-6)
     assert d.stop() == 0
