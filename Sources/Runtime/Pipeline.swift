@@ -113,7 +113,7 @@ package final class Pipeline {
             }
             if pending.contains(SIGUSR1) {
                 log.notice("SIGUSR1: recapturing the baseline")
-                tracker.recapture()
+                recapture("SIGUSR1", at: now)
             }
             if let deadline, now >= deadline { break }
             if sinkEnded { break }
@@ -150,9 +150,11 @@ package final class Pipeline {
                 // The sensor service logs these itself (one line each, with the details);
                 // here they only change the state and STATUS=.
                 case .attached:
-                    if detached { tracker.recapture() }
+                    if detached { recapture("the accelerometer attached again", at: now) }
                     detached = false
                     notifier.status(status)
+                case .recapture(let why):
+                    recapture(why, at: now)
                 case .detached:
                     detached = true
                     smoother.target = parts.motion.mapper.origin
@@ -219,6 +221,13 @@ package final class Pipeline {
         }
         trace?.flush()
         return outcome
+    }
+
+    /// Drops the baseline (the next readings capture a new one), and says so in the trace
+    /// so that a replay recaptures at the same point.
+    private func recapture(_ why: String, at now: Double) {
+        tracker.recapture()
+        trace?.append(TraceRecord.Recapture(t: now, reason: why))
     }
 
     /// The `reading` record of a reading that gave no sample (baseline collection or

@@ -11,14 +11,19 @@ import Tracing
 /// `Sensor.mount_matrix` and `Sensor.invert` do not apply again. A trace written before
 /// `reading` records existed has only the samples; its baseline is then taken from its
 /// first samples and the tilts differ from the recording's (a notice says so).
+/// A `recapture` record (SIGUSR1, or the sensor attached again) is replayed just before
+/// the reading that followed it, so the tilts after it match the recording's too.
 /// When the last reading has been delivered the source is exhausted and the run ends.
 package final class TraceSource: SampleSource {
     package let path: String
     package let readings: [(t: Double, accel: Vector3)]
+    /// Recorded recaptures: before reading `before` (file order), at `t`, why.
+    package let recaptures: [(before: Int, t: Double, reason: String)]
     /// The trace has `reading` records (the baseline's readings are all there).
     package let isComplete: Bool
     private let clock: TraceClock
     private var index = 0
+    private var nextRecapture = 0
     /// Clock time of the trace's t = 0: the daemon's start (0) unless rebuilt by SIGHUP.
     private var base: Double?
 
@@ -26,9 +31,12 @@ package final class TraceSource: SampleSource {
         self.path = path
         self.clock = clock
         var list: [(t: Double, accel: Vector3)] = []
+        var marks: [(before: Int, t: Double, reason: String)] = []
         var sawReading = false
         for entry in contents.entries {
             switch entry {
+            case .recapture(let r):
+                marks.append((list.count, r.t, r.reason))
             case .sample(let s) where s.accel.count == 3:
                 list.append((s.t, Vector3(s.accel[0], s.accel[1], s.accel[2])))
             case .reading(let r) where r.accel.count == 3:
@@ -39,6 +47,7 @@ package final class TraceSource: SampleSource {
             }
         }
         readings = list
+        recaptures = marks
         isComplete = sawReading
     }
 
@@ -62,6 +71,10 @@ package final class TraceSource: SampleSource {
         self.base = base
         var events: [AccelerometerService.Event] = []
         while index < readings.count, base + readings[index].t <= now {
+            while nextRecapture < recaptures.count, recaptures[nextRecapture].before <= index {
+                events.append(.recapture(recaptures[nextRecapture].reason))
+                nextRecapture += 1
+            }
             let a = readings[index].accel
             events.append(.sample(a, RawReading(raw: a)))
             index += 1

@@ -29,6 +29,9 @@ package final class AccelerometerService {
         case detached(String, reason: String)
         /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert.
         case sample(Vector3, RawReading)
+        /// Capture the baseline again from the next readings (a recorded recapture, when
+        /// a trace is replayed as the sensor); why.
+        case recapture(String)
     }
 
     package let settings: AccelerometerSettings

@@ -74,6 +74,10 @@ package struct MonitorSession {
             emit(json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
                                            ("reason", .string(reason))]).text
                       : "=== Accelerometer \(name) vanished (\(reason))")
+        case .recapture(let why):
+            tracker.recapture()
+            emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
+                      : "=== Capturing the baseline again (\(why))")
         case .sample(let a, let reading):
             let r = tracker.process(acceleration: a, at: now)
             if let b = r.baseline {

@@ -8,6 +8,7 @@ package enum TraceEntry: Sendable, Equatable {
     case sample(TraceRecord.Sample)
     case reading(TraceRecord.Reading)
     case frame(TraceRecord.Frame)
+    case recapture(TraceRecord.Recapture)
 
     /// The record's `t`, seconds (headers have none).
     package var t: Double? {
@@ -17,6 +18,7 @@ package enum TraceEntry: Sendable, Equatable {
         case .sample(let s): s.t
         case .reading(let r): r.t
         case .frame(let f): f.t
+        case .recapture(let r): r.t
         }
     }
 }
@@ -34,6 +36,7 @@ extension TraceEntry: Decodable {
         case "sample": self = .sample(try TraceRecord.Sample(from: decoder))
         case "reading": self = .reading(try TraceRecord.Reading(from: decoder))
         case "frame": self = .frame(try TraceRecord.Frame(from: decoder))
+        case "recapture": self = .recapture(try TraceRecord.Recapture(from: decoder))
         default: throw UnknownRecordType(type: type)
         }
     }

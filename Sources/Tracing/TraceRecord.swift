@@ -160,6 +160,20 @@ package enum TraceRecord {
         }
     }
 
+    /// The baseline was dropped to be captured again from the next readings: SIGUSR1, or
+    /// the accelerometer attached again after it went away. A trace replayed as the sensor
+    /// recaptures at the same point, so its tilts match the recording's after it too.
+    package struct Recapture: Codable, Sendable, Equatable {
+        package var type = "recapture"
+        package var t: Double
+        package var reason: String
+
+        package init(t: Double, reason: String) {
+            self.t = t
+            self.reason = reason
+        }
+    }
+
     /// One sensor sample used.
     package struct Sample: Codable, Sendable, Equatable {
         package var type = "sample"

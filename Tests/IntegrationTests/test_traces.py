@@ -125,6 +125,47 @@ def test_trace_as_sensor_reproduces_the_recording_bit_for_bit(fixture_trace, tmp
     assert h["type"] == "header" and h["sensor"]["device"] == "trace:" + fixture_trace
 
 
+def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
+    """SIGUSR1 during a recording: the trace says so (a `recapture` record), and the trace
+    replayed as the sensor captures its second baseline at the same reading, so every
+    tilt after it comes back bit for bit too."""
+    import signal
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    path = str(tmp_path / "recorded.jsonl")
+    d = bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sink.type=null",
+                  "--set", "Trace.path=" + path, "--set", "Log.level=warning")
+    wait_for_record(path, lambda r: r["type"] == "baseline", "baseline")
+
+    def tilt_to(roll, lean):
+        got = dev.accel_of(dev.raw_for(pose(roll, lean)))
+        bed.set_raw(dev, dev.raw_for(pose(roll, lean)))
+        wait_for_record(path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
+                        "sample at roll %s lean %s" % (roll, lean))
+    tilt_to(0.1, -0.05)
+    d.p.send_signal(signal.SIGUSR1)
+    wait_for_record(path, lambda r: r["type"] == "recapture" and r["reason"] == "SIGUSR1", "recapture record")
+    wait_for_record(path, lambda r: r["type"] == "baseline" and len(records(path, "baseline")) == 2, "second baseline")
+    tilt_to(-0.1, 0.05)
+    assert d.stop() == 0
+    recorded_samples = records(path, "sample")
+    # After the recapture the tilts are against the new baseline (taken at roll 0.1).
+    last = recorded_samples[-1]
+    assert last["droll"] < -0.15
+
+    out = str(tmp_path / "again.jsonl")
+    r = run("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max",
+            "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
+    assert r.returncode == 0, r.stderr
+    again = records(out, "sample")
+    assert len(again) == len(recorded_samples) > 10
+    for a, b in zip(recorded_samples, again):
+        assert {k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS}
+    assert [b["up"] for b in records(out, "baseline")] == [b["up"] for b in records(path, "baseline")]
+    assert [x["reason"] for x in records(out, "recapture")] == ["SIGUSR1"]
+
+
 def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     """The One Euro filter depends on the time between samples: on the trace clock the
     times are the recorded ones, so even the filtered tilts come back bit for bit."""
