@@ -80,23 +80,34 @@ def synthetic_trace(path, seconds=5.0, rate=60, fps=30):
 
 # --- a trace as the sensor ----------------------------------------------------------
 
+class Recording:
+    """`shimmerd run` recording a trace from the bmc150 fixture in poll mode, filter off."""
+
+    def __init__(self, bed_factory, tmp_path):
+        self.dev = Device("bmc150_bosc0200_ideapad_d330")
+        self.bed = bed_factory(self.dev.fixture)
+        self.bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
+        self.path = str(tmp_path / "recorded.jsonl")
+        self.d = self.bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none",
+                                "--set", "Sink.type=null", "--set", "Trace.path=" + self.path, "--set", "Log.level=warning")
+        wait_for_record(self.path, lambda r: r["type"] == "baseline", "baseline")
+
+    def tilt(self, roll, lean):
+        """Tilts the fixture and waits for the sample that carries the new reading."""
+        got = self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
+        self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, lean)))
+        wait_for_record(self.path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
+                        "sample at roll %s lean %s" % (roll, lean))
+
+
 @pytest.fixture
 def fixture_trace(bed_factory, tmp_path):
-    """A trace recorded by `shimmerd run` from the bmc150 fixture in poll mode, filter
-    off, while the fixture is tilted along a path."""
-    dev = Device("bmc150_bosc0200_ideapad_d330")
-    bed = bed_factory(dev.fixture)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    path = str(tmp_path / "recorded.jsonl")
-    d = bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sink.type=null",
-                  "--set", "Trace.path=" + path, "--set", "Log.level=warning")
-    wait_for_record(path, lambda r: r["type"] == "baseline", "baseline")
+    """A trace recorded while the fixture is tilted along a path."""
+    rec = Recording(bed_factory, tmp_path)
     for roll, lean in [(0.1, 0.0), (0.0, -0.05), (-0.15, 0.08), (0.05, 0.02)]:
-        got = dev.accel_of(dev.raw_for(pose(roll, lean)))
-        bed.set_raw(dev, dev.raw_for(pose(roll, lean)))
-        wait_for_record(path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
-                        "sample at roll %s lean %s" % (roll, lean))
-    assert d.stop() == 0
+        rec.tilt(roll, lean)
+    assert rec.d.stop() == 0
+    path = rec.path
     recorded = records(path)
     assert recorded[0]["type"] == "header" and recorded[0]["run"]["part"] == 0
     assert recorded[0]["sensor"]["selector"] == "auto"
@@ -130,25 +141,14 @@ def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
     replayed as the sensor captures its second baseline at the same reading, so every
     tilt after it comes back bit for bit too."""
     import signal
-    dev = Device("bmc150_bosc0200_ideapad_d330")
-    bed = bed_factory(dev.fixture)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    path = str(tmp_path / "recorded.jsonl")
-    d = bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sink.type=null",
-                  "--set", "Trace.path=" + path, "--set", "Log.level=warning")
-    wait_for_record(path, lambda r: r["type"] == "baseline", "baseline")
-
-    def tilt_to(roll, lean):
-        got = dev.accel_of(dev.raw_for(pose(roll, lean)))
-        bed.set_raw(dev, dev.raw_for(pose(roll, lean)))
-        wait_for_record(path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
-                        "sample at roll %s lean %s" % (roll, lean))
-    tilt_to(0.1, -0.05)
-    d.p.send_signal(signal.SIGUSR1)
+    rec = Recording(bed_factory, tmp_path)
+    path = rec.path
+    rec.tilt(0.1, -0.05)
+    rec.d.p.send_signal(signal.SIGUSR1)
     wait_for_record(path, lambda r: r["type"] == "recapture" and r["reason"] == "SIGUSR1", "recapture record")
     wait_for_record(path, lambda r: r["type"] == "baseline" and len(records(path, "baseline")) == 2, "second baseline")
-    tilt_to(-0.1, 0.05)
-    assert d.stop() == 0
+    rec.tilt(-0.1, 0.05)
+    assert rec.d.stop() == 0
     recorded_samples = records(path, "sample")
     # After the recapture the tilts are against the new baseline (taken at roll 0.1).
     last = recorded_samples[-1]
