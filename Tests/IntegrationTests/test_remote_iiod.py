@@ -85,7 +85,7 @@ def test_remote_sensor_reconnects_after_iiod_restarts(remote, mode):
     bed.iiod.wait()
     i, gone = d.wait_for(lambda r: r["type"] == "detached", "detached")
     assert gone["device"].startswith(dev.id)
-    line = next(x for x in d.logs if "unreachable" in x)
+    _, line = d.wait_log("unreachable", "the line that releases the sensor")   # stderr: read by its own thread
     assert ("every read from %s failed for 2 s" % uri[len("uri:"):]) in line and "reconnecting every second" in line
     i, _ = d.wait_for(lambda r: r["type"] == "waiting" and "Connection refused" in r["reason"], "waiting", start=i)
     tilted = pose(0.3, -0.2)
