@@ -50,4 +50,5 @@ grep -m 3 '"type":"sample"' "$tmp/demo/trace.jsonl" > "$out/trace-reader/samples
 grep -m 2 '"type":"reading"' "$tmp/demo/trace.jsonl" > "$out/trace-reader/readings.jsonl" || true
 rm -rf "$tmp"
 printf '{"type":"temperature","t":0.55,"celsius":41.5}\n\n{"type":"baseline","t":0.1,"up":[0,-1,0]}\r\n{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8' > "$out/trace-reader/unknown-crlf-truncated.jsonl"
+printf '{"type":"recapture","t":1.25,"reason":"SIGUSR1"}\n{"reason":"the accelerometer attached again","t":3.5,"type":"recapture"}\n' > "$out/trace-reader/recapture.jsonl"
 find "$out" -type f | sort | sed 's/^/  /'

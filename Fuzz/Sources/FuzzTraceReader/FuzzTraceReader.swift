@@ -66,6 +66,7 @@ private func line(_ entry: TraceEntry) -> [UInt8] {
     case .sample(let r): TraceRecord.line(r)
     case .reading(let r): TraceRecord.line(r)
     case .frame(let r): TraceRecord.line(r)
+    case .recapture(let r): TraceRecord.line(r)
     }
 }
 
@@ -75,7 +76,7 @@ private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     let data: Data?
     switch entry {
-    case .header: return nil
+    case .header, .recapture: return nil
     case .baseline(let r): data = try? encoder.encode(r)
     case .sample(let r): data = try? encoder.encode(r)
     case .reading(let r): data = try? encoder.encode(r)
