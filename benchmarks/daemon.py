@@ -3,7 +3,8 @@
 moving tilt path, then still, and reports what it costs: CPU (utime + stime from
 /proc/PID/stat, read at nanosecond resolution from /proc/PID/task/*/schedstat), frames
 written, RSS, wakeups per second (context switches), the time to the first frame, and
-sample-to-publish latency.
+sample-to-publish latency; and beside each phase the machine's floor: the CPU of a bare C
+program (benchmarks/wakefloor) that does nothing but wake as often as the daemon did.
 
 Frames and latency come from the shared-memory header, read by a reader thread that
 waits on its futex like any client: a frame's `frame_time_ns` (CLOCK_MONOTONIC at
@@ -151,8 +152,9 @@ def main():
                 if h["frame"] == f:
                     published.append((f, h["frame_time_ns"]))
                 seen = f
+    follower = threading.Thread(target=follow, daemon=True)
     if not args.no_reader:
-        threading.Thread(target=follow, daemon=True).start()
+        follower.start()
     time.sleep(1)
 
     def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
@@ -181,6 +183,8 @@ def main():
     smaps = proc_smaps(pid)
     d.stop()
     stop.set()
+    if follower.is_alive():
+        follower.join()   # it reads the mapping: unmap only after it is done
     segment.close()
     try:
         os.unlink("/dev/shm/" + name)
@@ -195,6 +199,9 @@ def main():
             i = bisect.bisect_right(sent, t) - 1
             if i >= 0:
                 e2e.append((t - sent[i]) / 1e3)
+    # The machine's floor: a bare C program that only wakes as often as the daemon did.
+    for p in (moving, still):
+        p["wake_floor_cpu_percent"] = wake_floor(p["wakeups_per_s"], min(args.seconds, 10))
     result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader, "first_frame_ms": first,
               "moving": moving, "still": still, "smaps_kib": smaps, "latency_us": stats(e2e)}
     if args.trace:
@@ -207,13 +214,14 @@ def main():
         del p["start"], p["end"]
     print(json.dumps(result, indent=2))
     print()
-    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s |")
-    print("|---|---|---|---|---|---|")
+    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s | floor: only waking as often |")
+    print("|---|---|---|---|---|---|---|")
     setup = args.mode + " mode, Sensor.rate " + args.rate + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
     for label, p in (("moving (%s)" % setup, moving),
                      ("still", still)):
-        print("| %s | %.2f | %d | %.1f | %.1f | %.1f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
-                                                        p["rss_kib"] / 1024, p["wakeups_per_s"]))
+        print("| %s | %.2f | %d | %.1f | %.1f | %.1f | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
+                                                               p["rss_kib"] / 1024, p["wakeups_per_s"],
+                                                               p["wake_floor_cpu_percent"]))
     print()
     lat = result["latency_us"]
     print("sample readable to frame published (shm header): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"
@@ -226,6 +234,17 @@ def main():
           % ("%.0f" % first if first is not None else "n/a",
              ", ".join("%s %.1f MiB" % (k, v / 1024) for k, v in smaps.items())))
     bed.close()
+
+
+def wake_floor(hz, seconds):
+    """CPU % of benchmarks/wakefloor/wakefloor.c waking `hz` times a second: on a VM the cost
+    of a wakeup alone moves with the host's load (0.45-0.51% at 100 Hz on the same machine
+    within an hour), so the daemon's figure is reported beside it."""
+    src = os.path.join(HERE, "wakefloor", "wakefloor.c")
+    exe = os.path.join(tempfile.mkdtemp(prefix="wakefloor-"), "wakefloor")
+    subprocess.run(["cc", "-O2", "-o", exe, src], check=True)
+    out = subprocess.run([exe, "%.3f" % max(hz, 0.1), "%.1f" % seconds], check=True, capture_output=True, text=True)
+    return float(out.stdout)
 
 
 def stats(values):
