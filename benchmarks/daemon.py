@@ -110,14 +110,8 @@ def main():
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
-    dev = harness.Device(args.fixture)
-    bed = harness.Bed(args.fixture)
-    tmp = tempfile.mkdtemp(prefix="shimmerd-bench-")
-    trace = os.path.join(tmp, "trace.jsonl")
-    conf = os.path.join(tmp, "empty.conf")
-    open(conf, "w").close()
-    name = "shimmerd-bench-%d" % os.getpid()
-    bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
+    w = harness.Workbench(args.fixture, "bench")
+    dev, bed, trace, conf, name = w.dev, w.bed, w.trace, w.conf, w.name
     current = [0.0, 0.0]    # (roll, lean) of the moving path, read by the buffer feeder
     sent = []               # CLOCK_MONOTONIC ns at which each new sample became readable
     stop = threading.Event()

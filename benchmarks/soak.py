@@ -23,7 +23,6 @@ import re
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -87,14 +86,8 @@ def main():
     duration = args.minutes * 60
     warmup = min(args.warmup, duration / 3)
 
-    dev = harness.Device(args.fixture)
-    bed = harness.Bed(args.fixture)
-    tmp = tempfile.mkdtemp(prefix="shimmerd-soak-")
-    trace = os.path.join(tmp, "trace.jsonl")
-    conf = os.path.join(tmp, "empty.conf")
-    open(conf, "w").close()
-    name = "shimmerd-soak-%d" % os.getpid()
-    bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
+    w = harness.Workbench(args.fixture, "soak")
+    dev, bed, tmp, trace, conf, name = w.dev, w.bed, w.tmp, w.trace, w.conf, w.name
     stop = threading.Event()
     if args.mode == "buffer":
         harness.ScanPipe(bed, dev).feed(bed, tilt_at, stop)

@@ -29,6 +29,14 @@ package struct ReadProblem: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { "\(attribute) = \"\(value)\": \(reason)" }
+
+    /// `value` of a read that failed (the device or the connection), not a bad value.
+    package static let readFailed = "read error"
+    /// `value` of a buffer that could not be opened again.
+    package static let openFailed = "open error"
+
+    /// The read itself failed, rather than giving a value that does not parse.
+    package var isReadFailure: Bool { value == Self.readFailed || value == Self.openFailed }
 }
 
 /// One outcome of a driver read.

@@ -266,12 +266,12 @@ package final class AccelerometerService {
         // The rate the device will sample at once `sampling_frequency` is set.
         let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
             ?? settings.rateHz
+        // Scans per buffer wakeup. Over the network a refill blocks until its scans came
+        // (libiio's network backend has no poll descriptor): one scan per read there.
+        let local = chosen.syspath != nil
+        let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
         if let c = localContext {
-            // Over the network a refill blocks until its scans came (libiio's network
-            // backend has no poll descriptor): one scan per read there.
-            let local = chosen.syspath != nil
-            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local,
-                                      scansPerWakeup: local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1)
+            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local, scansPerWakeup: scansPerWakeup)
         } else {
             made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
         }
@@ -284,7 +284,7 @@ package final class AccelerometerService {
         driver = drv
         bufferWakesUs = true
         lastData = nil
-        batchInterval = (drv as? IIOBufferedAccelerometer).map { Double($0.scansPerWakeup) / deviceHz }
+        batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
@@ -401,7 +401,7 @@ package final class AccelerometerService {
         for e in drv.read(at: now) {
             switch e {
             case .problem(let p):
-                if p.value == "read error" || p.value == "open error" { lastReadError = p.reason }
+                if p.isReadFailure { lastReadError = p.reason }
                 report(p, device: drv.device, now: now)
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])

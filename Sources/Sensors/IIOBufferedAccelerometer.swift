@@ -91,7 +91,7 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         var events: [DriverEvent] = []
         if buffer == nil {
             do { try openBuffer() } catch {
-                return [.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: "open error", reason: error.message))]
+                return [.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: ReadProblem.openFailed, reason: error.message))]
             }
         }
         guard let b = buffer else { return events }
@@ -102,7 +102,7 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
                 if n <= 0 { break }
             } catch {
                 if error.code == 11 { break }   // EAGAIN: nothing more waiting
-                events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: "read error",
+                events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: ReadProblem.readFailed,
                                                    reason: "\(error)")))
                 buffer = nil                     // reopened on the next read
                 pollDescriptor = nil

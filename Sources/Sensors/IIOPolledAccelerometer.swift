@@ -31,7 +31,7 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
             do {
                 texts.append(try c.readAttribute("raw"))
             } catch {
-                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: "read error", reason: "\(error)"))]
+                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed, reason: "\(error)"))]
             }
         }
         switch RawReading.parse(x: texts[0], y: texts[1], z: texts[2]) {

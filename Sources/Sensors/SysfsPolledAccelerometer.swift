@@ -22,7 +22,7 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
             switch SysfsAttributeFile.read("\(directory)/in_accel_\(axis)_raw") {
             case .success(let t): texts.append(t)
             case .failure(let e):
-                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: "read error", reason: "\(e)"))]
+                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed, reason: "\(e)"))]
             }
         }
         switch RawReading.parse(x: texts[0], y: texts[1], z: texts[2]) {

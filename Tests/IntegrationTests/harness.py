@@ -11,6 +11,7 @@ import re
 import signal
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -240,6 +241,22 @@ class ScanPipe:
         th = threading.Thread(target=run, daemon=True)
         th.start()
         return th
+
+
+class Workbench:
+    """What the benchmark scripts (benchmarks/daemon.py, soak.py) start from: a testbed
+    with one fixture, levelled; a scratch directory with an empty configuration file and
+    a trace path; a shm segment name of this process."""
+
+    def __init__(self, fixture, prefix):
+        self.dev = Device(fixture)
+        self.bed = Bed(fixture)
+        self.tmp = tempfile.mkdtemp(prefix="shimmerd-%s-" % prefix)
+        self.trace = os.path.join(self.tmp, "trace.jsonl")
+        self.conf = os.path.join(self.tmp, "empty.conf")
+        open(self.conf, "w").close()
+        self.name = "shimmerd-%s-%d" % (prefix, os.getpid())
+        self.bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
 
 
 class Bed:
