@@ -83,7 +83,8 @@ let package = Package(
         // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
         // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
         .testTarget(name: "ColorTests", dependencies: ["Color"]),
-        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG", "LinuxSystem"],
+        .testTarget(name: "CardTests", dependencies: ["Card", "CardKernels", "CardKernelsAVX2", "Color", "Raster", "Runtime", "Output", "PNG",
+                                                    "LinuxSystem"],
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),

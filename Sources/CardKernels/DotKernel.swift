@@ -83,38 +83,63 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Unsafe
         let n = xb - xa
         let w = UnsafeRawPointer(weights + Int(run.weightStart) + (xa - Int(run.x0)))
         let dst = base + y * stride + xa * 4
+        // Whole blocks of 8, then the last 8 (or 4) pixels of the run as one more block
+        // overlapping pixels already written: a pixel's value depends only on its weights,
+        // so writing it twice writes the same bits, and no run needs a scalar tail unless
+        // it is shorter than 4 pixels.
         var j = 0
         while j + 8 <= n {
-            let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self)
-            let a = unsafeBitCast((pair & low) | (pair &<< 16), to: SIMD16<UInt16>.self)
-            let b = unsafeBitCast((pair & high) | (pair &>> 16), to: SIMD16<UInt16>.self)
-            let rb = (vsrb &* a &+ verb &* b &+ round) &>> 8
-            let g = (vsg &* a &+ veg &* b &+ round) &>> 8
-            let word = unsafeBitCast(rb, to: SIMD8<UInt32>.self) | (unsafeBitCast(g, to: SIMD8<UInt32>.self) &<< 8)
-            dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD8<UInt32>.self)
+            blend8(w, dst, j, vsrb, vsg, verb, veg, round, low, high)
             j += 8
         }
-        if j + 4 <= n {
-            let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self)
-            let a = unsafeBitCast((pair & low.lowHalf) | (pair &<< 16), to: SIMD8<UInt16>.self)
-            let b = unsafeBitCast((pair & high.lowHalf) | (pair &>> 16), to: SIMD8<UInt16>.self)
-            let rb = (vsrb.lowHalf &* a &+ verb.lowHalf &* b &+ round.lowHalf) &>> 8
-            let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
-            let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
-            dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
-            j += 4
-        }
-        while j < n {
-            let pair = w.load(fromByteOffset: j * 4, as: UInt32.self)
-            let a = pair & 0xFFFF, b = pair >> 16
-            let rb = ((srb &* a &+ erb &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
-            let g = ((sg &* a &+ eg &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
-            dst.storeBytes(of: rb | g << 8, toByteOffset: j * 4, as: UInt32.self)
-            j += 1
+        if j < n {
+            if n >= 8 {
+                blend8(w, dst, n - 8, vsrb, vsg, verb, veg, round, low, high)
+            } else if n >= 4 {
+                blend4(w, dst, 0, vsrb, vsg, verb, veg, round, low, high)
+                blend4(w, dst, n - 4, vsrb, vsg, verb, veg, round, low, high)
+            } else {
+                while j < n {
+                    let pair = w.load(fromByteOffset: j * 4, as: UInt32.self)
+                    let a = pair & 0xFFFF, b = pair >> 16
+                    let rb = ((srb &* a &+ erb &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
+                    let g = ((sg &* a &+ eg &* b &+ 0x0080_0080) >> 8) & 0x00FF_00FF
+                    dst.storeBytes(of: rb | g << 8, toByteOffset: j * 4, as: UInt32.self)
+                    j += 1
+                }
+            }
         }
         written += n
     }
     return written
+}
+
+/// Pixels `j ..< j + 8` of a run: weights from `w`, written to `dst`.
+@inlinable @inline(__always)
+func blend8(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
+            _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
+            _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>) {
+    let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self)
+    let a = unsafeBitCast((pair & low) | (pair &<< 16), to: SIMD16<UInt16>.self)
+    let b = unsafeBitCast((pair & high) | (pair &>> 16), to: SIMD16<UInt16>.self)
+    let rb = (vsrb &* a &+ verb &* b &+ round) &>> 8
+    let g = (vsg &* a &+ veg &* b &+ round) &>> 8
+    let word = unsafeBitCast(rb, to: SIMD8<UInt32>.self) | (unsafeBitCast(g, to: SIMD8<UInt32>.self) &<< 8)
+    dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD8<UInt32>.self)
+}
+
+/// Pixels `j ..< j + 4` of a run, as `blend8` does eight.
+@inlinable @inline(__always)
+func blend4(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
+            _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
+            _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>) {
+    let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self)
+    let a = unsafeBitCast((pair & low.lowHalf) | (pair &<< 16), to: SIMD8<UInt16>.self)
+    let b = unsafeBitCast((pair & high.lowHalf) | (pair &>> 16), to: SIMD8<UInt16>.self)
+    let rb = (vsrb.lowHalf &* a &+ verb.lowHalf &* b &+ round.lowHalf) &>> 8
+    let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
+    let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
+    dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
 }
 
 /// The kernel compiled for the baseline of the target architecture.
