@@ -70,7 +70,8 @@ def proc_status(pid):
         for line in f:
             k, _, v = line.partition(":")
             out[k] = v.strip()
-    return int(out["VmRSS"].split()[0]), int(out["voluntary_ctxt_switches"]) + int(out["nonvoluntary_ctxt_switches"])
+    # Context switches: the daemon's own waits (voluntary) and preemptions (nonvoluntary).
+    return int(out["VmRSS"].split()[0]), (int(out["voluntary_ctxt_switches"]), int(out["nonvoluntary_ctxt_switches"]))
 
 
 def read_trace(path):
@@ -93,7 +94,7 @@ def phase(pid, seconds, drive=None):
         time.sleep(0.01)
     cpu1, (rss1, sw1), t1 = proc_cpu(pid), proc_status(pid), time.monotonic()
     return {"start": t0, "end": t1, "seconds": t1 - t0, "cpu_percent": 100 * (cpu1 - cpu0) / (t1 - t0), "rss_kib": rss1,
-            "wakeups_per_s": (sw1 - sw0) / (t1 - t0)}
+            "wakeups_per_s": (sum(sw1) - sum(sw0)) / (t1 - t0), "preempted_per_s": (sw1[1] - sw0[1]) / (t1 - t0)}
 
 
 def main():
@@ -208,14 +209,14 @@ def main():
         del p["start"], p["end"]
     print(json.dumps(result, indent=2))
     print()
-    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s | floor: only waking as often |")
+    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s (preempted) | floor: only waking as often |")
     print("|---|---|---|---|---|---|---|")
     setup = args.mode + " mode, Sensor.rate " + args.rate + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
     for label, p in (("moving (%s)" % setup, moving),
                      ("still", still)):
-        print("| %s | %.2f | %d | %.1f | %.1f | %.1f | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
-                                                               p["rss_kib"] / 1024, p["wakeups_per_s"],
-                                                               p["wake_floor_cpu_percent"]))
+        print("| %s | %.2f | %d | %.1f | %.1f | %.1f (%.1f) | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
+                                                                        p["rss_kib"] / 1024, p["wakeups_per_s"], p["preempted_per_s"],
+                                                                        p["wake_floor_cpu_percent"]))
     print()
     lat = result["latency_us"]
     print("sample readable to frame published (shm header): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"

@@ -58,12 +58,13 @@ struct BenchCommand: Subcommand {
         for r in results {
             context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
                         + " (\(r.dotPixels * 4 / 1024) KiB), \(r.kernel) kernel; checksums \(r.checksumsMatch ? "match" : "DIFFER")\n")
-            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes; memcpy \(us(r.memcpyCold.median)) after an eviction (the floor of cold)\n")
+            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot pixels' bytes; memcpy \(us(r.memcpyCold.median)) after an eviction (the floor of cold), \(us(r.memcpyIdle.median)) after a sleep (the floor of idle)\n")
             for c in r.cases {
                 context.out("  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"
                             + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"
                             + (c.nsPerPixel > 0 ? ", \(fixed(c.nsPerPixel, 2)) ns/px, \(fixed(c.ratioToMemcpy, 1))x memcpy" : "")
-                            + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits\n")
+                            + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits"
+                            + (c.threadCPUNs.map { "; thread CPU \(us($0.median)) a frame with its sleep and wakeup" } ?? "") + "\n")
             }
         }
     }

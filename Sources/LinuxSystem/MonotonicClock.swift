@@ -13,3 +13,13 @@ package enum MonotonicClock {
         Double(nanoseconds()) / 1e9
     }
 }
+
+/// CLOCK_THREAD_CPUTIME_ID: the CPU time the calling thread has used, in user and kernel
+/// mode (what `shimmerd bench` charges a frame that follows a sleep).
+package enum ThreadCPUClock {
+    package static func nanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

@@ -18,6 +18,14 @@ import Raster
 /// and, in the same rounds, a memset and a memcpy of as many bytes as the dot pixels:
 /// the physical floor of writing the dot pixels once (and a memcpy after the same
 /// eviction, the floor of `cold`).
+///
+/// Then `idle`: `all` frames, each after the thread sleeps 24 ms, the daemon's rhythm
+/// (one frame per 3-scan batch of a 125 Hz sensor), alternating with a memcpy after the
+/// same sleep. A core that slept runs the next frame several times slower than `all`
+/// (on the VMs this was measured on, about 4x, and still after its data was touched
+/// again: the cost is the sleep, not the caches), so this case, not `all`, is what a
+/// frame costs the daemon. It also reports the thread's CPU time from before the sleep
+/// to after the frame: the frame plus the sleep's own system call and wakeup.
 package struct Benchmark {
     package struct Target: Sendable {
         package var name: String
@@ -55,8 +63,10 @@ package struct Benchmark {
         package var tableHitsPerFrame: Double
         package var tableMissesPerFrame: Double
         /// Median of this case over the median memcpy of the dot pixels' bytes (for
-        /// `cold`, over the memcpy after the same eviction).
+        /// `cold`, over the memcpy after the same eviction; for `idle`, after the same sleep).
         package var ratioToMemcpy: Double
+        /// `idle` only: the thread's CPU time per frame, sleep and wakeup included (ns).
+        package var threadCPUNs: Stats?
     }
 
     package struct TargetResult: Sendable, Codable, Equatable {
@@ -72,6 +82,8 @@ package struct Benchmark {
         package var memcpy: Stats
         /// The memcpy with its source and destination evicted first, as `cold` frames.
         package var memcpyCold: Stats
+        /// The memcpy after the thread slept, as `idle` frames.
+        package var memcpyIdle: Stats
         package var cases: [CaseResult]
         /// The incremental targets' pixels equal a full render of the same focal point.
         package var checksumsMatch: Bool
@@ -79,9 +91,12 @@ package struct Benchmark {
 
     package var targets: [Target]
     package var rounds: Int
+    /// `idle` frames per target (each after a sleep, so few): the rounds, at most 100.
+    package var idleFrames: Int
 
     package init(rounds: Int) {
         self.rounds = rounds
+        idleFrames = min(rounds, 100)
         targets = [
             Target(name: "scale1", scale: 1, framebuffer: nil),
             Target(name: "scale2", scale: 2, framebuffer: nil),
@@ -94,12 +109,15 @@ package struct Benchmark {
     /// this machine's 2 MiB L2 per core several times over.
     static let evictionBytes = 8 << 20
 
+    /// The sleep before each `idle` frame: 3 scans of a 125 Hz sensor.
+    static let idleSleepNanoseconds = 24_000_000
+
     /// The focal point of frame `i` of a case (points).
     static func focal(_ name: String, _ i: Int, origin: (Double, Double)) -> (Double, Double) {
         switch name {
         case "move1": return (origin.0 - 60 + Double(i % 120), origin.1 - 60)
         case "move10": return (origin.0 - 150 + Double(i % 30) * 10, origin.1 - 80)
-        case "all", "cold": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
+        case "all", "cold", "idle": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
         default: return (origin.0 - 40, origin.1 - 50)   // full and none: a fixed point
         }
     }
@@ -177,6 +195,31 @@ package struct Benchmark {
         }
         let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
         var cases = [CaseResult]()
+
+        // `idle`: a frame, or a memcpy, after each sleep.
+        let idleBuffer = PixelBuffer(width: w, height: h)
+        var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: ox, originY: oy)
+        var idle = IdleTally()
+        var focal = Benchmark.focal("idle", 0, origin: origin)
+        renderer.update(focalX: focal.0, focalY: focal.1)
+        renderer.paint(into: &idleTarget)
+        for i in 1...max(idleFrames, 1) {
+            let cpu0 = ThreadCPUClock.nanoseconds()
+            Benchmark.sleepBetweenFrames()
+            let start = MonotonicClock.nanoseconds()
+            focal = Benchmark.focal("idle", i, origin: origin)
+            renderer.update(focalX: focal.0, focalY: focal.1)
+            let report = renderer.paint(into: &idleTarget)
+            let end = MonotonicClock.nanoseconds()
+            let cpu1 = ThreadCPUClock.nanoseconds()
+            idle.add(report, ns: Double(end - start), cpuNs: Double(cpu1 - cpu0))
+            Benchmark.sleepBetweenFrames()
+            let t0 = MonotonicClock.nanoseconds()
+            memcpy(dst, src, floorBytes)
+            idle.memcpy.append(Double(MonotonicClock.nanoseconds() - t0))
+        }
+        let memcpyIdleStats = Stats(idle.memcpy)
+
         for c in names.indices {
             let n = Double(max(rounds, 1))
             let stats = Stats(times[c])
@@ -188,6 +231,7 @@ package struct Benchmark {
                                     tableMissesPerFrame: Double(misses[c]) / n,
                                     ratioToMemcpy: Benchmark.ratio(stats, names[c] == "cold" ? memcpyColdStats : memcpyStats)))
         }
+        cases.append(idle.result(target: t.name, floor: memcpyIdleStats))
         // Each incremental target must hold exactly what a full render of its last focal
         // point gives.
         var match = true
@@ -201,8 +245,43 @@ package struct Benchmark {
         }
         return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, kernel: renderer.kernel.rawValue,
                             dotPixels: renderer.dotPixelCount,
-                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats, cases: cases,
+                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats,
+                            memcpyIdle: memcpyIdleStats, cases: cases,
                             checksumsMatch: match)
+    }
+
+    /// Sleeps as the daemon does between frames.
+    static func sleepBetweenFrames() {
+        var request = timespec(tv_sec: 0, tv_nsec: idleSleepNanoseconds)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+
+    /// What the `idle` frames and their memcpy floor measured.
+    struct IdleTally {
+        var ns: [Double] = [], cpuNs: [Double] = [], memcpy: [Double] = []
+        var dots = 0, pixels = 0, distinct = 0, hits = 0, misses = 0
+
+        mutating func add(_ report: FrameReport, ns frameNs: Double, cpuNs frameCPU: Double) {
+            ns.append(frameNs)
+            cpuNs.append(frameCPU)
+            dots += report.dotsRepainted
+            pixels += report.pixelsWritten
+            distinct += report.colors.distinctColors
+            hits += report.colors.tableHits
+            misses += report.colors.tableMisses
+        }
+
+        func result(target: String, floor: Stats) -> CaseResult {
+            let n = Double(max(ns.count, 1))
+            let stats = Stats(ns)
+            let px = Double(pixels) / n
+            return CaseResult(target: target, name: "idle", frames: ns.count, ns: stats,
+                              dotsRepaintedPerFrame: Double(dots) / n, pixelsWrittenPerFrame: px,
+                              nsPerPixel: px > 0 ? stats.median / px : 0, distinctColorsPerFrame: Double(distinct) / n,
+                              tableHitsPerFrame: Double(hits) / n, tableMissesPerFrame: Double(misses) / n,
+                              ratioToMemcpy: Benchmark.ratio(stats, floor), threadCPUNs: Stats(cpuNs))
+        }
     }
 
     static func ratio(_ s: Stats, _ floor: Stats) -> Double { floor.median > 0 ? s.median / floor.median : 0 }

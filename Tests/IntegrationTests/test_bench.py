@@ -29,7 +29,16 @@ def test_bench_relations():
         assert cases["cold"]["dots_repainted_per_frame"] == 175
         assert cases["cold"]["pixels_written_per_frame"] == t["dot_pixels"]
         assert t["memcpy_cold"]["min"] <= t["memcpy_cold"]["median"]
-        for c in ("move1", "move10", "all", "cold"):
+        # The idle case is the same frames again, each after a sleep, with its memcpy floor
+        # after the same sleep and the thread's CPU time per frame.
+        idle = cases["idle"]
+        assert idle["frames"] == 20
+        assert idle["dots_repainted_per_frame"] == 175
+        assert idle["pixels_written_per_frame"] == t["dot_pixels"]
+        assert idle["thread_cpu_ns"]["min"] <= idle["thread_cpu_ns"]["median"] <= idle["thread_cpu_ns"]["p90"]
+        assert t["memcpy_idle"]["min"] <= t["memcpy_idle"]["median"]
+        assert "thread_cpu_ns" not in cases["all"]
+        for c in ("move1", "move10", "all", "cold", "idle"):
             assert cases[c]["pixels_written_per_frame"] <= full["pixels_written_per_frame"]
             assert cases[c]["dots_repainted_per_frame"] <= full["dots_repainted_per_frame"]
         assert cases["move1"]["dots_repainted_per_frame"] < cases["move10"]["dots_repainted_per_frame"]
