@@ -200,7 +200,11 @@ package final class CardRenderer {
         swap(&colors, &previousColors)
         engine.computeFrame(centersX: centersX, centersY: centersY, focalX: focalX, focalY: focalY, into: &colors)
         var changed = 0
-        for i in colors.indices where colors[i].packed != previousColors[i].packed { changed += 1 }
+        colors.withUnsafeBufferPointer { now in
+            previousColors.withUnsafeBufferPointer { before in
+                for i in now.indices where now[i].packed != before[i].packed { changed += 1 }
+            }
+        }
         if !hasColors {
             hasColors = true
             changed = colors.count
@@ -220,33 +224,53 @@ package final class CardRenderer {
             target.drawn = Array(repeating: CardTarget.notDrawn, count: colors.count)
             target.staticDrawn = true
         }
-        var anyShared = false
         let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
-        let stride = target.pixmap.stride
-        weights.withUnsafeBufferPointer { w in
-            runs.withUnsafeBufferPointer { r in
-                for i in colors.indices {
-                    let packed = colors[i].packed
-                    if target.drawn[i] == packed { continue }
-                    target.drawn[i] = packed
-                    report.dotsRepainted += 1
-                    let start = engine.word(colors[i].start)
-                    let end = engine.word(colors[i].end)
-                    let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
-                    report.pixelsWritten += blend(dotRuns, w.baseAddress!, start, end, base, stride, kclip)
-                    for p in sharedByDot[i] {
-                        sharedDirty[Int(p)] = true
-                        anyShared = true
-                    }
-                }
-            }
-        }
+        let (dots, pixels, anyShared) = CardRenderer.paintDots(
+            colors, &target.drawn, &engine, &sharedDirty, runs: runs, runStart: runStart, weights: weights,
+            sharedByDot: sharedByDot, blend: blend, base: base, stride: target.pixmap.stride, clip: kclip)
+        report.dotsRepainted += dots
+        report.pixelsWritten += pixels
         if anyShared {
             report.pixelsWritten += paintShared(target.pixmap, clip)
         }
         report.colors = engine.frameStats(dots: colors.count)
         return report
+    }
+
+    /// The dots whose colors differ from what the target holds, blended in: returns the
+    /// dots and pixels painted and whether shared pixels were marked for recompositing.
+    /// Static, with every piece of state passed once, so the loop over 175 dots makes no
+    /// per-dot exclusivity checks, uniqueness checks or retains of the renderer's arrays.
+    private static func paintDots(_ colors: [DotColors], _ drawn: inout [UInt32], _ engine: inout ColorEngine,
+                                  _ sharedDirty: inout [Bool], runs: [Run], runStart: [Int], weights: [UInt32],
+                                  sharedByDot: [[Int32]], blend: DotKernel, base: UnsafeMutableRawPointer,
+                                  stride: Int, clip: KernelClip) -> (dots: Int, pixels: Int, anyShared: Bool) {
+        var dots = 0, pixels = 0, anyShared = false
+        weights.withUnsafeBufferPointer { w in
+            runs.withUnsafeBufferPointer { r in
+                drawn.withUnsafeMutableBufferPointer { drawn in
+                    sharedDirty.withUnsafeMutableBufferPointer { dirty in
+                        for i in colors.indices {
+                            let pair = colors[i]
+                            let packed = pair.packed
+                            if drawn[i] == packed { continue }
+                            drawn[i] = packed
+                            dots += 1
+                            let start = engine.word(pair.start)
+                            let end = engine.word(pair.end)
+                            let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
+                            pixels += blend(dotRuns, w.baseAddress!, start, end, base, stride, clip)
+                            for p in sharedByDot[i] {
+                                dirty[Int(p)] = true
+                                anyShared = true
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return (dots, pixels, anyShared)
     }
 
     /// The visible part of the card in a target, in card pixels.
