@@ -1,4 +1,5 @@
 import CIIO
+import Glibc
 
 /// An input buffer of a device (`struct iio_buffer`): created with the enabled
 /// channels, refilled, read as raw scans. Destroying it disables the kernel buffer.
@@ -28,9 +29,15 @@ package final class Buffer {
         try IIOCall.check("iio_buffer_set_blocking_mode", device.id) { iio_buffer_set_blocking_mode(raw, blocking) }
     }
 
-    /// `iio_buffer_refill()`: bytes read. Throws EAGAIN in non-blocking mode when empty.
-    package func refill() throws(IIOError) -> Int {
-        try IIOCall.check("iio_buffer_refill", device.id) { iio_buffer_refill(raw) }
+    /// `iio_buffer_refill()`: bytes read, or nil when a non-blocking buffer has nothing
+    /// waiting (EAGAIN, the end of every drain: no error value is built for it).
+    package func refill() throws(IIOError) -> Int? {
+        while true {
+            let r = iio_buffer_refill(raw)
+            if r == -Int(EAGAIN) { return nil }
+            if r == -Int(EINTR) { continue }
+            return try IIOCall.check("iio_buffer_refill", device.id) { r }
+        }
     }
 
     /// `iio_buffer_step()`: bytes per scan.

@@ -98,10 +98,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         var newest: RawReading?
         for _ in 0..<maxScansPerRead {
             do {
-                let n = try b.refill()
-                if n <= 0 { break }
+                guard let n = try b.refill(), n > 0 else { break }   // nil: nothing more waiting
             } catch {
-                if error.code == 11 { break }   // EAGAIN: nothing more waiting
                 events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: ReadProblem.readFailed,
                                                    reason: "\(error)")))
                 buffer = nil                     // reopened on the next read

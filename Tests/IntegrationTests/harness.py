@@ -228,9 +228,14 @@ class ScanPipe:
                 except (OSError, ValueError):
                     hz, group = 100.0, 1
                 due = t0 + (n + group) / hz
-                time.sleep(max(0.0, due - time.monotonic()))
-                data = b"".join(self.dev.scans(pose(*pose_of_time(time.monotonic() - t0)), count=1,
+                # The group is built before it is due, and the thread sleeps right after
+                # handing it over: like the kernel, which takes microseconds to make a
+                # buffer readable, the feeder must not keep a CPU busy while the daemon
+                # works on what it was handed (on 2 cores that pushes the daemon's own
+                # wakeups onto its CPU: the benchmark would measure the feeder).
+                data = b"".join(self.dev.scans(pose(*pose_of_time(due - t0)), count=1,
                                                ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
+                time.sleep(max(0.0, due - time.monotonic()))
                 try:
                     if sent is not None:
                         sent.append(time.monotonic_ns())
