@@ -218,21 +218,28 @@ class ScanPipe:
         syspath = self.dev.syspath
         freq_attr = next(a for a in ("in_accel_sampling_frequency", "sampling_frequency") if a in self.dev.attrs)
 
+        def rate():
+            try:
+                return (float(bed.attr(syspath, freq_attr).strip() or 0) or 100.0,
+                        max(1, int(bed.attr(syspath, "buffer/watermark").strip() or 1)))
+            except (OSError, ValueError):
+                return 100.0, 1
+
         def run():
             t0 = time.monotonic()
             n = 0
+            hz, group = rate()
             while not stop.is_set():
-                try:
-                    hz = float(bed.attr(syspath, freq_attr).strip() or 0) or 100.0
-                    group = max(1, int(bed.attr(syspath, "buffer/watermark").strip() or 1))
-                except (OSError, ValueError):
-                    hz, group = 100.0, 1
+                # Everything but the write happens half a group's time before it is due,
+                # so the thread sleeps right after handing a group over: like the kernel,
+                # which takes microseconds to make a buffer readable, it must not keep a
+                # CPU busy while the daemon works on what it was handed (on 2 cores that
+                # changes where the daemon's own wakeups run: the benchmark would
+                # measure the feeder).
                 due = t0 + (n + group) / hz
-                # The group is built before it is due, and the thread sleeps right after
-                # handing it over: like the kernel, which takes microseconds to make a
-                # buffer readable, the feeder must not keep a CPU busy while the daemon
-                # works on what it was handed (on 2 cores that pushes the daemon's own
-                # wakeups onto its CPU: the benchmark would measure the feeder).
+                time.sleep(max(0.0, due - group / (2 * hz) - time.monotonic()))
+                hz, group = rate()          # the daemon may have changed them
+                due = t0 + (n + group) / hz
                 data = b"".join(self.dev.scans(pose(*pose_of_time(due - t0)), count=1,
                                                ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
                 time.sleep(max(0.0, due - time.monotonic()))
