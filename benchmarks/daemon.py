@@ -104,6 +104,8 @@ def main():
     ap.add_argument("--fixture", default="bmc150_bosc0200_ideapad_d330")
     ap.add_argument("--mode", default="buffer", choices=("buffer", "poll"), help="Sensor.mode (default buffer)")
     ap.add_argument("--rate", default="100", help="Sensor.rate (default 100: the bmc150 then samples at 125 Hz)")
+    ap.add_argument("--fps", default="60", help="Sink.fps, a maximum (default 60: 3 scans of 125 Hz a frame, 41.7 "
+                                                "frames a second; 63 gives 2 scans a frame, 62.5 frames a second)")
     ap.add_argument("--trace", action="store_true", help="also write the trace (Trace.path) and report in-loop latency")
     ap.add_argument("--no-reader", action="store_true",
                     help="no client waiting on the frames' futex (then no frame latency is measured)")
@@ -119,7 +121,7 @@ def main():
     if args.mode == "buffer":
         harness.ScanPipe(bed, dev).feed(bed, lambda t: current, stop, sent)
     spawned = time.monotonic_ns()
-    d = bed.spawn("run", "--config", conf, "--set", "Sink.type=shm", "--set", "Sink.fps=60",
+    d = bed.spawn("run", "--config", conf, "--set", "Sink.type=shm", "--set", "Sink.fps=" + args.fps,
                   "--set", "Card.scale=2", "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=" + args.rate,
                   "--set", "Trace.path=" + (trace if args.trace else ""), "--set", "Log.level=warning",
                   "--set", "Sink.name=" + name)
@@ -211,7 +213,7 @@ def main():
     print()
     print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s (preempted) | floor: only waking as often |")
     print("|---|---|---|---|---|---|---|")
-    setup = args.mode + " mode, Sensor.rate " + args.rate + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
+    setup = args.mode + " mode, Sensor.rate " + args.rate + ("" if args.fps == "60" else ", Sink.fps " + args.fps) + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
     for label, p in (("moving (%s)" % setup, moving),
                      ("still", still)):
         print("| %s | %.2f | %d | %.1f | %.1f | %.1f (%.1f) | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
