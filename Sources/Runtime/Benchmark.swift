@@ -137,9 +137,7 @@ package struct Benchmark {
         let names = Benchmark.caseNames
         let buffers = names.map { _ in PixelBuffer(width: w, height: h) }
         var targets = buffers.map { CardTarget(pixmap: $0.pixmap, originX: ox, originY: oy) }
-        var times = names.map { _ in [Double]() }
-        var dots = names.map { _ in 0 }, pixels = names.map { _ in 0 }
-        var distinct = names.map { _ in 0 }, hits = names.map { _ in 0 }, misses = names.map { _ in 0 }
+        var tallies = names.map { _ in Tally() }
         var frameIndex = names.map { _ in 0 }
         // The floor: as many bytes as the dot pixels, in and out of cache-line-aligned buffers.
         let floorBytes = renderer.dotPixelCount * 4
@@ -171,12 +169,7 @@ package struct Benchmark {
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
                 let end = MonotonicClock.nanoseconds()
-                times[c].append(Double(end - start))
-                dots[c] += report.dotsRepainted
-                pixels[c] += report.pixelsWritten
-                distinct[c] += report.colors.distinctColors
-                hits[c] += report.colors.tableHits
-                misses[c] += report.colors.tableMisses
+                tallies[c].add(report, ns: Double(end - start))
             }
             // The byte value changes each round so nothing can be elided.
             var t0 = MonotonicClock.nanoseconds()
@@ -194,12 +187,11 @@ package struct Benchmark {
             memcpyColdTimes.append(Double(t1 - t0))
         }
         let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
-        var cases = [CaseResult]()
 
         // `idle`: a frame, or a memcpy, after each sleep.
         let idleBuffer = PixelBuffer(width: w, height: h)
         var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: ox, originY: oy)
-        var idle = IdleTally()
+        var idle = Tally(), idleCPU = [Double](), memcpyIdleTimes = [Double]()
         var focal = Benchmark.focal("idle", 0, origin: origin)
         renderer.update(focalX: focal.0, focalY: focal.1)
         renderer.paint(into: &idleTarget)
@@ -212,26 +204,21 @@ package struct Benchmark {
             let report = renderer.paint(into: &idleTarget)
             let end = MonotonicClock.nanoseconds()
             let cpu1 = ThreadCPUClock.nanoseconds()
-            idle.add(report, ns: Double(end - start), cpuNs: Double(cpu1 - cpu0))
+            idle.add(report, ns: Double(end - start))
+            idleCPU.append(Double(cpu1 - cpu0))
             Benchmark.sleepBetweenFrames()
             let t0 = MonotonicClock.nanoseconds()
             memcpy(dst, src, floorBytes)
-            idle.memcpy.append(Double(MonotonicClock.nanoseconds() - t0))
+            memcpyIdleTimes.append(Double(MonotonicClock.nanoseconds() - t0))
         }
-        let memcpyIdleStats = Stats(idle.memcpy)
+        let memcpyIdleStats = Stats(memcpyIdleTimes)
 
-        for c in names.indices {
-            let n = Double(max(rounds, 1))
-            let stats = Stats(times[c])
-            let px = Double(pixels[c]) / n
-            cases.append(CaseResult(target: t.name, name: names[c], frames: rounds, ns: stats,
-                                    dotsRepaintedPerFrame: Double(dots[c]) / n, pixelsWrittenPerFrame: px,
-                                    nsPerPixel: px > 0 ? stats.median / px : 0,
-                                    distinctColorsPerFrame: Double(distinct[c]) / n, tableHitsPerFrame: Double(hits[c]) / n,
-                                    tableMissesPerFrame: Double(misses[c]) / n,
-                                    ratioToMemcpy: Benchmark.ratio(stats, names[c] == "cold" ? memcpyColdStats : memcpyStats)))
+        var cases = names.indices.map { c in
+            tallies[c].result(target: t.name, name: names[c], floor: names[c] == "cold" ? memcpyColdStats : memcpyStats)
         }
-        cases.append(idle.result(target: t.name, floor: memcpyIdleStats))
+        var idleCase = idle.result(target: t.name, name: "idle", floor: memcpyIdleStats)
+        idleCase.threadCPUNs = Stats(idleCPU)
+        cases.append(idleCase)
         // Each incremental target must hold exactly what a full render of its last focal
         // point gives.
         var match = true
@@ -257,14 +244,13 @@ package struct Benchmark {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
-    /// What the `idle` frames and their memcpy floor measured.
-    struct IdleTally {
-        var ns: [Double] = [], cpuNs: [Double] = [], memcpy: [Double] = []
+    /// What one case's frames measured.
+    struct Tally {
+        var ns: [Double] = []
         var dots = 0, pixels = 0, distinct = 0, hits = 0, misses = 0
 
-        mutating func add(_ report: FrameReport, ns frameNs: Double, cpuNs frameCPU: Double) {
+        mutating func add(_ report: FrameReport, ns frameNs: Double) {
             ns.append(frameNs)
-            cpuNs.append(frameCPU)
             dots += report.dotsRepainted
             pixels += report.pixelsWritten
             distinct += report.colors.distinctColors
@@ -272,15 +258,16 @@ package struct Benchmark {
             misses += report.colors.tableMisses
         }
 
-        func result(target: String, floor: Stats) -> CaseResult {
+        /// Per-frame means, the time distribution, and its median over `floor`'s.
+        func result(target: String, name: String, floor: Stats) -> CaseResult {
             let n = Double(max(ns.count, 1))
             let stats = Stats(ns)
             let px = Double(pixels) / n
-            return CaseResult(target: target, name: "idle", frames: ns.count, ns: stats,
+            return CaseResult(target: target, name: name, frames: ns.count, ns: stats,
                               dotsRepaintedPerFrame: Double(dots) / n, pixelsWrittenPerFrame: px,
                               nsPerPixel: px > 0 ? stats.median / px : 0, distinctColorsPerFrame: Double(distinct) / n,
                               tableHitsPerFrame: Double(hits) / n, tableMissesPerFrame: Double(misses) / n,
-                              ratioToMemcpy: Benchmark.ratio(stats, floor), threadCPUNs: Stats(cpuNs))
+                              ratioToMemcpy: Benchmark.ratio(stats, floor))
         }
     }
 
