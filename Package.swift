@@ -38,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
                        providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // Not a library: `__builtin_prefetch`, which Swift cannot spell, for the renderer's
+        // inner loop (CardKernels, which stays free of I/O, is its only importer).
+        .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
         // SDL2 (apt libsdl2-dev) without pkgConfig: sdl2.pc's cflags carry -D_REENTRANT, which
         // SwiftPM drops with a "prohibited flag" warning on every build; the shim includes
         // <SDL2/SDL.h> and the module map links SDL2, which is all sdl2.pc would add.
@@ -57,7 +60,7 @@ let package = Package(
         .target(name: "Motion", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Color", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Raster", linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "CardKernels"),
+        .target(name: "CardKernels", dependencies: ["CPrefetch"]),
         .target(name: "CardKernelsAVX2", dependencies: ["CardKernels"], swiftSettings: avx2Settings),
         .target(name: "Card", dependencies: ["Color", "Raster", "CardKernels", "CardKernelsAVX2"],
                 linkerSettings: [.linkedLibrary("m")]),

@@ -71,6 +71,12 @@ package final class CardRenderer {
     private var hasColors = false
     /// Shared pixels to recomposite in the current frame (reused, no allocation per frame).
     private var sharedDirty: [Bool]
+    /// The dots a frame repaints, in order (reused, no allocation per frame).
+    private var repaintOrder: [Int32]
+    /// A dot's target lines are prefetched this many repainted dots before it is painted
+    /// (about 1.2 us of blending at scale 2 after a sleep; 1 to 4 measured alike, see
+    /// docs/PERFORMANCE.md).
+    static let prefetchDistance = 2
 
     typealias Run = DotRun
 
@@ -138,6 +144,7 @@ package final class CardRenderer {
         centersY = layout.centersY
         colors = Array(repeating: DotColors(distance: 0), count: layout.dots.count)
         previousColors = colors
+        repaintOrder = Array(repeating: 0, count: layout.dots.count)
 
         // Card coverage: the rounded rectangle spans the whole pixel card.
         let card = CardRenderer.coverage(width: pw, height: ph, scale: scale)
@@ -227,7 +234,7 @@ package final class CardRenderer {
         let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
         let (dots, pixels, anyShared) = CardRenderer.paintDots(
-            colors, &target.drawn, &engine, &sharedDirty, runs: runs, runStart: runStart, weights: weights,
+            colors, &target.drawn, &engine, &sharedDirty, &repaintOrder, runs: runs, runStart: runStart, weights: weights,
             sharedByDot: sharedByDot, blend: blend, base: base, stride: target.pixmap.stride, clip: kclip)
         report.dotsRepainted += dots
         report.pixelsWritten += pixels
@@ -243,34 +250,54 @@ package final class CardRenderer {
     /// Static, with every piece of state passed once, so the loop over 175 dots makes no
     /// per-dot exclusivity checks, uniqueness checks or retains of the renderer's arrays.
     private static func paintDots(_ colors: [DotColors], _ drawn: inout [UInt32], _ engine: inout ColorEngine,
-                                  _ sharedDirty: inout [Bool], runs: [Run], runStart: [Int], weights: [UInt32],
+                                  _ sharedDirty: inout [Bool], _ order: inout [Int32],
+                                  runs: [Run], runStart: [Int], weights: [UInt32],
                                   sharedByDot: [[Int32]], blend: DotKernel, base: UnsafeMutableRawPointer,
                                   stride: Int, clip: KernelClip) -> (dots: Int, pixels: Int, anyShared: Bool) {
-        var dots = 0, pixels = 0, anyShared = false
+        var pixels = 0, anyShared = false
+        // The dots to repaint, first, so that the target lines of each can be asked for
+        // (`prefetchDotRuns`) while the dots before it are blended.
+        var count = 0
+        order.withUnsafeMutableBufferPointer { order in
+            drawn.withUnsafeBufferPointer { drawn in
+                for i in colors.indices where drawn[i] != colors[i].packed {
+                    order[count] = Int32(i)
+                    count += 1
+                }
+            }
+        }
+        let ahead = prefetchDistance
         weights.withUnsafeBufferPointer { w in
             runs.withUnsafeBufferPointer { r in
                 drawn.withUnsafeMutableBufferPointer { drawn in
                     sharedDirty.withUnsafeMutableBufferPointer { dirty in
-                        for i in colors.indices {
-                            let pair = colors[i]
-                            let packed = pair.packed
-                            if drawn[i] == packed { continue }
-                            drawn[i] = packed
-                            dots += 1
-                            let start = engine.word(pair.start)
-                            let end = engine.word(pair.end)
-                            let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
-                            pixels += blend(dotRuns, w.baseAddress!, start, end, base, stride, clip)
-                            for p in sharedByDot[i] {
-                                dirty[Int(p)] = true
-                                anyShared = true
+                        order.withUnsafeBufferPointer { order in
+                            func prefetch(_ k: Int) {
+                                let j = Int(order[k])
+                                prefetchDotRuns(UnsafeBufferPointer(rebasing: r[runStart[j]..<runStart[j + 1]]),
+                                                base, stride, clip)
+                            }
+                            for k in 0..<min(ahead, count) { prefetch(k) }
+                            for k in 0..<count {
+                                if k + ahead < count { prefetch(k + ahead) }
+                                let i = Int(order[k])
+                                let pair = colors[i]
+                                drawn[i] = pair.packed
+                                let start = engine.word(pair.start)
+                                let end = engine.word(pair.end)
+                                let dotRuns = UnsafeBufferPointer(rebasing: r[runStart[i]..<runStart[i + 1]])
+                                pixels += blend(dotRuns, w.baseAddress!, start, end, base, stride, clip)
+                                for p in sharedByDot[i] {
+                                    dirty[Int(p)] = true
+                                    anyShared = true
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        return (dots, pixels, anyShared)
+        return (count, pixels, anyShared)
     }
 
     /// The visible part of the card in a target, in card pixels.

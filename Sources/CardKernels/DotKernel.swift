@@ -5,7 +5,9 @@
 // CardKernelsAVX2, for x86-64 CPUs with AVX2, where each SIMD16<UInt16> operation is one
 // 256-bit instruction instead of two 128-bit ones. The renderer picks one at startup
 // (the caller asks the CPU). Both are the same integer arithmetic: identical pixels.
-// Must not import: anything but the standard library.
+// Must not import: anything but the standard library and CPrefetch (a compiler builtin).
+
+import CPrefetch
 
 /// A horizontal run of one dot's pixels: row `y`, columns `x0 ..< x0 + count` (card
 /// pixels), per-pixel weights from `weightStart`.
@@ -140,6 +142,32 @@ func blend4(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
     let g = (vsg.lowHalf &* a &+ veg.lowHalf &* b &+ round.lowHalf) &>> 8
     let word = unsafeBitCast(rb, to: SIMD4<UInt32>.self) | (unsafeBitCast(g, to: SIMD4<UInt32>.self) &<< 8)
     dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
+}
+
+/// Asks the CPU to fetch, for writing, every cache line that `blendDotRuns` will write
+/// for these runs, without waiting for them. Issued for a dot a few dots before it is
+/// painted, so its lines arrive while the dots before it are blended: after the daemon
+/// sleeps between frames the target's lines are no longer in the caches, and a run's
+/// stores would otherwise wait for its lines one short run at a time.
+@inlinable
+package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ base: UnsafeMutableRawPointer,
+                             _ stride: Int, _ clip: KernelClip) {
+    for run in runs {
+        let y = Int(run.y)
+        var xa = Int(run.x0), xb = xa + Int(run.count)
+        if !clip.whole {
+            guard y >= clip.y0, y < clip.y1 else { continue }
+            xa = max(xa, clip.x0)
+            xb = min(xb, clip.x1)
+            guard xb > xa else { continue }
+        }
+        // The first and the last pixel's lines, and for a run longer than 16 pixels
+        // (64 bytes) the middle one's: every line of a run up to 32 pixels.
+        let row = base + y * stride
+        shim_prefetch_for_write(row + xa * 4)
+        if xb - xa > 16 { shim_prefetch_for_write(row + (xa + xb) / 2 * 4) }
+        shim_prefetch_for_write(row + xb * 4 - 4)
+    }
 }
 
 /// The kernel compiled for the baseline of the target architecture.
