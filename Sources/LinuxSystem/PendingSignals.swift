@@ -1,25 +1,60 @@
+import CLinux
 import Glibc
 
 /// Signals taken synchronously: the listed signals are blocked for the process and
-/// collected with `sigtimedwait(2)` (zero timeout) from the caller's loop, so no handler
-/// runs on a signal stack and no global flag is needed. The caller's loop must wake at
-/// least as often as it wants to notice a signal (the sensor loop wakes every sample).
+/// collected from the caller's loop, so no handler runs on a signal stack and no global
+/// flag is needed.
+///
+/// They arrive through a `signalfd(2)`: a loop that adds `fileDescriptor` to the
+/// descriptors it polls wakes as soon as a signal is pending, and looks (`drain`) only
+/// when the descriptor is readable, so a loop iteration without a signal costs no system
+/// call. Without a signalfd (`fileDescriptor` nil) `drain` asks `sigtimedwait(2)` with a
+/// zero timeout, and the loop must wake at least as often as it wants to notice a signal.
 package final class PendingSignals {
     private var mask = sigset_t()
     private var previousMask = sigset_t()
+    /// Readable while one of the signals is pending (nil if signalfd failed).
+    package let fileDescriptor: Int32?
 
-    /// Blocks `signals` (`pthread_sigmask(SIG_BLOCK)`).
+    /// Blocks `signals` (`pthread_sigmask(SIG_BLOCK)`) and opens a non-blocking signalfd for them.
     package init(signals: [Int32]) {
         sigemptyset(&mask)
         for s in signals { sigaddset(&mask, s) }
         pthread_sigmask(SIG_BLOCK, &mask, &previousMask)
+        let fd = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+        fileDescriptor = fd >= 0 ? fd : nil
     }
 
-    deinit { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+    deinit {
+        if let fd = fileDescriptor { Glibc.close(fd) }
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+    }
 
-    /// The pending signals among those blocked, without waiting.
+    /// Whether a loop that polled `readable` (the descriptors its wait reported) has a
+    /// signal to drain: the signalfd is among them, or there is no signalfd.
+    package func mayBePending(readable: [Int32]) -> Bool {
+        guard let fd = fileDescriptor else { return true }
+        return readable.contains(fd)
+    }
+
+    /// The pending signals among those blocked, without waiting, in arrival order.
     package func drain() -> [Int32] {
         var out: [Int32] = []
+        if let fd = fileDescriptor {
+            var info = signalfd_siginfo()
+            let size = MemoryLayout<signalfd_siginfo>.size
+            while true {
+                let n = withUnsafeMutableBytes(of: &info) { Glibc.read(fd, $0.baseAddress, size) }
+                if n == size {
+                    out.append(Int32(bitPattern: info.ssi_signo))
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break   // EAGAIN: none left
+                }
+            }
+            return out
+        }
         var zero = timespec(tv_sec: 0, tv_nsec: 0)
         while true {
             let s = sigtimedwait(&mask, nil, &zero)

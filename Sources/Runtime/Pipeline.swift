@@ -102,7 +102,7 @@ package final class Pipeline {
             // Everything pending is looked at before acting: a stop outranks a reload,
             // which outranks a recapture (a reload captures a new baseline anyway), so a
             // SIGTERM that arrives with a burst of SIGHUPs is never dropped.
-            let pending = signals.drain()
+            let pending = signals.mayBePending(readable: readable) ? signals.drain() : []
             if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
                 log.notice("signal \(stop): stopping")
                 break loop
@@ -217,7 +217,9 @@ package final class Pipeline {
             }
             if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
             if let deadline { timeout = min(timeout, max(0, deadline - now)) }
-            readable = wait(parts.source.fileDescriptors, timeout)
+            var fds = parts.source.fileDescriptors
+            if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
+            readable = wait(fds, timeout)
         }
         trace?.flush()
         return outcome

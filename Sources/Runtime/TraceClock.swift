@@ -28,15 +28,15 @@ package final class TraceClock {
 
     /// The pipeline's wait: sleeps (if paced) until the real time that corresponds to
     /// `now + timeoutSeconds`, then moves `now` there. A trace source has no descriptors;
-    /// any given are polled while sleeping, but time still moves by the whole timeout.
+    /// any given (the signals') are polled while sleeping, or without waiting when there
+    /// is no time to sleep, but time still moves by the whole timeout.
     package func wait(_ fds: [Int32], timeoutSeconds: Double) -> [Int32] {
         var target = now + max(0, timeoutSeconds)
         if let e = nextEvent, e >= now, abs(target - e) <= 1e-9 * max(1, abs(e)) { target = e }
-        var readable: [Int32] = []
-        if let speed {
-            let remaining = realStart + target / speed - realClock()
-            if remaining > 0 { readable = ReadinessPoll.waitReadable(fds, timeoutSeconds: remaining) }
-        }
+        // Unpaced, or already late: the descriptors are still looked at (a zero-timeout
+        // poll), so a signal reaches the pipeline as it does a live run.
+        let remaining = speed.map { realStart + target / $0 - realClock() } ?? 0
+        let readable = fds.isEmpty ? [] : ReadinessPoll.waitReadable(fds, timeoutSeconds: max(0, remaining))
         now = target
         return readable
     }

@@ -36,7 +36,7 @@ package struct MonitorSession {
         while true {
             let now = MonotonicClock.seconds() - start
             var stop = false
-            for s in signals.drain() {
+            for s in signals.mayBePending(readable: readable) ? signals.drain() : [] {
                 if s == SIGUSR1 {
                     tracker.recapture()
                     log(.notice, "SIGUSR1: recapturing the baseline", [:])
@@ -51,7 +51,9 @@ package struct MonitorSession {
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
             if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
-            readable = ReadinessPoll.waitReadable(service.fileDescriptors, timeoutSeconds: timeout)
+            var fds = service.fileDescriptors
+            if let s = signals.fileDescriptor { fds.append(s) }
+            readable = ReadinessPoll.waitReadable(fds, timeoutSeconds: timeout)
         }
     }
 
