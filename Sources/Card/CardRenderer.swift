@@ -275,7 +275,7 @@ package final class CardRenderer {
                             func prefetch(_ k: Int) {
                                 let j = Int(order[k])
                                 prefetchDotRuns(UnsafeBufferPointer(rebasing: r[runStart[j]..<runStart[j + 1]]),
-                                                base, stride, clip)
+                                                w.baseAddress!, base, stride, clip)
                             }
                             for k in 0..<min(ahead, count) { prefetch(k) }
                             for k in 0..<count {

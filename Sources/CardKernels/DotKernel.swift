@@ -144,14 +144,23 @@ func blend4(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
     dst.storeBytes(of: word, toByteOffset: j * 4, as: SIMD4<UInt32>.self)
 }
 
-/// Asks the CPU to fetch, for writing, every cache line that `blendDotRuns` will write
-/// for these runs, without waiting for them. Issued for a dot a few dots before it is
-/// painted, so its lines arrive while the dots before it are blended: after the daemon
-/// sleeps between frames the target's lines are no longer in the caches, and a run's
-/// stores would otherwise wait for its lines one short run at a time.
+/// Asks the CPU to fetch the cache lines that `blendDotRuns` will touch for these runs
+/// (one dot's), without waiting for them: their weights, for reading, and the target's
+/// lines, for writing. Issued for a dot a few dots before it is painted, so its lines
+/// arrive while the dots before it are blended: after the daemon sleeps between frames
+/// they are no longer in the caches, and a run's loads and stores would otherwise wait
+/// for its lines one short run at a time.
 @inlinable
-package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ base: UnsafeMutableRawPointer,
-                             _ stride: Int, _ clip: KernelClip) {
+package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+                             _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) {
+    guard let first = runs.first, let last = runs.last else { return }
+    // A dot's weights are one block, run after run: each of its 64-byte lines.
+    var line = Int(bitPattern: weights + Int(first.weightStart)) & ~63
+    let end = Int(bitPattern: weights + Int(last.weightStart) + Int(last.count))
+    while line < end {
+        shim_prefetch_for_read(UnsafeRawPointer(bitPattern: line))
+        line += 64
+    }
     for run in runs {
         let y = Int(run.y)
         var xa = Int(run.x0), xb = xa + Int(run.count)
