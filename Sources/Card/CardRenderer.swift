@@ -73,9 +73,15 @@ package final class CardRenderer {
     private var sharedDirty: [Bool]
     /// The dots a frame repaints, in order (reused, no allocation per frame).
     private var repaintOrder: [Int32]
-    /// A dot's target lines are prefetched this many repainted dots before it is painted
-    /// (about 1.2 us of blending at scale 2 after a sleep; 1 to 4 measured alike, see
-    /// docs/PERFORMANCE.md).
+    /// Whether `paint` asks for each repainted dot's weights and target lines
+    /// (`prefetchDotRuns`) `prefetchDistance` dots before blending it. For frames that
+    /// follow a sleep, as the daemon's do: the caches have lost those lines meanwhile, and
+    /// the prefetch takes a quarter off the frame. A renderer drawing frame after frame
+    /// (a replay as fast as possible, `shimmerd bench`'s warm cases) finds its lines in
+    /// the caches, where the prefetch instructions only add to the frame (docs/PERFORMANCE.md).
+    package var prefetchesAhead = false
+    /// Repainted dots between a dot's prefetch and its blend (about 1.2 us of blending at
+    /// scale 2 after a sleep; 1 to 4 measured alike).
     static let prefetchDistance = 2
 
     typealias Run = DotRun
@@ -235,7 +241,8 @@ package final class CardRenderer {
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
         let (dots, pixels, anyShared) = CardRenderer.paintDots(
             colors, &target.drawn, &engine, &sharedDirty, &repaintOrder, runs: runs, runStart: runStart, weights: weights,
-            sharedByDot: sharedByDot, blend: blend, base: base, stride: target.pixmap.stride, clip: kclip)
+            sharedByDot: sharedByDot, blend: blend, prefetch: prefetchesAhead, base: base, stride: target.pixmap.stride,
+            clip: kclip)
         report.dotsRepainted += dots
         report.pixelsWritten += pixels
         if anyShared {
@@ -252,10 +259,10 @@ package final class CardRenderer {
     private static func paintDots(_ colors: [DotColors], _ drawn: inout [UInt32], _ engine: inout ColorEngine,
                                   _ sharedDirty: inout [Bool], _ order: inout [Int32],
                                   runs: [Run], runStart: [Int], weights: [UInt32],
-                                  sharedByDot: [[Int32]], blend: DotKernel, base: UnsafeMutableRawPointer,
+                                  sharedByDot: [[Int32]], blend: DotKernel, prefetch: Bool, base: UnsafeMutableRawPointer,
                                   stride: Int, clip: KernelClip) -> (dots: Int, pixels: Int, anyShared: Bool) {
         var pixels = 0, anyShared = false
-        // The dots to repaint, first, so that the target lines of each can be asked for
+        // The dots to repaint, first, so that the lines of each can be asked for
         // (`prefetchDotRuns`) while the dots before it are blended.
         var count = 0
         order.withUnsafeMutableBufferPointer { order in
@@ -266,20 +273,20 @@ package final class CardRenderer {
                 }
             }
         }
-        let ahead = prefetchDistance
+        let ahead = prefetch ? prefetchDistance : 0
         weights.withUnsafeBufferPointer { w in
             runs.withUnsafeBufferPointer { r in
                 drawn.withUnsafeMutableBufferPointer { drawn in
                     sharedDirty.withUnsafeMutableBufferPointer { dirty in
                         order.withUnsafeBufferPointer { order in
-                            func prefetch(_ k: Int) {
+                            func prefetchDot(_ k: Int) {
                                 let j = Int(order[k])
                                 prefetchDotRuns(UnsafeBufferPointer(rebasing: r[runStart[j]..<runStart[j + 1]]),
                                                 w.baseAddress!, base, stride, clip)
                             }
-                            for k in 0..<min(ahead, count) { prefetch(k) }
+                            for k in 0..<min(ahead, count) { prefetchDot(k) }
                             for k in 0..<count {
-                                if k + ahead < count { prefetch(k + ahead) }
+                                if ahead > 0 && k + ahead < count { prefetchDot(k + ahead) }
                                 let i = Int(order[k])
                                 let pair = colors[i]
                                 drawn[i] = pair.packed

@@ -22,10 +22,12 @@ import Raster
 /// Then `idle`: `all` frames, each after the thread sleeps 24 ms, the daemon's rhythm
 /// (one frame per 3-scan batch of a 125 Hz sensor), alternating with a memcpy after the
 /// same sleep. A core that slept runs the next frame several times slower than `all`
-/// (on the VMs this was measured on, about 4x, and still after its data was touched
-/// again: the cost is the sleep, not the caches), so this case, not `all`, is what a
-/// frame costs the daemon. It also reports the thread's CPU time from before the sleep
-/// to after the frame: the frame plus the sleep's own system call and wakeup.
+/// (on the VMs this was measured on, about 4x without prefetching: the lines leave the
+/// caches while the core sleeps, see benchmarks/sleepcache), so this case, not `all`, is
+/// what a frame costs the daemon; the renderer prefetches ahead here
+/// (`CardRenderer.prefetchesAhead`), as the daemon's does, and not in the other cases,
+/// whose frames come back to back. It also reports the thread's CPU time from before the
+/// sleep to after the frame: the frame plus the sleep's own system call and wakeup.
 package struct Benchmark {
     package struct Target: Sendable {
         package var name: String
@@ -165,6 +167,7 @@ package struct Benchmark {
                 let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
                 if names[c] == "full" { targets[c].invalidate() }
                 if names[c] == "cold" { evict() }
+                renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
@@ -193,6 +196,7 @@ package struct Benchmark {
         var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: ox, originY: oy)
         var idle = Tally(), idleCPU = [Double](), memcpyIdleTimes = [Double]()
         var focal = Benchmark.focal("idle", 0, origin: origin)
+        renderer.prefetchesAhead = true   // as the daemon's renderer, whose frames follow a sleep
         renderer.update(focalX: focal.0, focalY: focal.1)
         renderer.paint(into: &idleTarget)
         for i in 1...max(idleFrames, 1) {

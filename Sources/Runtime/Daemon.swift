@@ -129,6 +129,9 @@ package final class Daemon {
     private func build(_ c: Configuration) throws(Failure) -> Pipeline.Parts {
         let motion = try MotionConfiguration(c)
         let renderer = try CardFactory.renderer(c.card)
+        // Frames follow a wait (poll, or a paced trace's sleep), which empties the caches;
+        // only a trace replayed as fast as possible draws frame after frame.
+        renderer.prefetchesAhead = traceClock == nil || c.sensor.traceSpeed != nil
         let sink = try SinkFactory.make(c.sink, renderer: renderer, log: log)
         let source: any SampleSource
         switch sourceChoice {

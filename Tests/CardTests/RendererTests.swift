@@ -121,6 +121,26 @@ func dotCentersShowTheStartColorOfTheScene(_ fx: Double, _ fy: Double) throws {
     #expect(checked > 10)
 }
 
+/// Prefetching ahead (the daemon's setting) paints exactly what painting without it does:
+/// whole, incremental (a focal path that repaints some dots), and on a clipped, strided
+/// target whose card hangs over the left and bottom edges.
+@Test func prefetchingAheadPaintsTheSameBits() throws {
+    let settings = CardSettings()
+    let plain = try CardFactory.renderer(settings), ahead = try CardFactory.renderer(settings)
+    ahead.prefetchesAhead = true
+    #expect(!plain.prefetchesAhead)
+    for path in [[(175.0, 233.333)], [(60.0, 60.0), (61.0, 60.0), (75.0, 64.0)], [(0.0, 0.0), (900.0, -400.0)]] {
+        #expect(render(plain, path).words == render(ahead, path).words)
+    }
+    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36), b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
+    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50), tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
+    for (x, y) in [(100.0, 80.0), (104.0, 80.0), (300.0, 10.0)] {
+        let pa = plain.render(focalX: x, focalY: y, into: &ta), pb = ahead.render(focalX: x, focalY: y, into: &tb)
+        #expect(pa.dotsRepainted == pb.dotsRepainted && pa.pixelsWritten == pb.pixelsWritten)
+        #expect(a.words == b.words)
+    }
+}
+
 /// The AVX2 compilation of the inner loop paints exactly what the baseline paints
 /// (runs only where the CPU has AVX2; the baseline is what every CPU runs).
 @Test func avx2KernelPaintsTheSameBits() throws {
