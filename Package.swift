@@ -91,7 +91,7 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),

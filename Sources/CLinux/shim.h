@@ -1,5 +1,6 @@
 // Kernel interfaces Swift cannot call directly: variadic ioctl(2), the futex(2)
-// syscall, the fbdev / VT structures, and the C11 atomics of the shm header.
+// syscall, the fbdev / VT structures, the C11 atomics of the shm header, and
+// signalfd(2) (sys/signalfd.h: its function, flags and siginfo record).
 // Each helper is a one-line static inline. shim_futex_wake/wait use FUTEX_WAKE/WAIT
 // without FUTEX_PRIVATE_FLAG: shared futexes, so waiters in other processes wake.
 #ifndef SHIMMERD_CLINUX_SHIM_H
