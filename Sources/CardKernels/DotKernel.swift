@@ -41,6 +41,23 @@ package struct KernelClip: Sendable {
     }
 }
 
+extension KernelClip {
+    /// The visible part of `run`: its row and its columns `xa ..< xb`, or nil when none
+    /// of it is visible.
+    @inlinable @inline(__always)
+    package func visibleSpan(of run: DotRun) -> (y: Int, xa: Int, xb: Int)? {
+        let y = Int(run.y)
+        var xa = Int(run.x0), xb = xa + Int(run.count)
+        if !whole {
+            guard y >= y0, y < y1 else { return nil }
+            xa = max(xa, x0)
+            xb = min(xb, x1)
+            guard xb > xa else { return nil }
+        }
+        return (y, xa, xb)
+    }
+}
+
 /// Paints one dot's runs and returns the pixels written.
 package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
                                _ start: UInt32, _ end: UInt32,
@@ -74,14 +91,7 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Unsafe
     let low = SIMD8<UInt32>(repeating: 0xFFFF), high = SIMD8<UInt32>(repeating: 0xFFFF_0000)
     var written = 0
     for run in runs {
-        let y = Int(run.y)
-        var xa = Int(run.x0), xb = xa + Int(run.count)
-        if !clip.whole {
-            guard y >= clip.y0, y < clip.y1 else { continue }
-            xa = max(xa, clip.x0)
-            xb = min(xb, clip.x1)
-            guard xb > xa else { continue }
-        }
+        guard let (y, xa, xb) = clip.visibleSpan(of: run) else { continue }
         let n = xb - xa
         let w = UnsafeRawPointer(weights + Int(run.weightStart) + (xa - Int(run.x0)))
         let dst = base + y * stride + xa * 4
@@ -162,14 +172,7 @@ package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Uns
         line += 64
     }
     for run in runs {
-        let y = Int(run.y)
-        var xa = Int(run.x0), xb = xa + Int(run.count)
-        if !clip.whole {
-            guard y >= clip.y0, y < clip.y1 else { continue }
-            xa = max(xa, clip.x0)
-            xb = min(xb, clip.x1)
-            guard xb > xa else { continue }
-        }
+        guard let (y, xa, xb) = clip.visibleSpan(of: run) else { continue }
         // The first and the last pixel's lines, and for a run longer than 16 pixels
         // (64 bytes) the middle one's: every line of a run up to 32 pixels.
         let row = base + y * stride
