@@ -13,8 +13,10 @@ import Glibc
 package final class PendingSignals {
     private var mask = sigset_t()
     private var previousMask = sigset_t()
+    /// The signalfd (nil if signalfd failed).
+    private let signalFile: FileDescriptor?
     /// Readable while one of the signals is pending (nil if signalfd failed).
-    package let fileDescriptor: Int32?
+    package var fileDescriptor: Int32? { signalFile?.rawValue }
 
     /// Blocks `signals` (`pthread_sigmask(SIG_BLOCK)`) and opens a non-blocking signalfd for them.
     package init(signals: [Int32]) {
@@ -22,13 +24,10 @@ package final class PendingSignals {
         for s in signals { sigaddset(&mask, s) }
         pthread_sigmask(SIG_BLOCK, &mask, &previousMask)
         let fd = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        fileDescriptor = fd >= 0 ? fd : nil
+        signalFile = fd >= 0 ? FileDescriptor(adopting: fd, path: "signalfd") : nil
     }
 
-    deinit {
-        if let fd = fileDescriptor { Glibc.close(fd) }
-        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
-    }
+    deinit { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
 
     /// Whether a loop that polled `readable` (the descriptors its wait reported) has a
     /// signal to drain: the signalfd is among them, or there is no signalfd.
@@ -40,18 +39,14 @@ package final class PendingSignals {
     /// The pending signals among those blocked, without waiting, in arrival order.
     package func drain() -> [Int32] {
         var out: [Int32] = []
-        if let fd = fileDescriptor {
+        if let file = signalFile {
             var info = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
-            while true {
-                let n = withUnsafeMutableBytes(of: &info) { Glibc.read(fd, $0.baseAddress, size) }
-                if n == size {
-                    out.append(Int32(bitPattern: info.ssi_signo))
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break   // EAGAIN: none left
-                }
+            // One record per read; EAGAIN (thrown) when none is left.
+            while let n = try? retryingEINTR("read", path: file.path, {
+                withUnsafeMutableBytes(of: &info) { Glibc.read(file.rawValue, $0.baseAddress, size) }
+            }), n == size {
+                out.append(Int32(bitPattern: info.ssi_signo))
             }
             return out
         }

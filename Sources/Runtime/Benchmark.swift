@@ -161,13 +161,13 @@ package struct Benchmark {
             renderer.update(focalX: f.0, focalY: f.1)
             renderer.paint(into: &targets[c])
         }
+        renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
         for round in 0..<rounds {
             for c in names.indices {
                 frameIndex[c] += 1
                 let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
                 if names[c] == "full" { targets[c].invalidate() }
                 if names[c] == "cold" { evict() }
-                renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
