@@ -347,8 +347,10 @@ class Daemon:
         self.records = []
         self.logs = []
         self.events = queue.Queue()
-        threading.Thread(target=self._read, args=(self.p.stdout, True), daemon=True).start()
-        threading.Thread(target=self._read, args=(self.p.stderr, False), daemon=True).start()
+        self.readers = [threading.Thread(target=self._read, args=(stream, is_json), daemon=True)
+                        for stream, is_json in ((self.p.stdout, True), (self.p.stderr, False))]
+        for reader in self.readers:
+            reader.start()
 
     def _read(self, stream, is_json):
         for line in stream:
@@ -365,11 +367,24 @@ class Daemon:
     def poll(self):
         return self.p.poll()
 
+    def exited_and_read(self):
+        """True once shimmerd has exited and both pipes are read to their end: only then
+        is a missing record or log line really missing (the reader threads may still hold
+        the last lines for a moment after the exit)."""
+        if self.p.poll() is None:
+            return False
+        for reader in self.readers:
+            reader.join(timeout=WAIT)
+        return True
+
     def terminate(self):
         self.p.terminate()
 
     def wait(self, timeout=None):
-        return self.p.wait(timeout=timeout)
+        """The exit status, once the pipes are read to their end too."""
+        status = self.p.wait(timeout=timeout)
+        self.exited_and_read()
+        return status
 
     def kill(self):
         self.p.kill()
@@ -384,7 +399,9 @@ class Daemon:
                 if predicate(r):
                     return i, r
                 i += 1
-            if self.p.poll() is not None and i >= len(self.records):
+            if self.exited_and_read():
+                if i < len(self.records):
+                    continue    # the last records came with the end of the pipe
                 raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (self.p.returncode, what, "\n".join(self.logs[-20:])))
             if time.monotonic() > deadline:
                 raise AssertionError("no %s within %ss; last records: %s; log:\n%s"
@@ -401,7 +418,9 @@ class Daemon:
             for i in range(start, len(self.logs)):
                 if rx.search(self.logs[i]):
                     return i, self.logs[i]
-            if time.monotonic() > deadline or self.p.poll() is not None:
+            if time.monotonic() > deadline or self.exited_and_read():
+                if any(rx.search(line) for line in self.logs[start:]):
+                    continue    # the line came with the end of the pipe
                 raise AssertionError("no log line %s (%r); log:\n%s" % (what, pattern, "\n".join(self.logs[-30:])))
             try:
                 self.events.get(timeout=0.2)
@@ -414,7 +433,7 @@ class Daemon:
     def stop(self):
         """SIGTERM, then the exit status (a clean stop is 0)."""
         self.p.send_signal(signal.SIGTERM)
-        return self.p.wait(timeout=WAIT)
+        return self.wait(timeout=WAIT)
 
 
 def close_to(a, b, tol):

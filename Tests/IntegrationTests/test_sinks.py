@@ -239,7 +239,8 @@ def spawn_raw_into_ffmpeg(bed, trace, ffmpeg_args):
     os.close(r)   # only ffmpeg reads and only shimmerd writes the pipe now
     os.close(w)
     d.logs = []
-    threading.Thread(target=lambda: [d.logs.append(l.rstrip("\n")) for l in d.stderr], daemon=True).start()
+    d.log_reader = threading.Thread(target=lambda: [d.logs.append(l.rstrip("\n")) for l in d.stderr], daemon=True)
+    d.log_reader.start()
     bed.children.append(d)
     return d, ff
 
@@ -298,6 +299,7 @@ def test_killing_ffmpeg_ends_the_raw_sink_cleanly(bed_factory, tmp_path):
         except subprocess.TimeoutExpired:
             pass
     assert d.wait(timeout=WAIT) == 0, "\n".join(d.logs)
+    d.log_reader.join(timeout=WAIT)   # the last lines may still be in the pipe after the exit
     epipe = [l for l in d.logs if "EPIPE" in l]
     assert len(epipe) == 1, d.logs
     assert "raw sink has ended" in epipe[0] and "stdout" in epipe[0]
