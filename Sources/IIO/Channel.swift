@@ -43,9 +43,15 @@ package struct Channel {
         IIOCall.string(iio_channel_attr_get_filename(raw, attr))
     }
 
-    /// `iio_channel_attr_read()`.
+    /// `iio_channel_attr_read()`. The name goes to C through `withCString`, which copies a
+    /// short one to the stack: an implicit String-to-pointer conversion here allocated a
+    /// copy on every call.
     package func readAttribute(_ attr: String) throws(IIOError) -> String {
-        try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)") { iio_channel_attr_read(raw, attr, $0, $1) }
+        try attr.withCString { name in
+            Result { () throws(IIOError) -> String in
+                try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)") { iio_channel_attr_read(raw, name, $0, $1) }
+            }
+        }.get()
     }
 
     /// `iio_channel_attr_write()`.

@@ -57,9 +57,9 @@ package final class Daemon {
         return { MonotonicClock.seconds() - start }
     }
 
-    var wait: ([Int32], Double) -> [Int32] {
-        if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1) } }
-        return { ReadinessPoll.waitReadable($0, timeoutSeconds: $1) }
+    var wait: Pipeline.Wait {
+        if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1, into: &$2) } }
+        return { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }
     }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.

@@ -46,9 +46,11 @@ package final class Pipeline {
     let log: Logger
     let notifier: ServiceNotifier
     let clock: () -> Double
-    /// Sleeps until a descriptor is readable or the timeout passes (the trace clock
-    /// advances its own time instead).
-    let wait: ([Int32], Double) -> [Int32]
+    /// Sleeps until one of the descriptors is readable or the timeout (seconds) passes,
+    /// and puts the readable ones into the array: `ReadinessPoll.waitReadable`, or a
+    /// `TraceClock`'s, which advances its own time instead.
+    package typealias Wait = (_ fds: [Int32], _ timeout: Double, _ readable: inout [Int32]) -> Void
+    let wait: Wait
     private var targets: [CardTarget]
     private var targetGeneration: Int
     private var tracker: MotionTracker
@@ -70,7 +72,7 @@ package final class Pipeline {
     /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
     package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
-                 wait: @escaping ([Int32], Double) -> [Int32] = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1) }) {
+                 wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }) {
         self.parts = parts
         self.trace = trace
         self.log = log
@@ -90,7 +92,11 @@ package final class Pipeline {
         var lastStep = clock()
         var lastHeartbeat = -Double.infinity
         let heartbeat = notifier.watchdogMicroseconds.map { Double($0) / 2e6 }
+        // Kept across wakeups, emptied and refilled: a wakeup that reads a sample and
+        // publishes a frame allocates nothing (Tests/IntegrationTests/test_allocations.py).
         var readable: [Int32] = []
+        var events: [AccelerometerService.Event] = []
+        var fds: [Int32] = []
         var detached = false
         var forceFrame = true   // the first frame: the card at rest, at once
         var outcome = Outcome.finished
@@ -125,7 +131,9 @@ package final class Pipeline {
                 forceFrame = true
             }
 
-            for event in parts.source.handle(now: now, readable: readable) {
+            events.removeAll(keepingCapacity: true)
+            parts.source.handle(now: now, readable: readable, into: &events)
+            for event in events {
                 switch event {
                 case .sample(let a, _):
                     let r = tracker.process(acceleration: a, at: now)
@@ -217,9 +225,10 @@ package final class Pipeline {
             }
             if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
             if let deadline { timeout = min(timeout, max(0, deadline - now)) }
-            var fds = parts.source.fileDescriptors
+            fds.removeAll(keepingCapacity: true)
+            parts.source.appendFileDescriptors(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
-            readable = wait(fds, timeout)
+            wait(fds, timeout, &readable)
         }
         trace?.flush()
         return outcome

@@ -2,16 +2,18 @@ import Motion
 import Sensors
 
 /// Where samples come from: the real accelerometer service, or the simulated one of
-/// `shimmerd demo`. Single-threaded: the loop polls `fileDescriptors` for at most
-/// `nextTimeout(now:)` seconds, then calls `handle`.
+/// `shimmerd demo`. Single-threaded: the loop polls the descriptors `appendFileDescriptors`
+/// gives for at most `nextTimeout(now:)` seconds, then calls `handle`. Both append to
+/// arrays the loop keeps, so a wakeup allocates nothing.
 package protocol SampleSource: AnyObject {
     var summary: String { get }
-    var fileDescriptors: [Int32] { get }
+    func appendFileDescriptors(to fds: inout [Int32])
     func nextTimeout(now: Double) -> Double
     /// When the next sample should arrive, for lining a frame up with it; sooner than
     /// `nextTimeout` when a descriptor delivers samples and the timeout is a fallback.
     func nextSampleExpected(now: Double) -> Double
-    func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event]
+    /// Appends what happened since the last call (samples, attach and detach) to `events`.
+    func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event])
     /// Releases the device (restores what was changed on it).
     func release()
     /// Slows reading down to `period` seconds while the device lies still; nil: full rate.
@@ -24,6 +26,13 @@ package protocol SampleSource: AnyObject {
 extension SampleSource {
     package var isExhausted: Bool { false }
     package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
+
+    /// `handle(now:readable:into:)` into a new array.
+    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
+        var events: [AccelerometerService.Event] = []
+        handle(now: now, readable: readable, into: &events)
+        return events
+    }
 }
 
 extension AccelerometerService: SampleSource {
@@ -48,14 +57,14 @@ package final class SimulatedSource: SampleSource {
     }
 
     package var summary: String { "simulated accelerometer (scripted tilt path)" }
-    package var fileDescriptors: [Int32] { [] }
+    package func appendFileDescriptors(to fds: inout [Int32]) {}   // timed: nothing to poll
     package func nextTimeout(now: Double) -> Double { max(0, next - now) }
 
-    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
-        guard now >= next else { return [] }
+    package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
+        guard now >= next else { return }
         next = max(next + period, now - period)
         let a = path.acceleration(at: now)
-        return [.sample(a, RawReading(raw: a))]
+        events.append(.sample(a, RawReading(raw: a)))
     }
 
     package func release() {}

@@ -29,15 +29,26 @@ package final class TraceClock {
     /// The pipeline's wait: sleeps (if paced) until the real time that corresponds to
     /// `now + timeoutSeconds`, then moves `now` there. A trace source has no descriptors;
     /// any given (the signals') are polled while sleeping, or without waiting when there
-    /// is no time to sleep, but time still moves by the whole timeout.
-    package func wait(_ fds: [Int32], timeoutSeconds: Double) -> [Int32] {
+    /// is no time to sleep, but time still moves by the whole timeout. `ready` gets the
+    /// readable ones, as `ReadinessPoll.waitReadable(_:timeoutSeconds:into:)` gives them.
+    package func wait(_ fds: [Int32], timeoutSeconds: Double, into ready: inout [Int32]) {
         var target = now + max(0, timeoutSeconds)
         if let e = nextEvent, e >= now, abs(target - e) <= 1e-9 * max(1, abs(e)) { target = e }
         // Unpaced, or already late: the descriptors are still looked at (a zero-timeout
         // poll), so a signal reaches the pipeline as it does a live run.
         let remaining = speed.map { realStart + target / $0 - realClock() } ?? 0
-        let readable = fds.isEmpty ? [] : ReadinessPoll.waitReadable(fds, timeoutSeconds: max(0, remaining))
+        if fds.isEmpty {
+            ready.removeAll(keepingCapacity: true)
+        } else {
+            ReadinessPoll.waitReadable(fds, timeoutSeconds: max(0, remaining), into: &ready)
+        }
         now = target
-        return readable
+    }
+
+    /// The same, returning the readable descriptors as a new array.
+    package func wait(_ fds: [Int32], timeoutSeconds: Double) -> [Int32] {
+        var ready: [Int32] = []
+        wait(fds, timeoutSeconds: timeoutSeconds, into: &ready)
+        return ready
     }
 }

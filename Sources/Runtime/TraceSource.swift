@@ -52,8 +52,8 @@ package final class TraceSource: SampleSource {
     }
 
     package var summary: String { "trace \(path) (reading \(index) of \(readings.count))" }
-    package var fileDescriptors: [Int32] { [] }
     package var isExhausted: Bool { index >= readings.count }
+    package func appendFileDescriptors(to fds: inout [Int32]) {}   // trace time: nothing to poll
 
     package func nextTimeout(now: Double) -> Double {
         guard let base else { return 0 }
@@ -66,10 +66,9 @@ package final class TraceSource: SampleSource {
         return max(0, due - now)
     }
 
-    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
+    package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
         let base = self.base ?? now
         self.base = base
-        var events: [AccelerometerService.Event] = []
         while index < readings.count, base + readings[index].t <= now {
             while nextRecapture < recaptures.count, recaptures[nextRecapture].before <= index {
                 events.append(.recapture(recaptures[nextRecapture].reason))
@@ -79,7 +78,6 @@ package final class TraceSource: SampleSource {
             events.append(.sample(a, RawReading(raw: a)))
             index += 1
         }
-        return events
     }
 
     package func release() {}

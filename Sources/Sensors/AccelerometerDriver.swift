@@ -54,8 +54,9 @@ package protocol AccelerometerDriver: AnyObject {
     /// `poll`, `buffer`, `sysfs-poll`, `simulated`.
     var modeName: String { get }
     /// Reads what is available now (poll: one reading; buffer: the newest scan of those
-    /// waiting, plus problems).
-    func read(at now: Double) -> [DriverEvent]
+    /// waiting, plus problems) and appends it to `events`: a caller that keeps the array
+    /// between reads (removing its elements, keeping its capacity) allocates nothing.
+    func read(at now: Double, into events: inout [DriverEvent])
     /// Writes a sysfs attribute of the device by file name (`sampling_frequency`).
     func writeAttribute(_ file: String, _ value: String) throws(SensorError)
     /// Releases the device (disables the buffer). Idempotent.
@@ -70,17 +71,29 @@ extension AccelerometerDriver {
 }
 
 extension RawReading {
-    /// Parses three raw attribute texts, reporting the first bad one.
+    /// Parses three raw attribute texts, reporting the first bad one (x, then y, then z).
     static func parse(x: String, y: String, z: String) -> Result<RawReading, ReadProblem> {
-        var v = Vector3.zero
-        for (axis, text) in [(Axis.x, x), (.y, y), (.z, z)] {
-            switch SysfsNumber.parse(text) {
-            case .success(let n): v[axis] = n
-            case .failure(let f):
-                return .failure(ReadProblem(attribute: "in_accel_\(axis.rawValue)_raw",
-                                            value: String(text[...].trimmingASCIIWhitespace()), reason: "\(f)"))
-            }
+        do throws(ReadProblem) {
+            return .success(RawReading(raw: Vector3(try value(.x, x).get(), try value(.y, y).get(), try value(.z, z).get())))
+        } catch {
+            return .failure(error)
         }
-        return .success(RawReading(raw: v))
+    }
+
+    private static func value(_ axis: Axis, _ text: String) -> Result<Double, ReadProblem> {
+        SysfsNumber.parse(text).mapError { f in
+            ReadProblem(attribute: "in_accel_\(axis.rawValue)_raw", value: String(text[...].trimmingASCIIWhitespace()),
+                        reason: "\(f)")
+        }
+    }
+}
+
+extension Result<RawReading, ReadProblem> {
+    /// The reading, or the problem, as a driver reports it.
+    var driverEvent: DriverEvent {
+        switch self {
+        case .success(let r): .reading(r)
+        case .failure(let p): .problem(p)
+        }
     }
 }

@@ -6,8 +6,8 @@ import Udev
 /// The accelerometer as a long-lived source: chooses the device (`Sensor.device`), the
 /// driver (`Sensor.mode`), sets `sampling_frequency` (restored on detach), follows
 /// hotplug through a udev monitor, and turns readings into device-frame m/s^2 with bad
-/// input filtered out. Single-threaded: the caller polls `fileDescriptors` with
-/// `nextTimeout(now:)` and calls `handle(now:readable:)`.
+/// input filtered out. Single-threaded: the caller polls `appendFileDescriptors` with
+/// `nextTimeout(now:)` and calls `handle(now:readable:into:)`.
 package final class AccelerometerService {
     package struct Attachment: Sendable {
         package var device: AccelerometerDescription
@@ -96,12 +96,11 @@ package final class AccelerometerService {
 
     deinit { detach() }
 
-    /// Descriptors to poll for readability: the udev monitor, and in buffer mode the
-    /// device node while the device moves.
-    package var fileDescriptors: [Int32] {
-        var fds = monitor.map { [$0.fileDescriptor] } ?? []
+    /// Appends the descriptors to poll for readability: the udev monitor, and in buffer
+    /// mode the device node while the device moves.
+    package func appendFileDescriptors(to fds: inout [Int32]) {
+        if let m = monitor { fds.append(m.fileDescriptor) }
         if let fd = bufferDescriptor { fds.append(fd) }
-        return fds
     }
 
     /// The buffer's descriptor while reads wait on it: buffer mode, moving (a still
@@ -127,23 +126,23 @@ package final class AccelerometerService {
         return nextTimeout(now: now)
     }
 
-    /// Does what is due: hotplug events, (re)attaching, reading a sample.
-    package func handle(now: Double, readable: [Int32] = []) -> [Event] {
-        var events: [Event] = []
+    /// Does what is due: hotplug events, (re)attaching, reading a sample; appends what
+    /// happened to `events`. A wakeup that only reads a sample allocates nothing when the
+    /// caller keeps `events` between calls (removing its elements, keeping its capacity).
+    package func handle(now: Double, readable: [Int32] = [], into events: inout [Event]) {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
         }
-        guard driver != nil else { return events }
+        guard driver != nil else { return }
         let waited = bufferDescriptor
         let woke = waited.map { readable.contains($0) } ?? false
-        guard woke || now >= nextRead else { return events }
-        events += readOnce(now: now)
+        guard woke || now >= nextRead else { return }
+        readOnce(now: now, into: &events)
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
         events += dropUnreachableRemote(now: now)
-        return events
     }
 
     /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is
@@ -393,12 +392,16 @@ package final class AccelerometerService {
     /// Since when every read of a remote sensor has failed.
     private var failingSince: Double?
 
-    private func readOnce(now: Double) -> [Event] {
-        guard let drv = driver else { return [] }
-        var events: [Event] = []
+    /// What the driver gave at the last read; kept so that reads allocate nothing.
+    private var driverEvents: [DriverEvent] = []
+
+    private func readOnce(now: Double, into events: inout [Event]) {
+        guard let drv = driver else { return }
         lastReadHadData = false
         lastReadError = nil
-        for e in drv.read(at: now) {
+        driverEvents.removeAll(keepingCapacity: true)
+        drv.read(at: now, into: &driverEvents)
+        for e in driverEvents {
             switch e {
             case .problem(let p):
                 if p.isReadFailure { lastReadError = p.reason }
@@ -419,7 +422,6 @@ package final class AccelerometerService {
                 }
             }
         }
-        return events
     }
 
     private func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double) {

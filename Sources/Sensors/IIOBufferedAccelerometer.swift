@@ -87,14 +87,15 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         }
     }
 
-    package func read(at now: Double) -> [DriverEvent] {
-        var events: [DriverEvent] = []
+    package func read(at now: Double, into events: inout [DriverEvent]) {
         if buffer == nil {
             do { try openBuffer() } catch {
-                return [.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: ReadProblem.openFailed, reason: error.message))]
+                events.append(.problem(ReadProblem(attribute: device.devnode ?? "buffer", value: ReadProblem.openFailed,
+                                                   reason: error.message)))
+                return
             }
         }
-        guard let b = buffer else { return events }
+        guard let b = buffer else { return }
         var newest: RawReading?
         for _ in 0..<maxScansPerRead {
             do {
@@ -123,7 +124,6 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
             }
         }
         if let newest { events.append(.reading(newest)) }
-        return events
     }
 
     /// One whole scan to a reading, through the element positions found at setup.

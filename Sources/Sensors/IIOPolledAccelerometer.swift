@@ -25,18 +25,17 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
         self.axes = axes
     }
 
-    package func read(at now: Double) -> [DriverEvent] {
-        var texts: [String] = []
-        for (c, axis) in zip(axes, ["x", "y", "z"]) {
-            do {
-                texts.append(try c.readAttribute("raw"))
-            } catch {
-                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed, reason: "\(error)"))]
-            }
-        }
-        switch RawReading.parse(x: texts[0], y: texts[1], z: texts[2]) {
-        case .success(let r): return [.reading(r)]
-        case .failure(let p): return [.problem(p)]
+    package func read(at now: Double, into events: inout [DriverEvent]) {
+        guard let x = rawText(0, &events), let y = rawText(1, &events), let z = rawText(2, &events) else { return }
+        events.append(RawReading.parse(x: x, y: y, z: z).driverEvent)
+    }
+
+    /// Axis `i`'s `raw` text; nil, with the problem appended, when the read fails.
+    private func rawText(_ i: Int, _ events: inout [DriverEvent]) -> String? {
+        do { return try axes[i].readAttribute("raw") } catch {
+            events.append(.problem(ReadProblem(attribute: "in_accel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
+                                               reason: "\(error)")))
+            return nil
         }
     }
 

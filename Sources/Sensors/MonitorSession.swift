@@ -33,6 +33,8 @@ package struct MonitorSession {
         let start = MonotonicClock.seconds()
         var tracker = MotionTracker(attitude: attitude, mapper: mapper)
         var readable: [Int32] = []
+        var events: [AccelerometerService.Event] = []
+        var fds: [Int32] = []
         while true {
             let now = MonotonicClock.seconds() - start
             var stop = false
@@ -46,14 +48,17 @@ package struct MonitorSession {
             }
             if let d = duration, now >= d { stop = true }
             if stop { break }
-            for e in service.handle(now: now, readable: readable) {
+            events.removeAll(keepingCapacity: true)
+            service.handle(now: now, readable: readable, into: &events)
+            for e in events {
                 handle(e, now: now, tracker: &tracker, emit: emit)
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
             if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
-            var fds = service.fileDescriptors
+            fds.removeAll(keepingCapacity: true)
+            service.appendFileDescriptors(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }
-            readable = ReadinessPoll.waitReadable(fds, timeoutSeconds: timeout)
+            ReadinessPoll.waitReadable(fds, timeoutSeconds: timeout, into: &readable)
         }
     }
 

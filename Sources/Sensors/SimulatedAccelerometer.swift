@@ -89,8 +89,8 @@ package final class SimulatedAccelerometer: AccelerometerDriver {
         device = AccelerometerDescription(snapshot: snapshot, configuredMatrix: nil)
     }
 
-    package func read(at now: Double) -> [DriverEvent] {
-        [.reading(RawReading(raw: path.acceleration(at: now - start)))]
+    package func read(at now: Double, into events: inout [DriverEvent]) {
+        events.append(.reading(RawReading(raw: path.acceleration(at: now - start))))
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

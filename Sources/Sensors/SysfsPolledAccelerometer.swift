@@ -16,19 +16,18 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
         directory = p
     }
 
-    package func read(at now: Double) -> [DriverEvent] {
+    package func read(at now: Double, into events: inout [DriverEvent]) {
         var texts: [String] = []
         for axis in ["x", "y", "z"] {
             switch SysfsAttributeFile.read("\(directory)/in_accel_\(axis)_raw") {
             case .success(let t): texts.append(t)
             case .failure(let e):
-                return [.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed, reason: "\(e)"))]
+                events.append(.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed,
+                                                   reason: "\(e)")))
+                return
             }
         }
-        switch RawReading.parse(x: texts[0], y: texts[1], z: texts[2]) {
-        case .success(let r): return [.reading(r)]
-        case .failure(let p): return [.problem(p)]
-        }
+        events.append(RawReading.parse(x: texts[0], y: texts[1], z: texts[2]).driverEvent)
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

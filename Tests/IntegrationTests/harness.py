@@ -315,9 +315,9 @@ class Bed:
     def run(self, *args, timeout=60):
         return subprocess.run([SHIMMERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
-    def spawn(self, *args, extra_env=None, prefix=()):
+    def spawn(self, *args, extra_env=None, prefix=(), binary=None):
         env = dict(self.env, **(extra_env or {}))
-        d = Daemon([*prefix, SHIMMERD, *args], env)
+        d = Daemon([*prefix, binary or SHIMMERD, *args], env)
         self.children.append(d)
         return d
 

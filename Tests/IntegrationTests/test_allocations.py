@@ -1,0 +1,131 @@
+"""The running daemon allocates nothing per frame: the real shimmerd, in buffer mode on
+the bmc150 fixture, with the shm sink, counted by an allocation counter preloaded ahead of
+everything else (support/malloc_count.c: every malloc, calloc, realloc and aligned
+allocation of the process, umockdev's preload and the C libraries included).
+
+The binary is the release build that install.sh ships (scripts/build-release.sh, built
+here if it is not up to date): allocating nothing is a property of optimized code, since
+an unoptimized build puts closure contexts and existential boxes on the heap, hundreds
+of them a frame.
+
+After a warm-up, in which the loop's arrays reach their working size, the count must not
+move at all while the card follows a moving tilt for 150 scan groups and over a hundred
+frames, nor while the device then lies still and the daemon reads it on its idle timer.
+Exact counts, not times: the property holds on any machine."""
+import math
+import os
+import struct
+import subprocess
+import time
+
+import pytest
+
+from harness import REPO, Device, ScanPipe, pose, wait_until
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = "bmc150_bosc0200_ideapad_d330"
+
+
+@pytest.fixture(scope="module")
+def release_shimmerd():
+    built = subprocess.run([os.path.join(REPO, "scripts", "build-release.sh")], capture_output=True, text=True,
+                           timeout=3600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    return built.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def malloc_count_library(tmp_path_factory):
+    out = tmp_path_factory.mktemp("malloc_count") / "libmalloccount.so"
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(out),
+                    os.path.join(HERE, "support", "malloc_count.c")], check=True)
+    return str(out)
+
+
+@pytest.fixture
+def shm_name():
+    name = "shimmerd-alloc-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
+    yield name
+    try:
+        os.unlink("/dev/shm/" + name)
+    except FileNotFoundError:
+        pass
+
+
+class AllocationCount:
+    """The preloaded counter of a running process, read through /proc/PID/mem."""
+
+    def __init__(self, pid, address_file, daemon):
+        wait_until(lambda: os.path.exists(address_file) and open(address_file).read().endswith("\n"),
+                   "the counter's address", daemon)
+        self.path = "/proc/%d/mem" % pid
+        self.address = int(open(address_file).read(), 16)
+
+    def read(self):
+        with open(self.path, "rb") as mem:
+            mem.seek(self.address)
+            return struct.unpack("<Q", mem.read(8))[0]
+
+
+def frames_published(name):
+    with open("/dev/shm/" + name, "rb") as f:
+        return struct.unpack_from("<Q", f.read(64), 48)[0]
+
+
+def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, release_shimmerd, malloc_count_library,
+                                                         shm_name):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    pipe = ScanPipe(bed, dev)
+    address_file = str(tmp_path / "allocations.address")
+    pipe.pose(0, 0)
+    d = bed.spawn("run", "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100",
+                  "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sink.fps=60",
+                  "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3",
+                  binary=release_shimmerd,
+                  extra_env={"LD_PRELOAD": malloc_count_library + ":" + bed.env["LD_PRELOAD"],
+                             "SHIMMERD_TEST_MALLOC_COUNT_FILE": address_file})
+    count = AllocationCount(d.p.pid, address_file, d)
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and frames_published(shm_name) > 0, "the first frame", d)
+    group = int(bed.attr(dev.syspath, "buffer/watermark").strip())
+
+    def tilt(steps, start):
+        """One scan group per step along a circle of tilts, each waited for until a
+        frame shows it (every step moves the focal point well past the dead band)."""
+        for k in range(start, start + steps):
+            before = frames_published(shm_name)
+            a = 0.3 * k
+            pipe.send(dev.scans(pose(0.12 * math.sin(a), 0.12 * math.cos(a)), count=group))
+            wait_until(lambda: frames_published(shm_name) > before, "a frame for step %d" % k, d)
+
+    # Warm-up: the baseline (3 readings: each read takes a group's newest scan), the
+    # first frames, the loop's arrays grown to their size.
+    for _ in range(4):
+        pipe.send(dev.scans(pose(0, 0), count=group))
+        time.sleep(0.1)
+    tilt(40, 0)
+    allocations, frames = count.read(), frames_published(shm_name)
+    tilt(150, 40)
+    moving_frames = frames_published(shm_name) - frames
+    assert moving_frames >= 150, moving_frames
+    assert count.read() - allocations == 0, "allocations while moving, over %d frames" % moving_frames
+
+    # Still: the same pose from now on. The smoother settles, the daemon stops drawing
+    # and reads the device on its idle timer (every 0.1 s).
+    pipe.send(dev.scans(pose(0.12 * math.sin(0.3 * 190), 0.12 * math.cos(0.3 * 190)), count=group))
+    seen = [frames_published(shm_name)]
+
+    def settled():
+        time.sleep(0.5)
+        seen.append(frames_published(shm_name))
+        return seen[-1] == seen[-2]
+    wait_until(settled, "the card to settle", d)
+    frames = seen[-1]
+    time.sleep(2.5)   # the stillness window: the idle timer takes over
+    allocations = count.read()
+    time.sleep(1.5)
+    assert frames_published(shm_name) == frames, "no frames while still"
+    assert count.read() - allocations == 0, "allocations while still"
+    assert d.poll() is None
+    assert d.stop() == 0
+    pipe.close()
