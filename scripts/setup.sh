@@ -13,6 +13,9 @@ packages=(
   umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iiod libiio-utils
   # test: the raw sink into a real ffmpeg, the unit checked by systemd-analyze
   ffmpeg systemd
+  # test: a C compiler for the allocation counter preloaded into the daemon
+  # (Tests/IntegrationTests/support/malloc_count.c)
+  gcc libc6-dev
   # test and docs: `shimmerd plot` SVGs rendered by librsvg (rsvg-convert)
   librsvg2-bin
   # build: SDL2 for `shimmerd view` (CSDL2); test: the viewer on a virtual X server, xwd
