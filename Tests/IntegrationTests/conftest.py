@@ -3,6 +3,7 @@ changes), which needs umockdev's preload library in this process too; re-exec un
 when it is missing. Run as: /usr/bin/python3 -m pytest Tests/IntegrationTests"""
 import os
 import sys
+import time
 
 import pytest
 
@@ -26,6 +27,15 @@ def bed_factory():
     yield make
     for b in beds:
         b.close()
+
+
+@pytest.fixture
+def shm_name():
+    """A shm object name of this test's own, removed afterwards."""
+    name = "shimmerd-test-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
+    yield name
+    if os.path.lexists("/dev/shm/" + name):
+        os.unlink("/dev/shm/" + name)
 
 
 def pytest_sessionstart(session):

@@ -436,6 +436,13 @@ class Daemon:
         return self.wait(timeout=WAIT)
 
 
+def shm_header(name):
+    """The shm sink's header (spec/interfaces.md): magic, frame counter, writer pid."""
+    with open("/dev/shm/" + name, "rb") as f:
+        h = f.read(128)
+    return h[:4], struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
+
+
 def close_to(a, b, tol):
     return all(abs(x - y) <= tol for x, y in zip(a, b))
 

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from harness import REPO, Device, ScanPipe, pose, wait_until
+from harness import REPO, Device, ScanPipe, pose, shm_header, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
@@ -42,16 +42,6 @@ def malloc_count_library(tmp_path_factory):
     return str(out)
 
 
-@pytest.fixture
-def shm_name():
-    name = "shimmerd-alloc-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
-    yield name
-    try:
-        os.unlink("/dev/shm/" + name)
-    except FileNotFoundError:
-        pass
-
-
 class AllocationCount:
     """The preloaded counter of a running process, read through /proc/PID/mem."""
 
@@ -68,8 +58,7 @@ class AllocationCount:
 
 
 def frames_published(name):
-    with open("/dev/shm/" + name, "rb") as f:
-        return struct.unpack_from("<Q", f.read(64), 48)[0]
+    return shm_header(name)[1]
 
 
 def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, release_shimmerd, malloc_count_library,

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, wait_until
+from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, shm_header, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -288,23 +288,6 @@ def test_framebuffer_vanishes_mid_run_and_comes_back(bed_factory, tmp_path):
     assert len(run.lines(r"vanished|unavailable", n)) == 1, run.d.logs[n:]
     run.stop()
     check_trace_intact(run.trace, before)
-
-
-def shm_header(name):
-    import struct
-    with open("/dev/shm/" + name, "rb") as f:
-        h = f.read(128)
-    frame, = struct.unpack_from("<Q", h, 48)
-    pid, = struct.unpack_from("<I", h, 72)
-    return h[:4], frame, pid
-
-
-@pytest.fixture
-def shm_name():
-    name = "shimmerd-fault-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
-    yield name
-    if os.path.lexists("/dev/shm/" + name):
-        os.unlink("/dev/shm/" + name)
 
 
 def test_shm_segment_deleted_by_someone_else_is_recreated(bed_factory, tmp_path, shm_name):

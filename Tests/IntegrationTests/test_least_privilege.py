@@ -13,13 +13,12 @@ import os
 import re
 import shutil
 import socket
-import struct
 import tempfile
 import time
 
 import pytest
 
-from harness import WAIT, Device, close_to, pose, wait_until
+from harness import WAIT, Device, close_to, pose, shm_header, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
@@ -27,20 +26,8 @@ NOBODY = 65534
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop to nobody, or to be refused as root)")
 
 
-def shm_header(name):
-    with open("/dev/shm/" + name, "rb") as f:
-        h = f.read(128)
-    return struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
 
 
-
-
-@pytest.fixture
-def shm_name():
-    name = "shimmerd-priv-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
-    yield name
-    if os.path.lexists("/dev/shm/" + name):
-        os.unlink("/dev/shm/" + name)
 
 
 @pytest.fixture
@@ -87,13 +74,13 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     assert int(status["CapEff"], 16) == 0 and int(status["CapPrm"], 16) == 0
     assert status["Groups"].strip() == ""
     # Frames flow: a tilt moves the frame counter of a segment nobody owns, mode 0640.
-    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[0] > 0, "the first frame", d)
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     st = os.stat("/dev/shm/" + shm_name)
     assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (NOBODY, NOBODY, 0o640)
-    first, pid = shm_header(shm_name)
+    _, first, pid = shm_header(shm_name)
     assert pid == d.p.pid
     bed.set_raw(dev, dev.raw_for(pose(0.15, 0.05)))
-    wait_until(lambda: shm_header(shm_name)[0] > first + 3, "frames after a tilt", d)
+    wait_until(lambda: shm_header(shm_name)[1] > first + 3, "frames after a tilt", d)
     # sampling_frequency was not writable: left as it was.
     assert "not writable" in line
     assert os.stat(trace).st_uid == NOBODY
@@ -151,7 +138,7 @@ def test_no_network_sockets_with_a_local_sensor(bed_factory, tmp_path, shm_name)
     trace = str(tmp_path / "trace.jsonl")
     d = bed.spawn("run", *QUIET, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
                   "--set", "Trace.path=" + trace)
-    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[0] > 0, "the first frame", d)
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     mine, fam = socket_families(d.p.pid)
     assert mine, "the udev monitor's socket should be there"
     assert set(fam) == mine, "sockets of unknown kind: %s" % (mine - set(fam))
