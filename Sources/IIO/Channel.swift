@@ -43,15 +43,9 @@ package struct Channel {
         IIOCall.string(iio_channel_attr_get_filename(raw, attr))
     }
 
-    /// `iio_channel_attr_read()`. The name goes to C through `withCString`, which copies a
-    /// short one to the stack: an implicit String-to-pointer conversion here allocated a
-    /// copy on every call.
+    /// `iio_channel_attr_read()`.
     package func readAttribute(_ attr: String) throws(IIOError) -> String {
-        try attr.withCString { name in
-            Result { () throws(IIOError) -> String in
-                try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)") { iio_channel_attr_read(raw, name, $0, $1) }
-            }
-        }.get()
+        try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)", name: attr) { iio_channel_attr_read(raw, $0, $1, $2) }
     }
 
     /// `iio_channel_attr_write()`.

@@ -46,7 +46,7 @@ package struct Device {
 
     /// `iio_device_attr_read()`.
     package func readAttribute(_ name: String) throws(IIOError) -> String {
-        try IIOCall.readString("iio_device_attr_read", "\(target)/\(name)") { iio_device_attr_read(raw, name, $0, $1) }
+        try IIOCall.readString("iio_device_attr_read", "\(target)/\(name)", name: name) { iio_device_attr_read(raw, $0, $1, $2) }
     }
 
     /// `iio_device_attr_write()`.
@@ -56,8 +56,8 @@ package struct Device {
 
     /// `iio_device_buffer_attr_read()`.
     package func readBufferAttribute(_ name: String) throws(IIOError) -> String {
-        try IIOCall.readString("iio_device_buffer_attr_read", "\(target)/buffer/\(name)") {
-            iio_device_buffer_attr_read(raw, name, $0, $1)
+        try IIOCall.readString("iio_device_buffer_attr_read", "\(target)/buffer/\(name)", name: name) {
+            iio_device_buffer_attr_read(raw, $0, $1, $2)
         }
     }
 

@@ -25,24 +25,29 @@ enum IIOCall {
         throw IIOError(operation: operation, target: target(), code: code)
     }
 
-    /// Reads an attribute through a libiio `*_attr_read(..., char *dst, size_t len)`.
+    /// Reads attribute `name` through a libiio `*_attr_read(..., const char *attr, char
+    /// *dst, size_t len)`; `body` gets the name as a C string, the buffer and its length.
     /// libiio returns the byte count including the terminating NUL and drops the final
     /// character of the sysfs text (the kernel's newline). The text is what precedes the
     /// first NUL among the bytes libiio says it wrote.
     ///
-    /// The buffer is on the stack and a short text (up to 15 bytes, as every `_raw`
-    /// value is) is stored inside the String: poll mode reads three attributes 100 times
-    /// a second without allocating.
-    static func readString(_ operation: String, _ target: @autoclosure () -> String,
-                           _ body: (UnsafeMutablePointer<CChar>, Int) -> Int) throws(IIOError) -> String {
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { (p) throws(IIOError) -> String in
-            let base = p.baseAddress!
-            let written = try base.withMemoryRebound(to: CChar.self, capacity: p.count) { c throws(IIOError) -> Int in
-                try check(operation, target(), { body(c, p.count) })
+    /// Nothing is allocated for a short name and value (up to 15 bytes, as `raw` and every
+    /// `_raw` value are): the name goes through `withCString` (an implicit String-to-pointer
+    /// conversion allocated a copy), the buffer is on the stack, and the text is stored
+    /// inside the String. Poll mode reads three attributes 100 times a second.
+    static func readString(_ operation: String, _ target: @autoclosure () -> String, name: String,
+                           _ body: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int) -> Int) throws(IIOError) -> String {
+        try name.withCString { cName in
+            Result { () throws(IIOError) -> String in
+                try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { (p) throws(IIOError) -> String in
+                    let written = try p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { c throws(IIOError) -> Int in
+                        try check(operation, target(), { body(cName, c, p.count) })
+                    }
+                    let bytes = UnsafeBufferPointer(rebasing: p[..<min(max(written, 0), p.count)])
+                    return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                }
             }
-            let bytes = UnsafeBufferPointer(rebasing: p[..<min(max(written, 0), p.count)])
-            return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        }.get()
     }
 
     static func string(_ p: UnsafePointer<CChar>?) -> String? {
