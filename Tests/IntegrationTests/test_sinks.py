@@ -97,14 +97,6 @@ def run_reader(*args, timeout=WAIT):
     return r
 
 
-@pytest.fixture
-def shm_name():
-    name = "shimmerd-test-%d-%d" % (os.getpid(), time.monotonic_ns() % 1_000_000)
-    yield name
-    if os.path.exists("/dev/shm/" + name):
-        os.unlink("/dev/shm/" + name)
-
-
 def check_header(h, name):
     assert h["magic"] == "SHMR" and h["version"] == 1 and h["header_size"] == 128
     assert (h["width"], h["height"], h["stride"]) == (CARD_W, CARD_H, CARD_W * 4)

@@ -40,14 +40,6 @@ def xserver():
     p.wait(timeout=WAIT)
 
 
-@pytest.fixture
-def shm_name():
-    name = "shimmerd-view-%d-%s" % (os.getpid(), os.urandom(4).hex())
-    yield name
-    if os.path.exists("/dev/shm/" + name):
-        os.unlink("/dev/shm/" + name)
-
-
 class Viewer:
     """`shimmerd view` on `display`, outside the umockdev testbed (it reads no sensor)."""
 
