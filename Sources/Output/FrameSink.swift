@@ -34,6 +34,24 @@ package struct SinkError: Error, CustomStringConvertible {
     package var description: String { "\(sink): \(message)" }
 }
 
+/// What became of a frame handed to `publish`.
+package enum Delivery: Equatable, Sendable {
+    /// The frame is out (on screen, in the segment, written to the output).
+    case published
+    /// The frame was not delivered, and why; the run goes on.
+    case dropped(DropReason)
+}
+
+/// Why a sink dropped a frame instead of delivering it.
+package enum DropReason: String, Equatable, Sendable {
+    /// The reader is not taking frames (a full pipe: a stalled ffmpeg, a paused pipeline).
+    case readerBusy = "the reader is not taking frames"
+    /// A FIFO has no reader yet.
+    case noReader = "no reader"
+    /// More frames than `Sink.fps` in the last second.
+    case rateLimit = "more than Sink.fps frames in a second"
+}
+
 /// Where frames go. The sink owns the pixel memory; the renderer paints straight into
 /// it. A sink may rotate through several buffers (`slotCount`); each keeps the frame it
 /// last received, so the runtime keeps one renderer target per slot.
@@ -45,8 +63,11 @@ package protocol FrameSink: AnyObject {
     func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int)
     /// Which slot the next frame is painted into.
     func nextSlot() -> Int
-    /// Makes the frame painted into `slot` visible.
-    func publish(slot: Int, _ frame: FrameInfo) throws(SinkError)
+    /// Makes the frame painted into `slot` visible, or drops it (a reader that does not
+    /// keep up) and says why. Never blocks: a stop signal is acted on at once whatever a
+    /// reader does.
+    @discardableResult
+    func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery
     /// Frames published so far.
     var framesPublished: UInt64 { get }
     /// Called by the pipeline loop on every wake-up (at least four times a second), frames
@@ -60,9 +81,21 @@ package protocol FrameSink: AnyObject {
     /// Releases everything (restores the console, detaches from shared memory). Called
     /// once; deinit does the same if it was not.
     func close()
+    /// Descriptors the pipeline loop must watch for the sink (a display's page-flip
+    /// events); none by default.
+    func appendFileDescriptors(to fds: inout [Int32])
+    /// Called after each wait with the descriptors that became readable (all of them:
+    /// the sink picks its own).
+    func handle(readable: [Int32])
+    /// False while the sink cannot take a frame yet (a page flip still in flight): the
+    /// loop keeps the newest picture and publishes it once this turns true.
+    var isReadyForFrame: Bool { get }
 }
 
 extension FrameSink {
     package func maintain() {}
     package var targetGeneration: Int { 0 }
+    package func appendFileDescriptors(to fds: inout [Int32]) {}
+    package func handle(readable: [Int32]) {}
+    package var isReadyForFrame: Bool { true }
 }

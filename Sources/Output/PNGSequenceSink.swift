@@ -30,7 +30,7 @@ package final class PNGSequenceSink: FrameSink {
         return "frame-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".png"
     }
 
-    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) {
+    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         let path = directory + "/" + Self.fileName(frame.number)
         do {
             let bytes = try PNGCodec.encode(CardImage.rgba(buffer.pixmap, coverage: coverage))
@@ -40,6 +40,7 @@ package final class PNGSequenceSink: FrameSink {
         }
         framesPublished += 1
         written.append(path)
+        return .published
     }
 
     package func close() {}

@@ -71,14 +71,14 @@ package final class RawFrameSink: FrameSink {
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (buffer.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }
 
-    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) {
+    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         guard !ended else { throw SinkError(sink: "raw", "\(summary) has ended", permanent: true) }
         let now = clock()
         tokens = min(Self.burst, tokens + (now - (lastRefill ?? now)) * fps)
         lastRefill = now
         guard tokens >= 0.999, let out = try openFIFOIfNeeded() else {
             framesSkipped += 1
-            return
+            return .dropped(tokens < 0.999 ? .rateLimit : .noReader)
         }
         let p = buffer.pixmap
         do {
@@ -93,6 +93,7 @@ package final class RawFrameSink: FrameSink {
         }
         tokens -= 1
         framesPublished += 1
+        return .published
     }
 
     /// The output, opening a FIFO once a reader is there; nil while it has none.

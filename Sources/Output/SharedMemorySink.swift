@@ -236,7 +236,7 @@ package final class SharedMemorySink: FrameSink {
     /// Frame f+1 goes into buffer f mod N.
     package func nextSlot() -> Int { Int(frame % UInt64(header.bufferCount)) }
 
-    package func publish(slot: Int, _ info: FrameInfo) throws(SinkError) {
+    package func publish(slot: Int, _ info: FrameInfo) throws(SinkError) -> Delivery {
         guard !closed else { throw SinkError(sink: "shm", "\(path) is closed", permanent: true) }
         guard slot == nextSlot() else {
             throw SinkError(sink: "shm", "frame \(frame + 1) painted into buffer \(slot), expected \(nextSlot())")
@@ -249,6 +249,7 @@ package final class SharedMemorySink: FrameSink {
         SharedWord.storeRelease(frame, at: base + SharedMemoryHeader.Offset.frame)
         SharedWord.wake(at: base + SharedMemoryHeader.Offset.frame)
         framesPublished += 1
+        return .published
     }
 
     /// writer_pid = 0 and a wake-up, so readers learn the writer left; the object stays.
