@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Output
 import PNG
 import Runtime
 import Sensors
@@ -60,7 +61,9 @@ struct DemoCommand: Subcommand {
 
         let animation = out + "/shimmer.png"
         do {
-            let frames = try daemon.pngFrames.map { try FileSystem.read($0) }
+            // The directory was emptied above, so its frames are this run's, in order.
+            let numbers = try FileSystem.list(out + "/frames").compactMap(PNGSequenceSink.number(ofFileName:)).sorted()
+            let frames = try numbers.map { try FileSystem.read(out + "/frames/" + PNGSequenceSink.fileName($0)) }
             let fps = UInt16(max(1, min(config.sink.fps, 1000)))
             try FileSystem.writeAtomically(try APNG.assemble(frames, delayNumerator: 1, delayDenominator: fps), to: animation)
         } catch {

@@ -161,15 +161,16 @@ struct ReplayWriter {
         coverage = renderer.cardCoverage
         switch output {
         case .directory(let dir):
+            // Frames of an earlier, longer replay would mix into this one: a replay's
+            // directory holds that replay alone, numbered from frame-000001.png.
+            if let old = try? FileSystem.list(dir) {
+                for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(dir + "/" + name) }
+            }
             do {
                 pngSink = try PNGSequenceSink(directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
                                               coverage: renderer.cardCoverage)
             } catch {
                 throw Failure(.cannotCreate, "replay: \(error)")
-            }
-            // Frames of an earlier, longer replay would mix into this one.
-            if let old = try? FileSystem.list(dir) {
-                for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(dir + "/" + name) }
             }
             buffer = nil
             target = CardTarget(pixmap: pngSink!.target(slot: 0).pixmap)
@@ -200,7 +201,7 @@ struct ReplayWriter {
         switch output {
         case .directory:
             do {
-                try pngSink!.publish(slot: 0, FrameInfo(number: UInt64(frame.index + 1), timeNanoseconds: UInt64(frame.t * 1e9),
+                _ = try pngSink!.publish(slot: 0, FrameInfo(number: UInt64(frame.index + 1), timeNanoseconds: UInt64(frame.t * 1e9),
                                                         focalX: frame.focal.x, focalY: frame.focal.y))
             } catch {
                 throw Failure(.ioError, "replay: \(error)")

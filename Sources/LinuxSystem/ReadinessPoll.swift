@@ -21,6 +21,14 @@ package enum ReadinessPoll {
         }
     }
 
+    /// Waits until `fd` can take a write (POLLOUT), an error or hang-up is reported on it
+    /// (the next write then says which), or `timeoutSeconds` pass; false on the timeout.
+    package static func waitWritable(_ fd: Int32, timeoutSeconds: Double) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let ms = Int32((max(0, min(timeoutSeconds, 3600)) * 1000).rounded(.up))
+        return poll(&p, 1, ms) > 0
+    }
+
     /// The readable descriptors among `fds`, as a new array.
     package static func waitReadable(_ fds: [Int32], timeoutSeconds: Double) -> [Int32] {
         var ready: [Int32] = []

@@ -92,6 +92,7 @@ package final class FramebufferSink: FrameSink {
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }
 
+    @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         framesPublished += 1
         if let device { copyRows(device, all: false) }

@@ -13,6 +13,7 @@ package final class NullSink: FrameSink {
     package var slotCount: Int { 1 }
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (buffer.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }
+    @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         framesPublished += 1
         return .published

@@ -13,10 +13,20 @@ import Raster
 ///   `Sink.fps`; the sink enforces it too with a token bucket (fps tokens a second, at
 ///   most 2 banked), so a frame that renders faster than the one before it is not
 ///   dropped for jitter, yet no second ever carries more than fps + 2 frames.
-/// - Writes block: a slow reader slows the daemon down rather than getting torn frames.
-/// - A FIFO is opened without blocking (O_NONBLOCK, then switched back to blocking):
-///   until a reader opens it (ENXIO), frames are skipped and the open is retried on the
-///   next frame, so SIGTERM is never stuck behind an open(2).
+/// - Writes never block (O_NONBLOCK): a reader that stops reading (a stalled ffmpeg, a
+///   paused pipeline) must not hold the daemon, whose stop signal is then acted on at
+///   once. A frame the pipe cannot take whole is kept (a copy of its unwritten part)
+///   and finished on later wakeups, so the stream only ever carries whole frames; frames
+///   that come while one is still unfinished are dropped and reported as such
+///   (`Delivery.dropped(.readerBusy)`). `close` gives the unfinished frame at most
+///   `drainSeconds` more, then gives up and says how much of it is missing.
+/// - A FIFO is opened without blocking: until a reader opens it (ENXIO), frames are
+///   dropped (`.noReader`) and the open is retried on the next frame, so a stop is never
+///   stuck behind an open(2).
+/// - A file is appended to, never truncated: a reload, or a run after an earlier one,
+///   continues the recording. A file that ends in a partial frame (a crash mid-write) is
+///   padded with zeros to the next frame boundary first (`paddedBytes`), so the frames
+///   that follow stay aligned for a reader.
 /// - A reader that goes away (EPIPE; SIGPIPE is ignored by the process) ends the sink:
 ///   `publish` throws a permanent `SinkError` naming the output and the frames written,
 ///   and the daemon stops cleanly with that one log line and exit status 0, as a filter
@@ -26,18 +36,33 @@ package final class RawFrameSink: FrameSink {
     private let buffer: PixelBuffer
     private let clock: () -> Double
     private var output: FileDescriptor?
+    /// The descriptor's status flags before O_NONBLOCK was added: stdout is shared with
+    /// whoever started the daemon, so its flags are put back on close.
+    private var originalFlags: Int32?
     /// Token bucket: frames that may be written now (at most `burst`).
     private var tokens: Double
     private var lastRefill: Double?
-    private let fps: Double
+    /// Most frames a second; a reload may change it (the output stays open).
+    package var fps: Double
     private static let burst = 2.0
     private var ended = false
+    /// The unwritten tail of the frame in flight: `pending[pendingStart...]`, a copy taken
+    /// when the pipe filled mid-frame (the renderer paints the next frame into `buffer`).
+    /// Allocated once, at the first short write.
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
     package private(set) var framesPublished: UInt64 = 0
-    /// Frames dropped by the fps limit or while a FIFO had no reader.
+    /// Frames dropped: the fps limit, a FIFO with no reader, a reader not taking frames.
     package private(set) var framesSkipped: UInt64 = 0
+    /// Zero bytes written at open to complete a partial last frame of an existing file.
+    package private(set) var paddedBytes: Int?
+    /// The longest `close` waits for a stalled reader to take the rest of a frame.
+    package static let drainSeconds = 0.5
 
-    /// - Parameter path: "-" for stdout, else a FIFO or a file (created or truncated, 0644,
-///   never through a symbolic link).
+    private var frameBytes: Int { buffer.pixmap.stride * buffer.pixmap.height }
+
+    /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
+    ///   to, never through a symbolic link).
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         self.path = path
@@ -48,19 +73,19 @@ package final class RawFrameSink: FrameSink {
         if path == "-" {
             let fd = dup(1)
             guard fd >= 0 else { throw SinkError(sink: "raw", "stdout: \(String(cString: strerror(errno)))", permanent: true) }
-            output = FileDescriptor(adopting: fd, path: "stdout")
-        } else {
-            let isFIFO = (try? FileStatus.of(path).kind) == .fifo
-            if !isFIFO {
-                // Never through a symbolic link: a root daemon told to write /tmp/out.raw
-                // must not truncate whatever a link there points at.
-                do { output = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o644) }
-                catch let e as SystemError where e.errno == ELOOP {
-                    throw SinkError(sink: "raw", "\(path) is a symbolic link; refusing to follow it", permanent: true)
-                } catch {
-                    throw SinkError(sink: "raw", "\(error)", permanent: true)
-                }
+            try adopt(FileDescriptor(adopting: fd, path: "stdout"))
+        } else if (try? FileStatus.of(path).kind) != .fifo {
+            // Never through a symbolic link: a root daemon told to write /tmp/out.raw
+            // must not write wherever a link there points.
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, mode: 0o644) }
+            catch let e as SystemError where e.errno == ELOOP {
+                throw SinkError(sink: "raw", "\(path) is a symbolic link; refusing to follow it", permanent: true)
+            } catch {
+                throw SinkError(sink: "raw", "\(error)", permanent: true)
             }
+            try padToFrameBoundary(fd)
+            try adopt(fd)
         }
     }
 
@@ -71,29 +96,72 @@ package final class RawFrameSink: FrameSink {
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (buffer.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }
 
+    /// Bytes of the frame in flight not yet taken by the reader (0: none in flight).
+    package var bytesInFlight: Int { pending.count - pendingStart }
+
+    @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         guard !ended else { throw SinkError(sink: "raw", "\(summary) has ended", permanent: true) }
         let now = clock()
         tokens = min(Self.burst, tokens + (now - (lastRefill ?? now)) * fps)
         lastRefill = now
-        guard tokens >= 0.999, let out = try openFIFOIfNeeded() else {
-            framesSkipped += 1
-            return .dropped(tokens < 0.999 ? .rateLimit : .noReader)
-        }
+        guard tokens >= 0.999 else { return drop(.rateLimit) }
+        guard let out = try openFIFOIfNeeded() else { return drop(.noReader) }
+        // The frame in flight goes first; while it is unfinished, a new one would tear it.
+        guard try finishFrameInFlight(out) else { return drop(.readerBusy) }
         let p = buffer.pixmap
-        do {
-            try out.writeAll(p.base, count: p.stride * p.height)
-        } catch let e as SystemError where e.errno == EPIPE {
-            ended = true
-            output = nil
-            throw SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
-                            permanent: true)
-        } catch {
-            throw SinkError(sink: "raw", "\(error)")
+        let written = try write(out, p.base, count: frameBytes)
+        if written < frameBytes {
+            if pending.count != frameBytes { pending = [UInt8](repeating: 0, count: frameBytes) }
+            pending.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: p.base, byteCount: frameBytes) }
+            pendingStart = written
         }
         tokens -= 1
         framesPublished += 1
         return .published
+    }
+
+    /// Goes on with the frame in flight, if any, whenever the loop wakes.
+    package func maintain() {
+        guard !ended, let out = output, bytesInFlight > 0 else { return }
+        _ = try? finishFrameInFlight(out)
+    }
+
+    private func drop(_ why: DropReason) -> Delivery {
+        framesSkipped += 1
+        return .dropped(why)
+    }
+
+    /// Writes what the pipe takes of the frame in flight; true once none is left.
+    private func finishFrameInFlight(_ out: FileDescriptor) throws(SinkError) -> Bool {
+        guard bytesInFlight > 0 else { return true }
+        let start = pendingStart
+        let result = pending.withUnsafeBytes { raw in
+            Result { () throws(SinkError) in try write(out, raw.baseAddress! + start, count: raw.count - start) }
+        }
+        pendingStart += try result.get()
+        return bytesInFlight == 0
+    }
+
+    /// One non-blocking attempt: the bytes written (0 when the pipe is full).
+    private func write(_ out: FileDescriptor, _ bytes: UnsafeRawPointer, count: Int) throws(SinkError) -> Int {
+        var done = 0
+        while done < count {
+            let n = Glibc.write(out.rawValue, bytes + done, count - done)
+            if n >= 0 { done += n; continue }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return done
+            case EPIPE:
+                ended = true
+                output = nil
+                throw SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
+                                permanent: true)
+            case let e:
+                throw SinkError(sink: "raw", "write \(out.path): \(String(cString: strerror(e)))")
+            }
+        }
+        return done
     }
 
     /// The output, opening a FIFO once a reader is there; nil while it has none.
@@ -101,17 +169,56 @@ package final class RawFrameSink: FrameSink {
         if let output { return output }
         do {
             let fd = try FileDescriptor.open(path, O_WRONLY | O_NONBLOCK)
-            try fd.setNonBlocking(false)
-            output = fd
+            try adopt(fd)
             return fd
         } catch let e as SystemError where e.errno == ENXIO {
             return nil   // no reader yet
+        } catch let e as SinkError {
+            throw e
         } catch {
             throw SinkError(sink: "raw", "\(error)")
         }
     }
 
+    /// Makes `fd` the output, non-blocking.
+    private func adopt(_ fd: FileDescriptor) throws(SinkError) {
+        let flags = fcntl(fd.rawValue, F_GETFL)
+        guard flags >= 0, fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            throw SinkError(sink: "raw", "\(fd.path): cannot make writes non-blocking: \(String(cString: strerror(errno)))", permanent: true)
+        }
+        originalFlags = flags
+        output = fd
+    }
+
+    /// A file whose size is not a whole number of frames gets zeros up to the next one.
+    private func padToFrameBoundary(_ fd: FileDescriptor) throws(SinkError) {
+        let size: Int
+        do { size = try fd.status().size } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
+        let partial = size % frameBytes
+        guard partial > 0 else { return }
+        let zeros = [UInt8](repeating: 0, count: frameBytes - partial)
+        let (written, error) = FileSystem.writeAsMuchAsPossible(fd.rawValue, zeros)
+        if let error {
+            throw SinkError(sink: "raw", "\(path): cannot complete its partial last frame: \(String(cString: strerror(error)))", permanent: true)
+        }
+        paddedBytes = written
+    }
+
+    /// Gives a frame in flight at most `drainSeconds` to go out, restores the output's
+    /// flags and closes it. `unfinishedBytes` says what a stalled reader did not take.
     package func close() {
+        guard let out = output else { return }
+        let deadline = MonotonicClock.seconds() + Self.drainSeconds
+        while !ended, bytesInFlight > 0 {
+            let left = deadline - MonotonicClock.seconds()
+            guard left > 0, ReadinessPoll.waitWritable(out.rawValue, timeoutSeconds: left),
+                  (try? finishFrameInFlight(out)) != nil else { break }
+        }
+        unfinishedBytes = bytesInFlight
+        if let originalFlags { _ = fcntl(out.rawValue, F_SETFL, originalFlags) }
         output = nil
     }
+
+    /// Bytes of the last frame that a stalled reader never took (set by `close`).
+    package private(set) var unfinishedBytes = 0
 }

@@ -236,6 +236,7 @@ package final class SharedMemorySink: FrameSink {
     /// Frame f+1 goes into buffer f mod N.
     package func nextSlot() -> Int { Int(frame % UInt64(header.bufferCount)) }
 
+    @discardableResult
     package func publish(slot: Int, _ info: FrameInfo) throws(SinkError) -> Delivery {
         guard !closed else { throw SinkError(sink: "shm", "\(path) is closed", permanent: true) }
         guard slot == nextSlot() else {

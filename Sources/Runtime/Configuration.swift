@@ -9,8 +9,27 @@ package struct Configuration: Sendable, Equatable {
     package var sink = SinkSettings()
     package var trace = TraceSettings()
     package var log = LogSettings()
+    /// Where each key that is not at its default was set: `FILE:LINE` or `--set
+    /// Section.key=value`, by qualified name (`Sink.path`), so a value that passes the
+    /// parser but cannot be used (a directory that cannot be created) is reported where
+    /// it was written.
+    package var origins: [String: String] = [:]
 
     package init() {}
+
+    /// Equal values, wherever they were written: `origins` only explains them.
+    package static func == (a: Configuration, b: Configuration) -> Bool {
+        a.sensor == b.sensor && a.attitude == b.attitude && a.mapper == b.mapper && a.card == b.card
+            && a.sink == b.sink && a.trace == b.trace && a.log == b.log
+    }
+
+    /// `FILE:LINE` (or `--set ...`) of `key`'s value; nil for a default.
+    package func origin(of key: String) -> String? { origins[key] }
+
+    /// "Sink.path = /x (FILE:LINE)": a value and where it came from, for error lines.
+    package func describe(_ key: String, _ value: String) -> String {
+        "\(key) = \(value)" + (origin(of: key).map { " (\($0))" } ?? " (the default)")
+    }
 
     package static let defaultPath = "/etc/shimmerd/shimmerd.conf"
 }

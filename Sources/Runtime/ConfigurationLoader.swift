@@ -119,6 +119,7 @@ package enum ConfigurationLoader {
         if let problem = entry.apply(&config, value) {
             throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)")
         }
+        config.origins[entry.qualifiedName] = at
     }
 
     /// The effective values in the file's own syntax (`check-config`).

@@ -29,8 +29,6 @@ package final class Daemon {
     package private(set) var trace: TraceWriter?
     package private(set) var framesPublished: UInt64 = 0
     package var onFrame: ((UInt64, Double) -> Void)?
-    /// The png sink's files, in order (demo).
-    package private(set) var pngFrames: [String] = []
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
     /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
@@ -63,95 +61,158 @@ package final class Daemon {
     }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.
+    ///
+    /// SIGHUP is a transaction: the new configuration's whole pipeline (motion, card,
+    /// sensor, sink, trace) is built beside the running one, and only when all of it is
+    /// ready does it replace the running one; any failure leaves the running pipeline as
+    /// it was (same sink, same trace, same baseline) with one line saying why. A sink,
+    /// trace or sensor whose settings did not change is carried over, not reopened.
     package func run(duration: Double?) throws(Failure) {
         let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
-        try openTrace(config)
-        var parts = try build(config)
+        var running = try assemble(config, replacing: nil).assembly
+        trace = running.trace
         defer { notifier.stopping() }
-        var pipeline = makePipeline(parts)
+        let counters = RunCounters()
+        var pipeline = makePipeline(running, counters)
         while true {
             let outcome = pipeline.run(signals: signals, until: duration)
             if outcome == .finished {
-                finish(parts)
-                log.notice("stopped after \(pipeline.frames) frames and \(pipeline.samples) samples")
+                finish(running, keeping: nil)
+                log.notice("stopped after \(counters.published) frames and \(counters.samples) samples" + (counters.dropped > 0 ? "; \(counters.dropped) frames dropped" : ""))
                 return
             }
             notifier.reloading()
-            let next: Configuration
-            do { next = try reload() } catch {
-                // The running pipeline goes on exactly as it was: same baseline, same frames.
-                log.error("SIGHUP: configuration not reloaded, keeping the running one: \(error.message)")
+            guard let (next, kept) = prepareReload(from: running) else {
+                // The running pipeline goes on exactly as it was: same baseline, same sink, same trace.
                 notifier.ready(status: "configuration reload failed; running the previous one")
                 continue
             }
-            finish(parts)
-            do {
-                if next.trace.path != config.trace.path { try openTrace(next) }
-                parts = try build(next)
-                config = next
-                log.notice("SIGHUP: configuration reloaded; capturing a new baseline")
-            } catch {
-                log.error("SIGHUP: new configuration cannot start (\(error.message)); going back to the running one")
-                parts = try build(config)
-            }
-            pipeline = makePipeline(parts)
+            finish(running, keeping: next)
+            running = next
+            config = next.config
+            trace = next.trace
+            log.notice("SIGHUP: configuration reloaded (\(kept)); capturing a new baseline")
+            pipeline = makePipeline(running, counters)
+            notifier.ready(status: pipeline.status)
         }
     }
 
-    private func makePipeline(_ parts: Pipeline.Parts) -> Pipeline {
+    /// The new configuration, assembled; nil (and one log line) when it cannot be.
+    private func prepareReload(from running: Assembly) -> (Assembly, String)? {
+        let next: Configuration
+        do { next = try reload() } catch {
+            log.error("SIGHUP: configuration not reloaded, keeping the running one: \(error.message)")
+            return nil
+        }
+        do { return try assemble(next, replacing: running) } catch {
+            log.error("SIGHUP: the new configuration cannot start, keeping the running one: \(error.message)")
+            return nil
+        }
+    }
+
+    /// Everything one pipeline runs on.
+    struct Assembly {
+        var config: Configuration
+        var parts: Pipeline.Parts
+        var trace: TraceWriter?
+    }
+
+    private func makePipeline(_ a: Assembly, _ counters: RunCounters) -> Pipeline {
         Heap.trim()   // the fonts and the precomputation's scratch are freed by now
-        let pipeline = Pipeline(parts: parts, trace: trace, log: log, notifier: notifier, clock: clock, wait: wait)
-        pipeline.onFrame = { [weak self] _, t in
+        let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
+                                counters: counters, wait: wait)
+        pipeline.onFrame = { [weak self] n, t in
             guard let self else { return }
-            self.framesPublished += 1
-            self.onFrame?(self.framesPublished, t)
+            self.framesPublished = n
+            self.onFrame?(n, t)
         }
         return pipeline
     }
 
-    private func finish(_ parts: Pipeline.Parts) {
-        trace?.flush()
-        parts.sink.close()
-        parts.source.release()
-        if let png = parts.sink as? PNGSequenceSink { pngFrames += png.written }
+    /// Releases what `old` holds and `next` does not carry over (everything on a stop).
+    private func finish(_ old: Assembly, keeping next: Assembly?) {
+        if let t = old.trace, t !== next?.trace { t.close() } else { old.trace?.flush() }
+        if old.parts.sink !== next?.parts.sink { old.parts.sink.close() }
+        if old.parts.source !== next?.parts.source { old.parts.source.release() }
     }
 
-    private func openTrace(_ c: Configuration) throws(Failure) {
-        trace = nil
-        guard !c.trace.path.isEmpty else { return }
-        do {
-            trace = try TraceWriter(path: c.trace.path, log: log, maxSize: c.trace.maxSize, keep: c.trace.maxFiles)
-        } catch {
-            throw Failure(.cannotCreate, "Trace.path = \(c.trace.path): \(error)")
-        }
-    }
-
-    private func build(_ c: Configuration) throws(Failure) -> Pipeline.Parts {
+    /// Builds the pipeline of `c`. With `old` (a reload), the sensor, sink and trace are
+    /// taken over from it where their settings did not change, and nothing of `old` is
+    /// touched: on a throw, whatever was opened here is closed again.
+    private func assemble(_ c: Configuration, replacing old: Assembly?) throws(Failure) -> (assembly: Assembly, kept: String) {
         let motion = try MotionConfiguration(c)
         let renderer = try CardFactory.renderer(c.card)
         // Frames follow a wait (poll, or a paced trace's sleep), which empties the caches;
         // only a trace replayed as fast as possible draws frame after frame.
         renderer.prefetchesAhead = traceClock == nil || c.sensor.traceSpeed != nil
-        let sink = try SinkFactory.make(c.sink, renderer: renderer, log: log)
+        var kept: [String] = []
+
         let source: any SampleSource
-        switch sourceChoice {
-        case .simulated(let path):
-            source = SimulatedSource(path: path, rate: c.sensor.rate)
-        case .configured:
-            if case .trace(let file) = motion.sensor.device {
-                source = try traceSource(file, c)
+        if let old, old.config.sensor == c.sensor {
+            source = old.parts.source
+            kept.append("sensor kept")
+        } else {
+            source = try makeSource(c, motion)
+        }
+        let sink: any FrameSink
+        do {
+            if let old, SinkFactory.canCarryOver(old.parts.sink, from: old.config.sink, to: c.sink,
+                                                 sameSize: old.parts.renderer.pixelWidth == renderer.pixelWidth
+                                                     && old.parts.renderer.pixelHeight == renderer.pixelHeight) {
+                sink = old.parts.sink
+                kept.append("sink kept")
             } else {
-                guard traceClock == nil else {
-                    throw Failure(.configuration, "Sensor.device: a run that started on a trace cannot switch to a device; restart it")
-                }
-                do { source = try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
-                    throw Failure(.unavailable, "\(error)")
-                }
+                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, describe: c.describe)
             }
+        } catch {
+            if source !== old?.parts.source { source.release() }
+            throw error
+        }
+        let trace: TraceWriter?
+        do {
+            if let old, old.config.trace.path == c.trace.path {
+                trace = old.trace
+                trace?.setRotation(maxSize: c.trace.maxSize, keep: c.trace.maxFiles)
+                if trace != nil { kept.append("trace kept") }
+            } else {
+                trace = try openTrace(c)
+            }
+        } catch {
+            if sink !== old?.parts.sink { sink.close() }
+            if source !== old?.parts.source { source.release() }
+            throw error
         }
         trace?.append(header(c, source: source))
         log.notice("card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)")
-        return Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps)
+        let parts = Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps)
+        return (Assembly(config: c, parts: parts, trace: trace), kept.isEmpty ? "all rebuilt" : kept.joined(separator: ", "))
+    }
+
+    /// `Trace.path`'s writer, or nil when tracing is off.
+    private func openTrace(_ c: Configuration) throws(Failure) -> TraceWriter? {
+        guard !c.trace.path.isEmpty else { return nil }
+        do {
+            return try TraceWriter(path: c.trace.path, log: log, maxSize: c.trace.maxSize, keep: c.trace.maxFiles)
+        } catch {
+            throw Failure(.cannotCreate, "\(c.describe("Trace.path", c.trace.path)): \(error)")
+        }
+    }
+
+    private func makeSource(_ c: Configuration, _ motion: MotionConfiguration) throws(Failure) -> any SampleSource {
+        switch sourceChoice {
+        case .simulated(let path):
+            return SimulatedSource(path: path, rate: c.sensor.rate)
+        case .configured:
+            if case .trace(let file) = motion.sensor.device {
+                return try traceSource(file, c)
+            }
+            guard traceClock == nil else {
+                throw Failure(.configuration, "\(c.describe("Sensor.device", c.sensor.device)): a run that started on a trace cannot switch to a device; restart it")
+            }
+            do { return try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
+                throw Failure(.unavailable, "\(error)")
+            }
+        }
     }
 
     /// `Sensor.device = trace:FILE`: the whole trace is read at startup; a missing file

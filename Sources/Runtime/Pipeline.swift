@@ -9,13 +9,21 @@ import Tracing
 
 /// The daemon's loop: samples -> attitude -> mapper -> smoothed focal point -> colors ->
 /// pixels -> sink, with the trace beside it. One thread; it sleeps in poll(2) until the
-/// sensor, the next frame or a signal is due.
+/// sensor, the sink, the next frame or a signal is due.
+///
+/// Each concern lives in its own type, and this loop only sequences them:
+/// - `SignalRequest`: what the pending signals ask for;
+/// - `MotionStage`: readings -> the drawn focal point, and their trace records;
+/// - `FramePacer`: when a frame is due (at most `Sink.fps`, only while the point moves);
+/// - `FramePublisher`: painting into the sink, what became of each frame;
+/// - the watchdog heartbeat and the trace's flush, below.
 ///
 /// - Frames are paced to `Sink.fps`; a frame is published only when some dot's color
 ///   changes; the newest sample wins (the smoother's target is just replaced); nothing
 ///   queues. Once the smoother has settled no frames are rendered at all.
-/// - SIGTERM/SIGINT: finish, flush the trace, release the sink and sensor, exit 0.
-///   SIGHUP: reload (the caller rebuilds; an invalid file keeps the old configuration).
+/// - SIGTERM/SIGINT: finish, flush the trace, return; no write of the loop blocks, so a
+///   stop is acted on at the next wakeup (a quarter of a second at most).
+///   SIGHUP: return `.reload` (the caller rebuilds, or keeps this pipeline running).
 ///   SIGUSR1: recapture the baseline.
 /// - WATCHDOG=1 comes from this loop's heartbeat: if the loop hangs, systemd sees it.
 package final class Pipeline {
@@ -51,182 +59,96 @@ package final class Pipeline {
     /// `TraceClock`'s, which advances its own time instead.
     package typealias Wait = (_ fds: [Int32], _ timeout: Double, _ readable: inout [Int32]) -> Void
     let wait: Wait
-    private var targets: [CardTarget]
-    private var targetGeneration: Int
-    private var tracker: MotionTracker
-    private var smoother: FocalSmoother
-    package private(set) var frames: UInt64 = 0
-    package private(set) var samples = 0
-    private var limiter = RateLimiter()
-    private var still = StillnessDetector()
+    private var motion: MotionStage
+    private let publisher: FramePublisher
+    package let counters: RunCounters
+    /// Becomes true once the first frame is out (READY=1).
+    private var ready = false
+    /// Whether the source was last told to read slowly.
+    private var sourceIdle = false
+    /// Kept between calls of `run`: a reload that fails resumes this pipeline exactly
+    /// where it was (no extra frame, no early heartbeat).
+    private var pacer: FramePacer?
+    private var heartbeat: Heartbeat?
 
-    /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
-    static let deadBand = 0.2
     /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within 0.1 s).
     static let idlePeriod = 0.1
-    /// A permanent sink failure (a raw reader went away): the run ends cleanly.
-    private var sinkEnded = false
+    /// The longest sleep: the sink's retries and the heartbeat need a wakeup at least this often.
+    static let maxSleep = 0.25
     /// Called after each published frame (demo progress).
-    package var onFrame: ((UInt64, Double) -> Void)?
+    package var onFrame: ((UInt64, Double) -> Void)? {
+        get { publisher.onFrame }
+        set { publisher.onFrame = newValue }
+    }
+    /// Frames published and samples used over the daemon's run.
+    package var frames: UInt64 { counters.published }
+    package var samples: Int { counters.samples }
 
     /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
+    /// - Parameter counters: carried from the pipeline this one replaces on a reload.
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
     package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
+                 counters: RunCounters = RunCounters(),
                  wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }) {
         self.parts = parts
         self.trace = trace
         self.log = log
         self.notifier = notifier
         self.clock = clock
+        self.counters = counters
         self.wait = wait
-        targets = Self.targets(of: parts.sink)
-        targetGeneration = parts.sink.targetGeneration
-        tracker = MotionTracker(attitude: parts.motion.attitude, mapper: parts.motion.mapper)
-        smoother = FocalSmoother(at: parts.motion.mapper.origin)
+        motion = MotionStage(parts.motion)
+        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log)
+        // A source carried over from the pipeline this one replaces may be reading slowly.
+        parts.source.setIdle(period: nil)
     }
 
     /// Runs until a stop signal, `until` (seconds on `clock`), or a reload request.
     package func run(signals: PendingSignals, until deadline: Double?) -> Outcome {
-        let interval = 1 / parts.fps
-        var lastFrame = -Double.infinity
-        var lastStep = clock()
-        var lastHeartbeat = -Double.infinity
-        let heartbeat = notifier.watchdogMicroseconds.map { Double($0) / 2e6 }
+        var pacer = self.pacer ?? FramePacer(fps: parts.fps, now: clock())
+        var heartbeat = self.heartbeat ?? Heartbeat(notifier.watchdogMicroseconds)
+        defer {
+            self.pacer = pacer
+            self.heartbeat = heartbeat
+        }
         // Kept across wakeups, emptied and refilled: a wakeup that reads a sample and
         // publishes a frame allocates nothing (Tests/IntegrationTests/test_allocations.py).
         var readable: [Int32] = []
         var events: [AccelerometerService.Event] = []
         var fds: [Int32] = []
-        var detached = false
-        var forceFrame = true   // the first frame: the card at rest, at once
         var outcome = Outcome.finished
-        var ready = false
-        var sourceIdle = false
 
         loop: while true {
             let now = clock()
-            // Everything pending is looked at before acting: a stop outranks a reload,
-            // which outranks a recapture (a reload captures a new baseline anyway), so a
-            // SIGTERM that arrives with a burst of SIGHUPs is never dropped.
-            let pending = signals.mayBePending(readable: readable) ? signals.drain() : []
-            if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
-                log.notice("signal \(stop): stopping")
-                break loop
-            }
-            if pending.contains(SIGHUP) {
-                outcome = .reload
-                break loop
-            }
-            if pending.contains(SIGUSR1) {
-                log.notice("SIGUSR1: recapturing the baseline")
-                recapture("SIGUSR1", at: now)
-            }
-            if let deadline, now >= deadline { break }
-            if sinkEnded { break }
-            parts.sink.maintain()
-            if parts.sink.targetGeneration != targetGeneration {
-                // New memory (a recreated shm object): new targets, painted in full, now.
-                targets = Self.targets(of: parts.sink)
-                targetGeneration = parts.sink.targetGeneration
-                forceFrame = true
-            }
-
-            events.removeAll(keepingCapacity: true)
-            parts.source.handle(now: now, readable: readable, into: &events)
-            for event in events {
-                switch event {
-                case .sample(let a, _):
-                    let r = tracker.process(acceleration: a, at: now)
-                    if let b = r.baseline {
-                        trace?.append(TraceRecord.Baseline(t: now, up: [b.up.x, b.up.y, b.up.z]))
-                    }
-                    if r.sample == nil, let reading = Self.reading(a, r.step, at: now) {
-                        trace?.append(reading)
-                    }
-                    if let s = r.sample {
-                        samples += 1
-                        still.observe(s.focal, at: now)
-                        // Dead band: sensor noise well under a pixel does not move the point.
-                        if abs(s.focal.x - smoother.target.x) > Pipeline.deadBand
-                            || abs(s.focal.y - smoother.target.y) > Pipeline.deadBand {
-                            smoother.target = s.focal
-                        }
-                        trace?.append(TraceRecord.Sample(t: s.t, seq: s.seq, accel: [s.accel.x, s.accel.y, s.accel.z],
-                                                         dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
-                                                         focal: [s.focal.x, s.focal.y]))
-                    }
-                // The sensor service logs these itself (one line each, with the details);
-                // here they only change the state and STATUS=.
-                case .attached:
-                    if detached { recapture("the accelerometer attached again", at: now) }
-                    detached = false
-                    notifier.status(status)
-                case .recapture(let why):
-                    recapture(why, at: now)
-                case .detached:
-                    detached = true
-                    smoother.target = parts.motion.mapper.origin
-                    notifier.status(status)
-                case .waiting(let why):
-                    notifier.status("waiting for an accelerometer: \(why)")
+            if let request = SignalRequest(signals.mayBePending(readable: readable) ? signals.drain() : []) {
+                switch request {
+                case .stop(let signal):
+                    log.notice("signal \(signal): stopping")
+                case .reload:
+                    outcome = .reload
+                case .recapture:
+                    log.notice("SIGUSR1: recapturing the baseline")
+                    motion.recapture("SIGUSR1", at: now, trace: trace)
                 }
+                if request != .recapture { break loop }
             }
+            if let deadline, now >= deadline { break loop }
+            if publisher.ended { break loop }
 
-            // Frames: at most fps, only while the smoothed point moves.
-            if smoother.isSettled && !forceFrame {
-                lastStep = now
-            } else if now - lastFrame >= interval * 0.999 {
-                smoother.step(now - lastStep)
-                lastStep = now
-                lastFrame = now
-                let focal = smoother.position
-                if parts.renderer.update(focalX: focal.x, focalY: focal.y) > 0 || forceFrame {
-                    publish(focal, at: now)
-                }
-                forceFrame = false
-                if !ready {
-                    ready = true
-                    notifier.ready(status: status)
-                }
-            }
-
-            // A device lying still is read slowly; the first sample that moves restores the rate.
-            let idle = still.isStill(at: now) && smoother.isSettled
-            if idle != sourceIdle {
-                sourceIdle = idle
-                parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)
-                log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s" : "device moving: full rate")
-            }
-
+            parts.sink.handle(readable: readable)
+            if publisher.maintain() { pacer.owesFrame = true }
+            takeEvents(at: now, readable: readable, into: &events)
+            frameIfDue(&pacer, at: now)
+            restIfStill(at: now)
             // A trace played to its end: finish once the picture has settled.
-            if parts.source.isExhausted && smoother.isSettled && !forceFrame { break }
-
-            if let heartbeat, now - lastHeartbeat >= heartbeat {
-                notifier.watchdog()
-                lastHeartbeat = now
-            }
+            if parts.source.isExhausted && motion.isSettled && !pacer.owesFrame { break loop }
+            heartbeat.beat(at: now, notifier)
             trace?.flushIfDue(now: now)
 
-            let sensorIn = parts.source.nextTimeout(now: now)
-            var timeout = min(sensorIn, 0.25)
-            if !smoother.isSettled {
-                let sampleIn = parts.source.nextSampleExpected(now: now)
-                // A frame due before the next sample waits for it when it comes within one
-                // frame interval: one wakeup instead of two, and the frame shows the newer
-                // sample. With a 100 Hz sensor and 60 fps that gives 50 frames a second
-                // (Sink.fps is a maximum); a buffer delivering a batch per frame interval
-                // gets a frame per batch, and a frame the timer gave is realigned with
-                // the samples at the next one. A sensor slower than half the frame rate
-                // keeps the frame timer: the smoothed point moves between its samples.
-                let frameIn = max(0, lastFrame + interval - now)
-                if !(sampleIn >= frameIn && sampleIn - frameIn <= interval) {
-                    timeout = min(timeout, frameIn)
-                }
-            }
-            if let heartbeat { timeout = min(timeout, max(0, lastHeartbeat + heartbeat - now)) }
-            if let deadline { timeout = min(timeout, max(0, deadline - now)) }
+            let timeout = sleep(pacer, heartbeat, until: deadline, now: now)
             fds.removeAll(keepingCapacity: true)
             parts.source.appendFileDescriptors(to: &fds)
+            parts.sink.appendFileDescriptors(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
             wait(fds, timeout, &readable)
         }
@@ -234,65 +156,101 @@ package final class Pipeline {
         return outcome
     }
 
-    /// Drops the baseline (the next readings capture a new one), and says so in the trace
-    /// so that a replay recaptures at the same point.
-    private func recapture(_ why: String, at now: Double) {
-        tracker.recapture()
-        trace?.append(TraceRecord.Recapture(t: now, reason: why))
+    /// Readings, attach and detach from the source, into the motion stage.
+    private func takeEvents(at now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
+        events.removeAll(keepingCapacity: true)
+        parts.source.handle(now: now, readable: readable, into: &events)
+        let before = motion.samples
+        for event in events {
+            switch motion.take(event, at: now, trace: trace) {
+            case .none: break
+            case .sensorState: notifier.status(status)
+            case .waiting(let why): notifier.status("waiting for an accelerometer: \(why)")
+            }
+        }
+        counters.samples += motion.samples - before
     }
 
-    /// The `reading` record of a reading that gave no sample (baseline collection or
-    /// rejected), so the trace holds every reading; nil for non-finite values, which
-    /// JSON cannot carry.
-    static func reading(_ a: Vector3, _ step: AttitudeStep, at t: Double) -> TraceRecord.Reading? {
-        guard a.x.isFinite, a.y.isFinite, a.z.isFinite else { return nil }
-        let accel = [a.x, a.y, a.z]
-        switch step {
-        case .collectingBaseline(_, _, let used):
-            return TraceRecord.Reading(t: t, accel: accel, use: used ? "baseline" : "rejected",
-                                       reason: used ? nil : "outside [0.5 g, 1.5 g] while collecting the baseline")
-        case .rejected(let why):
-            return TraceRecord.Reading(t: t, accel: accel, use: "rejected", reason: "\(why)")
-        case .tilt:
-            return nil
+    /// A frame when one is due: at most fps, only while the drawn point moves, published
+    /// only when some dot changed (or a full frame is owed).
+    private func frameIfDue(_ pacer: inout FramePacer, at now: Double) {
+        guard let dt = pacer.frame(at: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame) else { return }
+        let focal = motion.advance(by: dt)
+        if publisher.update(focal) || pacer.owesFrame {
+            publisher.publish(focal, at: now, trace: trace, clock: clock)
+        }
+        pacer.owesFrame = false
+        if !ready {
+            ready = true
+            notifier.ready(status: status)
         }
     }
 
-    private static func targets(of sink: any FrameSink) -> [CardTarget] {
-        (0..<sink.slotCount).map { slot in
-            let t = sink.target(slot: slot)
-            return CardTarget(pixmap: t.pixmap, originX: t.originX, originY: t.originY)
+    /// A device lying still is read slowly; the first sample that moves restores the rate.
+    private func restIfStill(at now: Double) {
+        let idle = motion.isResting(at: now)
+        guard idle != sourceIdle else { return }
+        sourceIdle = idle
+        parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)
+        log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s" : "device moving: full rate")
+    }
+
+    /// Seconds until the sensor, the next frame, the heartbeat or the deadline is due.
+    private func sleep(_ pacer: FramePacer, _ heartbeat: Heartbeat, until deadline: Double?, now: Double) -> Double {
+        var timeout = min(parts.source.nextTimeout(now: now), Pipeline.maxSleep)
+        if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame,
+                                       sampleIn: parts.source.nextSampleExpected(now: now)) {
+            timeout = min(timeout, frameIn)
         }
+        if let beatIn = heartbeat.dueIn(now: now) { timeout = min(timeout, beatIn) }
+        if let deadline { timeout = min(timeout, max(0, deadline - now)) }
+        return timeout
     }
 
     var status: String {
-        "sensor: \(parts.source.summary); sink: \(parts.sink.summary); \(frames) frames"
+        "sensor: \(parts.source.summary); sink: \(parts.sink.summary); \(counters.published) frames"
+    }
+}
+
+/// What the pending signals ask the loop to do, strongest first: a stop outranks a
+/// reload, which outranks a recapture (a reload captures a new baseline anyway), so a
+/// SIGTERM that arrives with a burst of SIGHUPs is never dropped.
+enum SignalRequest: Equatable {
+    case stop(Int32)
+    case reload
+    case recapture
+
+    /// nil when nothing is pending.
+    init?(_ pending: [Int32]) {
+        if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
+            self = .stop(stop)
+        } else if pending.contains(SIGHUP) {
+            self = .reload
+        } else if pending.contains(SIGUSR1) {
+            self = .recapture
+        } else {
+            return nil
+        }
+    }
+}
+
+/// WATCHDOG=1 from the loop itself, every half of `WatchdogSec`: a loop that hangs stops
+/// the heartbeat, and systemd restarts the service.
+struct Heartbeat {
+    private let period: Double?
+    private var last = -Double.infinity
+
+    init(_ watchdogMicroseconds: UInt64?) {
+        period = watchdogMicroseconds.map { Double($0) / 2e6 }
     }
 
-    private func publish(_ focal: FocalPoint, at now: Double) {
-        let slot = parts.sink.nextSlot()
-        let report = parts.renderer.paint(into: &targets[slot])
-        let info = FrameInfo(number: frames + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
-                             focalX: focal.x, focalY: focal.y)
-        do {
-            try parts.sink.publish(slot: slot, info)
-            frames += 1
-            trace?.append(TraceRecord.Frame(t: now, frame: frames, focal: [focal.x, focal.y],
-                                            dots: report.dotsRepainted, pixels: report.pixelsWritten, published: clock()))
-            onFrame?(frames, now)
-        } catch {
-            // The slot's contents are now unknown to the sink: repaint it fully next time.
-            targets[slot].invalidate()
-            if error.permanent {
-                log.notice("\(error); stopping", ["sink": parts.sink.summary])
-                sinkEnded = true
-                return
-            }
-            let (allowed, held) = limiter.allow("sink:" + error.message, now: now)
-            if allowed {
-                log.error("frame \(frames + 1) not published: \(error)" + (held > 0 ? " (\(held) more since the last report)" : ""),
-                          ["sink": parts.sink.summary])
-            }
-        }
+    mutating func beat(at now: Double, _ notifier: ServiceNotifier) {
+        guard let period, now - last >= period else { return }
+        notifier.watchdog()
+        last = now
+    }
+
+    func dueIn(now: Double) -> Double? {
+        period.map { max(0, last + $0 - now) }
     }
 }

@@ -5,7 +5,10 @@ import Tracing
 
 /// Sinks from `[Sink]`.
 package enum SinkFactory {
-    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger) throws(Failure) -> any FrameSink {
+    /// - Parameter describe: "Sink.path = X (FILE:LINE)" for a key and its value, so a
+    ///   sink that cannot be opened is reported where it was configured.
+    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
+                             describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
         case "null":
@@ -15,10 +18,15 @@ package enum SinkFactory {
                 throw Failure(.configuration, "Sink.type = png needs Sink.path = DIRECTORY (got \"\(s.path)\")")
             }
             do {
-                return try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                           coverage: renderer.cardCoverage)
+                let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                                               coverage: renderer.cardCoverage)
+                if sink.firstNumber > 1 {
+                    log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
+                               ["sink.path": s.path])
+                }
+                return sink
             } catch {
-                throw Failure(.cannotCreate, "\(error)")
+                throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error)")
             }
         case "framebuffer":
             // A missing or busy device is not a startup failure: the sink reports it once
@@ -30,16 +38,33 @@ package enum SinkFactory {
                 return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
                                             report: { log.notice($0, ["sink.name": s.name]) })
             } catch {
-                throw Failure(.cannotCreate, "Sink.name = \(s.name): \(error.message)")
+                throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
             }
         case "raw":
             do {
-                return try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps)
+                let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps)
+                if let padded = sink.paddedBytes {
+                    log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
+                                ["sink.path": s.path])
+                }
+                return sink
             } catch {
-                throw Failure(.cannotCreate, "Sink.path = \(s.path): \(error.message)")
+                throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error.message)")
             }
         default:
             throw Failure(.configuration, "Sink.type = \(s.type) is not one of framebuffer, shm, raw, png, null")
         }
+    }
+
+    /// Whether a reload from `old` to `new` settings may keep `sink` open: the same
+    /// output (the same file, FIFO, directory, segment or device, and card size), so a
+    /// reader of a FIFO or a segment sees no gap and no end. Only `Sink.fps` may differ;
+    /// it is handed to the sink.
+    package static func canCarryOver(_ sink: any FrameSink, from old: SinkSettings, to new: SinkSettings, sameSize: Bool) -> Bool {
+        var unchangedOutput = old
+        unchangedOutput.fps = new.fps
+        guard sameSize, unchangedOutput == new else { return false }
+        (sink as? RawFrameSink)?.fps = new.fps
+        return true
     }
 }

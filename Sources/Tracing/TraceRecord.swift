@@ -239,6 +239,22 @@ package enum TraceRecord {
         }
     }
 
+    /// A frame the loop rendered but the sink could not deliver (a reader that does not
+    /// keep up, a FIFO without a reader, more than `Sink.fps` in a second): it is not a
+    /// `frame` record, so frame records stay exactly the frames that were published.
+    package struct Dropped: Codable, Sendable, Equatable {
+        package var type = "dropped"
+        package var t: Double
+        package var focal: [Double]
+        package var reason: String
+
+        package init(t: Double, focal: [Double], reason: String) {
+            self.t = t
+            self.focal = focal
+            self.reason = reason
+        }
+    }
+
     /// One JSON line, newline included.
     package static func line<R: Encodable>(_ record: R) -> [UInt8] {
         if let fast = record as? FastJSONRecord {

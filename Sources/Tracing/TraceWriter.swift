@@ -26,9 +26,10 @@ package final class TraceWriter {
     package private(set) var droppedLines = 0
     package private(set) var linesQueued = 0
     /// Bytes; 0: never rotate.
-    package let maxSize: Int
+    package private(set) var maxSize: Int
     /// Files kept in all, the current one included (FILE, FILE.1, ... FILE.(keep-1)).
-    package let keep: Int
+    package private(set) var keep: Int
+    private var closed = false
     /// Bytes written to the current file.
     package private(set) var fileSize = 0
     package private(set) var rotations = 0
@@ -52,12 +53,30 @@ package final class TraceWriter {
         }
     }
 
-    deinit {
+    deinit { close() }
+
+    /// New `Trace.max_size` and `Trace.max_files` for the open file (a reload that kept
+    /// the path): the file goes on, rotated by the new limits from now on.
+    package func setRotation(maxSize: Int, keep: Int) {
+        self.maxSize = max(0, maxSize)
+        self.keep = max(1, keep)
+    }
+
+    /// Writes what is queued and closes the file; later appends are dropped. Called once
+    /// by whoever replaces or stops the trace; deinit does the same if it was not.
+    package func close() {
+        guard !closed else { return }
         flush()
-        close(fd)
+        if !pending.isEmpty {
+            log.error("trace \(path) closed with \(pending.count) bytes that could not be written",
+                      ["trace.path": path])
+        }
+        closed = true
+        Glibc.close(fd)
     }
 
     package func append<R: Encodable>(_ record: R) {
+        guard !closed else { return }
         if let h = record as? TraceRecord.Header { header = h }
         if let b = record as? TraceRecord.Baseline { baseline = b }
         pending += TraceRecord.line(record)
@@ -70,6 +89,7 @@ package final class TraceWriter {
     package func append(_ record: TraceRecord.Frame) { appendFast(record) }
 
     private func appendFast(_ record: some FastJSONRecord) {
+        guard !closed else { return }
         record.appendJSON(to: &pending)
         pending.append(0x0A)
         queued()
@@ -107,7 +127,7 @@ package final class TraceWriter {
             log.error("cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
             return
         }
-        close(fd)
+        Glibc.close(fd)
         fd = next
         fileSize = 0
         rotations += 1
@@ -131,6 +151,7 @@ package final class TraceWriter {
 
     /// Writes everything queued, as far as the disk allows.
     package func flush() {
+        guard !closed else { return }
         let (written, error) = FileSystem.writeAsMuchAsPossible(fd, pending)
         pending.removeFirst(written)
         fileSize += written
