@@ -104,11 +104,14 @@ package final class VirtualTerminalMode {
     private let fd: FileDescriptor
     private var saved: Int32?
 
-    /// Opens `path` (normally /dev/tty0, the foreground console). Fails when it cannot be
-    /// opened or is not a VT (KDGETMODE fails, e.g. ENOTTY).
+    /// Opens `path` (normally /dev/tty0, the foreground console) for writing only: Debian
+    /// gives the VTs to group tty with mode 0620 (udev's 50-udev-default.rules), and the
+    /// console ioctls need no read access. Fails when it cannot be opened or is not a VT
+    /// (KDGETMODE fails, e.g. ENOTTY). KDSETMODE itself needs CAP_SYS_TTY_CONFIG unless
+    /// the VT is the caller's controlling terminal (drivers/tty/vt/vt_ioctl.c).
     package init(path: String) throws {
         self.path = path
-        fd = try FileDescriptor.open(path, O_RDWR | O_NOCTTY)
+        fd = try FileDescriptor.open(path, O_WRONLY | O_NOCTTY)
         _ = try mode()
     }
 

@@ -21,10 +21,13 @@ package enum SharedWord {
     }
 
     /// FUTEX_WAKE on the 32-bit word at `p`: wakes up to `count` waiters (Int32.max: all).
-    /// Returns how many were woken; a failure (only EFAULT/EINVAL, programming errors) is -1.
+    /// Returns how many were woken. Throws EFAULT (the word is not mapped) or EINVAL (not
+    /// 4-byte aligned): waiters would then sleep until their timeout, so callers say so.
     @discardableResult
-    package static func wake(at p: UnsafeMutableRawPointer, count: Int32 = Int32.max) -> Int {
-        Int(shim_futex_wake(p.assumingMemoryBound(to: UInt32.self), count))
+    package static func wake(at p: UnsafeMutableRawPointer, count: Int32 = Int32.max) throws(SystemError) -> Int {
+        let n = shim_futex_wake(p.assumingMemoryBound(to: UInt32.self), count)
+        guard n >= 0 else { throw SystemError("futex wake", errno: errno) }
+        return Int(n)
     }
 }
 

@@ -35,6 +35,7 @@ package final class RawFrameSink: FrameSink {
     package let path: String
     private let buffer: PixelBuffer
     private let clock: () -> Double
+    private let report: (String) -> Void
     private var output: FileDescriptor?
     /// The descriptor's status flags before O_NONBLOCK was added: stdout is shared with
     /// whoever started the daemon, so its flags are put back on close.
@@ -63,9 +64,12 @@ package final class RawFrameSink: FrameSink {
 
     /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
     ///   to, never through a symbolic link).
+    /// - Parameter report: one log line when the stop leaves a frame unfinished.
     package init(path: String, width: Int, height: Int, fps: Double,
-                 clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
+                 clock: @escaping () -> Double = MonotonicClock.seconds,
+                 report: @escaping (String) -> Void = { _ in }) throws(SinkError) {
         self.path = path
+        self.report = report
         buffer = PixelBuffer(width: width, height: height)
         self.fps = fps
         tokens = Self.burst
@@ -215,6 +219,9 @@ package final class RawFrameSink: FrameSink {
                   (try? finishFrameInFlight(out)) != nil else { break }
         }
         unfinishedBytes = bytesInFlight
+        if unfinishedBytes > 0 {
+            report("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
+        }
         if let originalFlags { _ = fcntl(out.rawValue, F_SETFL, originalFlags) }
         output = nil
     }

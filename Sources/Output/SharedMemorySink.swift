@@ -41,6 +41,8 @@ package final class SharedMemorySink: FrameSink {
     private let mode: mode_t
     private let directory: String
     private let report: (String) -> Void
+    /// The errno of the last failed wake-up, so that it is reported once.
+    private var wakeFailure: Int32?
     private let clock: () -> Double
     private var nextLinkCheck = -Double.infinity
     private var lastRecreateFailure: String?
@@ -96,7 +98,7 @@ package final class SharedMemorySink: FrameSink {
                 report("shm \(path): reusing the existing object at frame \(h.frame)")
             } else {
                 // Another layout (or not ours at all): retire it and start a new one.
-                Self.detachOld(fd)
+                Self.detachOld(fd, report: report)
                 do {
                     try unlinkFile(path)
                     fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
@@ -159,10 +161,12 @@ package final class SharedMemorySink: FrameSink {
     }
 
     /// Marks an object being replaced as writerless and wakes its readers.
-    private static func detachOld(_ fd: FileDescriptor) {
+    private static func detachOld(_ fd: FileDescriptor, report: (String) -> Void) {
         guard readHeader(fd) != nil, let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size) else { return }
         SharedWord.storeRelease32(0, at: m.base + SharedMemoryHeader.Offset.writerPID)
-        SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame)
+        do { try SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame) } catch {
+            report("shm: the readers of the object being replaced could not be woken: \(error)")
+        }
     }
 
     /// Recreates the object if someone deleted it (see the type's notes).
@@ -217,7 +221,7 @@ package final class SharedMemorySink: FrameSink {
         SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: new)
         // Readers of the deleted object: no writer any more; they reopen NAME.
         SharedWord.storeRelease32(0, at: old + SharedMemoryHeader.Offset.writerPID)
-        SharedWord.wake(at: old + SharedMemoryHeader.Offset.frame)
+        wakeReaders(at: old + SharedMemoryHeader.Offset.frame)
         mapping = fresh
         targetGeneration += 1
         recreations += 1
@@ -248,7 +252,7 @@ package final class SharedMemorySink: FrameSink {
         (base + SharedMemoryHeader.Offset.focalY).storeBytes(of: Float(info.focalY).bitPattern.littleEndian, as: UInt32.self)
         frame += 1
         SharedWord.storeRelease(frame, at: base + SharedMemoryHeader.Offset.frame)
-        SharedWord.wake(at: base + SharedMemoryHeader.Offset.frame)
+        wakeReaders(at: base + SharedMemoryHeader.Offset.frame)
         framesPublished += 1
         return .published
     }
@@ -258,6 +262,19 @@ package final class SharedMemorySink: FrameSink {
         guard !closed else { return }
         closed = true
         SharedWord.storeRelease32(0, at: mapping.base + SharedMemoryHeader.Offset.writerPID)
-        SharedWord.wake(at: mapping.base + SharedMemoryHeader.Offset.frame)
+        wakeReaders(at: mapping.base + SharedMemoryHeader.Offset.frame)
+    }
+
+    /// FUTEX_WAKE for the readers blocked on the frame counter; a failure is said once
+    /// per errno (readers then see new frames only when their wait times out).
+    private func wakeReaders(at word: UnsafeMutableRawPointer) {
+        do {
+            try SharedWord.wake(at: word)
+            wakeFailure = nil
+        } catch {
+            guard wakeFailure != error.errno else { return }
+            wakeFailure = error.errno
+            report("shm \(path): readers waiting for a frame could not be woken: \(error)")
+        }
     }
 }

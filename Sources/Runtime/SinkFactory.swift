@@ -42,7 +42,8 @@ package enum SinkFactory {
             }
         case "raw":
             do {
-                let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps)
+                let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
+                                            report: { log.warning($0, ["sink.path": s.path]) })
                 if let padded = sink.paddedBytes {
                     log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
                                 ["sink.path": s.path])

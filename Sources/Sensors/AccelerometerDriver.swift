@@ -59,8 +59,10 @@ package protocol AccelerometerDriver: AnyObject {
     func read(at now: Double, into events: inout [DriverEvent])
     /// Writes a sysfs attribute of the device by file name (`sampling_frequency`).
     func writeAttribute(_ file: String, _ value: String) throws(SensorError)
-    /// Releases the device (disables the buffer). Idempotent.
-    func close()
+    /// Releases the device (disables the buffer, puts back the trigger it replaced).
+    /// Idempotent. Throws when something could not be put back; the device is released
+    /// all the same.
+    func close() throws(SensorError)
     /// A descriptor that becomes readable when a `read` has something new (buffer mode:
     /// the device node, at the kernel's watermark); nil when reads must be timed.
     var pollDescriptor: Int32? { get }

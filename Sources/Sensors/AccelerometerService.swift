@@ -371,7 +371,9 @@ package final class AccelerometerService {
     /// the device is gone), drops the libiio context.
     package func detach(deviceGone: Bool = false) {
         guard let d = driver else { return }
-        d.close()
+        do { try d.close() } catch {
+            log(.warning, "\(error)", ["sensor.device": d.device.id])
+        }
         if let r = restoreFrequency, !deviceGone {
             do { try d.writeAttribute(r.file, r.text) } catch {
                 log(.warning, "cannot restore \(r.file) = \(r.text): \(error)", ["sensor.device": d.device.id])

@@ -137,14 +137,17 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         try IIOAttributeWriter.write(iio, file: file, value: value, deviceName: device.displayName)
     }
 
-    package func close() {
+    package func close() throws(SensorError) {
         buffer = nil
         pollDescriptor = nil
-        if case .some(let old) = previousTrigger {
-            try? iio.setTrigger(old)
-            previousTrigger = nil
+        guard case .some(let old) = previousTrigger else { return }
+        previousTrigger = nil
+        do { try iio.setTrigger(old) } catch {
+            throw SensorError(device: device.displayName,
+                              "cannot put back trigger/current_trigger = \(old?.name ?? "(none)"): \(error)")
         }
     }
 
-    deinit { close() }
+    /// `close` was not called (a failed attach): best effort, no one to tell.
+    deinit { try? close() }
 }

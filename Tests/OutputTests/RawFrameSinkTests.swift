@@ -71,4 +71,72 @@ struct RawFrameSinkTests {
         let n = read(reader, &buf, 64)
         #expect(n == 16 && Array(buf[0..<4]) == [4, 3, 2, 1])
     }
+
+    /// A FIFO whose reader does not read: the pipe (64 KiB) takes part of a 256 KiB
+    /// frame, `publish` returns at once, later frames are dropped as `.readerBusy`, and
+    /// once the reader drains the pipe the frame in flight is finished: the stream holds
+    /// whole frames only.
+    @Test func aFullPipeNeverBlocksAndOnlyWholeFramesGoOut() throws {
+        let path = "/tmp/raw-stall-\(getpid())"
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        defer { close(reader) }
+        let clock = FakeClock()
+        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, clock: { clock.now })
+        let frameBytes = 256 * 256 * 4
+        sink.target(slot: 0).pixmap.fill(0x1111_1111)
+        #expect(try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .published)
+        #expect(sink.bytesInFlight > 0 && sink.bytesInFlight < frameBytes)
+        // The renderer paints the next frame into the sink's buffer meanwhile.
+        sink.target(slot: 0).pixmap.fill(0x2222_2222)
+        clock.now += 1
+        #expect(try sink.publish(slot: 0, FrameInfo(number: 2, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .dropped(.readerBusy))
+        var got: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while got.count < frameBytes {
+            let n = read(reader, &chunk, chunk.count)
+            if n > 0 { got += chunk[0..<n] } else { sink.maintain() }
+        }
+        #expect(sink.bytesInFlight == 0)
+        #expect(got.count == frameBytes && got.allSatisfy { $0 == 0x11 })
+        #expect(read(reader, &chunk, chunk.count) < 0 && errno == EAGAIN)
+        clock.now += 1
+        #expect(try sink.publish(slot: 0, FrameInfo(number: 3, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .published)
+        #expect(sink.framesPublished == 2 && sink.framesSkipped == 1)
+    }
+
+    /// A reader that never reads again: `close` gives up on the frame in flight instead
+    /// of waiting for ever, and says how much of it went out.
+    @Test func closeGivesUpOnAStalledReader() throws {
+        let path = "/tmp/raw-stuck-\(getpid())"
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        defer { close(reader) }
+        var lines: [String] = []
+        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, report: { lines.append($0) })
+        try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
+        let inFlight = sink.bytesInFlight
+        sink.close()
+        #expect(inFlight > 0 && sink.unfinishedBytes == inFlight)
+        #expect(lines.count == 1 && lines[0].contains("ends in a partial frame"))
+    }
+
+    /// An existing file is appended to, never truncated; a partial last frame (a crash
+    /// mid-write) is completed with zeros first, so new frames start on a boundary.
+    @Test func anExistingFileIsContinuedOnAFrameBoundary() throws {
+        let path = "/tmp/raw-append-\(getpid()).bin"
+        defer { unlink(path) }
+        let earlier: [UInt8] = Array(repeating: 7, count: 24 + 10)   // one 3 x 2 frame and 10 bytes
+        try FileSystem.writeAtomically(earlier, to: path)
+        let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 60)
+        #expect(sink.paddedBytes == 14)
+        sink.target(slot: 0).pixmap.fill(0x0909_0909)
+        try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
+        sink.close()
+        let bytes = try FileSystem.read(path)
+        #expect(bytes.count == 3 * 24)
+        #expect(Array(bytes[0..<34]) == earlier && bytes[34..<48].allSatisfy { $0 == 0 } && bytes[48...].allSatisfy { $0 == 9 })
+    }
 }

@@ -250,3 +250,14 @@ final class SharedMemorySinkTests {
         first.close()
     }
 }
+
+struct SharedWordTests {
+    /// FUTEX_WAKE on a word that is not 4-byte aligned fails with EINVAL: the failure
+    /// reaches the caller (the sink then logs it) instead of vanishing.
+    @Test func aWakeThatFailsSaysWhy() throws {
+        let words = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 8)
+        defer { words.deallocate() }
+        #expect(try SharedWord.wake(at: words) == 0)
+        #expect(throws: SystemError("futex wake", errno: EINVAL)) { try SharedWord.wake(at: words + 1) }
+    }
+}
