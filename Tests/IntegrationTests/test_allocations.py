@@ -49,7 +49,7 @@ class AllocationCount:
         wait_until(lambda: os.path.exists(address_file) and open(address_file).read().endswith("\n"),
                    "the counter's address", daemon)
         self.path = "/proc/%d/mem" % pid
-        self.address = int(open(address_file).read(), 16)
+        self.address = int(open(address_file).read().split()[0], 16)   # line 1: allocations
 
     def read(self):
         with open(self.path, "rb") as mem:
