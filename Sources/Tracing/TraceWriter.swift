@@ -30,6 +30,8 @@ package final class TraceWriter {
     /// Files kept in all, the current one included (FILE, FILE.1, ... FILE.(keep-1)).
     package private(set) var keep: Int
     private var closed = false
+    /// The longest `close` waits for a trace reader that does not take the last lines.
+    package static let drainSeconds = 0.5
     /// Bytes written to the current file.
     package private(set) var fileSize = 0
     package private(set) var rotations = 0
@@ -38,6 +40,10 @@ package final class TraceWriter {
     private var rotationBroken = false
 
     /// Creates (or truncates: one run, one trace) `path`, mode 0644, not through a symlink.
+    /// Writes never block (O_NONBLOCK): a trace that is a FIFO or a socket whose reader
+    /// stalls keeps its lines queued (EAGAIN, reported like ENOSPC) instead of holding the
+    /// loop; a FIFO with no reader at all cannot be opened (ENXIO). A regular file's
+    /// writes are the kernel's to bound.
     package init(path: String, log: Logger, maxPending: Int = 8 << 20, maxSize: Int = 0, keep: Int = 4) throws {
         self.path = path
         self.log = log
@@ -49,7 +55,7 @@ package final class TraceWriter {
 
     private static func create(_ path: String) throws -> Int32 {
         try retryingEINTR("open trace", path: path) {
-            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         }
     }
 
@@ -67,6 +73,13 @@ package final class TraceWriter {
     package func close() {
         guard !closed else { return }
         flush()
+        // A reader that is slow, not stalled, gets a little longer; a stop stays prompt.
+        let deadline = MonotonicClock.seconds() + Self.drainSeconds
+        while !pending.isEmpty, failing == EAGAIN {
+            let left = deadline - MonotonicClock.seconds()
+            guard left > 0, ReadinessPoll.waitWritable(fd, timeoutSeconds: left) else { break }
+            flush()
+        }
         if !pending.isEmpty {
             log.error("trace \(path) closed with \(pending.count) bytes that could not be written",
                       ["trace.path": path])

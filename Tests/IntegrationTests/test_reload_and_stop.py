@@ -12,6 +12,8 @@
 - The console: KD_GRAPHICS works with the unit's own groups and capability, on the
   machine's real /dev/tty0, and is put back on exit.
 docs/RELIABILITY.md lists these with their results."""
+import fcntl
+import json
 import os
 import re
 import signal
@@ -156,6 +158,47 @@ def test_a_reader_that_stalls_then_resumes_gets_whole_frames(bed_factory, tmp_pa
     assert dropped_count >= 5
     assert published == len(frames(run.trace))
     assert reader.bytes == published * FRAME, (reader.bytes, published)
+
+
+def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
+    """The trace is a FIFO whose reader stops reading (its pipe shrunk to one page, so
+    it fills in a moment): the lines queue up, one line says so, frames go on, and
+    SIGTERM ends the run with exit 0 and one line counting what could not be written."""
+    bed = bed_factory(FIXTURE)
+    fifo = str(tmp_path / "trace.fifo")
+    os.mkfifo(fifo)
+    stuck = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.fcntl(stuck, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)
+        dev = Device(FIXTURE)
+        bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+        d = bed.spawn("run", *QUIET, "--set", "Sink.type=null", "--set", "Trace.path=" + fifo)
+        roll = 0.0
+        while not [l for l in d.logs if "cannot write trace" in l]:
+            assert d.poll() is None, d.logs
+            roll = 0.1 if roll <= 0 else -0.1
+            bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+            time.sleep(0.2)
+        line = [l for l in d.logs if "cannot write trace" in l][0]
+        assert fifo in line and "Resource temporarily unavailable" in line and "rendering on" in line, line
+        d.p.send_signal(signal.SIGTERM)
+        assert d.wait(timeout=WAIT) == 0, d.logs
+        stop_line(d)
+        assert any(re.search(r"trace %s closed with \d+ bytes that could not be written" % re.escape(fifo), l)
+                   for l in d.logs), d.logs
+        written = b""
+        while True:
+            try:
+                chunk = os.read(stuck, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            written += chunk
+        lines = written.split(b"\n")
+        assert len(lines) > 2 and all(json.loads(l) for l in lines[:-1])   # whole lines, then maybe part of one
+    finally:
+        os.close(stuck)
 
 
 # --- SIGHUP keeps what did not change, and destroys nothing ---
