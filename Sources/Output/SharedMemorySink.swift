@@ -38,7 +38,7 @@ package final class SharedMemorySink: FrameSink {
     /// True when an existing object was reused (restart), false when created.
     package let reused: Bool
     private var mapping: MemoryMapping
-    private let mode: mode_t
+    private var mode: mode_t
     private let directory: String
     private let report: (String) -> Void
     /// The errno of the last failed wake-up, so that it is reported once.
@@ -226,6 +226,15 @@ package final class SharedMemorySink: FrameSink {
         targetGeneration += 1
         recreations += 1
         report("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
+    }
+
+    /// A new `Sink.mode` for the open object (a reload that kept the segment): fchmod,
+    /// and the mode a recreated object gets from now on.
+    package func setMode(_ newMode: mode_t) throws(SinkError) {
+        do { try mapping.file.setMode(newMode) } catch {
+            throw SinkError(sink: "shm", "cannot change the mode of \(path) to 0\(String(newMode, radix: 8)): \(error)")
+        }
+        mode = newMode
     }
 
     package var summary: String { "shm \(path)" }

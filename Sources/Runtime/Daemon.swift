@@ -158,7 +158,7 @@ package final class Daemon {
         do {
             if let old, SinkFactory.canCarryOver(old.parts.sink, from: old.config.sink, to: c.sink,
                                                  sameSize: old.parts.renderer.pixelWidth == renderer.pixelWidth
-                                                     && old.parts.renderer.pixelHeight == renderer.pixelHeight) {
+                                                     && old.parts.renderer.pixelHeight == renderer.pixelHeight, log: log) {
                 sink = old.parts.sink
                 kept.append("sink kept")
             } else {

@@ -59,13 +59,32 @@ package enum SinkFactory {
 
     /// Whether a reload from `old` to `new` settings may keep `sink` open: the same
     /// output (the same file, FIFO, directory, segment or device, and card size), so a
-    /// reader of a FIFO or a segment sees no gap and no end. Only `Sink.fps` may differ;
-    /// it is handed to the sink.
-    package static func canCarryOver(_ sink: any FrameSink, from old: SinkSettings, to new: SinkSettings, sameSize: Bool) -> Bool {
-        var unchangedOutput = old
-        unchangedOutput.fps = new.fps
-        guard sameSize, unchangedOutput == new else { return false }
-        (sink as? RawFrameSink)?.fps = new.fps
+    /// reader of a FIFO or a segment sees no gap and no end, and two sinks never share
+    /// one output. What may differ is handed to the open sink: `Sink.fps` (raw),
+    /// `Sink.mode` (shm).
+    package static func canCarryOver(_ sink: any FrameSink, from old: SinkSettings, to new: SinkSettings, sameSize: Bool,
+                                      log: Logger) -> Bool {
+        guard sameSize, old.type == new.type else { return false }
+        switch new.type {
+        case "raw":
+            guard old.path == new.path, let raw = sink as? RawFrameSink else { return false }
+            raw.fps = new.fps
+        case "png":
+            guard old.path == new.path else { return false }
+        case "shm":
+            guard old.name == new.name, let shm = sink as? SharedMemorySink else { return false }
+            if old.mode != new.mode {
+                do { try shm.setMode(mode_t(new.mode)) } catch { log.warning("\(error); keeping the old mode", ["sink.name": new.name]) }
+            }
+        case "framebuffer":
+            guard old.device == new.device, old.position?.x == new.position?.x, old.position?.y == new.position?.y else { return false }
+        case "null":
+            break
+        default:
+            var sameOutput = old
+            sameOutput.fps = new.fps
+            return sameOutput == new
+        }
         return true
     }
 }

@@ -217,10 +217,10 @@ def test_sighup_keeps_a_fifo_reader_and_counts_frames_over_reloads(bed_factory, 
         n, mark = len(run.d.logs), len(records(run.trace))
         run.d.p.send_signal(signal.SIGHUP)
         _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
-        assert "sink kept" in line and "trace kept" in line, line
         run.wait_baseline(mark)
         run.tilt("after a reload")
         assert reader.ends == 0, "the reader saw the end of the stream at a reload"
+        assert "sink kept" in line and "trace kept" in line, line
     run.stop()
     reader.finish()
     published, _, _ = stop_line(run.d)
@@ -238,13 +238,14 @@ def test_sighup_and_a_second_run_continue_a_raw_file(bed_factory, tmp_path):
     before = out.read_bytes()
     n = len(run.d.logs)
     run.d.p.send_signal(signal.SIGHUP)
-    run.d.wait_log(r"configuration reloaded.*sink kept", "the reload keeping the sink", start=n)
+    _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
     run.tilt("after the reload")
     run.stop()
     first_run = len(frames(run.trace))
     data = out.read_bytes()
     assert data.startswith(before), "the reload truncated the raw file"
     assert len(data) == first_run * FRAME
+    assert "sink kept" in line, line
 
     # A second run appends to the same file (its own trace counts its own frames).
     (tmp_path / "again").mkdir()
@@ -285,6 +286,26 @@ def test_sighup_continues_png_numbering(bed_factory, tmp_path):
     assert sorted(os.listdir(out)) == ["frame-%06d.png" % k for k in range(1, total + 1)]
 
 
+def test_sighup_keeps_the_shm_segment_and_applies_a_new_mode(bed_factory, tmp_path, shm_name):
+    """The segment is carried over (same inode, same writer, the frame counter going on,
+    no reopen for its readers); a new `Sink.mode` is applied to it."""
+    bed = bed_factory(FIXTURE)
+    run = Run(bed, tmp_path, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name)
+    run.tilt("before the reload")
+    seg = "/dev/shm/" + shm_name
+    inode, frame = os.stat(seg).st_ino, shm_header(shm_name)[1]
+    assert stat.S_IMODE(os.stat(seg).st_mode) == 0o640
+    run.conf.write_text("[Sink]\nmode = 0600\n")
+    n = len(run.d.logs)
+    run.d.p.send_signal(signal.SIGHUP)
+    _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
+    assert "sink kept" in line, line
+    run.tilt("after the reload")
+    assert os.stat(seg).st_ino == inode and stat.S_IMODE(os.stat(seg).st_mode) == 0o600
+    assert shm_header(shm_name)[1] > frame and shm_header(shm_name)[2] == run.d.p.pid
+    run.stop()
+
+
 # --- a reload that cannot be built changes nothing ---
 
 def spawn_with_config(bed, tmp_path, text, *extra):
@@ -307,8 +328,7 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
     conf.write_text("[Sink]\ntype = null\n[Trace]\npath = /proc/shimmerd-none/trace.jsonl\n")
     n = len(d.logs)
     d.p.send_signal(signal.SIGHUP)
-    _, line = d.wait_log(r"cannot start, keeping the running one", "the refused reload", start=n)
-    assert "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
+    _, line = d.wait_log(r"SIGHUP: .*cannot start", "the refused reload", start=n)
     for roll in (0.1, -0.1):
         raw = dev.raw_for(pose(roll, 0))
         bed.set_raw(dev, raw)
@@ -316,6 +336,7 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
         wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                     "a sample traced after the refused reload", d)
     assert sum(1 for r in records(trace) if r["type"] == "baseline") == baselines, "the refused reload took a new baseline"
+    assert "keeping the running one" in line and "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
     assert d.stop() == 0
     check_trace_intact(trace, before)
 
@@ -331,14 +352,14 @@ def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_fact
     conf.write_text("[Sink]\ntype = png\npath = /proc/shimmerd-none/frames\n")
     n = len(d.logs)
     d.p.send_signal(signal.SIGHUP)
-    _, line = d.wait_log(r"cannot start, keeping the running one", "the refused reload", start=n)
-    assert "Sink.path = /proc/shimmerd-none/frames (%s:3)" % conf in line, line
+    _, line = d.wait_log(r"SIGHUP: .*cannot start", "the refused reload", start=n)
     for roll in (0.1, -0.1):
         shown = shm_header(shm_name)[1]
         bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
         wait_until(lambda: shm_header(shm_name)[1] > shown, "a frame in the running segment", d)
     assert shm_header(shm_name)[2] == d.p.pid
     assert sum(1 for r in records(trace) if r["type"] == "baseline") == baselines, "the refused reload took a new baseline"
+    assert "keeping the running one" in line and "Sink.path = /proc/shimmerd-none/frames (%s:3)" % conf in line, line
     assert d.stop() == 0
 
 
