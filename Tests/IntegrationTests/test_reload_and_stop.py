@@ -93,6 +93,18 @@ class FifoReader:
             open_stream = True
             self.bytes += len(chunk)
 
+    @staticmethod
+    def run_into(bed_factory, tmp_path, paused=False):
+        """shimmerd's raw sink into a new FIFO, and its reader (paused: it holds the FIFO
+        open but reads nothing)."""
+        bed = bed_factory(FIXTURE)
+        fifo = str(tmp_path / "frames.fifo")
+        os.mkfifo(fifo)
+        reader = FifoReader(fifo)
+        if paused:
+            reader.paused.set()
+        return Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo), reader
+
     def finish(self):
         """After the daemon exited: read to the end."""
         self.done.set()
@@ -108,41 +120,32 @@ def test_sigterm_with_a_stalled_raw_reader(bed_factory, tmp_path):
     frame. The daemon keeps sampling, drops the frames (logged at most once a second,
     traced as `dropped`), and SIGTERM ends it with exit 0, the trace flushed and one
     line saying the stream ends in a partial frame."""
-    bed = bed_factory(FIXTURE)
-    fifo = str(tmp_path / "frames.fifo")
-    os.mkfifo(fifo)
-    stuck = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)     # open, never read
-    try:
-        run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo)
-        started = time.monotonic()
-        while len(dropped(run.trace)) < 10:
-            swing(run, "with the reader stalled")
-            time.sleep(0.1)
-        before = snapshot(run.trace)
-        run.d.p.send_signal(signal.SIGTERM)
-        assert run.d.wait(timeout=WAIT) == 0, "\n".join(run.d.logs[-20:])
-        elapsed = time.monotonic() - started
-        published, _, dropped_count = stop_line(run.d)
-        rs = check_trace_intact(run.trace, before)
-        drops = [r for r in rs if r["type"] == "dropped"]
-        assert drops and all(r["reason"] == "the reader is not taking frames" for r in drops)
-        assert dropped_count == len(drops)
-        assert published == sum(1 for r in rs if r["type"] == "frame") == 1   # the one the pipe took part of
-        warned = [l for l in run.d.logs if "frame dropped: the reader is not taking frames" in l]
-        assert 1 <= len(warned) <= elapsed + 1, warned
-        assert any("ends in a partial frame" in l for l in run.d.logs), run.d.logs
-    finally:
-        os.close(stuck)
+    run, reader = FifoReader.run_into(bed_factory, tmp_path, paused=True)
+    started = time.monotonic()
+    while len(dropped(run.trace)) < 10:
+        swing(run, "with the reader stalled")
+        time.sleep(0.1)
+    before = snapshot(run.trace)
+    run.d.p.send_signal(signal.SIGTERM)
+    assert run.d.wait(timeout=WAIT) == 0, "\n".join(run.d.logs[-20:])
+    elapsed = time.monotonic() - started
+    reader.finish()
+    published, _, dropped_count = stop_line(run.d)
+    rs = check_trace_intact(run.trace, before)
+    drops = [r for r in rs if r["type"] == "dropped"]
+    assert drops and all(r["reason"] == "the reader is not taking frames" for r in drops)
+    assert dropped_count == len(drops)
+    assert published == sum(1 for r in rs if r["type"] == "frame") == 1   # the one the pipe took part of
+    assert 0 < reader.bytes < FRAME                                        # what the pipe held of it
+    warned = [l for l in run.d.logs if "frame dropped: the reader is not taking frames" in l]
+    assert 1 <= len(warned) <= elapsed + 1, warned
+    assert any("ends in a partial frame" in l for l in run.d.logs), run.d.logs
 
 
 def test_a_reader_that_stalls_then_resumes_gets_whole_frames(bed_factory, tmp_path):
     """Every frame traced as published reaches the reader whole, and nothing else does:
     the bytes read are exactly published frames x frame size."""
-    bed = bed_factory(FIXTURE)
-    fifo = str(tmp_path / "frames.fifo")
-    os.mkfifo(fifo)
-    reader = FifoReader(fifo)
-    run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo)
+    run, reader = FifoReader.run_into(bed_factory, tmp_path)
     run.tilt("reader reading")
     reader.paused.set()
     while len(dropped(run.trace)) < 5:
@@ -206,11 +209,7 @@ def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
 def test_sighup_keeps_a_fifo_reader_and_counts_frames_over_reloads(bed_factory, tmp_path):
     """A reader of the FIFO sees no end across reloads (an unchanged file, then a
     changed mapper); the stop line counts every frame of the run."""
-    bed = bed_factory(FIXTURE)
-    fifo = str(tmp_path / "frames.fifo")
-    os.mkfifo(fifo)
-    reader = FifoReader(fifo)
-    run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo)
+    run, reader = FifoReader.run_into(bed_factory, tmp_path)
     run.tilt("before the reloads")
     for content in ("", "[Mapper]\nmax_offset = 60\n"):
         run.conf.write_text(content)
@@ -318,24 +317,32 @@ def spawn_with_config(bed, tmp_path, text, *extra):
     return d, conf, dev
 
 
+def baselines(trace):
+    return sum(1 for r in records(trace) if r["type"] == "baseline")
+
+
+def refused_reload(d, conf, text):
+    """SIGHUP after `text` replaced the configuration file: the line refusing it."""
+    conf.write_text(text)
+    n = len(d.logs)
+    d.p.send_signal(signal.SIGHUP)
+    return d.wait_log(r"SIGHUP: .*cannot start", "the refused reload", start=n)[1]
+
+
 def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
     d, conf, dev = spawn_with_config(bed, tmp_path, "[Sink]\ntype = null\n[Trace]\npath = %s\n" % trace)
     wait_record(trace, lambda r: r["type"] == "baseline", "baseline", d)
-    before = snapshot(trace)
-    baselines = sum(1 for r in records(trace) if r["type"] == "baseline")
-    conf.write_text("[Sink]\ntype = null\n[Trace]\npath = /proc/shimmerd-none/trace.jsonl\n")
-    n = len(d.logs)
-    d.p.send_signal(signal.SIGHUP)
-    _, line = d.wait_log(r"SIGHUP: .*cannot start", "the refused reload", start=n)
+    before, captured = snapshot(trace), baselines(trace)
+    line = refused_reload(d, conf, "[Sink]\ntype = null\n[Trace]\npath = /proc/shimmerd-none/trace.jsonl\n")
     for roll in (0.1, -0.1):
         raw = dev.raw_for(pose(roll, 0))
         bed.set_raw(dev, raw)
         got = dev.accel_of(raw)
         wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                     "a sample traced after the refused reload", d)
-    assert sum(1 for r in records(trace) if r["type"] == "baseline") == baselines, "the refused reload took a new baseline"
+    assert baselines(trace) == captured, "the refused reload took a new baseline"
     assert "keeping the running one" in line and "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
     assert d.stop() == 0
     check_trace_intact(trace, before)
@@ -348,17 +355,14 @@ def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_fact
                                      "--set", "Trace.path=" + trace)
     wait_record(trace, lambda r: r["type"] == "baseline", "baseline", d)
     wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
-    baselines = sum(1 for r in records(trace) if r["type"] == "baseline")
-    conf.write_text("[Sink]\ntype = png\npath = /proc/shimmerd-none/frames\n")
-    n = len(d.logs)
-    d.p.send_signal(signal.SIGHUP)
-    _, line = d.wait_log(r"SIGHUP: .*cannot start", "the refused reload", start=n)
+    captured = baselines(trace)
+    line = refused_reload(d, conf, "[Sink]\ntype = png\npath = /proc/shimmerd-none/frames\n")
     for roll in (0.1, -0.1):
         shown = shm_header(shm_name)[1]
         bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
         wait_until(lambda: shm_header(shm_name)[1] > shown, "a frame in the running segment", d)
     assert shm_header(shm_name)[2] == d.p.pid
-    assert sum(1 for r in records(trace) if r["type"] == "baseline") == baselines, "the refused reload took a new baseline"
+    assert baselines(trace) == captured, "the refused reload took a new baseline"
     assert "keeping the running one" in line and "Sink.path = /proc/shimmerd-none/frames (%s:3)" % conf in line, line
     assert d.stop() == 0
 

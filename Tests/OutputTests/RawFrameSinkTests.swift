@@ -76,12 +76,21 @@ struct RawFrameSinkTests {
     /// frame, `publish` returns at once, later frames are dropped as `.readerBusy`, and
     /// once the reader drains the pipe the frame in flight is finished: the stream holds
     /// whole frames only.
-    @Test func aFullPipeNeverBlocksAndOnlyWholeFramesGoOut() throws {
-        let path = "/tmp/raw-stall-\(getpid())"
+    /// A new FIFO with a reader that has not read yet (non-blocking), for `body`.
+    func withFIFO(_ name: String, _ body: (_ path: String, _ reader: Int32) throws -> Void) throws {
+        let path = "/tmp/\(name)-\(getpid())"
         try #require(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         let reader = open(path, O_RDONLY | O_NONBLOCK)
         defer { close(reader) }
+        try body(path, reader)
+    }
+
+    @Test func aFullPipeNeverBlocksAndOnlyWholeFramesGoOut() throws {
+        try withFIFO("raw-stall") { path, reader in try fullPipe(path, reader) }
+    }
+
+    func fullPipe(_ path: String, _ reader: Int32) throws {
         let clock = FakeClock()
         let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, clock: { clock.now })
         let frameBytes = 256 * 256 * 4
@@ -109,11 +118,10 @@ struct RawFrameSinkTests {
     /// A reader that never reads again: `close` gives up on the frame in flight instead
     /// of waiting for ever, and says how much of it went out.
     @Test func closeGivesUpOnAStalledReader() throws {
-        let path = "/tmp/raw-stuck-\(getpid())"
-        try #require(mkfifo(path, 0o600) == 0)
-        defer { unlink(path) }
-        let reader = open(path, O_RDONLY | O_NONBLOCK)
-        defer { close(reader) }
+        try withFIFO("raw-stuck") { path, _ in try stalledClose(path) }
+    }
+
+    func stalledClose(_ path: String) throws {
         var lines: [String] = []
         let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, report: { lines.append($0) })
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
