@@ -69,6 +69,8 @@ package final class Daemon {
     /// trace or sensor whose settings did not change is carried over, not reopened.
     package func run(duration: Double?) throws(Failure) {
         let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+        // A fault still writes the trace's queued lines before the process dies of it.
+        CrashFlush.install()
         var running = try assemble(config, replacing: nil).assembly
         trace = running.trace
         defer { notifier.stopping() }

@@ -85,6 +85,7 @@ package final class TraceWriter {
                       ["trace.path": path])
         }
         closed = true
+        CrashFlush.unregister(fileDescriptor: fd)
         Glibc.close(fd)
     }
 
@@ -94,6 +95,11 @@ package final class TraceWriter {
         if let b = record as? TraceRecord.Baseline { baseline = b }
         pending += TraceRecord.line(record)
         queued()
+    }
+
+    /// What a crash writes out (`CrashFlush`): the queue as it is now.
+    private func registerForCrash() {
+        pending.withUnsafeBytes { CrashFlush.register(fileDescriptor: fd, $0) }
     }
 
     /// The records of every sample and every frame: encoded straight onto the queue
@@ -112,6 +118,7 @@ package final class TraceWriter {
     private func queued() {
         linesQueued += 1
         if pending.count > maxPending { dropOldest() }
+        registerForCrash()
         if maxSize > 0, !rotationBroken, fileSize + pending.count >= maxSize {
             flush()
             if pending.isEmpty { rotate() }
@@ -140,6 +147,7 @@ package final class TraceWriter {
             log.error("cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
             return
         }
+        CrashFlush.unregister(fileDescriptor: fd)
         Glibc.close(fd)
         fd = next
         fileSize = 0
@@ -167,6 +175,7 @@ package final class TraceWriter {
         guard !closed else { return }
         let (written, error) = FileSystem.writeAsMuchAsPossible(fd, pending)
         pending.removeFirst(written)
+        registerForCrash()
         fileSize += written
         if let error {
             if failing != error {

@@ -204,6 +204,33 @@ def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
         os.close(stuck)
 
 
+@pytest.mark.parametrize("fault", [signal.SIGSEGV, signal.SIGABRT, signal.SIGILL])
+def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
+    """The trace is written once a second; a process that dies of a fault (a bad
+    pointer, abort(3), a Swift runtime trap) writes what it had queued first. Three
+    tilts 0.15 s apart, then the fault: all three samples are in the trace, whole, and
+    the process died of that signal (no core file: RLIMIT_CORE is 0). The Swift
+    runtime's backtrace, which the handler hands the fault to, is turned off here: it
+    takes many seconds to print for a debug build."""
+    bed = bed_factory(FIXTURE)
+    run = Run(bed, tmp_path, "--set", "Sink.type=null",
+              prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
+    run.tilt("before the fault")
+    before = snapshot(run.trace)
+    wanted = []
+    for roll in (0.05, 0.1, 0.15):
+        raw = run.dev.raw_for(pose(roll, 0.01))
+        run.bed.set_raw(run.dev, raw)
+        wanted.append(run.dev.accel_of(raw))
+        time.sleep(0.15)
+    run.d.p.send_signal(fault)
+    assert run.d.wait(timeout=WAIT) == -fault
+    rs = check_trace_intact(run.trace, before)
+    samples = [r["accel"] for r in rs if r["type"] == "sample"]
+    for got in wanted:
+        assert any(close_to(a, got, 1e-6) for a in samples), "the sample of %s was lost" % (got,)
+
+
 # --- SIGHUP keeps what did not change, and destroys nothing ---
 
 def test_sighup_keeps_a_fifo_reader_and_counts_frames_over_reloads(bed_factory, tmp_path):
