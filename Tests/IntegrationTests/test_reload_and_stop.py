@@ -176,13 +176,14 @@ def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
         dev = Device(FIXTURE)
         bed.set_raw(dev, dev.raw_for(pose(0, 0)))
         d = bed.spawn("run", *QUIET, "--set", "Sink.type=null", "--set", "Trace.path=" + fifo)
-        roll = 0.0
-        while not [l for l in d.logs if "cannot write trace" in l]:
-            assert d.poll() is None, d.logs
-            roll = 0.1 if roll <= 0 else -0.1
-            bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+        rolls = iter([0.1, -0.1] * 1000)
+
+        def queued():
+            bed.set_raw(dev, dev.raw_for(pose(next(rolls), 0)))
             time.sleep(0.2)
-        line = [l for l in d.logs if "cannot write trace" in l][0]
+            return [l for l in d.logs if "cannot write trace" in l]
+
+        line = wait_until(queued, "the trace's lines queued", d)[0]
         assert fifo in line and "Resource temporarily unavailable" in line and "rendering on" in line, line
         d.p.send_signal(signal.SIGTERM)
         assert d.wait(timeout=WAIT) == 0, d.logs
