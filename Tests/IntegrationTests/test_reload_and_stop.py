@@ -370,10 +370,10 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
         got = dev.accel_of(raw)
         wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                     "a sample traced after the refused reload", d)
-    assert baselines(trace) == captured, "the refused reload took a new baseline"
-    assert "keeping the running one" in line and "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
     assert d.stop() == 0
     check_trace_intact(trace, before)
+    assert baselines(trace) == captured, "the refused reload took a new baseline"
+    assert "keeping the running one" in line and "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
 
 
 def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_factory, tmp_path, shm_name):
@@ -390,9 +390,9 @@ def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_fact
         bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
         wait_until(lambda: shm_header(shm_name)[1] > shown, "a frame in the running segment", d)
     assert shm_header(shm_name)[2] == d.p.pid
+    assert d.stop() == 0                       # the trace is whole once the daemon is gone
     assert baselines(trace) == captured, "the refused reload took a new baseline"
     assert "keeping the running one" in line and "Sink.path = /proc/shimmerd-none/frames (%s:3)" % conf in line, line
-    assert d.stop() == 0
 
 
 # --- memory ---
