@@ -1,0 +1,29 @@
+import Runtime
+
+/// `shimmerd man shimmerd.8|shimmerd.conf.5`: a manual page in man(7) format on stdout,
+/// generated from the option, configuration key, signal and exit code tables
+/// (`ManualPage`). `shimmerd man shimmerd.8 | man -l -` reads it without installing.
+struct ManCommand: Subcommand {
+    static let name = "man"
+    static let abstract = "print a manual page, shimmerd(8) or shimmerd.conf(5), in man(7) format"
+    static let options: [OptionSpec] = []
+    static let positionals = [
+        PositionalSpec("PAGE", help: ManualPage.allCases.map(\.rawValue).joined(separator: " or "),
+                       completion: .words(ManualPage.allCases.map(\.rawValue))),
+    ]
+
+    var page: ManualPage
+
+    init(_ a: ParsedArguments) throws(Failure) {
+        let names = ManualPage.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let name = a.positionals.first else { throw Failure(.usage, "man: which page? \(names)") }
+        guard let page = ManualPage(rawValue: name) else {
+            throw Failure(.usage, "man: no page \"\(name)\"; pages: \(names)")
+        }
+        self.page = page
+    }
+
+    func run(_ context: CommandContext) throws(Failure) {
+        context.out(page.text)
+    }
+}
