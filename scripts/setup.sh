@@ -21,13 +21,13 @@ packages=(
   # build: SDL2 for `shimmerd view` (CSDL2); test: the viewer on a virtual X server, xwd
   # screenshots, XTEST keys (xdotool), WM_DELETE_WINDOW (python3-xlib), the desktop entry
   libsdl2-dev xvfb x11-apps xdotool python3-xlib desktop-file-utils
-  # package: the .debs of scripts/package-deb.sh (dpkg-deb, dpkg-shlibdeps, dpkg-gencontrol,
-  # fakeroot for root-owned files), checked by lintian; the install test runs the
+  # package: scripts/package-deb.sh (debhelper and dpkg-buildpackage from dpkg-dev;
+  # Rules-Requires-Root: no, so no fakeroot), checked by lintian; the install test runs the
   # maintainer scripts' deb-systemd-helper/-invoke (init-system-helpers) and udevadm (udev)
-  debhelper dpkg-dev fakeroot lintian init-system-helpers udev
-  # docs and test: the man pages checked by `groff -man -ww -z` (groff: its full device set),
-  # the completion script driven through bash-completion's helpers
-  groff man-db bash-completion
+  debhelper dpkg-dev lintian init-system-helpers udev
+  # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
+  # completion scripts run by bash (as bash-completion loads them) and checked by zsh
+  groff man-db bash-completion zsh
 )
 
 missing=()

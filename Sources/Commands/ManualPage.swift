@@ -31,7 +31,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
             ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd, enabled when the package is installed"),
             ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' device nodes and the IIO attributes buffer mode writes"),
             ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video"),
-            ("/usr/bin/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
+            ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
             ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every graphical session: systemctl --user enable --now shimmerd-view.service"),
         ]
     }
