@@ -1,4 +1,4 @@
-"""`shimmerd run` end to end (issue 4): the real binary under umockdev with a fixture
+"""`shimmerd run` end to end: the real binary under umockdev with a fixture
 accelerometer, the png sink, the trace, signals, the still device, SIGHUP reloads, the
 systemd unit, and `shimmerd demo` without hardware or root."""
 import json
