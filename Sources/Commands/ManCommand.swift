@@ -7,20 +7,12 @@ struct ManCommand: Subcommand {
     static let name = "man"
     static let abstract = "print a manual page, shimmerd(8) or shimmerd.conf(5), in man(7) format"
     static let options: [OptionSpec] = []
-    static let positionals = [
-        PositionalSpec("PAGE", help: ManualPage.allCases.map(\.rawValue).joined(separator: " or "),
-                       completion: .words(ManualPage.allCases.map(\.rawValue))),
-    ]
+    static let positionals = [PositionalSpec.choice("PAGE", of: ManualPage.self)]
 
     var page: ManualPage
 
     init(_ a: ParsedArguments) throws(Failure) {
-        let names = ManualPage.allCases.map(\.rawValue).joined(separator: ", ")
-        guard let name = a.positionals.first else { throw Failure(.usage, "man: which page? \(names)") }
-        guard let page = ManualPage(rawValue: name) else {
-            throw Failure(.usage, "man: no page \"\(name)\"; pages: \(names)")
-        }
-        self.page = page
+        page = try a.choice(ManualPage.self, command: Self.name, what: "page")
     }
 
     func run(_ context: CommandContext) throws(Failure) {

@@ -50,6 +50,14 @@ package struct PositionalSpec: Sendable {
         self.help = help
         self.completion = completion
     }
+
+    /// An argument that names one of `E`'s cases ("PAGE": shimmerd.8 or shimmerd.conf.5).
+    package static func choice<E: CaseIterable & RawRepresentable>(_ name: String, of type: E.Type) -> PositionalSpec
+        where E.RawValue == String
+    {
+        let words = E.allCases.map(\.rawValue)
+        return PositionalSpec(name, help: words.joined(separator: " or "), completion: .words(words))
+    }
 }
 
 /// A subcommand: its table, a validating initializer from parsed arguments, and `run`.
@@ -82,6 +90,19 @@ package struct ParsedArguments: Sendable, Equatable {
     package func required(_ name: String, command: String) throws(Failure) -> String {
         guard let v = value(name) else { throw Failure(.usage, "\(command): missing \(name)") }
         return v
+    }
+
+    /// The first positional argument as one of `E`'s cases; a usage error names them when
+    /// it is missing or none of them.
+    package func choice<E: CaseIterable & RawRepresentable>(_ type: E.Type, command: String, what: String)
+        throws(Failure) -> E where E.RawValue == String
+    {
+        let names = E.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let text = positionals.first else { throw Failure(.usage, "\(command): which \(what)? \(names)") }
+        guard let value = E(rawValue: text) else {
+            throw Failure(.usage, "\(command): no \(what) \"\(text)\"; one of \(names)")
+        }
+        return value
     }
 
     /// `--duration SECONDS` as a positive finite number.
