@@ -70,7 +70,7 @@ def contents(deb):
 def test_files_are_where_debian_puts_them(debs):
     daemon = contents(debs["shimmerd"])
     for path in ["/usr/bin/shimmerd", UNIT, "/usr/lib/udev/rules.d/60-shimmerd.rules",
-                 "/usr/lib/sysusers.d/shimmerd.conf", CONFFILE,
+                 "/usr/lib/sysusers.d/shimmerd.conf", CONFFILE, "/etc/shimmerd/shimmerd.conf.d/",
                  "/usr/share/man/man8/shimmerd.8.gz", "/usr/share/man/man5/shimmerd.conf.5.gz",
                  "/usr/share/bash-completion/completions/shimmerd", "/usr/share/zsh/vendor-completions/_shimmerd",
                  "/usr/share/doc/shimmerd/README.md", "/usr/share/doc/shimmerd/changelog.gz",
