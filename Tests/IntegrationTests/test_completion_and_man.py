@@ -1,5 +1,5 @@
-"""`shimmerd completion bash` driven the way bash drives it, and the manual pages of
-`shimmerd man` checked by groff.
+"""`shimmerd completion bash` driven the way bash drives it, `shimmerd completion zsh` in
+an interactive zsh, and the manual pages of `shimmerd man` checked by groff.
 
 Completion: the script is sourced into a real bash, the function `complete -p shimmerd`
 names is called with COMP_LINE, COMP_POINT, COMP_WORDS and COMP_CWORD as bash sets them
@@ -7,12 +7,15 @@ at a <Tab>, and COMPREPLY is what bash would offer. The expected candidates come
 program's own tables (`shimmerd --help`, `check-config --documented`), so the test holds
 whatever commands, options and keys are added later."""
 import os
+import pty
 import re
+import select
 import subprocess
+import time
 
 import pytest
 
-from harness import SHIMMERD
+from harness import SHIMMERD, WAIT
 
 DRIVER = r'''
 source "$1"
@@ -133,6 +136,58 @@ def test_zsh_script_is_valid_zsh():
     assert text.startswith("#compdef shimmerd\n")
     r = subprocess.run(["zsh", "-n"], input=text, capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def zsh_tab(line, fpath, cwd, expected):
+    """What an interactive zsh (compinit, the script in its fpath as `_shimmerd`) shows
+    after LINE and a <Tab>, read from its terminal until EXPECTED appears or WAIT passes."""
+    master, slave = pty.openpty()
+    env = {"PATH": os.environ["PATH"], "HOME": str(fpath), "TERM": "dumb"}
+    shell = subprocess.Popen(["zsh", "-f", "-i"], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd)
+    os.close(slave)
+
+    def read_until(text):
+        out, end = "", time.monotonic() + WAIT
+        while text not in out and time.monotonic() < end:
+            if select.select([master], [], [], 0.05)[0]:
+                try:
+                    out += os.read(master, 4096).decode(errors="replace")
+                except OSError:
+                    break
+        return out
+
+    try:
+        os.write(master, ("fpath=(%s $fpath); autoload -Uz compinit; compinit -u -D; PS1='> '; print COMP''INIT\n"
+                          % fpath).encode())
+        read_until("COMPINIT")
+        os.write(master, (line + "\t").encode())
+        return read_until(expected)
+    finally:
+        shell.kill()
+        shell.wait()
+        os.close(master)
+
+
+@pytest.mark.parametrize("line, completed", [
+    ("shimmerd ma", "shimmerd man "),
+    ("shimmerd man shimmerd.c", "shimmerd man shimmerd.conf.5 "),
+    ("shimmerd render --o", "shimmerd render --out "),
+    ("shimmerd run --set Sink.ty", "shimmerd run --set Sink.type="),
+    ("shimmerd run --set Sink.type=s", "shimmerd run --set Sink.type=shm "),
+    ("shimmerd bench --kernel av", "shimmerd bench --kernel avx2 "),
+    ("shimmerd plot tr", "shimmerd plot trace.jsonl "),
+])
+def test_zsh_completes_through_compinit(tmp_path, line, completed):
+    fpath = tmp_path / "fpath"
+    fpath.mkdir()
+    script = subprocess.run([SHIMMERD, "completion", "zsh"], capture_output=True, text=True, check=True).stdout
+    (fpath / "_shimmerd").write_text(script)
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ["trace.jsonl", "notes.txt"]:
+        (work / name).write_text("")
+    shown = zsh_tab(line, fpath, work, completed)
+    assert completed in shown, repr(shown)
 
 
 def rendered(page):
