@@ -3,11 +3,14 @@
 // shimmerd: the Apple Cash "shimmer" card, driven by a real IIO accelerometer.
 //
 // Layering (imports point down only; see STYLE.md and README "Module map"):
-//   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType, CLinux, CSDL2
+//   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
+//      fontconfig), CLinux, CSDL2, and CPrefetch (a compiler builtin, no library)
 //   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display
-//   1b pure core, no I/O: Motion, Color, Raster, Card
+//   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card
 //   2  adapters: Sensors, Output, Tracing
-//   3  Runtime, Viewer, Commands, and the `shimmerd` executable
+//   3  Runtime, Viewer, Commands, and the executables `shimmerd` and `shimmerd-view`
+// Every module declares each module it imports (the import check of scripts/test.sh,
+// `--explicit-target-dependency-import-check error`, sees only the transitive closure).
 import PackageDescription
 
 // The renderer's inner loop is compiled a second time for AVX2 CPUs and chosen at run
@@ -72,12 +75,12 @@ let package = Package(
 
         // Layer 3.
         .target(name: "Runtime", dependencies: [
-            "Card", "Color", "Raster", "Motion", "Fonts", "Sensors", "Output", "Tracing",
+            "Card", "Raster", "Motion", "Fonts", "Sensors", "Output", "Tracing",
             "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
         .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Tracing", "LinuxSystem"]),
-        .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion",
+        .target(name: "Commands", dependencies: ["Runtime", "Card", "Raster", "Motion", "PNG",
                                                  "Sensors", "Output", "Tracing", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
         // The window of `shimmerd view`, apart so the daemon never links SDL2.
@@ -91,7 +94,7 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "LinuxSystem"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Tracing", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),

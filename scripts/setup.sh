@@ -21,6 +21,13 @@ packages=(
   # build: SDL2 for `shimmerd view` (CSDL2); test: the viewer on a virtual X server, xwd
   # screenshots, XTEST keys (xdotool), WM_DELETE_WINDOW (python3-xlib), the desktop entry
   libsdl2-dev xvfb x11-apps xdotool python3-xlib desktop-file-utils
+  # package: scripts/package-deb.sh (debhelper and dpkg-buildpackage from dpkg-dev;
+  # Rules-Requires-Root: no, so no fakeroot), checked by lintian; the install test runs the
+  # maintainer scripts' deb-systemd-helper/-invoke (init-system-helpers) and udevadm (udev)
+  debhelper dpkg-dev lintian init-system-helpers udev
+  # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
+  # completion scripts run by bash (as bash-completion loads them) and checked by zsh
+  groff man-db bash-completion zsh
 )
 
 missing=()

@@ -6,8 +6,8 @@ import Raster
 
 /// Paints the card into `CardTarget`s.
 ///
-/// Why it is built this way (the performance issue's bar is a frame in which every dot
-/// changes in well under 0.1 ms at 700 x 467):
+/// Why it is built this way (the target: a frame in which every dot changes in well under
+/// 0.1 ms at 700 x 467, docs/PERFORMANCE.md):
 /// - Everything that does not depend on the focal point is computed once here: the
 ///   static layer (black rounded card, labels) as finished label rows, and for every dot
 ///   pixel the two weights `wa = k (1 - t)` and `wb = k t`, where `k` folds the circle's

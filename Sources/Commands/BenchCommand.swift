@@ -10,7 +10,8 @@ struct BenchCommand: Subcommand {
     static let options: [OptionSpec] = [
         .json,
         OptionSpec("--frames", value: "N", help: "rounds (frames per case), default 3000"),
-        OptionSpec("--kernel", value: "auto|baseline|avx2", help: "which compilation of the inner loop (default auto: the fastest the CPU runs)"),
+        OptionSpec("--kernel", value: "auto|baseline|avx2", help: "which compilation of the inner loop (default auto: the fastest the CPU runs)",
+                   completion: .words(["auto", "baseline", "avx2"])),
         .set,
     ]
 

@@ -16,7 +16,8 @@ public enum ShimmerdMain {
     /// Every subcommand, in the order `--help` lists them. The first is the default.
     package static let commands: [any Subcommand.Type] = [
         RunCommand.self, DemoCommand.self, RenderCommand.self, ReplayCommand.self, PlotCommand.self, BenchCommand.self,
-        CheckConfigCommand.self, SensorsCommand.self, MonitorCommand.self, ViewCommand.self,
+        CheckConfigCommand.self, SensorsCommand.self, MonitorCommand.self, ViewCommand.self, ManCommand.self,
+        CompletionCommand.self,
     ]
 
     public static func main(_ argv: [String]) -> Never {

@@ -11,7 +11,7 @@ struct DemoCommand: Subcommand {
     static let name = "demo"
     static let abstract = "run the whole pipeline on a simulated accelerometer; writes frames, a trace and an animated PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "DIR", help: "output directory (default ./shimmerd-demo)"),
+        OptionSpec("--out", value: "DIR", help: "output directory (default ./shimmerd-demo)", completion: .directory),
         .set,
     ]
 

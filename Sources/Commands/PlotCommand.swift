@@ -7,9 +7,10 @@ struct PlotCommand: Subcommand {
     static let name = "plot"
     static let abstract = "draw a trace as one SVG: tilt and focal point over time, the focal path over the card"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)"),
+        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)", completion: .file(extension: "svg")),
     ]
-    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)")]
+    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
+                                                    completion: .file(extension: "jsonl"))]
 
     var trace: String
     var out: String

@@ -11,7 +11,8 @@ struct RenderCommand: Subcommand {
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
         OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)"),
-        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)"),
+        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)",
+                   completion: .file(extension: "png")),
         .config, .set,
     ]
 

@@ -1,5 +1,18 @@
 import Runtime
 
+/// What a shell offers for the value of an option or an argument (`shimmerd completion`).
+package enum ValueCompletion: Sendable, Equatable {
+    /// Free text or a number: nothing to offer.
+    case none
+    /// A file name; with an extension ("png"), names that end in it and directories.
+    case file(extension: String? = nil)
+    case directory
+    /// `Section.key=value`: the keys of `ConfigurationKeys.all`, then the key's `words`.
+    case setting
+    /// One of these words.
+    case words([String])
+}
+
 /// One option of a subcommand's table.
 package struct OptionSpec: Sendable {
     /// "--focal"
@@ -8,16 +21,21 @@ package struct OptionSpec: Sendable {
     package var value: String?
     package var help: String
     package var repeatable = false
+    package var completion: ValueCompletion
 
-    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false) {
+    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false,
+                 completion: ValueCompletion = .none) {
         self.name = name
         self.value = value
         self.help = help
         self.repeatable = repeatable
+        self.completion = completion
     }
 
-    package static let config = OptionSpec("--config", value: "PATH", help: "configuration file (default /etc/shimmerd/shimmerd.conf; drop-ins from PATH.d/)")
-    package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true)
+    package static let config = OptionSpec("--config", value: "PATH", help: "configuration file (default \(Configuration.defaultPath); drop-ins from PATH.d/)",
+                                           completion: .file())
+    package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true,
+                                        completion: .setting)
     package static let duration = OptionSpec("--duration", value: "SECONDS", help: "stop cleanly after this time")
     package static let json = OptionSpec("--json", help: "machine-readable output")
 }
@@ -25,10 +43,20 @@ package struct OptionSpec: Sendable {
 package struct PositionalSpec: Sendable {
     package var name: String
     package var help: String
+    package var completion: ValueCompletion
 
-    package init(_ name: String, help: String) {
+    package init(_ name: String, help: String, completion: ValueCompletion = .none) {
         self.name = name
         self.help = help
+        self.completion = completion
+    }
+
+    /// An argument that names one of `E`'s cases ("PAGE": shimmerd.8 or shimmerd.conf.5).
+    package static func choice<E: CaseIterable & RawRepresentable>(_ name: String, of type: E.Type) -> PositionalSpec
+        where E.RawValue == String
+    {
+        let words = E.allCases.map(\.rawValue)
+        return PositionalSpec(name, help: words.joined(separator: " or "), completion: .words(words))
     }
 }
 
@@ -62,6 +90,19 @@ package struct ParsedArguments: Sendable, Equatable {
     package func required(_ name: String, command: String) throws(Failure) -> String {
         guard let v = value(name) else { throw Failure(.usage, "\(command): missing \(name)") }
         return v
+    }
+
+    /// The first positional argument as one of `E`'s cases; a usage error names them when
+    /// it is missing or none of them.
+    package func choice<E: CaseIterable & RawRepresentable>(_ type: E.Type, command: String, what: String)
+        throws(Failure) -> E where E.RawValue == String
+    {
+        let names = E.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let text = positionals.first else { throw Failure(.usage, "\(command): which \(what)? \(names)") }
+        guard let value = E(rawValue: text) else {
+            throw Failure(.usage, "\(command): no \(what) \"\(text)\"; one of \(names)")
+        }
+        return value
     }
 
     /// `--duration SECONDS` as a positive finite number.
@@ -148,10 +189,13 @@ enum Help {
               --help       show this help (or `shimmerd COMMAND --help`)
               --version    show the version
 
-            Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input, 69 device unavailable,
-            73 cannot create output, 74 I/O error, 78 configuration error.
+            Exit codes:
 
             """
+        for status in ExitStatus.allCases {
+            s += "  " + String(status.rawValue).padding(3) + "  " + status.meaning + "\n"
+        }
+        s += "\nManual pages: `shimmerd man shimmerd.8 | man -l -`, and shimmerd.conf.5 for the configuration.\n"
         return s
     }
 

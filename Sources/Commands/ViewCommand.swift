@@ -3,9 +3,10 @@ import Runtime
 
 /// `shimmerd view [--name NAME]`: a desktop window showing the frames a running daemon
 /// writes to shared memory (Sink.type = shm). The window is the separate executable
-/// `shimmerd-view` installed next to `shimmerd` (Sources/shimmerd-view): the daemon's
-/// binary never links SDL2. This command checks the arguments and execs it.
-/// docs/VIEWER.md has the desktop setup.
+/// `shimmerd-view` (Sources/shimmerd-view): the daemon's binary never links SDL2. This
+/// command checks the arguments and execs it, from beside this executable (the build
+/// directory, `scripts/install.sh`) or from `../libexec/shimmerd/` (the Debian package
+/// shimmerd-view, which keeps the helper off PATH). docs/VIEWER.md has the desktop setup.
 struct ViewCommand: Subcommand {
     static let name = "view"
     static let abstract = "show the shared-memory frames of a running daemon in a window (SDL2; X11 or Wayland)"
@@ -23,13 +24,19 @@ struct ViewCommand: Subcommand {
         }
     }
 
-    /// The viewer executable beside this one (`/proc/self/exe`'s directory).
+    /// Where the viewer executable may be, relative to this one's directory
+    /// (`/proc/self/exe`), in the order tried.
+    static let viewerLocations = ["shimmerd-view", "../libexec/shimmerd/shimmerd-view"]
+
+    /// The first of `viewerLocations` that exists, else the first (its exec error names it).
     static func viewerPath() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return "shimmerd-view" }
         let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)]) + "/shimmerd-view"
+        let directory = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
+        let candidates = viewerLocations.map { directory + "/" + $0 }
+        return candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
     }
 
     func run(_ context: CommandContext) throws(Failure) {
@@ -38,6 +45,6 @@ struct ViewCommand: Subcommand {
         var cargs = argv.map { strdup($0) } + [nil]
         execv(viewer, &cargs)
         let reason = String(cString: strerror(errno))
-        throw Failure(.unavailable, "view: cannot start the viewer \(viewer): \(reason)")
+        throw Failure(.unavailable, "view: cannot start the viewer \(viewer): \(reason) (the Debian package shimmerd-view installs it)")
     }
 }

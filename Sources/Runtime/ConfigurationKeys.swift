@@ -12,6 +12,9 @@ package struct ConfigurationKey: Sendable {
     let apply: @Sendable (inout Configuration, String) -> String?
     /// The effective value, in the file's syntax.
     package let show: @Sendable (Configuration) -> String
+    /// The words the key accepts as they are, or their fixed prefixes ("iio:device"), for
+    /// shell completion and shimmerd.conf(5); empty when it takes only numbers or free text.
+    package var words: [String] = []
 
     package var qualifiedName: String { "\(section).\(name)" }
 }
@@ -31,13 +34,14 @@ package enum ConfigurationKeys {
     static let sensor: [ConfigurationKey] = [
         choice("Sensor", "device", "which accelerometer: auto (display over base, then lowest index), iio:deviceN, name:NAME, label:LABEL, uri:LIBIIO-URI, trace:FILE",
                accepted: "auto, iio:deviceN, name:NAME, label:LABEL, uri:URI or trace:FILE",
-               \.sensor.device, valid: SensorSelectorSyntax.isValid),
+               \.sensor.device, words: ["auto", "iio:device", "name:", "label:", "uri:", "trace:"],
+               valid: SensorSelectorSyntax.isValid),
         choice("Sensor", "mode", "auto picks buffer where the device supports it and the process may enable it, else poll",
-               accepted: "auto, poll or buffer", \.sensor.mode, valid: { ["auto", "poll", "buffer"].contains($0) }),
+               accepted: "auto, poll or buffer", \.sensor.mode, words: ["auto", "poll", "buffer"]),
         number("Sensor", "rate", "samples per second wanted (sampling_frequency is set to the lowest available value at or above it, never below 10 Hz)",
                \.sensor.rate, range: 0.1...10_000),
         choice("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
-               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix,
+               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix, words: ["auto"],
                valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
         ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
@@ -47,13 +51,13 @@ package enum ConfigurationKeys {
                              guard let v = parseNumber(value), (0.01...1000).contains(v) else { return "not max or a number from 0.01 to 1000" }
                              config.sensor.traceSpeed = v
                              return nil
-                         }, show: { $0.sensor.traceSpeed.map(formatNumber) ?? "max" }),
+                         }, show: { $0.sensor.traceSpeed.map(formatNumber) ?? "max" }, words: ["max"]),
     ]
 
     static let attitude: [ConfigurationKey] = [
         integer("Attitude", "baseline_samples", "samples averaged into the baseline \"up\" direction", \.attitude.baselineSamples, range: 1...10_000),
         choice("Attitude", "filter", "one-euro smooths the up direction; none passes samples through",
-               accepted: "one-euro or none", \.attitude.filter, valid: { ["one-euro", "none"].contains($0) }),
+               accepted: "one-euro or none", \.attitude.filter, words: ["one-euro", "none"]),
         number("Attitude", "min_cutoff", "One Euro cutoff frequency when still, Hz (lower: steadier, more lag)", \.attitude.minCutoff, range: 0.001...1000),
         number("Attitude", "beta", "One Euro speed coefficient (higher: less lag when moving)", \.attitude.beta, range: 0...1000),
         number("Attitude", "d_cutoff", "One Euro cutoff of the speed estimate, Hz", \.attitude.dCutoff, range: 0.001...1000),
@@ -74,7 +78,7 @@ package enum ConfigurationKeys {
                              guard let v = parseNumber(value), (1...10_000).contains(v) else { return "not auto or a number from 1 to 10000" }
                              config.card.height = v
                              return nil
-                         }, show: { $0.card.height.map(formatNumber) ?? "auto" }),
+                         }, show: { $0.card.height.map(formatNumber) ?? "auto" }, words: ["auto"]),
         number("Card", "scale", "pixels per point (2: a 350 x 233.333 pt card is 700 x 467 px)", \.card.scale, range: 0.05...16),
         ConfigurationKey(section: "Card", name: "origin", accepted: "auto (bottom-center) or X,Y in points",
                          help: "origin focal point O, where the arcs are centered", apply: { config, value in
@@ -82,7 +86,8 @@ package enum ConfigurationKeys {
                              guard let p = parsePair(value) else { return "not auto or X,Y" }
                              config.card.origin = p
                              return nil
-                         }, show: { c in c.card.origin.map { "\(formatNumber($0.x)),\(formatNumber($0.y))" } ?? "auto" }),
+                         }, show: { c in c.card.origin.map { "\(formatNumber($0.x)),\(formatNumber($0.y))" } ?? "auto" },
+                         words: ["auto"]),
         text("Card", "left_label", "label drawn at the top left", \.card.leftLabel),
         text("Card", "right_label", "label drawn at the top right", \.card.rightLabel),
         text("Card", "font", "fontconfig pattern of the label and arrow font", \.card.font),
@@ -90,7 +95,7 @@ package enum ConfigurationKeys {
 
     static let sink: [ConfigurationKey] = [
         choice("Sink", "type", "where frames go", accepted: "framebuffer, shm, raw, png or null", \.sink.type,
-               valid: { ["framebuffer", "shm", "raw", "png", "null"].contains($0) }),
+               words: ["framebuffer", "shm", "raw", "png", "null"]),
         text("Sink", "device", "framebuffer device", \.sink.device),
         ConfigurationKey(section: "Sink", name: "position", accepted: "center or X,Y in framebuffer pixels",
                          help: "where the card's top-left corner goes on the framebuffer", apply: { config, value in
@@ -100,7 +105,7 @@ package enum ConfigurationKeys {
                              }
                              config.sink.position = (x, y)
                              return nil
-                         }, show: { c in c.sink.position.map { "\($0.x),\($0.y)" } ?? "center" }),
+                         }, show: { c in c.sink.position.map { "\($0.x),\($0.y)" } ?? "center" }, words: ["center"]),
         choice("Sink", "name", "shared-memory segment name (/dev/shm/NAME)", accepted: "a name of letters, digits, '.', '_' and '-'",
                \.sink.name, valid: { !$0.isEmpty && $0.count < 200 && $0 != "." && $0 != ".."
                    && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } }),
@@ -131,7 +136,7 @@ package enum ConfigurationKeys {
 
     static let log: [ConfigurationKey] = [
         choice("Log", "level", "least important log lines shown", accepted: "error, warning, notice, info or debug",
-               \.log.level, valid: { ["error", "warning", "notice", "info", "debug"].contains($0) }),
+               \.log.level, words: ["error", "warning", "notice", "info", "debug"]),
     ]
 
     // MARK: Key builders
@@ -166,17 +171,20 @@ package enum ConfigurationKeys {
                              default: return "not true or false"
                              }
                              return nil
-                         }, show: { $0[keyPath: path] ? "true" : "false" })
+                         }, show: { $0[keyPath: path] ? "true" : "false" }, words: ["true", "false"])
     }
 
+    /// A key that takes one of `words`, or, when `valid` is given, whatever it accepts
+    /// (then `words` are only what completion offers).
     static func choice(_ section: String, _ name: String, _ help: String, accepted: String,
-                       _ path: WritableKeyPath<Configuration, String> & Sendable,
-                       valid: @escaping @Sendable (String) -> Bool) -> ConfigurationKey {
-        ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+                       _ path: WritableKeyPath<Configuration, String> & Sendable, words: [String] = [],
+                       valid: (@Sendable (String) -> Bool)? = nil) -> ConfigurationKey {
+        let valid = valid ?? { words.contains($0) }
+        return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
             guard valid(value) else { return "not \(accepted)" }
             config[keyPath: path] = value
             return nil
-        }, show: { $0[keyPath: path] })
+        }, show: { $0[keyPath: path] }, words: words)
     }
 
     static func text(_ section: String, _ name: String, _ help: String,

@@ -7,7 +7,7 @@
 // Must not import: Commands (the layer above).
 
 /// Exit codes (sysexits.h), spec/interfaces.md "Command line".
-package enum ExitStatus: Int32, Sendable {
+package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case usage = 64
     case dataError = 65
@@ -16,6 +16,34 @@ package enum ExitStatus: Int32, Sendable {
     case cannotCreate = 73
     case ioError = 74
     case configuration = 78
+
+    /// What the code means, for `--help` and shimmerd(8) "EXIT STATUS".
+    package var meaning: String {
+        switch self {
+        case .success: "success"
+        case .usage: "usage error: an unknown command or option, a missing or malformed argument"
+        case .dataError: "bad input data, such as a malformed trace"
+        case .noInput: "an input file (configuration, trace) does not exist"
+        case .unavailable: "a required device or program is unavailable"
+        case .cannotCreate: "an output file cannot be created"
+        case .ioError: "an I/O error"
+        case .configuration: "configuration error: an unknown section or key, a value of the wrong type or range (named with file:line)"
+        }
+    }
+
+    /// The sysexits.h name ("EX_USAGE").
+    package var sysexitsName: String {
+        switch self {
+        case .success: "EX_OK"
+        case .usage: "EX_USAGE"
+        case .dataError: "EX_DATAERR"
+        case .noInput: "EX_NOINPUT"
+        case .unavailable: "EX_UNAVAILABLE"
+        case .cannotCreate: "EX_CANTCREAT"
+        case .ioError: "EX_IOERR"
+        case .configuration: "EX_CONFIG"
+        }
+    }
 }
 
 /// A failure that ends a command: one line for stderr and the exit code.

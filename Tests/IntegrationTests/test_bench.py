@@ -1,4 +1,4 @@
-"""`shimmerd bench --json` smoke (issue 6): relations that hold on any machine, never
+"""`shimmerd bench --json` smoke: relations that hold on any machine, never
 absolute times. The numbers themselves are in docs/PERFORMANCE.md."""
 import json
 import subprocess

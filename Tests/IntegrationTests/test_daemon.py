@@ -1,10 +1,11 @@
-"""`shimmerd run` end to end (issue 4): the real binary under umockdev with a fixture
+"""`shimmerd run` end to end: the real binary under umockdev with a fixture
 accelerometer, the png sink, the trace, signals, the still device, SIGHUP reloads, the
 systemd unit, and `shimmerd demo` without hardware or root."""
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -202,6 +203,43 @@ def test_sigterm_flushes_the_trace_promptly(bed_factory, tmp_path):
     n = int(re.search(r"and (\d+) samples", stopped).group(1))
     assert len([r for r in read_trace(trace) if r["type"] == "sample"]) == n
     assert open(trace).read().endswith("\n")
+
+
+def documented_signals():
+    """The signals shimmerd(8) lists (`shimmerd man shimmerd.8`, "SIGNALS")."""
+    page = subprocess.run([SHIMMERD, "man", "shimmerd.8"], capture_output=True, text=True, check=True).stdout
+    section = page.split('.SH "SIGNALS"\n', 1)[1].split("\n.SH ", 1)[0]
+    return re.findall(r"^\\fB(SIG[A-Z0-9]+)\\fR$", section, re.M)
+
+
+# What each signal visibly does to a running daemon (README "Running", shimmerd(8)).
+SIGNAL_EFFECTS = {"SIGTERM": "exits 0", "SIGINT": "exits 0", "SIGHUP": "configuration reloaded",
+                  "SIGUSR1": "recapture"}
+
+
+def test_the_manual_page_lists_the_signals_the_daemon_acts_on():
+    assert sorted(documented_signals()) == sorted(SIGNAL_EFFECTS)
+
+
+@pytest.mark.parametrize("name", sorted(SIGNAL_EFFECTS))
+def test_each_documented_signal_does_what_the_manual_page_says(bed_factory, tmp_path, name):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d, trace, _ = start_daemon(bed, tmp_path)
+    i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
+    n = len(d.logs)
+    d.p.send_signal(getattr(signal, name))
+    effect = SIGNAL_EFFECTS[name]
+    if effect == "exits 0":
+        assert d.wait(timeout=WAIT) == 0
+    elif effect == "configuration reloaded":
+        d.wait_log("configuration reloaded", name, start=n)
+        wait_trace(trace, lambda r: r["type"] == "baseline", "a new baseline", start=i + 1, daemon=d)
+        assert d.stop() == 0
+    else:
+        wait_trace(trace, lambda r: r["type"] == "recapture" and r["reason"] == name, "recapture", daemon=d)
+        assert d.stop() == 0
 
 
 def test_duration_stops_cleanly(bed_factory, tmp_path):

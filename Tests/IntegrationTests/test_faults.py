@@ -1,4 +1,4 @@
-"""Fault injection (issue 7): the real shimmerd under umockdev, one test per fault. Each
+"""Fault injection: the real shimmerd under umockdev, one test per fault. Each
 asserts that the daemon keeps running (or exits with its documented status), that one
 log line names the cause (at most one a second for a cause that persists), that frames
 resume once the cause is gone, and that the trace written before the fault is intact:

@@ -1,4 +1,4 @@
-"""Least privilege (issue 7), shown on the real binary: it works as an unprivileged user
+"""Least privilege, shown on the real binary: it works as an unprivileged user
 with nothing but read access to the accelerometer (poll mode, shm sink), opens no
 network socket unless `Sensor.device = uri:ip:...`, creates nothing through a symbolic
 link, and as root refuses configuration files that others may write.

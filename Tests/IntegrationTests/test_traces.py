@@ -1,4 +1,4 @@
-"""Traces people can look at (issue 8): a trace recorded from a fixture run fed back as
+"""Traces people can look at: a trace recorded from a fixture run fed back as
 the sensor (`Sensor.device = trace:FILE`), `replay` to PNG frames, an animated PNG and
 raw frames, `plot` to SVG, the reader's tolerance and its errors, size rotation.
 

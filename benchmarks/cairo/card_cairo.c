@@ -1,5 +1,5 @@
 /*
- * The reference the performance issue measures shimmerd against: the card of
+ * The reference shimmerd's renderer is measured against (docs/PERFORMANCE.md): the card of
  * spec/scene.md drawn with cairo (Debian 12: cairo 1.16), two ways.
  *
  *   naive:  every frame redraws every shape: background, rounded card, 175 circles each

@@ -1,0 +1,259 @@
+import Runtime
+
+/// The manual pages shimmerd(8) and shimmerd.conf(5) in man(7) format, generated from the
+/// tables that drive everything else: the subcommands' option tables (`ShimmerdMain.commands`,
+/// the same ones `--help` prints), `ConfigurationKeys.all` (the parser's key table, which
+/// `check-config --documented` prints), `DaemonSignals.all` and `ExitStatus`. A page
+/// therefore cannot describe an option, key or code that the program does not have.
+/// `shimmerd man PAGE` prints them; the Debian package installs what it printed.
+package enum ManualPage: String, CaseIterable, Sendable {
+    case daemon = "shimmerd.8"
+    case configuration = "shimmerd.conf.5"
+
+    package var text: String {
+        switch self {
+        case .daemon: Self.daemonPage(ShimmerdMain.commands)
+        case .configuration: Self.configurationPage()
+        }
+    }
+
+    /// Files the daemon reads or writes, and where the Debian package installs its own.
+    /// Defaults come from the configuration's defaults, not from copies of them.
+    static var files: [(path: String, what: String)] {
+        let sink = SinkSettings()
+        return [
+            (Configuration.defaultPath, "the configuration, see shimmerd.conf(5); a conffile of the package, so local edits survive an upgrade"),
+            (Configuration.defaultPath + ".d/*.conf", "drop-ins, read after the file in lexical order"),
+            ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers (IIO devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
+            (sink.device, "the framebuffer of Sink.type = framebuffer (Sink.device)"),
+            ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by shimmerd view"),
+            ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
+            ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd, enabled when the package is installed"),
+            ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' device nodes and the IIO attributes buffer mode writes"),
+            ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video"),
+            ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
+            ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every graphical session: systemctl --user enable --now shimmerd-view.service"),
+        ]
+    }
+
+    static func daemonPage(_ commands: [any Subcommand.Type]) -> String {
+        var r = Roff()
+        r.header(title: "SHIMMERD", section: 8, manual: "System Administration")
+        r.section("NAME")
+        r.text("shimmerd - the Apple Cash shimmer card, driven by a real accelerometer")
+        r.section("SYNOPSIS")
+        for c in commands {
+            r.raw(Roff.bold("shimmerd \(c.name)") + Roff.synopsis(c))
+            r.raw(".br")
+        }
+        r.raw(Roff.bold("shimmerd --help") + " | " + Roff.bold("shimmerd") + " " + Roff.italic("COMMAND") + " " + Roff.bold("--help")
+              + " | " + Roff.bold("shimmerd --version"))
+        r.section("DESCRIPTION")
+        r.text("""
+            shimmerd draws the Apple Cash "shimmer" card and makes it follow the tilt of the machine: \
+            it reads an IIO accelerometer, computes the tilt (dPitch, dRoll) against a baseline, maps it \
+            to a focal point, colors the card's 175 dots from it and writes the frames to a sink: the \
+            framebuffer, POSIX shared memory, a raw frame stream, PNG files or nothing.
+            """)
+        r.paragraph()
+        r.text("""
+            The first command, \(commands[0].name), is the default: shimmerd with no command is the daemon. \
+            As a system service it runs as the unprivileged user shimmerd (shimmerd.service, Type=notify: \
+            READY=1 once the first frame is out, WATCHDOG=1 from the render loop). Log lines go to \
+            standard error with sd-daemon priority prefixes when it is the journal's stream.
+            """)
+        r.section("COMMANDS")
+        for c in commands {
+            r.subsection(c.name)
+            r.text(c.abstract)
+            for p in c.positionals {
+                r.tagged(Roff.italic(p.name), p.help)
+            }
+            for o in c.options {
+                let tag = Roff.bold(o.name) + (o.value.map { " " + Roff.italic($0) } ?? "")
+                r.tagged(tag, o.help)
+            }
+            r.tagged(Roff.bold("--help"), "show the command's options")
+        }
+        r.section("OPTIONS")
+        r.text("These work without a command:")
+        r.tagged(Roff.bold("--help"), "list the commands (also -h and help; help COMMAND shows a command's options)")
+        r.tagged(Roff.bold("--version"), "print the version")
+        r.paragraph()
+        r.text("""
+            An option's value follows it as the next argument or after "=" (--out=FILE). "--" ends \
+            the options. --set may be given more than once; the last value of a key wins.
+            """)
+        r.section("SIGNALS")
+        r.text("shimmerd run acts on these signals:")
+        for s in DaemonSignals.all {
+            r.tagged(Roff.bold(s.name), s.effect)
+        }
+        r.section("EXIT STATUS")
+        r.text("The codes of sysexits.h. Every other code than 0 comes with one line on standard error saying what is wrong and where.")
+        for status in ExitStatus.allCases {
+            r.tagged(Roff.bold(String(status.rawValue)) + " (\(status.sysexitsName))", status.meaning)
+        }
+        r.section("ENVIRONMENT")
+        r.tagged(Roff.bold("NOTIFY_SOCKET") + ", " + Roff.bold("WATCHDOG_USEC"),
+                 "set by systemd for a Type=notify service: shimmerd reports readiness, status and the watchdog heartbeat there (sd_notify(3))")
+        r.tagged(Roff.bold("JOURNAL_STREAM"),
+                 "set by systemd when standard error is the journal: log lines then carry sd-daemon priority prefixes such as <4>")
+        r.tagged(Roff.bold("SDL_VIDEODRIVER"), "for shimmerd view: the SDL2 video driver (x11 or wayland)")
+        r.section("FILES")
+        for f in files {
+            r.tagged(Roff.italic(f.path), f.what)
+        }
+        r.section("EXAMPLES")
+        r.text("Check the configuration, then show the effective values:")
+        r.example(["shimmerd check-config"])
+        r.text("Record what the accelerometer reports, then draw it:")
+        r.example(["shimmerd run --set Sink.type=null --set Trace.path=/tmp/t.jsonl --duration 10",
+                   "shimmerd plot /tmp/t.jsonl --out t.svg"])
+        r.text("Stream frames to ffmpeg:")
+        r.example(["shimmerd run --set Sink.type=raw | ffmpeg -f rawvideo -pix_fmt bgr0 -s 700x467 -r 60 -i - out.mp4"])
+        r.section("SEE ALSO")
+        r.raw(Roff.seeAlso([("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
+                            ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3)]))
+        r.paragraph()
+        r.text("/usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd.")
+        return r.output
+    }
+
+    static func configurationPage() -> String {
+        let defaults = Configuration()
+        var r = Roff()
+        r.header(title: "SHIMMERD.CONF", section: 5, manual: "File Formats")
+        r.section("NAME")
+        r.text("shimmerd.conf - configuration of the shimmerd daemon")
+        r.section("SYNOPSIS")
+        r.raw(Roff.italic(Configuration.defaultPath))
+        r.raw(".br")
+        r.raw(Roff.italic(Configuration.defaultPath + ".d/*.conf"))
+        r.section("DESCRIPTION")
+        r.text("""
+            An INI file like systemd's own: [Section] lines, key = value lines, whole-line comments \
+            that start with # or ;. Section and key names are case-insensitive. shimmerd reads the \
+            built-in defaults, then \(Configuration.defaultPath) (or the file of --config), then the \
+            drop-ins in \(Configuration.defaultPath).d/*.conf in lexical order, then each --set \
+            Section.key=value of the command line; a later value wins.
+            """)
+        r.paragraph()
+        r.text("""
+            An unknown section or key, or a value of the wrong type or out of range, is an error that \
+            names file:line, the key and the accepted values; shimmerd then exits 78. \
+            shimmerd check-config validates the files and prints the effective values; shimmerd \
+            check-config --documented prints every key with its default, as the shipped file lists them. \
+            shimmerd run re-reads the files on SIGHUP (systemctl reload shimmerd).
+            """)
+        var section = ""
+        for key in ConfigurationKeys.all {
+            if key.section != section {
+                section = key.section
+                r.section("[\(section)] SECTION")
+            }
+            r.tagged(Roff.bold(key.name) + " = " + Roff.italic(key.show(defaults).isEmpty ? "(empty)" : key.show(defaults)), key.help)
+            r.raw(".br")
+            r.text("Accepted: \(key.accepted).")
+            r.raw(".br")
+            r.text("Default: \(key.show(defaults).isEmpty ? "empty" : key.show(defaults)).")
+        }
+        r.section("EXAMPLE")
+        r.text("A kiosk that shares the card with a viewer and keeps a rotated trace:")
+        r.example(exampleLines)
+        r.section("SEE ALSO")
+        r.raw(Roff.seeAlso([("shimmerd", 8), ("systemd.unit", 5)]))
+        return r.output
+    }
+
+    /// The example of shimmerd.conf(5); a test loads it with the configuration parser.
+    static let exampleLines = [
+        "[Sensor]", "device = auto", "", "[Sink]", "type = shm", "name = shimmer", "fps = 60", "",
+        "[Trace]", "path = /var/log/shimmerd/trace.jsonl", "max_size = 64M",
+    ]
+}
+
+/// man(7) source, with every text escaped: hyphens as \-, backslashes as \e, characters
+/// beyond ASCII as \[uXXXX], and a line that would start with a control character guarded.
+struct Roff {
+    private(set) var output = ""
+
+    mutating func raw(_ line: String) { output += line + "\n" }
+
+    mutating func header(title: String, section: Int, manual: String) {
+        raw(".\\\" Generated by `shimmerd man`: edit the tables in Sources/, not this page.")
+        raw(".TH \(title) \(section) \"\" \"shimmerd \(ShimmerdMain.version)\" \"\(manual)\"")
+        raw(".nh")
+        raw(".ad l")
+    }
+
+    mutating func section(_ name: String) { raw(".SH \"\(name)\"") }
+    mutating func subsection(_ name: String) { raw(".SS \"\(Self.escape(name))\"") }
+    mutating func paragraph() { raw(".PP") }
+
+    /// Running text, one line per source line; an empty line is a paragraph break.
+    mutating func text(_ s: String) {
+        for line in s.split(separator: "\n", omittingEmptySubsequences: false) {
+            raw(line.isEmpty ? ".PP" : Self.guardLine(Self.escape(String(line))))
+        }
+    }
+
+    /// A tagged paragraph: `tag` (already formatted) and its text.
+    mutating func tagged(_ tag: String, _ body: String) {
+        raw(".TP")
+        raw(Self.guardLine(tag))
+        text(body)
+    }
+
+    /// Literal lines, indented, in a fixed-width font, not filled.
+    mutating func example(_ lines: [String]) {
+        raw(".PP")
+        raw(".RS 4")
+        raw(".nf")
+        for line in lines { raw(line.isEmpty ? "\\&" : Self.guardLine(Self.escape(line))) }
+        raw(".fi")
+        raw(".RE")
+        raw(".PP")
+    }
+
+    static func bold(_ s: String) -> String { "\\fB" + escape(s) + "\\fR" }
+    static func italic(_ s: String) -> String { "\\fI" + escape(s) + "\\fR" }
+
+    /// " [--config PATH] [--set Section.key=value]..." with fonts.
+    static func synopsis(_ c: any Subcommand.Type) -> String {
+        var s = ""
+        for p in c.positionals { s += " " + italic(p.name) }
+        for o in c.options {
+            let item = bold(o.name) + (o.value.map { " " + italic($0) } ?? "")
+            s += " [" + item + "]" + (o.repeatable ? "..." : "")
+        }
+        return s
+    }
+
+    static func seeAlso(_ pages: [(String, Int)]) -> String {
+        pages.map { bold($0.0) + "(\($0.1))" }.joined(separator: ", ")
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\\": out += "\\e"
+            case "-": out += "\\-"
+            case _ where u.value < 0x80: out.unicodeScalars.append(u)
+            default: out += "\\[u" + hex4(u.value) + "]"
+            }
+        }
+        return out
+    }
+
+    static func hex4(_ v: UInt32) -> String {
+        let h = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - h.count)) + h
+    }
+
+    /// `\&` before a leading "." or "'", which roff would read as a request.
+    static func guardLine(_ s: String) -> String {
+        s.hasPrefix(".") || s.hasPrefix("'") ? "\\&" + s : s
+    }
+}
