@@ -1,4 +1,4 @@
-/// Why a sample never reaches the attitude (issue 3, "bad input"). The adapter logs the
+/// Why a sample never reaches the attitude (bad input from the device). The adapter logs the
 /// cause once per second at most; the core only classifies.
 package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
     /// A component is NaN or infinite after scaling.

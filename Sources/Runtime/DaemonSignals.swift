@@ -13,10 +13,11 @@ package struct DaemonSignal: Sendable {
 package enum DaemonSignals {
     package static let all: [DaemonSignal] = [
         DaemonSignal(name: "SIGTERM", number: SIGTERM,
-                     effect: "finish the frame, flush the trace, release the sink and the sensor (restoring its sampling frequency) and exit 0"),
+                     effect: "finish the frame, flush the trace, release the sink and the sensor (restoring its sampling frequency) and exit 0, whatever a reader of the output does: no write blocks"),
         DaemonSignal(name: "SIGINT", number: SIGINT, effect: "the same as SIGTERM"),
+        DaemonSignal(name: "SIGQUIT", number: SIGQUIT, effect: "the same as SIGTERM (no core dump: nothing went wrong)"),
         DaemonSignal(name: "SIGHUP", number: SIGHUP,
-                     effect: "re-read the configuration and rebuild the pipeline with a new baseline; an invalid file is logged with file:line and the running pipeline continues untouched (systemctl reload sends it)"),
+                     effect: "re-read the configuration, build the whole new pipeline beside the running one and swap to it with a new baseline, keeping open the sensor, sink and trace whose settings did not change; if any of it fails (an invalid file, a trace or sink that cannot be opened), one line names the cause with file:line and the running pipeline continues untouched (systemctl reload sends it)"),
         DaemonSignal(name: "SIGUSR1", number: SIGUSR1, effect: "capture the baseline again from the next readings"),
     ]
 

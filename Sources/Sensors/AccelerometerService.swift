@@ -446,7 +446,7 @@ package final class AccelerometerService {
     }
 }
 
-/// Whether this process may run a device's buffer (issue 3: an unprivileged service
+/// Whether this process may run a device's buffer (an unprivileged service
 /// often cannot enable buffers).
 enum BufferPermission {
     /// Nil when buffer mode can work; else why not.

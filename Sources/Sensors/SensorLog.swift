@@ -8,7 +8,7 @@ package enum SensorLogLevel: Int, Sendable, Comparable {
 /// metadata keys are dotted (`sensor.device`, `sensor.attribute`, `sensor.value`).
 package typealias SensorLog = (_ level: SensorLogLevel, _ message: String, _ metadata: [String: String]) -> Void
 
-/// At most one message per cause per interval (issue 3: "at most once per second per
+/// At most one message per cause per interval (README "Sensors": "at most once a second per
 /// cause"). Time is a parameter, seconds.
 package struct RateLimitedLog {
     package let interval: Double

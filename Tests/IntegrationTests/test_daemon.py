@@ -213,7 +213,7 @@ def documented_signals():
 
 
 # What each signal visibly does to a running daemon (README "Running", shimmerd(8)).
-SIGNAL_EFFECTS = {"SIGTERM": "exits 0", "SIGINT": "exits 0", "SIGHUP": "configuration reloaded",
+SIGNAL_EFFECTS = {"SIGTERM": "exits 0", "SIGINT": "exits 0", "SIGQUIT": "exits 0", "SIGHUP": "configuration reloaded",
                   "SIGUSR1": "recapture"}
 
 
