@@ -94,7 +94,7 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Tracing", "LinuxSystem"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
