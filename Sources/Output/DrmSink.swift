@@ -1,0 +1,346 @@
+import DRM
+import Glibc
+import LinuxSystem
+import Raster
+import Udev
+
+/// The card on a display driven through DRM/KMS (/dev/dri/cardN), tear-free.
+///
+/// How: two dumb buffers (XRGB8888, the mode's size) with framebuffer objects; the CRTC
+/// is set once, on the first buffer, in the mode it already had on the connector (no
+/// mode set, no flicker), else the connector's preferred mode; then every published
+/// frame is drawn into the buffer that is not on screen and a page flip with
+/// DRM_MODE_PAGE_FLIP_EVENT queued. The kernel shows it at the next vblank and then
+/// makes the card's descriptor readable with the flip's event; until that event is read
+/// (`handle(readable:)`, from the daemon's own poll loop) `isReadyForFrame` is false and
+/// no other flip is queued, so frames come at most at the display's refresh and a
+/// buffer is never written while it is scanned out.
+///
+/// Why a shadow, as in the framebuffer sink: the renderer paints the card into memory
+/// owned by the sink, and each publish copies into the back buffer only the card rows
+/// that differ from what that buffer last received. Each buffer has its own record of
+/// what it holds, so a dot repainted in one frame is copied into the other buffer too
+/// when that one is next drawn (incremental rendering stays correct with two buffers),
+/// and nothing is ever read back from the dumb buffers (they may be write-combined or
+/// uncached). A frame handed over while a flip is pending stays in the shadow and is
+/// flipped as soon as the event comes.
+///
+/// Invariants: the buffers are black outside the card; only the card's visible
+/// rectangle is written per frame; the card is drawn upright for the connector's
+/// `panel orientation`. DRM master is taken on attach: while another program holds it
+/// (a compositor: EBUSY, or EACCES) one line says so and the attach is retried with
+/// backoff (0.5 s doubling to 4 s); frames go to the shadow meanwhile. The console's VT
+/// is put in KD_GRAPHICS while attached. `close()` (and deinit, and every detach) sets
+/// the saved CRTC back (its framebuffer, position and mode), so the console comes back,
+/// before the buffers are removed. A udev `drm` change event (a connector plugged or
+/// unplugged) re-probes: a display that went away detaches, one that came attaches.
+package final class DrmSink: FrameSink {
+    package let device: String
+    package let connectorName: String
+    package let consolePath: String
+    private let position: (x: Int, y: Int)?
+    private let report: (String) -> Void
+    private let clock: () -> Double
+    private let shadow: PixelBuffer
+    private var attached: Attached?
+    private var monitor: UdevMonitor?
+    private var retryAt = -Double.infinity
+    private var backoff = DrmSink.firstBackoff
+    private var lastFailure: String?
+    private var closed = false
+    /// A frame reached the shadow while a flip was pending: flip it when the event comes.
+    private var waitingFrame = false
+    package private(set) var framesPublished: UInt64 = 0
+    /// Page flips queued so far (for tests and the bench).
+    package private(set) var flipsQueued = 0
+    /// Card rows copied into dumb buffers so far.
+    package private(set) var rowsWritten = 0
+
+    static let firstBackoff = 0.5
+    static let maxBackoff = 4.0
+
+    final class Attached {
+        let display: DrmDisplay
+        let buffers: [DumbBuffer]
+        /// Per buffer: the card pixels it holds (row-major, card width a row); nil while
+        /// it still needs the whole card.
+        var written: [[UInt32]?]
+        let placement: CardPlacement
+        let console: VirtualTerminalMode?
+        /// The buffer on screen, and the one a queued flip will put there.
+        var front = 0
+        var pending: Int?
+
+        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
+            self.display = display
+            self.buffers = buffers
+            self.placement = placement
+            self.console = console
+            written = Array(repeating: nil, count: buffers.count)
+        }
+    }
+
+    /// - Parameters:
+    ///   - device: a card node, or "auto": the first /dev/dri/card* with a connected display.
+    ///   - connector: "auto" (the first connected) or a connector name (`eDP-1`).
+    ///   - position: the card's top-left in upright screen pixels; nil centres it.
+    ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
+    ///   - report: one log line per state change (attached, busy, detached, hotplug).
+    ///   - clock: monotonic seconds, for the retry backoff.
+    package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
+                 consolePath: String = "/dev/tty0", report: @escaping (String) -> Void,
+                 clock: @escaping () -> Double = MonotonicClock.seconds) {
+        self.device = device
+        connectorName = connector
+        self.consolePath = consolePath
+        self.position = position
+        self.report = report
+        self.clock = clock
+        shadow = PixelBuffer(width: cardWidth, height: cardHeight)
+        do {
+            monitor = try UdevMonitor(context: UdevContext(), subsystem: "drm")
+        } catch {
+            report("drm \(device): no udev monitor (\(error)); displays plugged in later are not noticed")
+        }
+        maintain()
+    }
+
+    deinit { close() }
+
+    package var summary: String { "drm \(device)" + (connectorName == "auto" ? "" : " \(connectorName)") }
+    package var slotCount: Int { 1 }
+    package var isAttached: Bool { attached != nil }
+    package var isReadyForFrame: Bool { attached?.pending == nil }
+    package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
+    package func nextSlot() -> Int { 0 }
+
+    package func appendFileDescriptors(to fds: inout [Int32]) {
+        // The card only while a flip is pending: its events are the only ones asked for.
+        if let a = attached, a.pending != nil { fds.append(a.display.card.fileDescriptor) }
+        if let monitor { fds.append(monitor.fileDescriptor) }
+    }
+
+    package func handle(readable: [Int32]) {
+        if let monitor, readable.contains(monitor.fileDescriptor) { hotplug(monitor) }
+        guard let a = attached, a.pending != nil, readable.contains(a.display.card.fileDescriptor) else { return }
+        let events: [DRMFlipEvent]
+        do { events = try a.display.card.readEvents() } catch {
+            detach(because: "reading its page-flip event failed: \(error)")
+            return
+        }
+        guard !events.isEmpty, let next = a.pending else { return }
+        a.front = next
+        a.pending = nil
+        if waitingFrame {
+            waitingFrame = false
+            flip(a)
+        }
+    }
+
+    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
+        framesPublished += 1
+        guard let a = attached else { return .published }
+        if a.pending != nil {
+            waitingFrame = true     // flipped when the pending one completes
+            return .published
+        }
+        flip(a)
+        return .published
+    }
+
+    package func maintain() {
+        guard !closed, attached == nil, clock() >= retryAt else { return }
+        do {
+            let a = try attach()
+            attached = a
+            backoff = Self.firstBackoff
+            lastFailure = nil
+            let d = a.display, p = a.placement
+            report("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
+                   + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
+                   + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
+        } catch {
+            let message = error.message
+            if message != lastFailure {
+                report("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+            }
+            lastFailure = message
+            retryAt = clock() + backoff
+            backoff = min(backoff * 2, Self.maxBackoff)
+        }
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        if let a = attached { release(a) }
+        attached = nil
+        monitor = nil
+    }
+
+    // MARK: Attaching and releasing
+
+    private func attach() throws(SinkError) -> Attached {
+        let display = try DrmDisplay.find(device: device, connector: connectorName)
+        let card = display.card
+        do {
+            try card.becomeMaster()
+        } catch where error.isMasterConflict {
+            throw SinkError(sink: "drm", "\(card.path): another program holds DRM master (\(error.codeName) from drmSetMaster; a compositor or another console program)")
+        } catch {
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        let mode = display.mode
+        var buffers: [DumbBuffer] = []
+        do {
+            guard try card.supportsDumbBuffers() else {
+                throw SinkError(sink: "drm", "\(card.path): the driver has no dumb buffers (DRM_CAP_DUMB_BUFFER is 0)")
+            }
+            for _ in 0..<2 {
+                let b = try card.makeDumbBuffer(width: mode.width, height: mode.height)
+                memset(b.base, 0, b.byteCount)       // black around the card (written, never read)
+                buffers.append(b)
+            }
+        } catch let e as SinkError {
+            try? card.dropMaster()
+            throw e
+        } catch {
+            try? card.dropMaster()
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        let upright = display.orientation.uprightSize(panelWidth: mode.width, panelHeight: mode.height)
+        let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
+                                      screenWidth: upright.width, screenHeight: upright.height, position: position)
+        var console: VirtualTerminalMode?
+        do {
+            let vt = try VirtualTerminalMode(path: consolePath)
+            try vt.enterGraphics()
+            console = vt
+        } catch {
+            report("console \(consolePath) left in its mode (\(error)); the text console may draw over the card")
+        }
+        let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
+        copyRows(a, into: 0)
+        do {
+            try card.setCrtc(display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],
+                             mode: mode)
+        } catch {
+            try? console?.restore()
+            try? card.dropMaster()
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        return a
+    }
+
+    /// Sets the saved CRTC back (the console's framebuffer and mode), restores the VT's
+    /// mode, removes the buffers, drops master. Each failure is one line; the rest goes on.
+    private func release(_ a: Attached) {
+        let d = a.display
+        do {
+            if let mode = d.saved.mode, d.saved.framebufferID != 0 {
+                try d.card.setCrtc(d.crtcID, framebufferID: d.saved.framebufferID, x: d.saved.x, y: d.saved.y,
+                                   connectors: [d.connector.id], mode: mode)
+            } else {
+                try d.card.setCrtc(d.crtcID, framebufferID: 0, connectors: [], mode: nil)
+            }
+        } catch {
+            report("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
+        }
+        if let console = a.console {
+            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
+        }
+        for b in a.buffers {
+            do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
+        }
+        do { try d.card.dropMaster() } catch { report("drm \(d.card.path): \(error)") }
+    }
+
+    private func detach(because why: String) {
+        guard let a = attached else { return }
+        report("drm \(a.display.card.path) \(a.display.connector.name): \(why); the console is restored, retrying with backoff up to \(Int(Self.maxBackoff)) s")
+        release(a)
+        attached = nil
+        waitingFrame = false
+        lastFailure = nil
+        backoff = Self.firstBackoff
+        retryAt = clock() + backoff
+    }
+
+    /// A udev `drm` event: the connector we drive went away (detach), or, while
+    /// detached, a display may have come (retry now).
+    private func hotplug(_ monitor: UdevMonitor) {
+        var changed = false
+        while monitor.receive() != nil { changed = true }
+        guard changed else { return }
+        if let a = attached {
+            let d = a.display
+            let now: DRMConnector
+            do { now = try d.card.connector(d.connector.id) } catch {
+                detach(because: "re-probing after a hotplug failed: \(error)")
+                return
+            }
+            if now.connection != .connected {
+                detach(because: "the display was disconnected")
+            } else if !now.modes.contains(where: { $0.width == d.mode.width && $0.height == d.mode.height }) {
+                detach(because: "the display no longer offers \(d.mode)")
+            }
+        } else {
+            retryAt = -Double.infinity
+            backoff = Self.firstBackoff
+            maintain()
+        }
+    }
+
+    // MARK: Drawing
+
+    /// Draws the shadow into the back buffer and queues its flip.
+    private func flip(_ a: Attached) {
+        let back = 1 - a.front
+        copyRows(a, into: back)
+        do {
+            try a.display.card.pageFlip(a.display.crtcID, to: a.buffers[back].framebufferID)
+            a.pending = back
+            flipsQueued += 1
+        } catch where error.isMasterConflict && error.code != EBUSY {
+            detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)")
+        } catch {
+            detach(because: "\(error)")
+        }
+    }
+
+    /// Copies the card rows that differ from what buffer `index` holds (all of them the
+    /// first time), turned for the panel, into the visible part of the card's rectangle.
+    private func copyRows(_ a: Attached, into index: Int) {
+        let p = a.placement
+        guard !p.isEmpty else { return }
+        let pix = shadow.pixmap
+        let cardWidth = pix.width
+        let buffer = a.buffers[index]
+        let orientation = a.display.orientation
+        let panelWidth = buffer.width, panelHeight = buffer.height, pitch = buffer.pitch
+        let all = a.written[index] == nil
+        // Taken out while it is updated, so the array is not copied (it is the only reference).
+        var last = a.written[index] ?? [UInt32](repeating: 0, count: cardWidth * pix.height)
+        a.written[index] = nil
+        last.withUnsafeMutableBufferPointer { last in
+            for y in p.y0..<p.y1 {
+                let row = pix.row(y)
+                let copy = last.baseAddress! + y * cardWidth
+                if !all && memcmp(row, copy, cardWidth * 4) == 0 { continue }
+                copy.update(from: row, count: cardWidth)
+                let uy = p.originY + y
+                if orientation == .normal {
+                    let dst = buffer.base + uy * pitch + (p.originX + p.x0) * 4
+                    dst.copyMemory(from: row + p.x0, byteCount: (p.x1 - p.x0) * 4)
+                } else {
+                    for x in p.x0..<p.x1 {
+                        let q = orientation.panelPixel(x: p.originX + x, y: uy, panelWidth: panelWidth, panelHeight: panelHeight)
+                        (buffer.base + q.y * pitch + q.x * 4).storeBytes(of: row[x], as: UInt32.self)
+                    }
+                }
+                rowsWritten += 1
+            }
+        }
+        a.written[index] = last
+    }
+}
