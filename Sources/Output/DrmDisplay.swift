@@ -43,20 +43,23 @@ package struct DrmDisplay {
                 }
                 chosen = c
             }
-            // The CRTC already routed to the connector, else the first one an encoder of
-            // the connector can take (possible_crtcs: a bit per index into the CRTC list).
+            // The CRTC already routed to the connector, else the first idle one an encoder
+            // of the connector can take (possible_crtcs: a bit per index into the CRTC
+            // list); a CRTC that is on drives another display and is left alone.
             var crtcID: UInt32 = 0
             if chosen.encoderID != 0 { crtcID = try card.encoder(chosen.encoderID).crtcID }
             if crtcID == 0 {
                 search: for id in chosen.encoderIDs {
                     let e = try card.encoder(id)
                     for (i, c) in resources.crtcIDs.enumerated() where e.possibleCRTCs & (1 << UInt32(i)) != 0 {
-                        crtcID = c
-                        break search
+                        if try card.crtc(c).mode == nil {
+                            crtcID = c
+                            break search
+                        }
                     }
                 }
             }
-            guard crtcID != 0 else { throw SinkError(sink: "drm", "\(path) \(chosen.name): no CRTC can drive it") }
+            guard crtcID != 0 else { throw SinkError(sink: "drm", "\(path) \(chosen.name): no idle CRTC can drive it") }
             let saved = try card.crtc(crtcID)
             let keeps = chosen.encoderID != 0 && saved.mode != nil && saved.framebufferID != 0
             guard let mode = keeps ? saved.mode : (chosen.modes.first(where: \.isPreferred) ?? chosen.modes.first) else {

@@ -121,25 +121,14 @@ package final class DrmSink: FrameSink {
     }
 
     package func handle(readable: [Int32]) {
-        if let monitor, readable.contains(monitor.fileDescriptor) { hotplug(monitor) }
-        guard let a = attached, a.pending != nil, readable.contains(a.display.card.fileDescriptor) else { return }
-        let events: [DRMFlipEvent]
-        do { events = try a.display.card.readEvents() } catch {
-            detach(because: "reading its page-flip event failed: \(error)")
-            return
-        }
-        guard !events.isEmpty, let next = a.pending else { return }
-        a.front = next
-        a.pending = nil
-        if waitingFrame {
-            waitingFrame = false
-            flip(a)
-        }
+        if let monitor, readable.contains(monitor.fileDescriptor) { maintain() }
+        if let a = attached, readable.contains(a.display.card.fileDescriptor) { collectFlip(a) }
     }
 
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         framesPublished += 1
         guard let a = attached else { return .published }
+        collectFlip(a)
         if a.pending != nil {
             waitingFrame = true     // flipped when the pending one completes
             return .published
@@ -148,8 +137,32 @@ package final class DrmSink: FrameSink {
         return .published
     }
 
+    /// Reads the card's events while a flip is pending (non-blocking: nothing waiting is
+    /// not an error); once it has completed, a frame that waited for it is flipped.
+    private func collectFlip(_ a: Attached) {
+        guard let next = a.pending else { return }
+        let events: [DRMFlipEvent]
+        do { events = try a.display.card.readEvents() } catch {
+            detach(because: "reading its page-flip event failed: \(error)")
+            return
+        }
+        guard !events.isEmpty else { return }
+        a.front = next
+        a.pending = nil
+        if waitingFrame {
+            waitingFrame = false
+            flip(a)
+        }
+    }
+
     package func maintain() {
-        guard !closed, attached == nil, clock() >= retryAt else { return }
+        guard !closed else { return }
+        // Hotplug events are drained here too, not only when the loop reports the
+        // monitor readable: a wake-up comes at least four times a second.
+        if let monitor { hotplug(monitor) }
+        // And a completed flip too, should the loop not watch the card's descriptor.
+        if let a = attached { collectFlip(a) }
+        guard attached == nil, clock() >= retryAt else { return }
         do {
             let a = try attach()
             attached = a
@@ -266,8 +279,8 @@ package final class DrmSink: FrameSink {
         retryAt = clock() + backoff
     }
 
-    /// A udev `drm` event: the connector we drive went away (detach), or, while
-    /// detached, a display may have come (retry now).
+    /// Udev `drm` events: the connector we drive went away (detach), or, while
+    /// detached, a display may have come (retry at once).
     private func hotplug(_ monitor: UdevMonitor) {
         var changed = false
         while monitor.receive() != nil { changed = true }
@@ -285,9 +298,8 @@ package final class DrmSink: FrameSink {
                 detach(because: "the display no longer offers \(d.mode)")
             }
         } else {
-            retryAt = -Double.infinity
+            retryAt = -Double.infinity      // attach now (the caller goes on to it)
             backoff = Self.firstBackoff
-            maintain()
         }
     }
 
