@@ -62,10 +62,7 @@ package final class DrmSink: FrameSink {
     final class Attached {
         let display: DrmDisplay
         let buffers: [DumbBuffer]
-        /// Per buffer: the card pixels it holds (row-major, card width a row); nil while
-        /// it still needs the whole card.
-        var written: [[UInt32]?]
-        let placement: CardPlacement
+        var copier: ShadowCopier
         let console: VirtualTerminalMode?
         /// The buffer on screen, and the one a queued flip will put there.
         var front = 0
@@ -74,10 +71,11 @@ package final class DrmSink: FrameSink {
         init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
             self.display = display
             self.buffers = buffers
-            self.placement = placement
+            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count)
             self.console = console
-            written = Array(repeating: nil, count: buffers.count)
         }
+
+        var placement: CardPlacement { copier.placement }
     }
 
     /// - Parameters:
@@ -320,39 +318,9 @@ package final class DrmSink: FrameSink {
         }
     }
 
-    /// Copies the card rows that differ from what buffer `index` holds (all of them the
-    /// first time), turned for the panel, into the visible part of the card's rectangle.
     private func copyRows(_ a: Attached, into index: Int) {
-        let p = a.placement
-        guard !p.isEmpty else { return }
-        let pix = shadow.pixmap
-        let cardWidth = pix.width
-        let buffer = a.buffers[index]
-        let orientation = a.display.orientation
-        let panelWidth = buffer.width, panelHeight = buffer.height, pitch = buffer.pitch
-        let all = a.written[index] == nil
-        // Taken out while it is updated, so the array is not copied (it is the only reference).
-        var last = a.written[index] ?? [UInt32](repeating: 0, count: cardWidth * pix.height)
-        a.written[index] = nil
-        last.withUnsafeMutableBufferPointer { last in
-            for y in p.y0..<p.y1 {
-                let row = pix.row(y)
-                let copy = last.baseAddress! + y * cardWidth
-                if !all && memcmp(row, copy, cardWidth * 4) == 0 { continue }
-                copy.update(from: row, count: cardWidth)
-                let uy = p.originY + y
-                if orientation == .normal {
-                    let dst = buffer.base + uy * pitch + (p.originX + p.x0) * 4
-                    dst.copyMemory(from: row + p.x0, byteCount: (p.x1 - p.x0) * 4)
-                } else {
-                    for x in p.x0..<p.x1 {
-                        let q = orientation.panelPixel(x: p.originX + x, y: uy, panelWidth: panelWidth, panelHeight: panelHeight)
-                        (buffer.base + q.y * pitch + q.x * 4).storeBytes(of: row[x], as: UInt32.self)
-                    }
-                }
-                rowsWritten += 1
-            }
-        }
-        a.written[index] = last
+        let b = a.buffers[index]
+        rowsWritten += a.copier.copy(shadow.pixmap, into: index, base: b.base, pitch: b.pitch,
+                                     panelWidth: b.width, panelHeight: b.height)
     }
 }
