@@ -5,6 +5,7 @@ file). What these tests cannot show, a real driver's vblank timing, write-combin
 memory and a compositor's master handover, needs a run on real hardware or on a kernel
 with vkms (docs/SINKS.md)."""
 import signal
+import time
 
 import pytest
 
@@ -22,15 +23,17 @@ def laptop(bed, **kw):
 
 
 def settled(card, trace, daemon):
-    """Waits until the daemon has stopped drawing: no flip pending and the same number of
-    frames and flips on two looks in a row. Returns the last frame."""
+    """Waits until the daemon has stopped drawing: no flip pending, and the same number
+    of frames in the trace and of flips for longer than the trace's flush interval (1 s),
+    so the trace's last frame is the last one drawn. Returns it."""
     seen = []
 
     def quiet():
+        time.sleep(0.2)
         crtc = card.active()
         now = (len(frames_in(trace)), len(card.flips), crtc.pending if crtc else None)
         seen.append(now)
-        return len(seen) > 3 and now[2] is None and seen[-2] == now and seen[-3] == now and now[0] > 0
+        return len(seen) > 8 and now[2] is None and now[0] > 0 and all(s == now for s in seen[-8:])
     wait_until(quiet, "the daemon to finish drawing", daemon)
     return frames_in(trace)[-1]
 
