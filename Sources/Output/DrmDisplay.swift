@@ -1,4 +1,5 @@
 import DRM
+import LinuxSystem
 import Udev
 
 /// Which display of which card the DRM sink drives, found by probing: the connector,
@@ -75,6 +76,19 @@ package struct DrmDisplay {
             throw e
         } catch {
             throw SinkError(sink: "drm", "\(error)")
+        }
+    }
+
+    /// Whether this process has the card open on another descriptor than the probe's:
+    /// during a reload the running DRM sink holds master until the new pipeline replaces
+    /// it, and its EBUSY is not another program's. Compares the node's st_dev and st_ino
+    /// with what each of /proc/self/fd names.
+    package var isOpenElsewhereInThisProcess: Bool {
+        guard let node = try? FileStatus.of(card.path), let fds = try? FileSystem.list("/proc/self/fd") else { return false }
+        return fds.contains { name in
+            guard let fd = Int32(name), fd != card.fileDescriptor,
+                  let s = try? FileStatus.of("/proc/self/fd/\(name)") else { return false }
+            return s.device == node.device && s.inode == node.inode
         }
     }
 

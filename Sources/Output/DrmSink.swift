@@ -100,7 +100,9 @@ package final class DrmSink: FrameSink {
         } catch {
             report("drm \(device): no udev monitor (\(error)); displays plugged in later are not noticed")
         }
-        maintain()
+        // No attach here: the first `maintain()` of the loop does it. A reload builds the
+        // new pipeline before it closes the old one, whose sink holds DRM master and the
+        // CRTC until then.
     }
 
     deinit { close() }

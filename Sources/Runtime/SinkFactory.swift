@@ -91,6 +91,8 @@ package enum SinkFactory {
                 do {
                     try card.becomeMaster()
                     try? card.dropMaster()
+                } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
+                    return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
                 } catch where error.isMasterConflict {
                     return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does: shared memory \(s.name) for shimmerd view")
                 } catch {

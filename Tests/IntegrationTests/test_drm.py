@@ -178,16 +178,28 @@ def test_panel_orientation_turns_the_card_upright(bed_factory, tmp_path, orienta
     assert card.crtc_state() == card.saved, "a CRTC found off is turned off again"
 
 
-def test_a_reload_restores_the_console_and_sets_the_display_again(bed_factory, tmp_path):
+def test_a_reload_keeps_an_unchanged_display_and_restores_the_console_before_a_changed_one(bed_factory, tmp_path, shm_name):
+    """With Sink.type = auto: the reload's new sink is chosen while the running one
+    still holds DRM master, and is still drm."""
     bed = bed_factory(FIXTURE)
     card, _ = laptop(bed)
     trace = str(tmp_path / "trace.jsonl")
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("")
     Tilter(bed, trace)
-    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
-    first, _ = d.wait_log(r"drm /dev/dri/card0: eDP-1", "attached")
+    d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
+    d.wait_log(r"Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected \(1024x768@60\) and free to drive", "auto: drm")
+    first, _ = d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at 162,150", "attached")
     d.p.send_signal(signal.SIGHUP)
-    d.wait_log(r"drm /dev/dri/card0: eDP-1", "attached again after the reload", start=first + 1)
+    kept, _ = d.wait_log(r"SIGHUP: configuration reloaded .*sink kept", "sink kept", start=first + 1)
+    assert len(card.setcrtcs) == 1, "an unchanged sink keeps the display as it is"
+    conf.write_text("[Sink]\nposition = 10,20\n")
+    d.p.send_signal(signal.SIGHUP)
+    d.wait_log(r"Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected \(1024x768@60\) and driven by this process's "
+               r"running sink until the reload replaces it", "auto: drm again", start=kept + 1)
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at 10,20", "the new sink attached", start=kept + 1)
     assert d.stop() == 0
+    assert not any("unavailable" in l for l in d.logs), d.logs
     kinds = ["console" if s[1] == card.console_fb else "ours" for s in card.setcrtcs]
     assert kinds == ["ours", "console", "ours", "console"], card.setcrtcs
     assert card.crtc_state() == card.saved
