@@ -5,12 +5,13 @@ file). What these tests cannot show, a real driver's vblank timing, write-combin
 memory and a compositor's master handover, needs a run on real hardware or on a kernel
 with vkms (docs/SINKS.md)."""
 import signal
+import subprocess
 import time
 
 import pytest
 
 import drm_emulation as de
-from harness import WAIT, wait_until
+from harness import SHIMMERD, WAIT, wait_until
 from test_sinks import CARD_H, CARD_W, FIXTURE, PATH, QUIET, Tilter, add_framebuffer, frames_in, reference_card
 
 DRM = ["--set", "Sink.type=drm"]
@@ -261,10 +262,16 @@ def test_auto_picks_drm_then_framebuffer_then_shared_memory(bed_factory, shm_nam
 
 
 def test_check_config_explains_auto():
-    import subprocess
-    from harness import SHIMMERD
     r = subprocess.run([SHIMMERD, "check-config", "--documented"], capture_output=True, text=True, timeout=WAIT)
     assert r.returncode == 0
-    text = r.stdout
-    assert "#type = auto" in text and "#connector = auto" in text
-    assert "auto picks drm where a connected display can be driven" in text
+    assert "#type = auto" in r.stdout and "#connector = auto" in r.stdout
+    assert "auto picks drm where a connected display can be driven" in r.stdout
+    r = subprocess.run([SHIMMERD, "check-config"], capture_output=True, text=True, timeout=WAIT)
+    assert r.returncode == 0
+    assert "\ntype = auto\n" in r.stdout
+    assert "# Sink.type = auto: where frames go: auto picks drm where a connected display can be driven" in r.stdout
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.type=drm", "--set", "Sink.connector=HDMI-A-1"],
+                       capture_output=True, text=True, timeout=WAIT)
+    assert r.returncode == 0 and "\nconnector = HDMI-A-1\n" in r.stdout and "Sink.type = auto" not in r.stdout
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.connector=HDMI A"], capture_output=True, text=True, timeout=WAIT)
+    assert r.returncode == 78 and "Sink.connector" in r.stderr and "auto or a connector name" in r.stderr, r.stderr
