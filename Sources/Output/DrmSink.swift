@@ -247,8 +247,23 @@ package final class DrmSink: FrameSink {
 
     /// Sets the saved CRTC back (the console's framebuffer and mode), restores the VT's
     /// mode, removes the buffers, drops master. Each failure is one line; the rest goes on.
-    private func release(_ a: Attached) {
+    /// `hasMaster` false: another program took master (a VT switch to a compositor), the
+    /// display is its own now, so the CRTC is left alone and there is no master to drop.
+    private func release(_ a: Attached, hasMaster: Bool = true) {
         let d = a.display
+        if hasMaster { restoreCrtc(d) }
+        if let console = a.console {
+            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
+        }
+        for b in a.buffers {
+            do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
+        }
+        if hasMaster {
+            do { try d.card.dropMaster() } catch { report("drm \(d.card.path): \(error)") }
+        }
+    }
+
+    private func restoreCrtc(_ d: DrmDisplay) {
         do {
             if let mode = d.saved.mode, d.saved.framebufferID != 0 {
                 try d.card.setCrtc(d.crtcID, framebufferID: d.saved.framebufferID, x: d.saved.x, y: d.saved.y,
@@ -259,19 +274,14 @@ package final class DrmSink: FrameSink {
         } catch {
             report("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
         }
-        if let console = a.console {
-            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
-        }
-        for b in a.buffers {
-            do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
-        }
-        do { try d.card.dropMaster() } catch { report("drm \(d.card.path): \(error)") }
     }
 
-    private func detach(because why: String) {
+    private func detach(because why: String, hasMaster: Bool = true) {
         guard let a = attached else { return }
-        report("drm \(a.display.card.path) \(a.display.connector.name): \(why); the console is restored, retrying with backoff up to \(Int(Self.maxBackoff)) s")
-        release(a)
+        report("drm \(a.display.card.path) \(a.display.connector.name): \(why); "
+               + (hasMaster ? "the console is restored" : "the display is left to it")
+               + ", retrying with backoff up to \(Int(Self.maxBackoff)) s")
+        release(a, hasMaster: hasMaster)
         attached = nil
         waitingFrame = false
         lastFailure = nil
@@ -314,7 +324,7 @@ package final class DrmSink: FrameSink {
             a.pending = back
             flipsQueued += 1
         } catch where error.isMasterConflict && error.code != EBUSY {
-            detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)")
+            detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
         } catch {
             detach(because: "\(error)")
         }

@@ -226,6 +226,17 @@ class DrmCard:
             finally:
                 m.close()
 
+    def take_master(self, errno_value=EBUSY):
+        """Another program (a compositor after a VT switch) becomes master and shows its
+        own picture (the console's framebuffer stands in for it): the client's
+        master-only ioctls now fail with EACCES, SET_MASTER with `errno_value`."""
+        with self.lock:
+            self.master = None
+            self.foreign_master = errno_value
+            for c in self.crtcs:
+                if c.fb and self.console_fb and c.fb != self.console_fb:
+                    c.fb, c.pending = self.console_fb, None
+
     def hotplug(self, connector, connected):
         """The connector's link changes, and the kernel's `drm` change uevent."""
         with self.lock:

@@ -130,6 +130,33 @@ def test_master_held_by_another_program_is_logged_once_and_retried(bed_factory, 
     assert card.crtc_state() == card.saved
 
 
+def test_a_compositor_taking_master_mid_run_is_left_the_display_and_the_card_comes_back(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    card, _ = laptop(bed)
+    card.capture = ((1024 - CARD_W) // 2, (768 - CARD_H) // 2, CARD_W, CARD_H)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
+    tilter.step(*PATH[0], d)
+    card.take_master()                  # a VT switch to a compositor
+    flips = len(card.flips)
+    tilter.step(*PATH[1], d)
+    i, _ = d.wait_log(r"drm /dev/dri/card0 eDP-1: another program took the display \(EACCES from drmModePageFlip\); "
+                      r"the display is left to it", "master lost")
+    d.wait_log(r"another program holds DRM master \(EBUSY from drmSetMaster", "retrying", start=i)
+    assert len(card.flips) == flips and len(card.setcrtcs) == 1, "nothing drawn without master"
+    assert card.crtc_state() == card.saved, "the display left to the other program"
+    card.foreign_master = None          # back to the console
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "attached again", start=i)
+    tilter.step(*PATH[2], d)
+    last = settled(card, trace, d)
+    compare(card.flips[-1].pixels, reference_card(tmp_path, last["focal"]), "after master came back")
+    assert d.stop() == 0
+    assert sum("another program holds DRM master" in l for l in d.logs) == 1, d.logs
+    assert not any("cannot restore" in l for l in d.logs), d.logs
+    assert card.crtc_state() == card.saved
+
+
 def rotated(orientation, ux, uy, pw, ph):
     """Panel pixel of upright pixel (ux, uy), from the picture turned as the kernel's
     console turns it: Left Side Up 90 degrees counter-clockwise, Right Side Up clockwise."""
