@@ -44,9 +44,7 @@ package final class DrmSink: FrameSink {
     private let shadow: PixelBuffer
     private var attached: Attached?
     private var monitor: UdevMonitor?
-    private var retryAt = -Double.infinity
-    private var backoff = DrmSink.firstBackoff
-    private var lastFailure: String?
+    private var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
     private var closed = false
     /// A frame reached the shadow while a flip was pending: flip it when the event comes.
     private var waitingFrame = false
@@ -162,24 +160,20 @@ package final class DrmSink: FrameSink {
         if let monitor { hotplug(monitor) }
         // And a completed flip too, should the loop not watch the card's descriptor.
         if let a = attached { collectFlip(a) }
-        guard attached == nil, clock() >= retryAt else { return }
+        guard attached == nil, retry.isDue(clock()) else { return }
         do {
             let a = try attach()
             attached = a
-            backoff = Self.firstBackoff
-            lastFailure = nil
+            retry.succeeded()
             let d = a.display, p = a.placement
             report("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
                    + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
         } catch {
             let message = error.message
-            if message != lastFailure {
+            if retry.failed(message, at: clock()) {
                 report("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             }
-            lastFailure = message
-            retryAt = clock() + backoff
-            backoff = min(backoff * 2, Self.maxBackoff)
         }
     }
 
@@ -224,14 +218,7 @@ package final class DrmSink: FrameSink {
         let upright = display.orientation.uprightSize(panelWidth: mode.width, panelHeight: mode.height)
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: upright.width, screenHeight: upright.height, position: position)
-        var console: VirtualTerminalMode?
-        do {
-            let vt = try VirtualTerminalMode(path: consolePath)
-            try vt.enterGraphics()
-            console = vt
-        } catch {
-            report("console \(consolePath) left in its mode (\(error)); the text console may draw over the card")
-        }
+        let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
         let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
         copyRows(a, into: 0)
         do {
@@ -252,9 +239,7 @@ package final class DrmSink: FrameSink {
     private func release(_ a: Attached, hasMaster: Bool = true) {
         let d = a.display
         if hasMaster { restoreCrtc(d) }
-        if let console = a.console {
-            do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
-        }
+        a.console?.restore(report: report)
         for b in a.buffers {
             do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
         }
@@ -284,9 +269,7 @@ package final class DrmSink: FrameSink {
         release(a, hasMaster: hasMaster)
         attached = nil
         waitingFrame = false
-        lastFailure = nil
-        backoff = Self.firstBackoff
-        retryAt = clock() + backoff
+        retry.restart(at: clock() + Self.firstBackoff)
     }
 
     /// Udev `drm` events: the connector we drive went away (detach), or, while
@@ -308,8 +291,7 @@ package final class DrmSink: FrameSink {
                 detach(because: "the display no longer offers \(d.mode)")
             }
         } else {
-            retryAt = -Double.infinity      // attach now (the caller goes on to it)
-            backoff = Self.firstBackoff
+            retry.restart()      // attach now (the caller goes on to it)
         }
     }
 

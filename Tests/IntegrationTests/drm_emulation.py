@@ -521,20 +521,24 @@ class DrmCard:
         data.update(16, struct.pack("<IIQ", handle, pitch, size))
         return 0
 
-    def _map_dumb(self, client, arg):
-        data, b = self._struct(arg, 16)
+    def _own_dumb(self, client, b):
+        """The client's dumb buffer whose handle starts the struct: (handle, buffer or None)."""
         handle, = struct.unpack_from("<I", b)
         d = self.dumbs.get(handle)
-        if d is None or d[5] is not client:
+        return handle, (d if d is not None and d[5] is client else None)
+
+    def _map_dumb(self, client, arg):
+        data, b = self._struct(arg, 16)
+        _, d = self._own_dumb(client, b)
+        if d is None:
             return ENOENT
         data.update(8, struct.pack("<Q", d[0]))
         return 0
 
     def _destroy_dumb(self, client, arg):
-        data, b = self._struct(arg, 4)
-        handle, = struct.unpack_from("<I", b)
-        d = self.dumbs.get(handle)
-        if d is None or d[5] is not client:
+        _, b = self._struct(arg, 4)
+        handle, d = self._own_dumb(client, b)
+        if d is None:
             return ENOENT
         del self.dumbs[handle]
         return 0
