@@ -18,9 +18,7 @@ import pytest
 from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, shm_header, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
-# Sink.type = null unless a test asks for a sink (the default, auto, would fall back to
-# the shared-memory object "shimmer" of the machine, outside the testbed).
-QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30", "--set", "Sink.type=null",
+QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
          "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 
 
