@@ -33,7 +33,10 @@ import Udev
 /// is put in KD_GRAPHICS while attached. `close()` (and deinit, and every detach) sets
 /// the saved CRTC back (its framebuffer, position and mode), so the console comes back,
 /// before the buffers are removed. A udev `drm` change event (a connector plugged or
-/// unplugged) re-probes: a display that went away detaches, one that came attaches.
+/// unplugged) re-probes: a display that went away detaches, one that came attaches. A
+/// flip whose event has not come `flipTimeout` after it was queued detaches too (one
+/// line), and the retry sets the display up again. Master taken by another program
+/// mid-run (a flip fails with EACCES) leaves it the display: no CRTC restore, no drop.
 package final class DrmSink: FrameSink {
     package let device: String
     package let connectorName: String
@@ -56,6 +59,9 @@ package final class DrmSink: FrameSink {
 
     static let firstBackoff = 0.5
     static let maxBackoff = 4.0
+    /// Seconds a queued flip may wait for its event (many refreshes even at 1 Hz) before
+    /// the display is taken as stuck: then it is released and set up again.
+    static let flipTimeout = 2.0
 
     final class Attached {
         let display: DrmDisplay
@@ -65,6 +71,8 @@ package final class DrmSink: FrameSink {
         /// The buffer on screen, and the one a queued flip will put there.
         var front = 0
         var pending: Int?
+        /// When the pending flip was queued (monotonic seconds).
+        var queuedAt = 0.0
 
         init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
             self.display = display
@@ -159,7 +167,12 @@ package final class DrmSink: FrameSink {
         // monitor readable: a wake-up comes at least four times a second.
         if let monitor { hotplug(monitor) }
         // And a completed flip too, should the loop not watch the card's descriptor.
-        if let a = attached { collectFlip(a) }
+        if let a = attached {
+            collectFlip(a)
+            if a.pending != nil, clock() - a.queuedAt > Self.flipTimeout {
+                detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued")
+            }
+        }
         guard attached == nil, retry.isDue(clock()) else { return }
         do {
             let a = try attach()
@@ -304,6 +317,7 @@ package final class DrmSink: FrameSink {
         do {
             try a.display.card.pageFlip(a.display.crtcID, to: a.buffers[back].framebufferID)
             a.pending = back
+            a.queuedAt = clock()
             flipsQueued += 1
         } catch where error.isMasterConflict && error.code != EBUSY {
             detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)

@@ -484,7 +484,9 @@ class DrmCard:
         for other in self.crtcs:
             if other is not c:
                 other.connectors = [i for i in other.connectors if i not in ids]
-        c.mode, c.connectors, c.x, c.y = mode, ids, x, y
+        # A mode set supersedes a pending flip (its event goes to whoever queued it; a
+        # client that set the CRTC while its flip was pending no longer waits for it).
+        c.mode, c.connectors, c.x, c.y, c.pending = mode, ids, x, y, None
         self.setcrtcs.append((cid, fb_id, (w, h, Mode.unpack(mode)[2])))
         self._show(c, fb_id, "setcrtc")
         return 0

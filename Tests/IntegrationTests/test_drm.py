@@ -11,7 +11,7 @@ import time
 import pytest
 
 import drm_emulation as de
-from harness import SHIMMERD, WAIT, wait_until
+from harness import SHIMMERD, WAIT, pose, wait_until
 from test_sinks import CARD_H, CARD_W, FIXTURE, PATH, QUIET, Tilter, add_framebuffer, frames_in, reference_card
 
 DRM = ["--set", "Sink.type=drm"]
@@ -154,6 +154,28 @@ def test_a_compositor_taking_master_mid_run_is_left_the_display_and_the_card_com
     assert d.stop() == 0
     assert sum("another program holds DRM master" in l for l in d.logs) == 1, d.logs
     assert not any("cannot restore" in l for l in d.logs), d.logs
+    assert card.crtc_state() == card.saved
+
+
+def test_a_flip_whose_event_never_comes_sets_the_display_up_again(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    card, _ = laptop(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
+    d.wait_log(r"drm /dev/dri/card0: eDP-1", "attached")
+    card.hold = True                    # a stuck display: no vblank event any more
+    bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(*PATH[0])))
+    i, _ = d.wait_log(r"drm /dev/dri/card0 eDP-1: no page-flip event 2 s after the flip was queued; the console is restored",
+                      "stuck flip noticed")
+    assert card.busy_flips == 0
+    card.hold = False
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "set up again", start=i)
+    flips = len([f for f in card.flips if f.kind == "flip"])
+    tilter.step(*PATH[1], d)
+    wait_until(lambda: len([f for f in card.flips if f.kind == "flip"]) > flips, "flips again", d)
+    assert d.stop() == 0
+    assert card.busy_flips == 0
     assert card.crtc_state() == card.saved
 
 
