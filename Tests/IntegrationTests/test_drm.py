@@ -89,6 +89,31 @@ def test_each_flip_shows_the_rendered_card_keeping_the_mode_and_restores_the_con
     assert card.master is None and not card.dumbs.keys() - {0x7FFF}, "buffers destroyed, master dropped"
 
 
+@pytest.mark.parametrize("position", [(-120, 450), (500, -40)])
+def test_sink_position_places_the_card_clipped_to_the_screen_on_black(bed_factory, tmp_path, position):
+    bed = bed_factory(FIXTURE)
+    card, _ = laptop(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, *DRM, "--set", "Sink.position=%d,%d" % position, "--set", "Trace.path=" + trace)
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at %d,%d;" % position, "attached")
+    last = settled(card, trace, d)
+    screen = card.pixels(card.active().fb, 0, 0, 1024, 768)
+    ref = reference_card(tmp_path, last["focal"])
+    ox, oy = position
+    for y in range(768):
+        for x in range(1024):
+            o = (y * 1024 + x) * 4
+            got = (screen[o + 2], screen[o + 1], screen[o])
+            if 0 <= x - ox < CARD_W and 0 <= y - oy < CARD_H:
+                want = ref[(y - oy) * CARD_W + (x - ox)]
+                assert max(abs(a - b) for a, b in zip(got, want)) <= 2, "pixel (%d, %d): %s, expected %s" % (x, y, got, want)
+            else:
+                assert screen[o:o + 4] == bytes(4), "pixel (%d, %d) outside the card is %s" % (x, y, got)
+    assert d.stop() == 0
+    assert card.crtc_state() == card.saved
+
+
 def test_no_flip_is_queued_while_one_is_pending_and_the_newest_picture_is_shown(bed_factory, tmp_path):
     """A display with a slow refresh (a flip completes 0.2 s after it is queued): the
     card moves faster than that, the daemon never queues a second flip, and once it
