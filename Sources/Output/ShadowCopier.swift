@@ -8,8 +8,9 @@ import Raster
 /// buffers taking turns, a dot repainted in one frame reaches the other buffer when that
 /// one is next drawn, so incremental rendering stays correct in both.
 ///
-/// Cost: one memcmp per card row per frame per buffer (2.8 KB at 700 px) and the rows
-/// that changed; two card-sized records (1.3 MB each at 700 x 467).
+/// Cost: one memcmp per visible card row per frame (2.8 KB at 700 px), then in a row
+/// that changed a memcmp per 64-byte block and a copy of the blocks that changed; two
+/// card-sized records (1.3 MB each at 700 x 467).
 package struct ShadowCopier {
     package let placement: CardPlacement
     package let orientation: PanelOrientation
@@ -39,21 +40,23 @@ package struct ShadowCopier {
         written[index] = nil
         let orientation = orientation
         var rows = 0
+        let block = Self.blockPixels
         last.withUnsafeMutableBufferPointer { last in
             for y in p.y0..<p.y1 {
                 let row = shadow.row(y)
                 let copy = last.baseAddress! + y * cardWidth
-                if !all && memcmp(row, copy, cardWidth * 4) == 0 { continue }
-                copy.update(from: row, count: cardWidth)
+                if !all && memcmp(row + p.x0, copy + p.x0, (p.x1 - p.x0) * 4) == 0 { continue }
                 let uy = p.originY + y
-                if orientation == .normal {
-                    let dst = base + uy * pitch + (p.originX + p.x0) * 4
-                    dst.copyMemory(from: row + p.x0, byteCount: (p.x1 - p.x0) * 4)
-                } else {
-                    for x in p.x0..<p.x1 {
-                        let q = orientation.panelPixel(x: p.originX + x, y: uy, panelWidth: panelWidth, panelHeight: panelHeight)
-                        (base + q.y * pitch + q.x * 4).storeBytes(of: row[x], as: UInt32.self)
+                // Within a changed row only the blocks that changed are written: a row
+                // crosses several dots, and most of its pixels are the same as before.
+                var x0 = p.x0
+                while x0 < p.x1 {
+                    let n = min(block, p.x1 - x0)
+                    if all || memcmp(row + x0, copy + x0, n * 4) != 0 {
+                        (copy + x0).update(from: row + x0, count: n)
+                        write(row + x0, x: p.originX + x0, y: uy, count: n)
                     }
+                    x0 += n
                 }
                 rows += 1
             }
@@ -61,5 +64,20 @@ package struct ShadowCopier {
         written[index] = last
         rowsWritten += rows
         return rows
+
+        /// `count` pixels of upright row `y` from column `x`, turned for the panel.
+        func write(_ pixels: UnsafeMutablePointer<UInt32>, x: Int, y: Int, count: Int) {
+            if orientation == .normal {
+                (base + y * pitch + x * 4).copyMemory(from: pixels, byteCount: count * 4)
+                return
+            }
+            for i in 0..<count {
+                let q = orientation.panelPixel(x: x + i, y: y, panelWidth: panelWidth, panelHeight: panelHeight)
+                (base + q.y * pitch + q.x * 4).storeBytes(of: pixels[i], as: UInt32.self)
+            }
+        }
     }
+
+    /// Pixels compared and written together within a changed row (64 bytes: a cache line).
+    static let blockPixels = 16
 }

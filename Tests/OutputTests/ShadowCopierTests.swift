@@ -62,4 +62,21 @@ struct ShadowCopierTests {
         #expect(buffers[1].pixmap.row(0).withMemoryRebound(to: UInt32.self, capacity: 8) { r in (0..<8).allSatisfy { r[$0] == 0 } })
         #expect((0..<6).allSatisfy { buffers[1].pixmap.row($0)[0] == 0 && buffers[1].pixmap.row($0)[7] == 0 })
     }
+
+    @Test func inAChangedRowOnlyTheChangedBlockIsWritten() {
+        let card = PixelBuffer(width: 40, height: 2)
+        let placement = CardPlacement(cardWidth: 40, cardHeight: 2, screenWidth: 40, screenHeight: 2, position: nil)
+        var copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 1)
+        let screen = PixelBuffer(width: 40, height: 2)
+        func copy() -> Int {
+            copier.copy(card.pixmap, into: 0, base: UnsafeMutableRawPointer(screen.pixmap.row(0)), pitch: 160,
+                        panelWidth: 40, panelHeight: 2)
+        }
+        #expect(copy() == 2)
+        for x in 0..<40 { screen.pixmap.row(1)[x] = 0xEE }     // marks: written again or not
+        card.pixmap.row(1)[20] = 0x123456                       // in the second 16-pixel block
+        #expect(copy() == 1)
+        let written = (0..<40).filter { screen.pixmap.row(1)[$0] != 0xEE }
+        #expect(written == Array(16..<32) && screen.pixmap.row(1)[20] == 0x123456)
+    }
 }
