@@ -61,21 +61,24 @@ def test_each_flip_shows_the_rendered_card_keeping_the_mode_and_restores_the_con
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
     d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60 \(the mode it had\), panel orientation Normal; card at %d,%d"
                % (ox, oy), "attached")
-    checked = 0
     for roll, lean in PATH[:3]:
         tilter.step(roll, lean, d)
-        last = settled(card, trace, d)
-        shown = card.flips[-1]
-        assert shown.kind == "flip" and shown.fb == card.active().fb
-        compare(shown.pixels, reference_card(tmp_path, last["focal"]), "focal %s" % last["focal"])
-        checked += 1
+        settled(card, trace, d)
+        assert card.flips[-1].kind == "flip" and card.flips[-1].fb == card.active().fb
+    # One flip per published frame, in order: each shows shimmerd render at its frame's
+    # focal point (both buffers kept right through incremental frames).
+    flips = [f for f in card.flips if f.kind == "flip"]
+    frames = frames_in(trace)
+    assert [f["frame"] for f in frames] == list(range(1, len(flips) + 1)), "one flip per published frame"
+    assert len(frames) > 6
+    for flip, frame in zip(flips, frames):
+        compare(flip.pixels, reference_card(tmp_path, frame["focal"]), "flip of frame %d" % frame["frame"])
     # Black around the card on the buffer on screen.
     fb = card.active().fb
     top = card.pixels(fb, 0, 0, 1024, oy)
     left = card.pixels(fb, 0, oy, ox, CARD_H)
     right = card.pixels(fb, ox + CARD_W, oy, 1024 - ox - CARD_W, CARD_H)
     assert top == bytes(len(top)) and left == bytes(len(left)) and right == bytes(len(right))
-    flips = [f for f in card.flips if f.kind == "flip"]
     assert len({f.fb for f in flips}) == 2, "two buffers take turns"
     assert card.busy_flips == 0, "a flip was queued while one was pending"
     assert card.written_on_screen == [], "a buffer was written while it was on screen"
@@ -264,7 +267,8 @@ def test_a_reload_keeps_an_unchanged_display_and_restores_the_console_before_a_c
     Tilter(bed, trace)
     d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
     d.wait_log(r"Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected \(1024x768@60\) and free to drive", "auto: drm")
-    first, _ = d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at 162,150", "attached")
+    first, _ = d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at %d,%d" % ((1024 - CARD_W) // 2, (768 - CARD_H) // 2),
+                          "attached centred")
     d.p.send_signal(signal.SIGHUP)
     kept, _ = d.wait_log(r"SIGHUP: configuration reloaded .*sink kept", "sink kept", start=first + 1)
     assert len(card.setcrtcs) == 1, "an unchanged sink keeps the display as it is"
