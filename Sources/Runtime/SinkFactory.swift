@@ -18,7 +18,7 @@ package enum SinkFactory {
             var chosen = s
             chosen.type = choice.type
             chosen.device = choice.device
-            return try make(chosen, renderer: renderer, log: log)
+            return try make(chosen, renderer: renderer, log: log, describe: describe)
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
