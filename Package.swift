@@ -4,8 +4,8 @@
 //
 // Layering (imports point down only; see STYLE.md and README "Module map"):
 //   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
-//      fontconfig), CLinux, CSDL2, and CPrefetch (a compiler builtin, no library)
-//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display
+//      fontconfig), CLinux, CSDL2, CDRM, and CPrefetch (a compiler builtin, no library)
+//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM
 //   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card
 //   2  adapters: Sensors, Output, Tracing
 //   3  Runtime, Viewer, Commands, and the executables `shimmerd` and `shimmerd-view`
@@ -41,6 +41,8 @@ let package = Package(
         .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
                        providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CDRM", path: "Sources/CDRM", pkgConfig: "libdrm",
+                       providers: [.apt(["libdrm-dev"])]),
         // Not a library: `__builtin_prefetch`, which Swift cannot spell, for the renderer's
         // inner loop (CardKernels, which stays free of I/O, is its only importer).
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
@@ -57,6 +59,7 @@ let package = Package(
         .target(name: "PNG", dependencies: ["CPNG"]),
         .target(name: "Fonts", dependencies: ["CFreeType"]),
         .target(name: "Display", dependencies: ["CSDL2"]),
+        .target(name: "DRM", dependencies: ["CDRM"]),
 
         // Layer 1b: the pure core.
         // (libm is named explicitly: these modules import no libc overlay.)
@@ -70,7 +73,7 @@ let package = Package(
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "LinuxSystem"]),
-        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem"]),
+        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "DRM", "Udev"]),
         .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem"]),
 
         // Layer 3.

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(
   # build: the C libraries behind the system-library targets (Package.swift)
   pkg-config libiio-dev libudev-dev libsystemd-dev libpng-dev libfreetype-dev libfontconfig-dev
+  # build: libdrm for the DRM/KMS sink (CDRM)
+  libdrm-dev
   # run: the default font of the card's labels and arrows
   fonts-dejavu-core fontconfig
   # test: emulated IIO devices, a real iiod, libiio tools, pytest with the UMockdev bindings

@@ -65,9 +65,16 @@ struct BenchCommand: Subcommand {
                             + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"
                             + (c.nsPerPixel > 0 ? ", \(fixed(c.nsPerPixel, 2)) ns/px, \(fixed(c.ratioToMemcpy, 1))x memcpy" : "")
                             + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits"
+                            + scanoutText(c)
                             + (c.threadCPUNs.map { "; thread CPU \(us($0.median)) a frame with its sleep and wakeup" } ?? "") + "\n")
             }
         }
+    }
+
+    /// A scanout target's rows copied per frame (the DRM sink's path).
+    private func scanoutText(_ c: Benchmark.CaseResult) -> String {
+        guard let rows = c.scanoutRowsPerFrame else { return "" }
+        return ", \(fixed(rows, 1)) rows copied to the scanout buffer"
     }
 
     func us(_ ns: Double) -> String { fixed(ns / 1000, 1) + " us" }

@@ -26,5 +26,10 @@ struct CheckConfigCommand: Subcommand {
         }
         let config = try ConfigurationLoader.load(path: configPath, overrides: overrides)
         context.out(ConfigurationLoader.render(config))
+        // What `auto` does is decided at start, on the machine it runs on: say how (the
+        // key table's own help, so there is one wording).
+        if config.sink.type == "auto", let key = ConfigurationKeys.find(section: "Sink", name: "type") {
+            context.out("\n# Sink.type = auto: \(key.help)\n")
+        }
     }
 }

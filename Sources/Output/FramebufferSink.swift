@@ -39,9 +39,7 @@ package final class FramebufferSink: FrameSink {
     /// The card pixels last written to the device, row-major, card width per row.
     private var written: [UInt32]
     private var device: Attached?
-    private var retryAt = -Double.infinity
-    private var backoff = FramebufferSink.firstBackoff
-    private var lastFailure: String?
+    private var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
     private var closed = false
     private var nextPresenceCheck = -Double.infinity
     /// Why an attached device went away, until the line that reports it is written.
@@ -109,34 +107,29 @@ package final class FramebufferSink: FrameSink {
             restoreConsole(d)
             device = nil
             vanished = why
-            backoff = Self.firstBackoff
-            retryAt = -Double.infinity
-            lastFailure = nil
+            retry.restart()
         }
-        guard device == nil, clock() >= retryAt else { return }
+        guard device == nil, retry.isDue(clock()) else { return }
         do {
             let d = try attach()
             device = d
             let replaced = vanished.map { " (the previous node vanished: \($0))" } ?? ""
             vanished = nil
             nextPresenceCheck = clock() + Self.presenceCheckInterval
-            backoff = Self.firstBackoff
-            lastFailure = nil
+            retry.succeeded()
             let p = d.placement
             report("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + replaced)
             copyRows(d, all: true)
         } catch {
             let message = error.message
+            let fresh = retry.failed(message, at: clock())
             if let why = vanished {
                 report("framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
-            } else if message != lastFailure {
+            } else if fresh {
                 report("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             }
             vanished = nil
-            lastFailure = message
-            retryAt = clock() + backoff
-            backoff = min(backoff * 2, Self.maxBackoff)
         }
     }
 
@@ -148,8 +141,7 @@ package final class FramebufferSink: FrameSink {
     }
 
     private func restoreConsole(_ d: Attached) {
-        guard let console = d.console else { return }
-        do { try console.restore() } catch { report("console \(console.path): cannot restore text mode: \(error)") }
+        d.console?.restore(report: report)
     }
 
     /// Nil while `path` still names the node that was opened; else why not.
@@ -199,14 +191,7 @@ package final class FramebufferSink: FrameSink {
         do { mapping = try MemoryMapping(fd, byteCount: geometry.mappedLength) } catch { throw fail(error) }
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: geometry.width, screenHeight: geometry.height, position: position)
-        var console: VirtualTerminalMode?
-        do {
-            let vt = try VirtualTerminalMode(path: consolePath)
-            try vt.enterGraphics()
-            console = vt
-        } catch {
-            report("console \(consolePath) left in its mode (\(error)); the text cursor may draw over the card")
-        }
+        let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
         return Attached(mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
                         placement: placement, console: console, identity: (status.device, status.inode))
     }

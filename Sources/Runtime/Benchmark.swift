@@ -1,13 +1,17 @@
 import Card
 import Glibc
 import LinuxSystem
+import Output
 import Raster
 
 /// `shimmerd bench`: render costs measured in one process, interleaved so that machine
 /// noise hits every case alike, reported as distributions (median, p90, min).
 ///
-/// For every target (card at scale 1, at scale 2, and at scale 2 centred in a 1920 x
-/// 1080 framebuffer-sized pixmap) it times, round after round, one frame of each case:
+/// For every target (card at scale 1, at scale 2, at scale 2 centred in a 1920 x 1080
+/// framebuffer-sized pixmap, and at scale 2 into a card-sized shadow whose changed rows
+/// are then copied into two 1920 x 1080 dumb-buffer-sized buffers taking turns, as the
+/// DRM sink does: there a frame is the render plus that copy) it times, round after
+/// round, one frame of each case:
 /// - `full`: everything redrawn (static layer and all dots), as after a sink restart;
 /// - `move1`, `move10`: the focal point moving 1 or 10 points per frame;
 /// - `all`: the focal point jumping between two far points so every dot changes;
@@ -34,6 +38,9 @@ package struct Benchmark {
         package var scale: Double
         /// Framebuffer size; nil = exactly the card.
         package var framebuffer: (width: Int, height: Int)?
+        /// The card is rendered into a card-sized shadow and copied into two
+        /// framebuffer-sized scanout buffers in turn (`ShadowCopier`, the DRM sink's path).
+        package var scanout = false
     }
 
     package struct Stats: Sendable, Codable, Equatable {
@@ -69,6 +76,8 @@ package struct Benchmark {
         package var ratioToMemcpy: Double
         /// `idle` only: the thread's CPU time per frame, sleep and wakeup included (ns).
         package var threadCPUNs: Stats?
+        /// Scanout targets only: card rows copied into the scanout buffer per frame.
+        package var scanoutRowsPerFrame: Double?
     }
 
     package struct TargetResult: Sendable, Codable, Equatable {
@@ -103,6 +112,7 @@ package struct Benchmark {
             Target(name: "scale1", scale: 1, framebuffer: nil),
             Target(name: "scale2", scale: 2, framebuffer: nil),
             Target(name: "fb1920x1080", scale: 2, framebuffer: (1920, 1080)),
+            Target(name: "drm1920x1080", scale: 2, framebuffer: (1920, 1080), scanout: true),
         ]
     }
 
@@ -134,10 +144,14 @@ package struct Benchmark {
         let renderer = try makeRenderer(t.scale)
         let w = t.framebuffer?.width ?? renderer.pixelWidth
         let h = t.framebuffer?.height ?? renderer.pixelHeight
-        let ox = (w - renderer.pixelWidth) / 2, oy = (h - renderer.pixelHeight) / 2
+        // The renderer's own target: the framebuffer-sized pixmap, or for a scanout
+        // target the card-sized shadow.
+        let rw = t.scanout ? renderer.pixelWidth : w, rh = t.scanout ? renderer.pixelHeight : h
+        let ox = (rw - renderer.pixelWidth) / 2, oy = (rh - renderer.pixelHeight) / 2
         let origin = (renderer.layout.geometry.originX, renderer.layout.geometry.originY)
         let names = Benchmark.caseNames
-        let buffers = names.map { _ in PixelBuffer(width: w, height: h) }
+        let buffers = names.map { _ in PixelBuffer(width: rw, height: rh) }
+        var scanouts = (0..<(t.scanout ? names.count + 1 : 0)).map { _ in Scanout(width: w, height: h, card: renderer) }
         var targets = buffers.map { CardTarget(pixmap: $0.pixmap, originX: ox, originY: oy) }
         var tallies = names.map { _ in Tally() }
         var frameIndex = names.map { _ in 0 }
@@ -160,6 +174,7 @@ package struct Benchmark {
             let f = Benchmark.focal(names[c], 0, origin: origin)
             renderer.update(focalX: f.0, focalY: f.1)
             renderer.paint(into: &targets[c])
+            if t.scanout { for i in 0..<2 { scanouts[c].copy(buffers[c].pixmap, into: i) } }
         }
         renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
         for round in 0..<rounds {
@@ -171,8 +186,9 @@ package struct Benchmark {
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
+                let rows = t.scanout ? scanouts[c].copy(buffers[c].pixmap, into: Scanout.buffer(frameIndex[c])) : 0
                 let end = MonotonicClock.nanoseconds()
-                tallies[c].add(report, ns: Double(end - start))
+                tallies[c].add(report, ns: Double(end - start), scanoutRows: rows)
             }
             // The byte value changes each round so nothing can be elided.
             var t0 = MonotonicClock.nanoseconds()
@@ -192,13 +208,14 @@ package struct Benchmark {
         let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
 
         // `idle`: a frame, or a memcpy, after each sleep.
-        let idleBuffer = PixelBuffer(width: w, height: h)
+        let idleBuffer = PixelBuffer(width: rw, height: rh)
         var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: ox, originY: oy)
         var idle = Tally(), idleCPU = [Double](), memcpyIdleTimes = [Double]()
         var focal = Benchmark.focal("idle", 0, origin: origin)
         renderer.prefetchesAhead = true   // as the daemon's renderer, whose frames follow a sleep
         renderer.update(focalX: focal.0, focalY: focal.1)
         renderer.paint(into: &idleTarget)
+        if t.scanout { for i in 0..<2 { scanouts[names.count].copy(idleBuffer.pixmap, into: i) } }
         for i in 1...max(idleFrames, 1) {
             let cpu0 = ThreadCPUClock.nanoseconds()
             Benchmark.sleepBetweenFrames()
@@ -206,9 +223,10 @@ package struct Benchmark {
             focal = Benchmark.focal("idle", i, origin: origin)
             renderer.update(focalX: focal.0, focalY: focal.1)
             let report = renderer.paint(into: &idleTarget)
+            let rows = t.scanout ? scanouts[names.count].copy(idleBuffer.pixmap, into: Scanout.buffer(i)) : 0
             let end = MonotonicClock.nanoseconds()
             let cpu1 = ThreadCPUClock.nanoseconds()
-            idle.add(report, ns: Double(end - start))
+            idle.add(report, ns: Double(end - start), scanoutRows: rows)
             idleCPU.append(Double(cpu1 - cpu0))
             Benchmark.sleepBetweenFrames()
             let t0 = MonotonicClock.nanoseconds()
@@ -218,9 +236,10 @@ package struct Benchmark {
         let memcpyIdleStats = Stats(memcpyIdleTimes)
 
         var cases = names.indices.map { c in
-            tallies[c].result(target: t.name, name: names[c], floor: names[c] == "cold" ? memcpyColdStats : memcpyStats)
+            tallies[c].result(target: t.name, name: names[c], floor: names[c] == "cold" ? memcpyColdStats : memcpyStats,
+                              scanout: t.scanout)
         }
-        var idleCase = idle.result(target: t.name, name: "idle", floor: memcpyIdleStats)
+        var idleCase = idle.result(target: t.name, name: "idle", floor: memcpyIdleStats, scanout: t.scanout)
         idleCase.threadCPUNs = Stats(idleCPU)
         cases.append(idleCase)
         // Each incremental target must hold exactly what a full render of its last focal
@@ -228,11 +247,18 @@ package struct Benchmark {
         var match = true
         for c in names.indices {
             let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
-            let fresh = PixelBuffer(width: w, height: h)
+            let fresh = PixelBuffer(width: rw, height: rh)
             var target = CardTarget(pixmap: fresh.pixmap, originX: ox, originY: oy)
             renderer.update(focalX: f.0, focalY: f.1)
             renderer.paint(into: &target)
             if Benchmark.checksum(fresh.pixmap) != Benchmark.checksum(buffers[c].pixmap) { match = false }
+            // And both scanout buffers hold it too once each was brought up to date.
+            if t.scanout {
+                for i in 0..<2 {
+                    scanouts[c].copy(buffers[c].pixmap, into: i)
+                    if !scanouts[c].holds(fresh.pixmap, in: i) { match = false }
+                }
+            }
         }
         return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, kernel: renderer.kernel.rawValue,
                             dotPixels: renderer.dotPixelCount,
@@ -253,8 +279,11 @@ package struct Benchmark {
         var ns: [Double] = []
         var dots = 0, pixels = 0, distinct = 0, hits = 0, misses = 0
 
-        mutating func add(_ report: FrameReport, ns frameNs: Double) {
+        var scanoutRows = 0
+
+        mutating func add(_ report: FrameReport, ns frameNs: Double, scanoutRows rows: Int = 0) {
             ns.append(frameNs)
+            scanoutRows += rows
             dots += report.dotsRepainted
             pixels += report.pixelsWritten
             distinct += report.colors.distinctColors
@@ -263,7 +292,7 @@ package struct Benchmark {
         }
 
         /// Per-frame means, the time distribution, and its median over `floor`'s.
-        func result(target: String, name: String, floor: Stats) -> CaseResult {
+        func result(target: String, name: String, floor: Stats, scanout: Bool = false) -> CaseResult {
             let n = Double(max(ns.count, 1))
             let stats = Stats(ns)
             let px = Double(pixels) / n
@@ -271,7 +300,47 @@ package struct Benchmark {
                               dotsRepaintedPerFrame: Double(dots) / n, pixelsWrittenPerFrame: px,
                               nsPerPixel: px > 0 ? stats.median / px : 0, distinctColorsPerFrame: Double(distinct) / n,
                               tableHitsPerFrame: Double(hits) / n, tableMissesPerFrame: Double(misses) / n,
-                              ratioToMemcpy: Benchmark.ratio(stats, floor))
+                              ratioToMemcpy: Benchmark.ratio(stats, floor),
+                              scanoutRowsPerFrame: scanout ? Double(scanoutRows) / n : nil)
+        }
+    }
+
+    /// Two framebuffer-sized buffers standing in for a DRM sink's dumb buffers (same
+    /// size, a 64-byte aligned pitch as drivers choose), fed by the sink's `ShadowCopier`.
+    struct Scanout {
+        /// The buffer frame `i` goes to. The sink alternates every frame, and each buffer
+        /// then holds the frame before last; here they take turns every two frames,
+        /// because `all`, `cold` and `idle` alternate between two focal points: strict
+        /// turns would give each buffer the same picture every time and copy nothing,
+        /// where on a screen the frame before last differs in every dot.
+        static func buffer(_ i: Int) -> Int { i / 2 % 2 }
+
+        let buffers: [PixelBuffer]
+        var copier: ShadowCopier
+        let placement: CardPlacement
+
+        init(width: Int, height: Int, card: CardRenderer) {
+            let pitch = (width * 4 + 63) / 64 * 64
+            buffers = (0..<2).map { _ in PixelBuffer(width: width, height: height, stride: pitch) }
+            placement = CardPlacement(cardWidth: card.pixelWidth, cardHeight: card.pixelHeight, screenWidth: width,
+                                      screenHeight: height, position: nil)
+            copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2)
+        }
+
+        @discardableResult
+        mutating func copy(_ shadow: Pixmap, into i: Int) -> Int {
+            let b = buffers[i].pixmap
+            return copier.copy(shadow, into: i, base: UnsafeMutableRawPointer(b.row(0)), pitch: b.stride,
+                               panelWidth: b.width, panelHeight: b.height)
+        }
+
+        /// Whether buffer `i` shows `card` at its place (compared here, in ordinary memory;
+        /// the sink never reads its buffers).
+        func holds(_ card: Pixmap, in i: Int) -> Bool {
+            let b = buffers[i].pixmap
+            return (0..<card.height).allSatisfy { y in
+                memcmp(b.row(placement.originY + y) + placement.originX, card.row(y), card.width * 4) == 0
+            }
         }
     }
 

@@ -102,10 +102,13 @@ package struct CardSettings: Sendable, Equatable {
 package struct SinkSettings: Sendable, Equatable {
     package init() {}
 
-    /// framebuffer, shm, raw, png, null.
-    package var type = "framebuffer"
-    package var device = "/dev/fb0"
-    /// nil = center; else framebuffer pixels.
+    /// auto, drm, framebuffer, shm, raw, png, null.
+    package var type = "auto"
+    /// auto: the first /dev/dri/card* with a connected display (drm), /dev/fb0 (framebuffer).
+    package var device = "auto"
+    /// auto: the first connected connector; else a connector name (eDP-1, HDMI-A-1).
+    package var connector = "auto"
+    /// nil = center; else screen pixels.
     package var position: (x: Int, y: Int)? = nil
     package var name = "shimmer"
     package var mode: UInt32 = 0o640
@@ -113,7 +116,7 @@ package struct SinkSettings: Sendable, Equatable {
     package var fps = 60.0
 
     package static func == (a: SinkSettings, b: SinkSettings) -> Bool {
-        a.type == b.type && a.device == b.device && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+        a.type == b.type && a.device == b.device && a.connector == b.connector && a.position?.x == b.position?.x && a.position?.y == b.position?.y
             && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps
     }
 }

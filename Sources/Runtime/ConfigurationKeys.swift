@@ -94,11 +94,16 @@ package enum ConfigurationKeys {
     ]
 
     static let sink: [ConfigurationKey] = [
-        choice("Sink", "type", "where frames go", accepted: "framebuffer, shm, raw, png or null", \.sink.type,
-               words: ["framebuffer", "shm", "raw", "png", "null"]),
-        text("Sink", "device", "framebuffer device", \.sink.device),
-        ConfigurationKey(section: "Sink", name: "position", accepted: "center or X,Y in framebuffer pixels",
-                         help: "where the card's top-left corner goes on the framebuffer", apply: { config, value in
+        choice("Sink", "type", "where frames go: auto picks drm where a connected display can be driven (no compositor holds it), else framebuffer where /dev/fb0 opens, else shm (on a desktop: show it with shimmerd view); the log says which and why",
+               accepted: "auto, drm, framebuffer, shm, raw, png or null", \.sink.type,
+               words: ["auto", "drm", "framebuffer", "shm", "raw", "png", "null"]),
+        text("Sink", "device", "drm: a card node (/dev/dri/card0) or auto, the first card with a connected display; framebuffer: a device (/dev/fb0), auto is /dev/fb0",
+             \.sink.device),
+        choice("Sink", "connector", "drm: the display output, auto (the first connected) or its kernel name (eDP-1, HDMI-A-1, DP-2; listed in /sys/class/drm as cardN-NAME)",
+               accepted: "auto or a connector name such as eDP-1 or HDMI-A-1", \.sink.connector, words: ["auto"],
+               valid: { !$0.isEmpty && $0.count < 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } }),
+        ConfigurationKey(section: "Sink", name: "position", accepted: "center or X,Y in screen pixels",
+                         help: "where the card's top-left corner goes on the screen (drm: as the user sees it, after the panel orientation)", apply: { config, value in
                              if value == "center" { config.sink.position = nil; return nil }
                              guard let p = parsePair(value), let x = Int(exactly: p.x), let y = Int(exactly: p.y) else {
                                  return "not center or X,Y (whole pixels)"

@@ -1,5 +1,6 @@
 import Card
 import Glibc
+import LinuxSystem
 import Output
 import Tracing
 
@@ -11,6 +12,13 @@ package enum SinkFactory {
                              describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
+        case "auto":
+            let choice = chooseAutomatically(s)
+            log.notice("Sink.type = auto: \(choice.type): \(choice.why)", ["sink.type": choice.type])
+            var chosen = s
+            chosen.type = choice.type
+            chosen.device = choice.device
+            return try make(chosen, renderer: renderer, log: log, describe: describe)
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
@@ -28,11 +36,17 @@ package enum SinkFactory {
             } catch {
                 throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error)")
             }
+        case "drm":
+            // As with the framebuffer: a missing display or a busy DRM master is reported
+            // once and retried with backoff.
+            return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
+                           cardHeight: height, report: { log.notice($0, ["sink.device": s.device]) })
         case "framebuffer":
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.
-            return FramebufferSink(device: s.device, position: s.position, cardWidth: width, cardHeight: height,
-                                   report: { log.notice($0, ["sink.device": s.device]) })
+            let device = framebufferDevice(s.device)
+            return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
+                                   report: { log.notice($0, ["sink.device": device]) })
         case "shm":
             do {
                 return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
@@ -53,7 +67,53 @@ package enum SinkFactory {
                 throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error.message)")
             }
         default:
-            throw Failure(.configuration, "Sink.type = \(s.type) is not one of framebuffer, shm, raw, png, null")
+            throw Failure(.configuration, "Sink.type = \(s.type) is not one of auto, drm, framebuffer, shm, raw, png, null")
+        }
+    }
+
+    /// `Sink.device = auto` for the framebuffer sink.
+    static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
+
+    /// `Sink.type = auto`: drm where a connected display can be driven; where one is
+    /// connected but another program holds DRM master, a desktop's compositor owns the
+    /// screen (its fbdev, if any, is an emulation under it), so shm for the viewer; with
+    /// no DRM display, the framebuffer device if it opens; else shm. A `Sink.device`
+    /// under /dev/dri/ is only tried as a DRM card, another path only as a framebuffer.
+    static func chooseAutomatically(_ s: SinkSettings) -> (type: String, device: String, why: String) {
+        let tryDRM = s.device == "auto" || s.device.hasPrefix("/dev/dri/")
+        let fb = framebufferDevice(s.device)
+        let tryFramebuffer = !s.device.hasPrefix("/dev/dri/")
+        var noDRM = "Sink.device = \(s.device) is not a DRM card"
+        if tryDRM {
+            do {
+                let display = try DrmDisplay.find(device: s.device, connector: s.connector)
+                let card = display.card
+                do {
+                    try card.becomeMaster()
+                    try? card.dropMaster()
+                } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
+                    return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
+                } catch where error.isMasterConflict {
+                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does: shared memory \(s.name) for shimmerd view")
+                } catch {
+                    noDRM = "\(error)"
+                    return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
+                }
+                return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and free to drive")
+            } catch {
+                noDRM = error.message
+            }
+        }
+        return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
+    }
+
+    private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: String, device: String, why: String) {
+        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)): shared memory \(s.name)") }
+        do {
+            _ = try FileDescriptor.open(fb, O_RDWR)
+            return ("framebuffer", fb, "no DRM display (\(noDRM)); \(fb) opens")
+        } catch {
+            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)): shared memory \(s.name)")
         }
     }
 

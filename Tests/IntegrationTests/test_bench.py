@@ -10,8 +10,9 @@ def test_bench_relations():
     r = subprocess.run([SHIMMERD, "bench", "--json", "--frames", "20"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     targets = {t["target"]: t for t in json.loads(r.stdout)}
-    assert set(targets) == {"scale1", "scale2", "fb1920x1080"}
+    assert set(targets) == {"scale1", "scale2", "fb1920x1080", "drm1920x1080"}
     assert (targets["fb1920x1080"]["width"], targets["fb1920x1080"]["height"]) == (1920, 1080)
+    assert (targets["drm1920x1080"]["width"], targets["drm1920x1080"]["height"]) == (1920, 1080)
     for name, t in targets.items():
         cases = {c["name"]: c for c in t["cases"]}
         assert t["checksums_match"], "%s: incremental pixels differ from a full render" % name
@@ -46,5 +47,16 @@ def test_bench_relations():
         assert cases["all"]["table_hits_per_frame"] + cases["all"]["table_misses_per_frame"] == 2 * 175
         for c in cases.values():
             assert c["ns"]["min"] <= c["ns"]["median"] <= c["ns"]["p90"]
-    # The 1920 x 1080 target paints the same dots as the card at scale 2.
+    # The 1920 x 1080 targets paint the same dots as the card at scale 2.
     assert targets["fb1920x1080"]["dot_pixels"] == targets["scale2"]["dot_pixels"]
+    assert targets["drm1920x1080"]["dot_pixels"] == targets["scale2"]["dot_pixels"]
+    # The dumb-buffer-sized target copies changed card rows into its scanout buffers (the
+    # DRM sink's path): none when nothing changed, at most the card's rows, and its
+    # checksums cover both buffers. The other targets have no scanout copy.
+    drm = {c["name"]: c for c in targets["drm1920x1080"]["cases"]}
+    card_rows = targets["scale2"]["height"]
+    assert drm["none"]["scanout_rows_per_frame"] == 0
+    for c in ("move1", "move10", "all", "cold", "idle"):
+        assert 0 < drm[c]["scanout_rows_per_frame"] <= card_rows
+    for name in ("scale1", "scale2", "fb1920x1080"):
+        assert all(c.get("scanout_rows_per_frame") is None for c in targets[name]["cases"])

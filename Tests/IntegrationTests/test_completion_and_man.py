@@ -99,7 +99,7 @@ def test_set_completes_every_key_then_the_words_it_accepts(complete, tmp_path):
     keys = documented_keys()
     assert sorted(complete("shimmerd run --set ")) == sorted(k + "=" for k in keys)
     # bash splits at "=": the candidates are what follows it.
-    assert complete("shimmerd run --set Sink.type=") == ["framebuffer", "shm", "raw", "png", "null"]
+    assert complete("shimmerd run --set Sink.type=") == ["auto", "drm", "framebuffer", "shm", "raw", "png", "null"]
     assert complete("shimmerd run --set Sink.type=s") == ["shm"]
     assert complete("shimmerd monitor --set=Log.level=w") == ["warning"]
     assert complete("shimmerd run --set Mapper.clamp=") == ["true", "false"]

@@ -93,7 +93,7 @@ def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl(debs)
     daemon = control_field(debs["shimmerd"], "Depends")
     viewer = control_field(debs["shimmerd-view"], "Depends")
     # dpkg-shlibdeps found the C libraries the daemon links.
-    for lib in ["libc6", "libiio0", "libudev1", "libsystemd0", "libpng16-16", "libfreetype6", "libfontconfig1"]:
+    for lib in ["libc6", "libiio0", "libudev1", "libsystemd0", "libpng16-16", "libfreetype6", "libfontconfig1", "libdrm2"]:
         assert re.search(r"\b%s\b" % re.escape(lib), daemon), (lib, daemon)
     assert "sdl" not in daemon.lower() and "libx11" not in daemon.lower() and "wayland" not in daemon.lower(), daemon
     assert re.search(r"\blibsdl2-2\.0-0\b", viewer), viewer

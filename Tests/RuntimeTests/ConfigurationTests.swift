@@ -20,7 +20,7 @@ func failure(_ body: () throws -> Void) -> Failure? {
     #expect(c.attitude.baselineSamples == 10 && c.attitude.filter == "one-euro")
     #expect(c.mapper.rollRange == 0.2 && c.mapper.pitchRange == 0.1 && c.mapper.maxOffset == 100 && c.mapper.clamp)
     #expect(c.card.width == 350 && abs(c.card.effectiveHeight - 233.333) < 0.001 && c.card.scale == 2)
-    #expect(c.sink.type == "framebuffer" && c.sink.device == "/dev/fb0" && c.sink.position == nil)
+    #expect(c.sink.type == "auto" && c.sink.device == "auto" && c.sink.connector == "auto" && c.sink.position == nil)
     #expect(c.sink.name == "shimmer" && c.sink.mode == 0o640 && c.sink.path == "-" && c.sink.fps == 60)
     #expect(c.trace.path == "")
 }
@@ -53,7 +53,7 @@ func failure(_ body: () throws -> Void) -> Failure? {
     ("[Card]\ncolour = red\n", "test.conf:2", "unknown key \"colour\""),
     ("\n\n[Bogus]\n", "test.conf:3", "unknown section [Bogus]"),
     ("key = value\n", "test.conf:1", "outside any [Section]"),
-    ("[Sink]\ntype = window\n", "test.conf:2", "framebuffer, shm, raw, png or null"),
+    ("[Sink]\ntype = window\n", "test.conf:2", "auto, drm, framebuffer, shm, raw, png or null"),
     ("[Sensor]\ndevice = usb:3\n", "test.conf:2", "Sensor.device"),
     ("[Sensor]\nmount_matrix = 1, 0, 0; 0, 0, 0; 0, 0, 1\n", "test.conf:2", "Sensor.mount_matrix"),
     ("[Sensor]\ninvert = maybe\n", "test.conf:2", "true or false"),

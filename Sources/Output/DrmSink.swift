@@ -1,0 +1,334 @@
+import DRM
+import Glibc
+import LinuxSystem
+import Raster
+import Udev
+
+/// The card on a display driven through DRM/KMS (/dev/dri/cardN), tear-free.
+///
+/// How: two dumb buffers (XRGB8888, the mode's size) with framebuffer objects; the CRTC
+/// is set once, on the first buffer, in the mode it already had on the connector (no
+/// mode set, no flicker), else the connector's preferred mode; then every published
+/// frame is drawn into the buffer that is not on screen and a page flip with
+/// DRM_MODE_PAGE_FLIP_EVENT queued. The kernel shows it at the next vblank and then
+/// makes the card's descriptor readable with the flip's event; until that event is read
+/// (`handle(readable:)`, from the daemon's own poll loop) `isReadyForFrame` is false and
+/// no other flip is queued, so frames come at most at the display's refresh and a
+/// buffer is never written while it is scanned out.
+///
+/// Why a shadow, as in the framebuffer sink: the renderer paints the card into memory
+/// owned by the sink, and each publish copies into the back buffer only the card rows
+/// that differ from what that buffer last received. Each buffer has its own record of
+/// what it holds, so a dot repainted in one frame is copied into the other buffer too
+/// when that one is next drawn (incremental rendering stays correct with two buffers),
+/// and nothing is ever read back from the dumb buffers (they may be write-combined or
+/// uncached). A frame handed over while a flip is pending stays in the shadow and is
+/// flipped as soon as the event comes.
+///
+/// Invariants: the buffers are black outside the card; only the card's visible
+/// rectangle is written per frame; the card is drawn upright for the connector's
+/// `panel orientation`. DRM master is taken on attach: while another program holds it
+/// (a compositor: EBUSY, or EACCES) one line says so and the attach is retried with
+/// backoff (0.5 s doubling to 4 s); frames go to the shadow meanwhile. The console's VT
+/// is put in KD_GRAPHICS while attached. `close()` (and deinit, and every detach) sets
+/// the saved CRTC back (its framebuffer, position and mode), so the console comes back,
+/// before the buffers are removed. A udev `drm` change event (a connector plugged or
+/// unplugged) re-probes: a display that went away detaches, one that came attaches. A
+/// flip whose event has not come `flipTimeout` after it was queued detaches too (one
+/// line), and the retry sets the display up again. Master taken by another program
+/// mid-run (a flip fails with EACCES) leaves it the display: no CRTC restore, no drop.
+package final class DrmSink: FrameSink {
+    package let device: String
+    package let connectorName: String
+    package let consolePath: String
+    private let position: (x: Int, y: Int)?
+    private let report: (String) -> Void
+    private let clock: () -> Double
+    private let shadow: PixelBuffer
+    private var attached: Attached?
+    private var monitor: UdevMonitor?
+    private var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
+    private var closed = false
+    /// A frame reached the shadow while a flip was pending: flip it when the event comes.
+    private var waitingFrame = false
+    package private(set) var framesPublished: UInt64 = 0
+    /// Page flips queued so far (for tests and the bench).
+    package private(set) var flipsQueued = 0
+    /// Card rows copied into dumb buffers so far.
+    package private(set) var rowsWritten = 0
+
+    static let firstBackoff = 0.5
+    static let maxBackoff = 4.0
+    /// Seconds a queued flip may wait for its event (many refreshes even at 1 Hz) before
+    /// the display is taken as stuck: then it is released and set up again.
+    static let flipTimeout = 2.0
+
+    final class Attached {
+        let display: DrmDisplay
+        let buffers: [DumbBuffer]
+        var copier: ShadowCopier
+        let console: VirtualTerminalMode?
+        /// The buffer on screen, and the one a queued flip will put there.
+        var front = 0
+        var pending: Int?
+        /// When the pending flip was queued (monotonic seconds).
+        var queuedAt = 0.0
+
+        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
+            self.display = display
+            self.buffers = buffers
+            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count)
+            self.console = console
+        }
+
+        var placement: CardPlacement { copier.placement }
+    }
+
+    /// - Parameters:
+    ///   - device: a card node, or "auto": the first /dev/dri/card* with a connected display.
+    ///   - connector: "auto" (the first connected) or a connector name (`eDP-1`).
+    ///   - position: the card's top-left in upright screen pixels; nil centres it.
+    ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
+    ///   - report: one log line per state change (attached, busy, detached, hotplug).
+    ///   - clock: monotonic seconds, for the retry backoff.
+    package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
+                 consolePath: String = "/dev/tty0", report: @escaping (String) -> Void,
+                 clock: @escaping () -> Double = MonotonicClock.seconds) {
+        self.device = device
+        connectorName = connector
+        self.consolePath = consolePath
+        self.position = position
+        self.report = report
+        self.clock = clock
+        shadow = PixelBuffer(width: cardWidth, height: cardHeight)
+        do {
+            monitor = try UdevMonitor(context: UdevContext(), subsystem: "drm")
+        } catch {
+            report("drm \(device): no udev monitor (\(error)); displays plugged in later are not noticed")
+        }
+        // No attach here: the first `maintain()` of the loop does it. A reload builds the
+        // new pipeline before it closes the old one, whose sink holds DRM master and the
+        // CRTC until then.
+    }
+
+    deinit { close() }
+
+    package var summary: String { "drm \(device)" + (connectorName == "auto" ? "" : " \(connectorName)") }
+    package var slotCount: Int { 1 }
+    package var isAttached: Bool { attached != nil }
+    package var isReadyForFrame: Bool { attached?.pending == nil }
+    package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
+    package func nextSlot() -> Int { 0 }
+
+    package func appendFileDescriptors(to fds: inout [Int32]) {
+        // The card only while a flip is pending: its events are the only ones asked for.
+        if let a = attached, a.pending != nil { fds.append(a.display.card.fileDescriptor) }
+        if let monitor { fds.append(monitor.fileDescriptor) }
+    }
+
+    package func handle(readable: [Int32]) {
+        if let monitor, readable.contains(monitor.fileDescriptor) { maintain() }
+        if let a = attached, readable.contains(a.display.card.fileDescriptor) { collectFlip(a) }
+    }
+
+    package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
+        framesPublished += 1
+        guard let a = attached else { return .published }
+        collectFlip(a)
+        if a.pending != nil {
+            waitingFrame = true     // flipped when the pending one completes
+            return .published
+        }
+        flip(a)
+        return .published
+    }
+
+    /// Reads the card's events while a flip is pending (non-blocking: nothing waiting is
+    /// not an error); once it has completed, a frame that waited for it is flipped.
+    private func collectFlip(_ a: Attached) {
+        guard let next = a.pending else { return }
+        let events: [DRMFlipEvent]
+        do { events = try a.display.card.readEvents() } catch {
+            detach(because: "reading its page-flip event failed: \(error)")
+            return
+        }
+        guard !events.isEmpty else { return }
+        a.front = next
+        a.pending = nil
+        if waitingFrame {
+            waitingFrame = false
+            flip(a)
+        }
+    }
+
+    package func maintain() {
+        guard !closed else { return }
+        // Hotplug events are drained here too, not only when the loop reports the
+        // monitor readable: a wake-up comes at least four times a second.
+        if let monitor { hotplug(monitor) }
+        // And a completed flip too, should the loop not watch the card's descriptor.
+        if let a = attached {
+            collectFlip(a)
+            if a.pending != nil, clock() - a.queuedAt > Self.flipTimeout {
+                detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued")
+            }
+        }
+        guard attached == nil, retry.isDue(clock()) else { return }
+        do {
+            let a = try attach()
+            attached = a
+            retry.succeeded()
+            let d = a.display, p = a.placement
+            report("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
+                   + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
+                   + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
+        } catch {
+            let message = error.message
+            if retry.failed(message, at: clock()) {
+                report("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+            }
+        }
+    }
+
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        if let a = attached { release(a) }
+        attached = nil
+        monitor = nil
+    }
+
+    // MARK: Attaching and releasing
+
+    private func attach() throws(SinkError) -> Attached {
+        let display = try DrmDisplay.find(device: device, connector: connectorName)
+        let card = display.card
+        do {
+            try card.becomeMaster()
+        } catch where error.isMasterConflict {
+            throw SinkError(sink: "drm", "\(card.path): another program holds DRM master (\(error.codeName) from drmSetMaster; a compositor or another console program)")
+        } catch {
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        let mode = display.mode
+        var buffers: [DumbBuffer] = []
+        do {
+            guard try card.supportsDumbBuffers() else {
+                throw SinkError(sink: "drm", "\(card.path): the driver has no dumb buffers (DRM_CAP_DUMB_BUFFER is 0)")
+            }
+            for _ in 0..<2 {
+                let b = try card.makeDumbBuffer(width: mode.width, height: mode.height)
+                memset(b.base, 0, b.byteCount)       // black around the card (written, never read)
+                buffers.append(b)
+            }
+        } catch let e as SinkError {
+            try? card.dropMaster()
+            throw e
+        } catch {
+            try? card.dropMaster()
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        let upright = display.orientation.uprightSize(panelWidth: mode.width, panelHeight: mode.height)
+        let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
+                                      screenWidth: upright.width, screenHeight: upright.height, position: position)
+        let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
+        let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
+        copyRows(a, into: 0)
+        do {
+            try card.setCrtc(display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],
+                             mode: mode)
+        } catch {
+            try? console?.restore()
+            try? card.dropMaster()
+            throw SinkError(sink: "drm", "\(error)")
+        }
+        return a
+    }
+
+    /// Sets the saved CRTC back (the console's framebuffer and mode), restores the VT's
+    /// mode, removes the buffers, drops master. Each failure is one line; the rest goes on.
+    /// `hasMaster` false: another program took master (a VT switch to a compositor), the
+    /// display is its own now, so the CRTC is left alone and there is no master to drop.
+    private func release(_ a: Attached, hasMaster: Bool = true) {
+        let d = a.display
+        if hasMaster { restoreCrtc(d) }
+        a.console?.restore(report: report)
+        for b in a.buffers {
+            do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
+        }
+        if hasMaster {
+            do { try d.card.dropMaster() } catch { report("drm \(d.card.path): \(error)") }
+        }
+    }
+
+    private func restoreCrtc(_ d: DrmDisplay) {
+        do {
+            if let mode = d.saved.mode, d.saved.framebufferID != 0 {
+                try d.card.setCrtc(d.crtcID, framebufferID: d.saved.framebufferID, x: d.saved.x, y: d.saved.y,
+                                   connectors: [d.connector.id], mode: mode)
+            } else {
+                try d.card.setCrtc(d.crtcID, framebufferID: 0, connectors: [], mode: nil)
+            }
+        } catch {
+            report("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
+        }
+    }
+
+    private func detach(because why: String, hasMaster: Bool = true) {
+        guard let a = attached else { return }
+        report("drm \(a.display.card.path) \(a.display.connector.name): \(why); "
+               + (hasMaster ? "the console is restored" : "the display is left to it")
+               + ", retrying with backoff up to \(Int(Self.maxBackoff)) s")
+        release(a, hasMaster: hasMaster)
+        attached = nil
+        waitingFrame = false
+        retry.restart(at: clock() + Self.firstBackoff)
+    }
+
+    /// Udev `drm` events: the connector we drive went away (detach), or, while
+    /// detached, a display may have come (retry at once).
+    private func hotplug(_ monitor: UdevMonitor) {
+        var changed = false
+        while monitor.receive() != nil { changed = true }
+        guard changed else { return }
+        if let a = attached {
+            let d = a.display
+            let now: DRMConnector
+            do { now = try d.card.connector(d.connector.id) } catch {
+                detach(because: "re-probing after a hotplug failed: \(error)")
+                return
+            }
+            if now.connection != .connected {
+                detach(because: "the display was disconnected")
+            } else if !now.modes.contains(where: { $0.width == d.mode.width && $0.height == d.mode.height }) {
+                detach(because: "the display no longer offers \(d.mode)")
+            }
+        } else {
+            retry.restart()      // attach now (the caller goes on to it)
+        }
+    }
+
+    // MARK: Drawing
+
+    /// Draws the shadow into the back buffer and queues its flip.
+    private func flip(_ a: Attached) {
+        let back = 1 - a.front
+        copyRows(a, into: back)
+        do {
+            try a.display.card.pageFlip(a.display.crtcID, to: a.buffers[back].framebufferID)
+            a.pending = back
+            a.queuedAt = clock()
+            flipsQueued += 1
+        } catch where error.isMasterConflict && error.code != EBUSY {
+            detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
+        } catch {
+            detach(because: "\(error)")
+        }
+    }
+
+    private func copyRows(_ a: Attached, into index: Int) {
+        let b = a.buffers[index]
+        rowsWritten += a.copier.copy(shadow.pixmap, into: index, base: b.base, pitch: b.pitch,
+                                     panelWidth: b.width, panelHeight: b.height)
+    }
+}
