@@ -57,6 +57,16 @@ def stop_line(d):
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
+def reload(run):
+    """SIGHUP, then the reload's line and its new baseline: a tilt made before the
+    baseline would become the baseline and move nothing."""
+    n, mark = len(run.d.logs), len(records(run.trace))
+    run.d.p.send_signal(signal.SIGHUP)
+    _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
+    run.wait_baseline(mark)
+    return line
+
+
 class FifoReader:
     """Reads a FIFO in a thread, counting bytes, until the test is done with it;
     `paused` stops it reading. `ends` counts the times the stream ended (every writer
@@ -241,10 +251,7 @@ def test_sighup_keeps_a_fifo_reader_and_counts_frames_over_reloads(bed_factory, 
     run.tilt("before the reloads")
     for content in ("", "[Mapper]\nmax_offset = 60\n"):
         run.conf.write_text(content)
-        n, mark = len(run.d.logs), len(records(run.trace))
-        run.d.p.send_signal(signal.SIGHUP)
-        _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
-        run.wait_baseline(mark)
+        line = reload(run)
         run.tilt("after a reload")
         assert reader.ends == 0, "the reader saw the end of the stream at a reload"
         assert "sink kept" in line and "trace kept" in line, line
@@ -263,9 +270,7 @@ def test_sighup_and_a_second_run_continue_a_raw_file(bed_factory, tmp_path):
     run.tilt("second")
     wait_until(lambda: out.stat().st_size >= 2 * FRAME, "two frames in the file", run.d)
     before = out.read_bytes()
-    n = len(run.d.logs)
-    run.d.p.send_signal(signal.SIGHUP)
-    _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
+    line = reload(run)
     run.tilt("after the reload")
     run.stop()
     first_run = len(frames(run.trace))
@@ -292,9 +297,7 @@ def test_sighup_continues_png_numbering(bed_factory, tmp_path):
     run = Run(bed, tmp_path, "--set", "Sink.type=png", "--set", "Sink.path=" + str(out), "--set", "Card.scale=0.5")
     run.tilt("before the reload")
     run.tilt("before the reload, again")
-    n = len(run.d.logs)
-    run.d.p.send_signal(signal.SIGHUP)
-    run.d.wait_log(r"configuration reloaded", "the reload", start=n)
+    reload(run)
     run.tilt("after the reload")
     run.stop()
     published, _, _ = stop_line(run.d)
@@ -323,9 +326,7 @@ def test_sighup_keeps_the_shm_segment_and_applies_a_new_mode(bed_factory, tmp_pa
     inode, frame = os.stat(seg).st_ino, shm_header(shm_name)[1]
     assert stat.S_IMODE(os.stat(seg).st_mode) == 0o640
     run.conf.write_text("[Sink]\nmode = 0600\n")
-    n = len(run.d.logs)
-    run.d.p.send_signal(signal.SIGHUP)
-    _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
+    line = reload(run)
     assert "sink kept" in line, line
     run.tilt("after the reload")
     assert os.stat(seg).st_ino == inode and stat.S_IMODE(os.stat(seg).st_mode) == 0o600
