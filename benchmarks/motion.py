@@ -38,6 +38,7 @@ Figures (each path with and without a gyroscope):
 - small tilt: ms from the start of the tilt until half of it, and 90 %, is drawn.
 
     /usr/bin/python3 benchmarks/motion.py [--binary PATH] [--json] [--svg FILE] [--keep DIR]
+        [--paths sweep,hand,still,tilt] [--accelerometer-only] [--set Section.key=value]...
 """
 import argparse
 import json
@@ -223,7 +224,7 @@ def readings(path, gyro, seed=1):
 
 # --- running the daemon -----------------------------------------------------------------
 
-def run(binary, path, gyro, workdir):
+def run(binary, path, gyro, workdir, extra=()):
     tag = "%s-%s" % (path.name, "gyro" if gyro else "accel")
     src = os.path.join(workdir, tag + ".in.jsonl")
     out = os.path.join(workdir, tag + ".out.jsonl")
@@ -236,6 +237,8 @@ def run(binary, path, gyro, workdir):
         os.unlink(out)
     cmd = [binary, "run", "--config", conf, "--set", "Sensor.device=trace:" + src, "--set", "Sensor.trace_speed=max",
            "--set", "Sink.type=null", "--set", "Trace.path=" + out]
+    for s in extra:
+        cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         sys.exit("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
@@ -400,6 +403,9 @@ def main():
     ap.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     ap.add_argument("--svg", help="draw the sweep path, true vs drawn, into this SVG file")
     ap.add_argument("--keep", help="keep the input and output traces in this directory")
+    ap.add_argument("--set", action="append", default=[], metavar="Section.key=value",
+                    help="a configuration override for every run (repeatable)")
+    ap.add_argument("--accelerometer-only", action="store_true", help="skip the runs with a gyroscope")
     ap.add_argument("--paths", default=",".join(p.name for p in PATHS), help="comma-separated subset of the paths")
     args = ap.parse_args()
     wanted = args.paths.split(",")
@@ -407,9 +413,9 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     results, sweep_runs = [], []
     for path in [p for p in PATHS if p.name in wanted]:
-        for gyro in (False, True):
+        for gyro in (False,) if args.accelerometer_only else (False, True):
             kind = "accelerometer + gyroscope" if gyro else "accelerometer"
-            frames, _ = run(args.binary, path, gyro, workdir)
+            frames, _ = run(args.binary, path, gyro, workdir, args.set)
             results.append(((path.name, kind), measure(path, frames)))
             if path.name == "sweep":
                 sweep_runs.append((kind, frames))

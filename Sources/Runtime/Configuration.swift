@@ -58,8 +58,8 @@ package struct AttitudeSettings: Sendable, Equatable {
     package var filter = "one-euro"
     /// One Euro parameters (Casiez et al. 2012): the cutoff in Hz when still, the speed
     /// coefficient, and the derivative's cutoff in Hz.
-    package var minCutoff = 1.0
-    package var beta = 0.5
+    package var minCutoff = 4.0
+    package var beta = 5.0
     package var dCutoff = 1.0
 }
 
