@@ -46,6 +46,10 @@ package struct SensorSettings: Sendable, Equatable {
     /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
     package var mountMatrix = "auto"
     package var invert = false
+    /// auto, none, iio:deviceN, name:NAME, label:LABEL.
+    package var gyro = "auto"
+    /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
+    package var gyroMountMatrix = "auto"
     /// `trace:FILE` only: 1 = recorded timing, 2 = twice as fast; nil = as fast as possible.
     package var traceSpeed: Double? = 1
 }

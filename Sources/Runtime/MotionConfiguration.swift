@@ -27,8 +27,21 @@ package struct MotionConfiguration {
             case .failure(let e): throw Failure(.configuration, "Sensor.mount_matrix \"\(c.sensor.mountMatrix)\": \(e)")
             }
         }
+        let gyro: GyroSelector
+        switch GyroSelector.parse(c.sensor.gyro) {
+        case .success(let g): gyro = g
+        case .failure(let e): throw Failure(.configuration, "\(e)")
+        }
+        var gyroMatrix: MountMatrix?
+        if c.sensor.gyroMountMatrix != "auto" {
+            switch MountMatrix.parse(c.sensor.gyroMountMatrix) {
+            case .success(let m): gyroMatrix = m
+            case .failure(let e): throw Failure(.configuration, "Sensor.gyro_mount_matrix \"\(c.sensor.gyroMountMatrix)\": \(e)")
+            }
+        }
         sensor = AccelerometerSettings(device: device, mode: mode, rateHz: c.sensor.rate, mountMatrix: matrix,
-                                       invert: c.sensor.invert, framesPerSecond: c.sink.fps)
+                                       invert: c.sensor.invert, framesPerSecond: c.sink.fps,
+                                       gyro: gyro, gyroMountMatrix: gyroMatrix)
         let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
         attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
                                          filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
