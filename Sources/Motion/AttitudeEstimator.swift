@@ -198,7 +198,8 @@ package struct AttitudeEstimator: Sendable {
                 passes = oneEuroPasses(dt)
             } else {
                 fusion = f
-                passes = Self.onePolePasses(f.lastPull)
+                // The offset integral lets slow wander through besides the one-pole part.
+                passes = 2 * Self.onePolePasses(f.lastPull)
             }
         } else {
             u = smooth(rawUp, at: t)

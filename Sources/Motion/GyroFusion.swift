@@ -24,11 +24,13 @@
 package struct GyroFusion: Sendable {
     /// 1/s: the accelerometer's pull at full trust.
     package static let correctionRate = 1.0
-    /// 1/s^2: the integral gain on the offset.
-    package static let offsetGain = 0.05
+    /// 1/s^2: the integral gain on the offset. With `correctionRate` 1/s the loop is
+    /// critically damped (Kp^2 = 4 Ki): an offset the still windows missed (a device held
+    /// in the hand from the start) is learnt within a few seconds.
+    package static let offsetGain = 0.25
     /// Radians: the disagreement between the accelerometer's direction and `u` at which
     /// the pull is halved.
-    package static let disagreementScale = 0.03
+    package static let disagreementScale = 0.05
     /// g: the departure of |a| from g at which the accelerometer is not trusted at all.
     package static let magnitudeTolerance = 0.15
     /// Seconds of steady rate that count as the gyroscope being quiet.
@@ -57,6 +59,7 @@ package struct GyroFusion: Sendable {
     package private(set) var failure: String?
     /// The time of the newest reading of each sensor.
     package private(set) var lastGyro: Double?
+    private var lastAccel: Double?
     private var lastRate = Vector3.zero
     private var propagatedTo: Double
     /// The accelerometer's pull applied by the last correction, as a fraction (0...1): the
@@ -79,6 +82,7 @@ package struct GyroFusion: Sendable {
     package mutating func restart(up: Vector3, at t: Double) {
         self.up = up
         propagatedTo = t
+        lastAccel = nil
         check.active = false
     }
 
@@ -101,8 +105,10 @@ package struct GyroFusion: Sendable {
         if let last = lastGyro, t - last < 0.1 {
             propagate(to: t, rate: lastRate - offset)
         }
-        let dt = min(max(t - propagatedTo, 0), 0.1)
         propagatedTo = max(propagatedTo, t)
+        // The correction acts over the time since the previous accelerometer reading.
+        let dt = lastAccel.map { min(max(t - $0, 0), 0.1) } ?? 0
+        lastAccel = t
         selfCheck(measured, at: t)
         if let q = quietUp, (measured - q).length > Self.quietTurn {
             quiet.count = 0     // it turns: not a window to learn the offset from
@@ -114,7 +120,7 @@ package struct GyroFusion: Sendable {
         let magnitudeTrust = max(0, 1 - abs(a.length / g - 1) / Self.magnitudeTolerance)
         let d = e.length / Self.disagreementScale
         let agreementTrust = 1 / (1 + d * d)
-        let k = min(1, Self.correctionRate * max(dt, 0.005) * magnitudeTrust * agreementTrust)
+        let k = min(1, Self.correctionRate * dt * magnitudeTrust * agreementTrust)
         lastPull = k
         if let next = (up + (measured - up) * k).normalized { up = next }
         if magnitudeTrust > 0 {

@@ -28,10 +28,12 @@ package struct NoiseEstimator: Sendable {
         self.windows = Array(repeating: .nan, count: max(1, windows))
     }
 
-    /// Adds one reading's unit up direction.
+    /// Adds one reading's unit up direction. A reading identical to the previous one is
+    /// the same conversion read twice (a sensor polled faster than it converts), not a
+    /// sample of its noise: it is left out.
     package mutating func add(_ u: Vector3) {
         defer { previous = u }
-        guard let p = previous else { return }
+        guard let p = previous, u != p else { return }
         let d = u - p
         sum += d.dot(d) / 2
         count += 1
