@@ -65,6 +65,11 @@ package struct AttitudeSettings: Sendable, Equatable {
     package var minCutoff = 4.0
     package var beta = 5.0
     package var dCutoff = 1.0
+    /// Seconds of rest in a pose far from the baseline before a new baseline is taken
+    /// (a convertible folded into tablet mode, a tablet laid down); 0 = never.
+    package var recaptureAfter = 3.0
+    /// Radians from the baseline that count as far.
+    package var recaptureAngle = 0.35
 }
 
 package struct MapperSettings: Sendable, Equatable {

@@ -68,6 +68,10 @@ package enum ConfigurationKeys {
         number("Attitude", "min_cutoff", "One Euro cutoff frequency when still, Hz (lower: steadier, more lag)", \.attitude.minCutoff, range: 0.001...1000),
         number("Attitude", "beta", "One Euro speed coefficient (higher: less lag when moving)", \.attitude.beta, range: 0...1000),
         number("Attitude", "d_cutoff", "One Euro cutoff of the speed estimate, Hz", \.attitude.dCutoff, range: 0.001...1000),
+        number("Attitude", "recapture_after", "seconds of rest in a pose far from the baseline (recapture_angle) before a new baseline is captured; 0 = never",
+               \.attitude.recaptureAfter, range: 0...3600),
+        number("Attitude", "recapture_angle", "radians from the baseline that count as far for recapture_after", \.attitude.recaptureAngle,
+               range: 0.01...3.2),
     ]
 
     static let mapper: [ConfigurationKey] = [

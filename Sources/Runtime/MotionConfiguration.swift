@@ -10,6 +10,10 @@ package struct MotionConfiguration {
     package var sensor: AccelerometerSettings
     package var attitude: AttitudeConfiguration
     package var mapper: FocalMapper
+    /// `Attitude.recapture_after` (seconds, 0 = never) and `Attitude.recapture_angle`
+    /// (radians): a new baseline after resting that long that far from the old one.
+    package var recaptureAfter: Double
+    package var recaptureAngle: Double
 
     package init(_ c: Configuration) throws(Failure) {
         let device: DeviceSelector
@@ -47,6 +51,8 @@ package struct MotionConfiguration {
                                          filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
         let origin = c.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
             ?? FocalPoint(x: c.card.width / 2, y: c.card.effectiveHeight)
+        recaptureAfter = c.attitude.recaptureAfter
+        recaptureAngle = c.attitude.recaptureAngle
         mapper = FocalMapper(origin: origin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
                              maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
     }

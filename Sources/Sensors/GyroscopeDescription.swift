@@ -25,6 +25,8 @@ package struct GyroscopeDescription: Sendable {
     package var bufferCapable: Bool
     /// Why it cannot be used (nil when usable).
     package var skipReason: String?
+    /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
+    package var samplingFrequency: SamplingFrequencyInfo?
 
     package var isUsable: Bool { skipReason == nil }
 
@@ -45,6 +47,7 @@ package struct GyroscopeDescription: Sendable {
         label = s.text("label").flatMap { $0.isEmpty ? nil : $0 }
         pollCapable = raws.count == 3
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
+        samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
 
         var chosen: (MountMatrix, String)?
         for a in Self.mountMatrixAttributes where chosen == nil {

@@ -102,3 +102,9 @@ func gyroSelectorParses(_ text: String, _ back: String) throws {
 func gyroSelectorRejects(_ text: String) {
     guard case .failure = GyroSelector.parse(text) else { Issue.record("accepted \(text)"); return }
 }
+
+@Test(arguments: [("2", true), ("22", true), ("1", false), ("0", false), ("20", false), ("3\n", true),
+                  ("0 2", true), ("2 0", false), ("zz", false), ("", false)])
+func tabletModeBitInTheCapabilityBitmap(_ text: String, _ has: Bool) {
+    #expect(TabletModeSwitch.hasTabletModeBit(text) == has)
+}
