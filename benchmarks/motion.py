@@ -11,7 +11,9 @@ each) and fed to the real daemon as its sensor:
 The daemon runs the trace on trace time (deterministic, as fast as possible), and its own
 trace's `frame` records are what it drew. They are compared with the true focal point,
 which this script computes independently from the true orientation (spec/attitude.md
-sections 3-6, spec/scene.md's mapper with the default card and ranges).
+sections 3-6, spec/scene.md's mapper with the default card and ranges) against the
+baseline the daemon captured (its trace's `baseline` record), so the figures say how the
+drawn point follows the device.
 
 Sensor model (a 12-bit accelerometer and a 16-bit gyroscope, both at 100 Hz):
 - accelerometer: the direction of gravity in the device frame times g, plus hand-held
@@ -25,8 +27,8 @@ Sensor model (a 12-bit accelerometer and a 16-bit gyroscope, both at 100 Hz):
 Paths:
 - sweep: held 30 degrees from flat; after 1 s, pitch +-4 deg at 0.5 Hz and roll +-8 deg
   at 0.3 Hz for 20 s.
-- hand: the sweep, with hand-held linear acceleration.
-- still: lying flat for 26 s (accelerometer noise 2 LSB).
+- hand: the sweep, with hand-held linear acceleration (from 1 s on, as the sweep).
+- still, still-1lsb, still-3lsb: lying flat for 26 s (accelerometer noise 2, 1 and 3 LSB).
 - tilt: lying flat 6 s, then tilted 0.5 deg in pitch within 10 ms, then held for 2 s.
 
 Figures (each path with and without a gyroscope):
@@ -38,7 +40,7 @@ Figures (each path with and without a gyroscope):
 - small tilt: ms from the start of the tilt until half of it, and 90 %, is drawn.
 
     /usr/bin/python3 benchmarks/motion.py [--binary PATH] [--json] [--svg FILE] [--keep DIR]
-        [--paths sweep,hand,still,tilt] [--accelerometer-only] [--set Section.key=value]...
+        [--paths sweep,hand,still,still-1lsb,still-3lsb,tilt] [--accelerometer-only] [--set Section.key=value]...
 """
 import argparse
 import json
@@ -175,6 +177,8 @@ PATHS = [
     Path("sweep", 21.0, sweep_orientation, moving=(2.0, 21.0)),
     Path("hand", 21.0, sweep_orientation, hand=True, moving=(2.0, 21.0)),
     Path("still", 26.0, flat, noise=2.0, still_after=4.0),
+    Path("still-1lsb", 26.0, flat, noise=1.0, still_after=4.0),
+    Path("still-3lsb", 26.0, flat, noise=3.0, still_after=4.0),
     Path("tilt", 8.0, small_tilt, noise=2.0, step_at=6.0),
 ]
 
@@ -215,8 +219,9 @@ def readings(path, gyro, seed=1):
         u = path.up(t)
         a = [-G * x for x in u]
         if hand:
+            ease = max(0.0, min(1.0, t - 1.0))   # picked up after the baseline, like the sweep
             lin = hand(t)
-            a = [a[k] + lin[k] for k in range(3)]
+            a = [a[k] + ease * lin[k] for k in range(3)]
         a = [round(a[k] / ACCEL_LSB + rng.gauss(0, path.noise)) * ACCEL_LSB for k in range(3)]
         out.append({"type": "reading", "t": t, "accel": a, "use": "sensor"})
     return out
@@ -245,7 +250,8 @@ def run(binary, path, gyro, workdir, extra=()):
     with open(out) as f:
         records = [json.loads(line) for line in f if line.strip()]
     frames = [(r["t"], r["focal"]) for r in records if r["type"] == "frame"]
-    return frames, p.stderr
+    baselines = [r["up"] for r in records if r["type"] == "baseline"]
+    return frames, baselines[0] if baselines else None, p.stderr
 
 
 def drawn_at(frames, t):
@@ -260,9 +266,8 @@ def drawn_at(frames, t):
     return frames[lo - 1][1] if lo > 0 else ORIGIN
 
 
-def errors(path, frames, lags=(0,)):
+def errors(path, frames, u0, lags=(0,)):
     """|drawn(t) - true(t - lag)| every 5 ms of the moving span, for each lag (whole ms)."""
-    u0 = path.up(0.0)
     start, end = path.moving
     steps = int(round((end - start) / 0.005)) + 1
     times = [start + i * 0.005 for i in range(steps)]
@@ -290,22 +295,26 @@ def p95(xs):
     return s[min(len(s) - 1, int(0.95 * len(s)))]
 
 
-def measure(path, frames):
+def measure(path, frames, baseline):
+    """The figures of one run. The true focal point is taken against the baseline the
+    daemon captured (its `baseline` record): the error is then how the drawn point
+    follows the device, not how the first tenth of a second's noise set the baseline."""
+    u0 = baseline or path.up(0.0)
     m = {}
     if path.moving:
-        by_lag = errors(path, frames, range(-50, 401, 2))
+        by_lag = errors(path, frames, u0, range(-50, 401, 2))
         e = by_lag[0]
         m["rms_pt"], m["p95_pt"] = rms(e), p95(e)
         best = min((rms(v), lag) for lag, v in by_lag.items())
         m["lag_ms"], m["rms_at_lag_pt"] = best[1], best[0]
     if path.still_after is not None:
         m["frames_still"] = sum(1 for t, _ in frames if t >= path.still_after)
-        true = focal(path.up(0.0), path.up(path.duration))
+        true = focal(u0, path.up(path.duration))
         last = drawn_at(frames, path.duration + 10)
         m["drift_pt"] = math.hypot(last[0] - true[0], last[1] - true[1])
     if path.step_at is not None:
-        before = focal(path.up(0.0), path.up(path.step_at - 0.001))
-        after = focal(path.up(0.0), path.up(path.duration))
+        before = focal(u0, path.up(path.step_at - 0.001))
+        after = focal(u0, path.up(path.duration))
         total = math.hypot(after[0] - before[0], after[1] - before[1])
 
         def shown(fraction):
@@ -350,8 +359,9 @@ def table(results):
 
 
 def svg(path, runs, out):
-    """True vs drawn focal point over time (x and y), one polyline per run."""
-    u0 = path.up(0.0)
+    """True vs drawn focal point over time (x and y), one polyline per run (the truth
+    against the first run's baseline)."""
+    u0 = runs[0][2] or path.up(0.0)
     t0, t1 = 1.0, 9.0
     width, height, pad = 900, 520, 50
     colors = {"true": "#000000", "accelerometer": "#d62728", "accelerometer + gyroscope": "#1f77b4"}
@@ -360,7 +370,7 @@ def svg(path, runs, out):
         pts, t = [], t0
         while t <= t1:
             pts.append((t, fn(t)))
-            t += 0.005
+            t += 0.01
         return pts
     panels = [("focal x (pt)", 0, pad, 200), ("focal y (pt)", 1, pad + 240, 200)]
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
@@ -368,7 +378,7 @@ def svg(path, runs, out):
              '<text x="%d" y="20" font-size="14">%s path: true vs drawn focal point</text>' % (pad, path.name)]
     for label, axis, top, h in panels:
         lines = [("true", series(lambda t: focal(u0, path.up(t))[axis]))]
-        for kind, frames in runs:
+        for kind, frames, _ in runs:
             lines.append((kind, series(lambda t: drawn_at(frames, t)[axis])))
         lo = min(v for _, pts in lines for _, v in pts)
         hi = max(v for _, pts in lines for _, v in pts)
@@ -388,7 +398,7 @@ def svg(path, runs, out):
         x = pad + i / (t1 - t0) * (width - 2 * pad)
         parts.append('<text x="%.0f" y="%d" text-anchor="middle">%g s</text>' % (x, height - 18, t0 + i))
     lx = pad
-    for kind in ["true"] + [k for k, _ in runs]:
+    for kind in ["true"] + [k for k, _, _ in runs]:
         parts.append('<rect x="%d" y="%d" width="14" height="4" fill="%s"/><text x="%d" y="%d">%s</text>'
                      % (lx, height - 8, colors.get(kind, "#2ca02c"), lx + 18, height - 3, kind))
         lx += 40 + 7 * len(kind)
@@ -415,10 +425,10 @@ def main():
     for path in [p for p in PATHS if p.name in wanted]:
         for gyro in (False,) if args.accelerometer_only else (False, True):
             kind = "accelerometer + gyroscope" if gyro else "accelerometer"
-            frames, _ = run(args.binary, path, gyro, workdir, args.set)
-            results.append(((path.name, kind), measure(path, frames)))
+            frames, baseline, _ = run(args.binary, path, gyro, workdir, args.set)
+            results.append(((path.name, kind), measure(path, frames, baseline)))
             if path.name == "sweep":
-                sweep_runs.append((kind, frames))
+                sweep_runs.append((kind, frames, baseline))
     if args.svg and sweep_runs:
         svg(PATHS[0], sweep_runs, args.svg)
     if args.json:
