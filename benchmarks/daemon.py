@@ -14,7 +14,7 @@ the poll interval is included). With `--trace` the daemon also writes its trace 
 default, as in the shipped configuration) and the in-loop latency, `published - t` of
 frames published in the iteration that read their sample, is reported too.
 
-    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--trace] [--binary PATH]
+    /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--trace] [--binary PATH] [--noise LSB]
 
 `--mode buffer` (the mode `auto` picks on a device with a trigger whose buffer the daemon
 may run) turns the emulated device node into a FIFO that the script feeds as the kernel
@@ -27,6 +27,7 @@ import argparse
 import bisect
 import json
 import math
+import random
 import os
 import signal
 import subprocess
@@ -109,6 +110,9 @@ def main():
     ap.add_argument("--trace", action="store_true", help="also write the trace (Trace.path) and report in-loop latency")
     ap.add_argument("--no-reader", action="store_true",
                     help="no client waiting on the frames' futex (then no frame latency is measured)")
+    ap.add_argument("--noise", type=float, default=0, metavar="LSB",
+                    help="white noise of this many counts RMS on each axis, moving and still (a real sensor reads "
+                         "1-3 LSB lying still; default 0: values constant between tilts)")
     ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon's moving phase into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
@@ -118,8 +122,14 @@ def main():
     current = [0.0, 0.0]    # (roll, lean) of the moving path, read by the buffer feeder
     sent = []               # CLOCK_MONOTONIC ns at which each new sample became readable
     stop = threading.Event()
+    rng = random.Random(1)
+    # Noise of `--noise` counts as an angle: a count is scale / g radians across gravity.
+    jitter = args.noise * dev.scale[0] / harness.G
+
+    def noisy(roll, lean):
+        return (roll + rng.gauss(0, jitter), lean + rng.gauss(0, jitter)) if jitter else (roll, lean)
     if args.mode == "buffer":
-        harness.ScanPipe(bed, dev).feed(bed, lambda t: current, stop, sent)
+        harness.ScanPipe(bed, dev).feed(bed, lambda t: noisy(*current), stop, sent)
     spawned = time.monotonic_ns()
     d = bed.spawn("run", "--config", conf, "--set", "Sink.type=shm", "--set", "Sink.fps=" + args.fps,
                   "--set", "Card.scale=2", "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=" + args.rate,
@@ -159,7 +169,7 @@ def main():
         current[:] = [roll, lean]
         if args.mode == "poll":
             sent.append(time.monotonic_ns())
-            bed.set_raw(dev, dev.raw_for(harness.pose(roll, lean)))
+            bed.set_raw(dev, dev.raw_for(harness.pose(*noisy(roll, lean))))
 
     f0 = segment.frame()
     profiler = None
@@ -175,7 +185,19 @@ def main():
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
     time.sleep(3)   # settle: the smoothing, then the stillness window
     f2 = segment.frame()
-    still = phase(pid, args.seconds)
+    def write_raw_atomically(raw):
+        # A sysfs read is a snapshot; a file rewritten in place can be read half written
+        # ("-1" of "-120"), which no sensor does: each value goes in by rename.
+        for axis, v in zip("xyz", raw):
+            path = bed.root + dev.syspath + "/in_accel_%s_raw" % axis
+            with open(path + ".new", "w") as f:
+                f.write("%d\n" % v)
+            os.replace(path + ".new", path)
+
+    # Lying still: a noisy sensor keeps changing its raw values (poll mode: rewritten at
+    # the sensor's pace; buffer mode: each scan the feeder writes).
+    still = phase(pid, args.seconds, (lambda t: write_raw_atomically(dev.raw_for(harness.pose(*noisy(0, 0)))))
+                  if jitter and args.mode == "poll" else None)
     f3 = segment.frame()
     smaps = proc_smaps(pid)
     d.stop()
@@ -213,7 +235,7 @@ def main():
     print()
     print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s (preempted) | floor: only waking as often |")
     print("|---|---|---|---|---|---|---|")
-    setup = args.mode + " mode, Sensor.rate " + args.rate + ("" if args.fps == "60" else ", Sink.fps " + args.fps) + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
+    setup = args.mode + " mode, Sensor.rate " + args.rate + (", %g LSB of noise" % args.noise if args.noise else "") + ("" if args.fps == "60" else ", Sink.fps " + args.fps) + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
     for label, p in (("moving (%s)" % setup, moving),
                      ("still", still)):
         print("| %s | %.2f | %d | %.1f | %.1f | %.1f (%.1f) | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],

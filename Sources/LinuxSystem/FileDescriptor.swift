@@ -62,6 +62,16 @@ package final class FileDescriptor: @unchecked Sendable {
         try retryingEINTR("fcntl F_SETFL", path: path) { fcntl(rawValue, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
     }
 
+    /// `read(2)` of what is waiting on a non-blocking descriptor, retrying EINTR: the byte
+    /// count (0 at the end of the file), or nil when nothing is waiting (EAGAIN).
+    package func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        do {
+            return try retryingEINTR("read", path: path) { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+        } catch let e as SystemError where e.errno == EAGAIN || e.errno == EWOULDBLOCK {
+            return nil
+        }
+    }
+
     /// Writes all `count` bytes at `bytes`, retrying short writes and EINTR. EPIPE and
     /// every other failure throw, with the bytes already written in the error's path text
     /// left to the caller.

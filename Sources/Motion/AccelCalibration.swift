@@ -47,18 +47,20 @@ package enum AxisValueResolver {
     }
 
     /// - Parameters:
+    ///   - channel: the IIO channel type: `accel` (m/s^2) or `anglvel` (rad/s).
     ///   - kind: `scale` or `offset`.
     ///   - defaultValue: used when no attribute exists; nil means the value is required.
     /// - Returns: the per-axis values and, per axis, where each came from; nil if the
     ///   value is required and missing on some axis.
-    package static func resolve(kind: String, defaultValue: Double?, lookup: (String) -> String?)
+    package static func resolve(channel: String = "accel", kind: String, defaultValue: Double?,
+                                lookup: (String) -> String?)
         -> Result<(Vector3, [Axis: AxisValueSource])?, Failure>
     {
         var v = Vector3.zero
         var sources: [Axis: AxisValueSource] = [:]
-        let shared = "in_accel_\(kind)"
+        let shared = "in_\(channel)_\(kind)"
         for axis in Axis.allCases {
-            let perAxis = "in_accel_\(axis.rawValue)_\(kind)"
+            let perAxis = "in_\(channel)_\(axis.rawValue)_\(kind)"
             let (name, text, source): (String, String?, AxisValueSource) =
                 if let t = lookup(perAxis) { (perAxis, t, .perAxis(perAxis)) }
                 else if let t = lookup(shared) { (shared, t, .shared(shared)) }
@@ -76,5 +78,33 @@ package enum AxisValueResolver {
             sources[axis] = source
         }
         return .success((v, sources))
+    }
+}
+
+/// Turns raw IIO gyroscope counts into rad/s in the device frame (attitude.md section 9):
+/// `sensor = (raw + offset) * scale` per axis, then `device = k * M * sensor`, where
+/// `k` is `det(M)` when `M` is the accelerometer's matrix borrowed for a gyroscope of
+/// the same chip or hub (a rotation rate is an axial vector: a mirroring matrix, which
+/// also carries the gravity-direction convention, flips it once more) and 1 when `M` is
+/// the gyroscope's own.
+package struct RateCalibration: Hashable, Sendable {
+    /// rad/s per count.
+    package var scale: Vector3
+    /// Counts.
+    package var offset: Vector3
+    package var mountMatrix: MountMatrix
+    /// `det(M)` or 1, see above.
+    package var sign: Double
+
+    package init(scale: Vector3, offset: Vector3 = .zero, mountMatrix: MountMatrix = .identity, sign: Double = 1) {
+        self.scale = scale
+        self.offset = offset
+        self.mountMatrix = mountMatrix
+        self.sign = sign
+    }
+
+    /// rad/s in the device frame.
+    package func angularVelocity(raw: Vector3) -> Vector3 {
+        mountMatrix.apply((raw + offset).scaled(by: scale)) * sign
     }
 }

@@ -6,18 +6,37 @@
 /// for any step). `halfLife` is the time to close half the distance from rest; about
 /// 1.68 / w. It is settled when the point is within `epsilon` points of the target and
 /// slower than `epsilon` points per second: then the loop renders no more frames.
+///
+/// The spring lags a steady motion by 2 / w (1.2 half-lives), so its half-life follows
+/// the sensor: `halfLife(sampleInterval:)` is short for a fast sensor, whose samples are
+/// already dense, and long for a slow one, whose steps it must smooth.
 package struct FocalSmoother: Sendable {
     package private(set) var position: FocalPoint
     package private(set) var velocity: (x: Double, y: Double) = (0, 0)
     package var target: FocalPoint
-    package let omega: Double
+    package private(set) var omega: Double
     package let epsilon: Double
 
     package init(at start: FocalPoint, halfLife: Double = 0.06, epsilon: Double = 0.01) {
         position = start
         target = start
-        omega = 1.6783469900166612 / max(halfLife, 1e-4)   // half-life of a critically damped spring
+        omega = Self.omega(halfLife: halfLife)
         self.epsilon = epsilon
+    }
+
+    /// w of a critically damped spring whose half-life is `halfLife` seconds.
+    static func omega(halfLife: Double) -> Double { 1.6783469900166612 / max(halfLife, 1e-4) }
+
+    /// Seconds: the half-life of a target that moves every `sampleInterval` seconds:
+    /// 0.6 intervals, from 5 ms (a 100 Hz or faster sensor: the frame interval decides)
+    /// to 60 ms (10 Hz or slower: a fluid picture between samples).
+    package static func halfLife(sampleInterval: Double) -> Double {
+        min(max(0.6 * sampleInterval, 0.005), 0.06)
+    }
+
+    /// Changes the half-life; the position and velocity stay.
+    package mutating func setHalfLife(_ seconds: Double) {
+        omega = Self.omega(halfLife: seconds)
     }
 
     package var isSettled: Bool {

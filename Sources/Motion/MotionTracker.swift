@@ -26,6 +26,11 @@ package struct MotionTracker: Sendable {
     /// A new baseline: at start, after the sensor reappears, on SIGUSR1.
     package mutating func recapture() { estimator.recapture() }
 
+    /// A gyroscope reading (rad/s, device frame) at `t` (attitude.md section 9).
+    package mutating func process(angularVelocity w: Vector3, at t: Double) -> GyroStep {
+        estimator.update(angularVelocity: w, at: t)
+    }
+
     /// The sample (nil while the baseline is collected or when rejected) and the
     /// baseline captured by this call, if any.
     package mutating func process(acceleration a: Vector3, at t: Double)

@@ -5,17 +5,32 @@ package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
     case notFinite
     /// |a| is (practically) zero: no direction.
     case zeroVector
+    /// An angular velocity beyond any real gyroscope's range.
+    case outOfRange
 
     package var description: String {
         switch self {
         case .notFinite: "non-finite acceleration"
         case .zeroVector: "zero acceleration vector"
+        case .outOfRange: "angular velocity beyond \(Int(Self.largestRate)) rad/s"
         }
     }
 
     /// Smallest magnitude with a direction worth using, m/s^2 (far below any sensor's
     /// quantum: the finest scale in the fixtures is 9.8e-6 m/s^2 per count).
     package static let zeroThreshold = 1e-9
+
+    /// rad/s: no gyroscope in a handheld measures more (the largest IIO full scales
+    /// are 2000-4000 deg/s, about 35-70 rad/s); beyond it a reading is garbage.
+    package static let largestRate = 100.0
+
+    /// Nil when the angular velocity `w` (rad/s) is usable: finite and within
+    /// `largestRate`. A zero rate is a good reading (a device lying still).
+    package static func checkRate(_ w: Vector3) -> SampleRejection? {
+        guard w.isFinite else { return .notFinite }
+        guard w.length <= largestRate else { return .outOfRange }
+        return nil
+    }
 
     /// Nil when `a` is usable.
     package static func check(_ a: Vector3) -> SampleRejection? {

@@ -46,6 +46,10 @@ package struct SensorSettings: Sendable, Equatable {
     /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
     package var mountMatrix = "auto"
     package var invert = false
+    /// auto, none, iio:deviceN, name:NAME, label:LABEL.
+    package var gyro = "auto"
+    /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
+    package var gyroMountMatrix = "auto"
     /// `trace:FILE` only: 1 = recorded timing, 2 = twice as fast; nil = as fast as possible.
     package var traceSpeed: Double? = 1
 }
@@ -58,9 +62,14 @@ package struct AttitudeSettings: Sendable, Equatable {
     package var filter = "one-euro"
     /// One Euro parameters (Casiez et al. 2012): the cutoff in Hz when still, the speed
     /// coefficient, and the derivative's cutoff in Hz.
-    package var minCutoff = 1.0
-    package var beta = 0.5
+    package var minCutoff = 4.0
+    package var beta = 5.0
     package var dCutoff = 1.0
+    /// Seconds of rest in a pose far from the baseline before a new baseline is taken
+    /// (a convertible folded into tablet mode, a tablet laid down); 0 = never.
+    package var recaptureAfter = 3.0
+    /// Radians from the baseline that count as far.
+    package var recaptureAngle = 0.35
 }
 
 package struct MapperSettings: Sendable, Equatable {

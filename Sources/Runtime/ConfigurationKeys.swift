@@ -1,4 +1,5 @@
 import Motion
+import Sensors
 
 /// One configuration key: where it lives, what it accepts, how it is applied and shown.
 package struct ConfigurationKey: Sendable {
@@ -44,6 +45,12 @@ package enum ConfigurationKeys {
                accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix, words: ["auto"],
                valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
+        choice("Sensor", "gyro", "which gyroscope: auto (the accelerometer's own IIO device, else one under the same parent), none, iio:deviceN, name:NAME, label:LABEL",
+               accepted: "auto, none, iio:deviceN, name:NAME or label:LABEL", \.sensor.gyro,
+               valid: { if case .success = GyroSelector.parse($0) { true } else { false } }),
+        choice("Sensor", "gyro_mount_matrix", "auto (the accelerometer's matrix for its own chip or hub, else the gyroscope's sysfs matrix, else identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
+               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.gyroMountMatrix,
+               valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
         ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
                          help: "with device = trace:FILE: 1 replays readings at their recorded times, 2 twice as fast, max as fast as possible; the run stops at the trace's end",
                          apply: { config, value in
@@ -61,6 +68,10 @@ package enum ConfigurationKeys {
         number("Attitude", "min_cutoff", "One Euro cutoff frequency when still, Hz (lower: steadier, more lag)", \.attitude.minCutoff, range: 0.001...1000),
         number("Attitude", "beta", "One Euro speed coefficient (higher: less lag when moving)", \.attitude.beta, range: 0...1000),
         number("Attitude", "d_cutoff", "One Euro cutoff of the speed estimate, Hz", \.attitude.dCutoff, range: 0.001...1000),
+        number("Attitude", "recapture_after", "seconds of rest in a pose far from the baseline (recapture_angle) before a new baseline is captured; 0 = never",
+               \.attitude.recaptureAfter, range: 0...3600),
+        number("Attitude", "recapture_angle", "radians from the baseline that count as far for recapture_after", \.attitude.recaptureAngle,
+               range: 0.01...3.2),
     ]
 
     static let mapper: [ConfigurationKey] = [

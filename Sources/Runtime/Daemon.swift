@@ -233,7 +233,7 @@ package final class Daemon {
         if contents.truncatedLastLine {
             log.warning("trace \(file) ends in a partial line (a crash mid-write?); it is ignored")
         }
-        let source = TraceSource(path: file, contents: contents, clock: traceClock)
+        let source = TraceSource(path: file, contents: contents, clock: traceClock, gyroscope: c.sensor.gyro != "none")
         if !source.isComplete && !contents.baselines.isEmpty {
             log.notice("trace \(file) has no reading records (written before they existed): the baseline comes from its first samples, so tilts may differ from the recording")
         }
@@ -246,7 +246,8 @@ package final class Daemon {
             }
         }
         let speed = c.sensor.traceSpeed.map { "speed \(formatNumber($0))" } ?? "as fast as possible"
-        log.notice("sensor: trace \(file), \(source.readings.count) readings, \(speed)", ["sensor.device": "trace:" + file])
+        let gyro = source.gyroCount > 0 ? ", \(source.gyroCount) gyroscope readings" : ""
+        log.notice("sensor: trace \(file), \(source.readings.count) readings\(gyro), \(speed)", ["sensor.device": "trace:" + file])
         return source
     }
 
@@ -259,7 +260,14 @@ package final class Daemon {
         } else if let trace = source as? TraceSource {
             sensor.device = "trace:" + trace.path
             sensor.mode = c.sensor.traceSpeed.map { "trace, speed \(formatNumber($0))" } ?? "trace, as fast as possible"
+            if trace.gyroCount > 0 {
+                sensor.gyro = "trace:" + trace.path
+                sensor.gyroPairing = "the trace's gyro records"
+            }
         } else {
+            // A live gyroscope is paired at attach time, after this header: the log line
+            // "using ... gyroscope: ..." names it.
+            if c.sensor.gyro != "auto" { sensor.gyroPairing = "Sensor.gyro = \(c.sensor.gyro)" }
             sensor.mode = c.sensor.mode
         }
         if c.sensor.mountMatrix != "auto" { sensor.mountMatrixSource = "configuration" }

@@ -10,6 +10,10 @@ package struct MotionConfiguration {
     package var sensor: AccelerometerSettings
     package var attitude: AttitudeConfiguration
     package var mapper: FocalMapper
+    /// `Attitude.recapture_after` (seconds, 0 = never) and `Attitude.recapture_angle`
+    /// (radians): a new baseline after resting that long that far from the old one.
+    package var recaptureAfter: Double
+    package var recaptureAngle: Double
 
     package init(_ c: Configuration) throws(Failure) {
         let device: DeviceSelector
@@ -27,13 +31,28 @@ package struct MotionConfiguration {
             case .failure(let e): throw Failure(.configuration, "Sensor.mount_matrix \"\(c.sensor.mountMatrix)\": \(e)")
             }
         }
+        let gyro: GyroSelector
+        switch GyroSelector.parse(c.sensor.gyro) {
+        case .success(let g): gyro = g
+        case .failure(let e): throw Failure(.configuration, "\(e)")
+        }
+        var gyroMatrix: MountMatrix?
+        if c.sensor.gyroMountMatrix != "auto" {
+            switch MountMatrix.parse(c.sensor.gyroMountMatrix) {
+            case .success(let m): gyroMatrix = m
+            case .failure(let e): throw Failure(.configuration, "Sensor.gyro_mount_matrix \"\(c.sensor.gyroMountMatrix)\": \(e)")
+            }
+        }
         sensor = AccelerometerSettings(device: device, mode: mode, rateHz: c.sensor.rate, mountMatrix: matrix,
-                                       invert: c.sensor.invert, framesPerSecond: c.sink.fps)
+                                       invert: c.sensor.invert, framesPerSecond: c.sink.fps,
+                                       gyro: gyro, gyroMountMatrix: gyroMatrix)
         let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
         attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
                                          filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
         let origin = c.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
             ?? FocalPoint(x: c.card.width / 2, y: c.card.effectiveHeight)
+        recaptureAfter = c.attitude.recaptureAfter
+        recaptureAngle = c.attitude.recaptureAngle
         mapper = FocalMapper(origin: origin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
                              maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
     }

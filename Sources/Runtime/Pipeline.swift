@@ -166,6 +166,7 @@ package final class Pipeline {
             case .none: break
             case .sensorState: notifier.status(status)
             case .waiting(let why): notifier.status("waiting for an accelerometer: \(why)")
+            case .log(let level, let message): log.log(level, "sensor \(parts.source.summary): \(message)")
             }
         }
         counters.samples += motion.samples - before

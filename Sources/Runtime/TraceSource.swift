@@ -13,12 +13,18 @@ import Tracing
 /// first samples and the tilts differ from the recording's (a notice says so).
 /// A `recapture` record (SIGUSR1, or the sensor attached again) is replayed just before
 /// the reading that followed it, so the tilts after it match the recording's too.
+/// `gyro` records are the gyroscope, in file order with the readings (spec/interfaces.md:
+/// a record at the same `t` as a reading comes first, as the daemon writes them).
 /// When the last reading has been delivered the source is exhausted and the run ends.
 package final class TraceSource: SampleSource {
     package let path: String
     package let readings: [(t: Double, accel: Vector3)]
-    /// Recorded recaptures: before reading `before` (file order), at `t`, why.
+    /// The gyroscope's readings (rad/s, device frame), if the trace has any.
+    package let gyroCount: Int
+    /// Recorded recaptures: before item `before` of `timeline` (file order), at `t`, why.
     package let recaptures: [(before: Int, t: Double, reason: String)]
+    /// Readings and gyroscope readings in file order.
+    private let timeline: [(t: Double, value: Vector3, isGyro: Bool)]
     /// The trace has `reading` records (the baseline's readings are all there).
     package let isComplete: Bool
     private let clock: TraceClock
@@ -27,41 +33,46 @@ package final class TraceSource: SampleSource {
     /// Clock time of the trace's t = 0: the daemon's start (0) unless rebuilt by SIGHUP.
     private var base: Double?
 
-    package init(path: String, contents: TraceContents, clock: TraceClock) {
+    /// - Parameter gyroscope: replay the `gyro` records (false: `Sensor.gyro = none`).
+    package init(path: String, contents: TraceContents, clock: TraceClock, gyroscope: Bool = true) {
         self.path = path
         self.clock = clock
-        var list: [(t: Double, accel: Vector3)] = []
+        var items: [(t: Double, value: Vector3, isGyro: Bool)] = []
         var marks: [(before: Int, t: Double, reason: String)] = []
         var sawReading = false
         for entry in contents.entries {
             switch entry {
             case .recapture(let r):
-                marks.append((list.count, r.t, r.reason))
+                marks.append((items.count, r.t, r.reason))
             case .sample(let s) where s.accel.count == 3:
-                list.append((s.t, Vector3(s.accel[0], s.accel[1], s.accel[2])))
+                items.append((s.t, Vector3(s.accel[0], s.accel[1], s.accel[2]), false))
             case .reading(let r) where r.accel.count == 3:
                 sawReading = true
-                list.append((r.t, Vector3(r.accel[0], r.accel[1], r.accel[2])))
+                items.append((r.t, Vector3(r.accel[0], r.accel[1], r.accel[2]), false))
+            case .gyro(let g) where gyroscope && g.anglvel.count == 3:
+                items.append((g.t, Vector3(g.anglvel[0], g.anglvel[1], g.anglvel[2]), true))
             default:
                 break
             }
         }
-        readings = list
+        timeline = items
+        readings = items.filter { !$0.isGyro }.map { ($0.t, $0.value) }
+        gyroCount = items.count - readings.count
         recaptures = marks
         isComplete = sawReading
     }
 
-    package var summary: String { "trace \(path) (reading \(index) of \(readings.count))" }
-    package var isExhausted: Bool { index >= readings.count }
+    package var summary: String { "trace \(path) (item \(index) of \(timeline.count))" }
+    package var isExhausted: Bool { index >= timeline.count }
     package func appendFileDescriptors(to fds: inout [Int32]) {}   // trace time: nothing to poll
 
     package func nextTimeout(now: Double) -> Double {
         guard let base else { return 0 }
-        guard index < readings.count else {
+        guard index < timeline.count else {
             clock.nextEvent = nil
             return .infinity
         }
-        let due = base + readings[index].t
+        let due = base + timeline[index].t
         clock.nextEvent = due
         return max(0, due - now)
     }
@@ -69,13 +80,13 @@ package final class TraceSource: SampleSource {
     package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
         let base = self.base ?? now
         self.base = base
-        while index < readings.count, base + readings[index].t <= now {
+        while index < timeline.count, base + timeline[index].t <= now {
             while nextRecapture < recaptures.count, recaptures[nextRecapture].before <= index {
                 events.append(.recapture(recaptures[nextRecapture].reason))
                 nextRecapture += 1
             }
-            let a = readings[index].accel
-            events.append(.sample(a, RawReading(raw: a)))
+            let item = timeline[index]
+            events.append(item.isGyro ? .gyro(item.value) : .sample(item.value, RawReading(raw: item.value)))
             index += 1
         }
     }

@@ -34,7 +34,9 @@ package struct AccelerometerDescription: Sendable {
     package var pollCapable: Bool
     /// All three `scan_elements/in_accel_*_en` exist, with a device node (or remote).
     package var bufferCapable: Bool
-    /// The scan elements: name (without `in_`), index, type text, parsed type.
+    /// Every scan element of the device (accel, anglvel, temp, timestamp, ...), in index
+    /// order: name (without `in_`), index, type text. Buffer mode enables them all, as the
+    /// kernel lays them out (an inv_mpu6050: accel, temp, anglvel, timestamp, 24 bytes).
     package var scanElements: [(name: String, index: Int, type: String)]
     /// The trigger buffer mode would use: the current one, else `NAME-devN`, else
     /// `NAME-trigger`.
@@ -79,14 +81,7 @@ package struct AccelerometerDescription: Sendable {
         let scans = axes.filter { s.attributes["scan_elements/in_accel_\($0)_en"] != nil }
         channels = axes.filter { raws.contains($0) || scans.contains($0) }.map { "accel_\($0)" }
         pollCapable = raws.count == 3
-        var elements: [(name: String, index: Int, type: String)] = []
-        for e in ["accel_x", "accel_y", "accel_z", "timestamp"] {
-            if let i = s.text("scan_elements/in_\(e)_index").flatMap({ Int($0) }),
-               let t = s.text("scan_elements/in_\(e)_type") {
-                elements.append((e, i, t))
-            }
-        }
-        scanElements = elements
+        scanElements = Self.scanElements(of: s)
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
 
         // Trigger.
@@ -149,6 +144,18 @@ package struct AccelerometerDescription: Sendable {
             skip = "accelerometer channels incomplete: \(channels.joined(separator: ", "))"
         }
         skipReason = skip
+    }
+
+    /// Every `scan_elements/in_NAME_index` with its `in_NAME_type`, in index order.
+    static func scanElements(of s: AttributeSnapshot) -> [(name: String, index: Int, type: String)] {
+        var elements: [(name: String, index: Int, type: String)] = []
+        for key in s.attributes.keys where key.hasPrefix("scan_elements/in_") && key.hasSuffix("_index") {
+            let name = String(key.dropFirst("scan_elements/in_".count).dropLast("_index".count))
+            if let i = s.text(key).flatMap({ Int($0) }), let t = s.text("scan_elements/in_\(name)_type") {
+                elements.append((name, i, t))
+            }
+        }
+        return elements.sorted { ($0.index, $0.name) < ($1.index, $1.name) }
     }
 
     /// The calibration the attitude uses.

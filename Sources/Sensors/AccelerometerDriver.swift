@@ -5,10 +5,14 @@ package struct RawReading: Hashable, Sendable {
     package var raw: Vector3
     /// The scan's own timestamp (ns, the device's `current_timestamp_clock`), buffer mode.
     package var timestampNs: Int64?
+    /// The gyroscope's raw counts read with it (a combined IMU's scan, or its
+    /// `in_anglvel_*_raw`), when the driver reads one.
+    package var gyroRaw: Vector3?
 
-    package init(raw: Vector3, timestampNs: Int64? = nil) {
+    package init(raw: Vector3, timestampNs: Int64? = nil, gyroRaw: Vector3? = nil) {
         self.raw = raw
         self.timestampNs = timestampNs
+        self.gyroRaw = gyroRaw
     }
 }
 
@@ -43,6 +47,8 @@ package struct ReadProblem: Error, Hashable, Sendable, CustomStringConvertible {
 package enum DriverEvent: Sendable {
     case reading(RawReading)
     case problem(ReadProblem)
+    /// The gyroscope's part of a reading could not be used (the reading itself is fine).
+    case gyroProblem(ReadProblem)
     /// An informational note (e.g. a buffer reopened).
     case note(String)
 }
@@ -66,25 +72,34 @@ package protocol AccelerometerDriver: AnyObject {
     /// A descriptor that becomes readable when a `read` has something new (buffer mode:
     /// the device node, at the kernel's watermark); nil when reads must be timed.
     var pollDescriptor: Int32? { get }
+    /// The readings carry the device's own gyroscope (`RawReading.gyroRaw`).
+    var readsGyroscope: Bool { get }
 }
 
 extension AccelerometerDriver {
     package var pollDescriptor: Int32? { nil }
+    package var readsGyroscope: Bool { false }
 }
 
 extension RawReading {
     /// Parses three raw attribute texts, reporting the first bad one (x, then y, then z).
     static func parse(x: String, y: String, z: String) -> Result<RawReading, ReadProblem> {
+        parseCounts(channel: "accel", x, y, z).map { RawReading(raw: $0) }
+    }
+
+    /// Three `in_CHANNEL_{x,y,z}_raw` texts as counts, or the first bad one.
+    static func parseCounts(channel: String, _ x: String, _ y: String, _ z: String) -> Result<Vector3, ReadProblem> {
         do throws(ReadProblem) {
-            return .success(RawReading(raw: Vector3(try value(.x, x).get(), try value(.y, y).get(), try value(.z, z).get())))
+            return .success(Vector3(try value(channel, .x, x).get(), try value(channel, .y, y).get(),
+                                    try value(channel, .z, z).get()))
         } catch {
             return .failure(error)
         }
     }
 
-    private static func value(_ axis: Axis, _ text: String) -> Result<Double, ReadProblem> {
+    private static func value(_ channel: String, _ axis: Axis, _ text: String) -> Result<Double, ReadProblem> {
         SysfsNumber.parse(text).mapError { f in
-            ReadProblem(attribute: "in_accel_\(axis.rawValue)_raw", value: String(text[...].trimmingASCIIWhitespace()),
+            ReadProblem(attribute: "in_\(channel)_\(axis.rawValue)_raw", value: String(text[...].trimmingASCIIWhitespace()),
                         reason: "\(f)")
         }
     }

@@ -19,6 +19,8 @@ package final class AccelerometerService {
         package var selectionReason: String
         /// e.g. `in_accel_sampling_frequency 125.000000 -> 62.5`, or why unchanged.
         package var samplingFrequency: String
+        /// The gyroscope read with it, or why none (attitude.md section 9).
+        package var gyro: GyroPairing? = nil
     }
 
     package enum Event: Sendable {
@@ -29,6 +31,9 @@ package final class AccelerometerService {
         case detached(String, reason: String)
         /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert.
         case sample(Vector3, RawReading)
+        /// A good gyroscope reading: rad/s, device frame, after scale, offset and the
+        /// gyroscope's matrix. It comes just before the sample read with it.
+        case gyro(Vector3)
         /// Capture the baseline again from the next readings (a recorded recapture, when
         /// a trace is replayed as the sensor); why.
         case recapture(String)
@@ -41,6 +46,16 @@ package final class AccelerometerService {
     private var context: Context?
     private var driver: (any AccelerometerDriver)?
     private var calibration = AccelCalibration(scale: Vector3(1, 1, 1))
+    /// The paired gyroscope's calibration while its readings are used; nil without one
+    /// or once it was given up.
+    private var gyroCalibration: RateCalibration?
+    /// A gyroscope in a sibling device (a HID hub's `gyro_3d`), read with each reading.
+    private var siblingGyro: IIOPolledGyroscope?
+    private var restoreGyroFrequency: (file: String, text: String)?
+    private var gyroFailures = 0
+    /// Consecutive gyroscope reads that fail (not bad values: the reads themselves) after
+    /// which it is given up (one log line; the accelerometer goes on alone).
+    static let gyroGiveUp = 3
     private var restoreFrequency: (file: String, text: String)?
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
@@ -54,6 +69,9 @@ package final class AccelerometerService {
     private var lastData: Double?
     private var batchInterval: Double?
     private var limiter = RateLimitedLog(interval: 1.0)
+    /// The kernel's tablet-mode switches (a convertible folding into tablet mode): each
+    /// change asks for a new baseline.
+    private var tabletSwitches: [TabletModeSwitch] = []
     /// Devices whose udev `remove` event arrived and no `add` since: never attached,
     /// even if their sysfs directory lingers a moment after the event.
     private var removed: Set<String> = []
@@ -91,6 +109,15 @@ package final class AccelerometerService {
                 monitor = nil
                 log(.warning, "no udev monitor (\(error)); hotplug falls back to rediscovery every second", [:])
             }
+            for sw in TabletModeSwitch.find(udev: u) {
+                do {
+                    tabletSwitches.append(try TabletModeSwitch(devnode: sw.devnode, name: sw.name))
+                    log(.info, "tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
+                        ["input.device": sw.devnode])
+                } catch {
+                    log(.notice, "tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode])
+                }
+            }
         }
     }
 
@@ -101,6 +128,7 @@ package final class AccelerometerService {
     package func appendFileDescriptors(to fds: inout [Int32]) {
         if let m = monitor { fds.append(m.fileDescriptor) }
         if let fd = bufferDescriptor { fds.append(fd) }
+        for sw in tabletSwitches { fds.append(sw.fileDescriptor) }
     }
 
     /// The buffer's descriptor while reads wait on it: buffer mode, moving (a still
@@ -133,6 +161,7 @@ package final class AccelerometerService {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &events) }
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
         }
@@ -199,6 +228,30 @@ package final class AccelerometerService {
         }
     }
 
+    /// A change of a tablet-mode switch asks for a new baseline; a switch whose node
+    /// fails is dropped with one line.
+    private func readTabletSwitches(_ readable: [Int32], into events: inout [Event]) {
+        var i = 0
+        while i < tabletSwitches.count {
+            let sw = tabletSwitches[i]
+            guard readable.contains(sw.fileDescriptor) else {
+                i += 1
+                continue
+            }
+            do {
+                if let value = try sw.read() {
+                    let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
+                    log(.notice, "\(why); capturing a new baseline", ["input.device": sw.devnode])
+                    events.append(.recapture(why))
+                }
+                i += 1
+            } catch {
+                log(.warning, "tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
+                tabletSwitches.remove(at: i)
+            }
+        }
+    }
+
     // MARK: hotplug
 
     private func hotplug(_ d: UdevDevice, now: Double) -> [Event] {
@@ -225,6 +278,7 @@ package final class AccelerometerService {
     private func attach(now: Double) -> [Event] {
         nextAttachAttempt = now + 1.0
         let descriptions: [AccelerometerDescription]
+        var gyroscopes: [GyroscopeDescription] = []
         var localContext: Context?
         var contextError: IIOError?
         switch settings.device {
@@ -233,7 +287,9 @@ package final class AccelerometerService {
                 let c = try Context(uri: uri)
                 try? c.setTimeout(milliseconds: 5000)
                 localContext = c
-                descriptions = Discovery.remote(context: c, configuredMatrix: settings.mountMatrix)
+                let snapshots = Discovery.remoteSnapshots(context: c)
+                descriptions = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
+                gyroscopes = Discovery.gyroscopes(snapshots)
             } catch {
                 return waiting("cannot open libiio context \(uri): \(error)")
             }
@@ -242,8 +298,9 @@ package final class AccelerometerService {
         default:
             guard let udev else { return waiting("no udev") }
             do {
-                descriptions = try Discovery.local(udev: udev, configuredMatrix: settings.mountMatrix)
-                    .filter { !removed.contains($0.syspath ?? "") }
+                let snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") }
+                descriptions = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
+                gyroscopes = Discovery.gyroscopes(snapshots)
             } catch {
                 return waiting("\(error)")
             }
@@ -261,6 +318,9 @@ package final class AccelerometerService {
             do { localContext = try Context() } catch { contextError = error }
         }
 
+        let pairing = GyroPairing.pair(accelerometer: chosen, gyroscopes: gyroscopes, selector: settings.gyro,
+                                       configuredMatrix: settings.gyroMountMatrix)
+        let ownGyro = pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }
         let made: Result<(any AccelerometerDriver, String), SensorError>
         // The rate the device will sample at once `sampling_frequency` is set.
         let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
@@ -270,7 +330,8 @@ package final class AccelerometerService {
         let local = chosen.syspath != nil
         let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
         if let c = localContext {
-            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local, scansPerWakeup: scansPerWakeup)
+            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local, scansPerWakeup: scansPerWakeup,
+                                      gyro: ownGyro)
         } else {
             made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
         }
@@ -286,15 +347,58 @@ package final class AccelerometerService {
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
+        let gyroText = attachGyro(pairing, accelerometer: chosen, driver: drv, context: localContext)
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
-                           selectionReason: selection.reason, samplingFrequency: freq)
+                           selectionReason: selection.reason, samplingFrequency: freq,
+                           gyro: gyroCalibration == nil ? GyroPairing(gyro: nil, reason: gyroText) : pairing)
         attachment = a
         lastWaitingReason = nil
         nextRead = now
         log(.notice, "using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); \(selection.reason); "
-            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); sampling frequency: \(freq)",
+            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); sampling frequency: \(freq); "
+            + "gyroscope: \(gyroText)",
             ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
         return [.attached(a)]
+    }
+
+    /// Starts reading the paired gyroscope: from the accelerometer's own readings (a
+    /// combined IMU: the driver reads it) or from its sibling device (read alongside);
+    /// says what was done. A gyroscope that cannot be read leaves the accelerometer alone.
+    private func attachGyro(_ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
+                            context: Context?) -> String {
+        gyroCalibration = nil
+        siblingGyro = nil
+        gyroFailures = 0
+        guard let g = p.gyro, let cal = p.calibration else { return "none (\(p.reason))" }
+        let frame = "frame \(cal.sign < 0 ? "-1 * " : "")\(cal.mountMatrix) from \(p.matrixSource ?? "?")"
+        if g.id == accelerometer.id {
+            guard driver.readsGyroscope else {
+                return "none (\(g.displayName) is not read in \(driver.modeName) mode)"
+            }
+            gyroCalibration = cal
+            return "\(g.displayName), \(p.reason), in the same \(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
+        }
+        guard let context else { return "none (\(g.displayName) needs libiio)" }
+        let sibling: IIOPolledGyroscope
+        do {
+            sibling = try IIOPolledGyroscope(device: g, context: context)
+        } catch {
+            return "none (\(error))"
+        }
+        siblingGyro = sibling
+        gyroCalibration = cal
+        let freq = setGyroSamplingFrequency(sibling)
+        return "\(g.displayName), \(p.reason), polled with each reading; \(frame); sampling frequency: \(freq)"
+    }
+
+    /// A sibling gyroscope samples at least as fast as it is read (`Sensor.rate`), and
+    /// its frequency is put back when it is released, as the accelerometer's is.
+    private func setGyroSamplingFrequency(_ sibling: IIOPolledGyroscope) -> String {
+        guard let info = sibling.device.samplingFrequency else { return "no sampling_frequency attribute" }
+        let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: sibling.device.syspath,
+                                                        write: sibling.writeAttribute)
+        restoreGyroFrequency = restore
+        return text
     }
 
     private func waiting(_ reason: String) -> [Event] {
@@ -307,20 +411,26 @@ package final class AccelerometerService {
     /// `Sensor.mode` for a libiio context: buffer where the device supports it and the
     /// process may write its buffer attributes, else poll; says why.
     static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool,
-                              scansPerWakeup: Int = 1)
+                              scansPerWakeup: Int = 1, gyro: GyroscopeDescription? = nil)
         -> Result<(any AccelerometerDriver, String), SensorError>
     {
         let bufferProblem = BufferPermission.problem(d, local: local)
         func poll(_ why: String) -> Result<(any AccelerometerDriver, String), SensorError> {
-            do { return .success((try IIOPolledAccelerometer(device: d, context: context), why)) }
-            catch { return .failure(error) }
+            do { return .success((try IIOPolledAccelerometer(device: d, context: context, gyro: gyro), why)) }
+            catch {
+                // A gyroscope that libiio cannot read must not cost the accelerometer.
+                guard gyro != nil else { return .failure(error) }
+                do { return .success((try IIOPolledAccelerometer(device: d, context: context), why)) }
+                catch { return .failure(error) }
+            }
         }
         switch mode {
         case .poll:
             return poll("Sensor.mode = poll")
         case .buffer:
             if let p = bufferProblem { return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(p)")) }
-            do { return .success((try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup),
+            do { return .success((try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup,
+                                                               gyro: gyro != nil),
                                      "Sensor.mode = buffer")) }
             catch { return .failure(error) }
         case .auto:
@@ -328,7 +438,8 @@ package final class AccelerometerService {
                 return d.pollCapable ? poll("auto: \(p)") : .failure(SensorError(device: d.displayName, p))
             }
             do {
-                let b = try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup)
+                let b = try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup,
+                                                     gyro: gyro != nil)
                 return .success((b, "auto: the device has scan elements and trigger \(d.trigger ?? "?"), and its buffer attributes are writable"))
             } catch {
                 return d.pollCapable ? poll("auto: buffer setup failed (\(error))") : .failure(error)
@@ -349,19 +460,31 @@ package final class AccelerometerService {
 
     private func setSamplingFrequency(_ d: AccelerometerDescription, driver: any AccelerometerDriver) -> String {
         guard let info = d.samplingFrequency else { return "no sampling_frequency attribute" }
-        guard let target = info.target(forRate: settings.rateHz) else {
-            return "\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(settings.rateHz)) Hz"
+        let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: d.syspath,
+                                                        write: driver.writeAttribute)
+        restoreFrequency = restore
+        return text
+    }
+
+    /// Writes the sampling frequency that fits `rateHz` (`SamplingFrequencyInfo.target`)
+    /// where the process may; says what was done, and what to write back on release.
+    static func setSamplingFrequency(_ info: SamplingFrequencyInfo, rateHz: Double, syspath: String?,
+                                     write: (String, String) throws(SensorError) -> Void)
+        -> (String, restore: (file: String, text: String)?)
+    {
+        guard let target = info.target(forRate: rateHz) else {
+            return ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
         }
-        if let p = d.syspath, !SysfsAttributeFile.isWritable("\(p)/\(info.attribute)") {
-            return "\(info.attribute) = \(info.currentText) kept: not writable by this process"
+        if let p = syspath, !SysfsAttributeFile.isWritable("\(p)/\(info.attribute)") {
+            return ("\(info.attribute) = \(info.currentText) kept: not writable by this process", nil)
         }
         let text = SamplingFrequencyInfo.text(target)
         do {
-            try driver.writeAttribute(info.attribute, text)
-            restoreFrequency = (info.attribute, info.currentText)
-            return "\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); restored on exit"
+            try write(info.attribute, text)
+            return ("\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); restored on exit",
+                    (info.attribute, info.currentText))
         } catch {
-            return "\(info.attribute) = \(info.currentText) kept: \(error)"
+            return ("\(info.attribute) = \(info.currentText) kept: \(error)", nil)
         }
     }
 
@@ -380,9 +503,17 @@ package final class AccelerometerService {
             }
         }
         restoreFrequency = nil
+        if let r = restoreGyroFrequency, let g = siblingGyro, !deviceGone {
+            do { try g.writeAttribute(r.file, r.text) } catch {
+                log(.warning, "cannot restore \(r.file) = \(r.text): \(error)", ["sensor.device": g.device.id])
+            }
+        }
+        restoreGyroFrequency = nil
         driver = nil
         context = nil
         attachment = nil
+        gyroCalibration = nil
+        siblingGyro = nil
     }
 
     // MARK: reading
@@ -410,8 +541,27 @@ package final class AccelerometerService {
                 report(p, device: drv.device, now: now)
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
-            case .reading(let r):
+            case .gyroProblem(let p):
+                gyroFailed(p, device: drv.device, now: now)
+            case .reading(var r):
                 lastReadHadData = true
+                if let sibling = siblingGyro, gyroCalibration != nil {
+                    switch sibling.read() {
+                    case .success(let w): r.gyroRaw = w
+                    case .failure(let p): gyroFailed(p, device: drv.device, now: now)
+                    }
+                }
+                if let cal = gyroCalibration, let raw = r.gyroRaw {
+                    let w = cal.angularVelocity(raw: raw)
+                    if let why = SampleRejection.checkRate(w) {
+                        let text = "\(Self.number(raw.x)) \(Self.number(raw.y)) \(Self.number(raw.z))"
+                        report(ReadProblem(attribute: "in_anglvel_x_raw,in_anglvel_y_raw,in_anglvel_z_raw", value: text,
+                                           reason: "\(why)"), device: drv.device, now: now, what: "gyroscope reading")
+                    } else {
+                        gyroFailures = 0
+                        events.append(.gyro(w))
+                    }
+                }
                 let a = calibration.acceleration(raw: r.raw)
                 let why = SampleRejection.check(a).map { "\($0)" }
                     ?? (a.length > Self.implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)
@@ -426,10 +576,28 @@ package final class AccelerometerService {
         }
     }
 
-    private func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double) {
+    /// A gyroscope read that failed: a bad value is reported and skipped like a bad
+    /// sample; `gyroGiveUp` reads in a row that fail (the device went away) give the
+    /// gyroscope up with one line.
+    private func gyroFailed(_ p: ReadProblem, device: AccelerometerDescription, now: Double) {
+        guard gyroCalibration != nil else { return }
+        if p.isReadFailure { gyroFailures += 1 }
+        if gyroFailures >= Self.gyroGiveUp {
+            let name = siblingGyro?.device.displayName ?? device.displayName
+            log(.warning, "gyroscope \(name) stopped giving readings (\(p.attribute) = \"\(p.value)\": \(p.reason)); "
+                + "continuing with the accelerometer alone", ["sensor.device": device.id, "sensor.attribute": p.attribute])
+            gyroCalibration = nil
+            siblingGyro = nil
+            restoreGyroFrequency = nil
+            return
+        }
+        report(p, device: device, now: now, what: "gyroscope reading")
+    }
+
+    private func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double, what: String = "sample") {
         let (admitted, suppressed) = limiter.admit("\(device.id)|\(p.cause)", at: now)
         guard admitted else { return }
-        log(.warning, "\(device.displayName): sample skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
+        log(.warning, "\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
             + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
             ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
     }

@@ -19,9 +19,16 @@ package struct AccelerometerSettings: Hashable, Sendable {
     /// then lets the kernel gather the scans of one frame interval before it wakes the
     /// daemon (`scansPerWakeup`).
     package var framesPerSecond: Double?
+    /// `Sensor.gyro`.
+    package var gyro: GyroSelector
+    /// `Sensor.gyro_mount_matrix`; nil = `auto` (attitude.md section 9's rule).
+    package var gyroMountMatrix: MountMatrix?
 
     package init(device: DeviceSelector = .auto, mode: SensorMode = .auto, rateHz: Double = 60,
-                 mountMatrix: MountMatrix? = nil, invert: Bool = false, framesPerSecond: Double? = nil) {
+                 mountMatrix: MountMatrix? = nil, invert: Bool = false, framesPerSecond: Double? = nil,
+                 gyro: GyroSelector = .auto, gyroMountMatrix: MountMatrix? = nil) {
+        self.gyro = gyro
+        self.gyroMountMatrix = gyroMountMatrix
         self.device = device
         self.mode = mode
         self.rateHz = rateHz

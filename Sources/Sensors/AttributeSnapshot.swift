@@ -32,7 +32,8 @@ package struct AttributeSnapshot: Sendable {
         attributes[name].map { String($0[...].trimmingASCIIWhitespace()) }
     }
 
-    /// The attribute files discovery reads for an accelerometer, besides scan elements.
+    /// The attribute files discovery reads for an accelerometer and a gyroscope, besides
+    /// the device's own list and every file of its `scan_elements` directory.
     package static let interestingAttributes: [String] = {
         var names = ["name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
                      "in_accel_scale", "in_accel_offset", "sampling_frequency", "sampling_frequency_available",
@@ -41,7 +42,13 @@ package struct AttributeSnapshot: Sendable {
         for a in ["x", "y", "z"] {
             names += ["in_accel_\(a)_raw", "in_accel_\(a)_scale", "in_accel_\(a)_offset"]
         }
-        for e in ["accel_x", "accel_y", "accel_z", "timestamp"] {
+        // The gyroscope of a combined IMU or a HID hub (attitude.md section 9).
+        names += ["in_anglvel_mount_matrix", "in_anglvel_scale", "in_anglvel_offset",
+                  "in_anglvel_sampling_frequency", "in_anglvel_sampling_frequency_available"]
+        for a in ["x", "y", "z"] {
+            names += ["in_anglvel_\(a)_raw", "in_anglvel_\(a)_scale", "in_anglvel_\(a)_offset"]
+        }
+        for e in ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "timestamp"] {
             names += ["scan_elements/in_\(e)_en", "scan_elements/in_\(e)_index", "scan_elements/in_\(e)_type"]
         }
         return names

@@ -1,4 +1,5 @@
 import IIO
+import LinuxSystem
 import Udev
 
 /// Finds IIO devices and describes them: through libudev for this machine (udev
@@ -6,13 +7,20 @@ import Udev
 package enum Discovery {
     /// Every device of the `iio` subsystem (triggers excepted), in index order.
     package static func local(udev: UdevContext, configuredMatrix: MountMatrix?) throws(SensorError) -> [AccelerometerDescription] {
+        try localSnapshots(udev: udev).map { AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix) }
+    }
+
+    /// The snapshot of every `iio:deviceN` of this machine, in index order.
+    package static func localSnapshots(udev: UdevContext) throws(SensorError) -> [AttributeSnapshot] {
         let all: [UdevDevice]
         do { all = try udev.devices(subsystem: "iio") } catch { throw SensorError(device: "udev", "\(error)") }
         let triggers = all.filter { $0.sysname.hasPrefix("trigger") }.compactMap { $0.sysattr("name") }
-        return all.compactMap { d -> AccelerometerDescription? in
-            guard let snapshot = snapshot(of: d, triggerNames: triggers) else { return nil }
-            return AccelerometerDescription(snapshot: snapshot, configuredMatrix: configuredMatrix)
-        }.sorted { $0.index < $1.index }
+        return all.compactMap { snapshot(of: $0, triggerNames: triggers) }.sorted { $0.index < $1.index }
+    }
+
+    /// Every gyroscope among `snapshots` (attitude.md section 9).
+    package static func gyroscopes(_ snapshots: [AttributeSnapshot]) -> [GyroscopeDescription] {
+        snapshots.compactMap(GyroscopeDescription.init(snapshot:))
     }
 
     /// The snapshot of one udev device, nil unless it is an `iio:deviceN`.
@@ -20,7 +28,10 @@ package enum Discovery {
         let sysname = d.sysname
         guard sysname.hasPrefix("iio:device"), let index = Int(sysname.dropFirst("iio:device".count)) else { return nil }
         var attributes: [String: String] = [:]
-        for name in Set(d.sysattrNames).union(AttributeSnapshot.interestingAttributes) {
+        // Every scan element, whatever its channel (temperature, steps, ...): buffer mode
+        // enables them all, so the scan layout must hold them all.
+        let scanFiles = ((try? FileSystem.list(d.syspath + "/scan_elements")) ?? []).map { "scan_elements/" + $0 }
+        for name in Set(d.sysattrNames).union(AttributeSnapshot.interestingAttributes).union(scanFiles) {
             if let v = d.sysattr(name) { attributes[name] = v }
         }
         return AttributeSnapshot(id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,
@@ -30,12 +41,16 @@ package enum Discovery {
     /// Every device of a libiio context, described from libiio's attributes mapped back
     /// to their sysfs file names (`iio_channel_attr_get_filename()`).
     package static func remote(context: Context, configuredMatrix: MountMatrix?) -> [AccelerometerDescription] {
+        remoteSnapshots(context: context).map { AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix) }
+    }
+
+    /// The snapshot of every device of a libiio context, in index order.
+    package static func remoteSnapshots(context: Context) -> [AttributeSnapshot] {
         let devices = context.devices
         let triggers = devices.filter(\.isTrigger).compactMap(\.name)
-        return devices.filter { !$0.isTrigger }.compactMap { d -> AccelerometerDescription? in
+        return devices.filter { !$0.isTrigger }.compactMap { d -> AttributeSnapshot? in
             guard d.id.hasPrefix("iio:device"), let index = Int(d.id.dropFirst("iio:device".count)) else { return nil }
-            return AccelerometerDescription(snapshot: snapshot(of: d, index: index, triggerNames: triggers),
-                                            configuredMatrix: configuredMatrix)
+            return snapshot(of: d, index: index, triggerNames: triggers)
         }.sorted { $0.index < $1.index }
     }
 

@@ -3,8 +3,10 @@ import IIO
 import Motion
 
 /// Buffer mode: enables every scan element (as iio-sensor-proxy does: the kernel's scan
-/// layout then matches `AccelerometerDescription.scanLayout`), sets the trigger, creates
-/// a libiio buffer, and decodes the scans itself (`ScanLayout`, every type form).
+/// layout then matches `AccelerometerDescription.scanLayout`, which holds every element,
+/// temperature and angular velocity included), sets the trigger, creates a libiio
+/// buffer, and decodes the scans itself (`ScanLayout`, every type form). A combined
+/// IMU's gyroscope comes in the same scan.
 ///
 /// The buffer holds `scansPerWakeup` scans per refill, which libiio also writes as
 /// `buffer/watermark`: the kernel reports the device node readable once that many scans
@@ -20,11 +22,14 @@ import Motion
 package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
     package var modeName: String { "buffer" }
+    package var readsGyroscope: Bool { gyroAxes != nil }
     private let iio: Device
     private let layout: ScanLayout
     /// Positions in `layout.elements` of the three axes and the timestamp.
     private let axes: (x: Int, y: Int, z: Int)
     private let timestampElement: Int?
+    /// Positions of the gyroscope's axes in the same scan (a combined IMU), if paired.
+    private let gyroAxes: (x: Int, y: Int, z: Int)?
     private var buffer: Buffer?
     private var previousTrigger: Device??
     private let maxScansPerRead = 256
@@ -36,7 +41,9 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     /// buffer or over the network (libiio's network backend has no poll descriptor).
     package private(set) var pollDescriptor: Int32?
 
-    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1) throws(SensorError) {
+    /// - Parameter gyro: decode `anglvel_{x,y,z}` of the same scan too (the device's own
+    ///   gyroscope, paired).
+    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1, gyro: Bool = false) throws(SensorError) {
         self.device = device
         self.scansPerWakeup = max(1, scansPerWakeup)
         guard let d = context.device(named: device.id) else {
@@ -50,6 +57,12 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         }
         axes = (x, y, z)
         timestampElement = layout.elementIndex(named: "timestamp")
+        if gyro, let gx = layout.elementIndex(named: "anglvel_x"), let gy = layout.elementIndex(named: "anglvel_y"),
+           let gz = layout.elementIndex(named: "anglvel_z") {
+            gyroAxes = (gx, gy, gz)
+        } else {
+            gyroAxes = nil
+        }
         let scanChannels = d.channels.filter { $0.isScanElement && !$0.isOutput }
         for c in scanChannels { c.enable() }
         if let t = device.trigger, !device.triggerIsCurrent {
@@ -130,7 +143,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     private func decode(_ scan: UnsafeRawBufferPointer) -> RawReading {
         let v = { (i: Int) in Double(self.layout.firstValue(of: i, in: scan)) }
         return RawReading(raw: Vector3(v(axes.x), v(axes.y), v(axes.z)),
-                          timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) })
+                          timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) },
+                          gyroRaw: gyroAxes.map { Vector3(v($0.x), v($0.y), v($0.z)) })
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

@@ -6,28 +6,34 @@ import Motion
 package final class IIOPolledAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
     package var modeName: String { "poll" }
+    package var readsGyroscope: Bool { gyro != nil }
     private let iio: Device
     private let axes: [Channel]
+    /// The same device's gyroscope, read with each reading (a combined IMU).
+    private let gyro: IIOPolledGyroscope?
 
-    package init(device: AccelerometerDescription, context: Context) throws(SensorError) {
+    /// - Parameter gyro: the device's own gyroscope to read with each reading, if paired.
+    package init(device: AccelerometerDescription, context: Context, gyro: GyroscopeDescription? = nil) throws(SensorError) {
         self.device = device
-        guard let d = context.device(named: device.id) else {
-            throw SensorError(device: device.displayName, "not in the libiio context \(context.uri)")
-        }
-        iio = d
-        var axes: [Channel] = []
-        for id in ["accel_x", "accel_y", "accel_z"] {
-            guard let c = d.channel(id), c.attributeNames.contains("raw") else {
-                throw SensorError(device: device.displayName, "libiio shows no raw attribute on channel \(id)")
-            }
-            axes.append(c)
-        }
-        self.axes = axes
+        (iio, axes) = try Self.rawChannels(device.id, ["accel_x", "accel_y", "accel_z"], in: context,
+                                           deviceName: device.displayName)
+        self.gyro = try gyro.map { g throws(SensorError) in try IIOPolledGyroscope(device: g, context: context) }
     }
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
         guard let x = rawText(0, &events), let y = rawText(1, &events), let z = rawText(2, &events) else { return }
-        events.append(RawReading.parse(x: x, y: y, z: z).driverEvent)
+        switch RawReading.parse(x: x, y: y, z: z) {
+        case .success(var r):
+            if let gyro {
+                switch gyro.read() {
+                case .success(let w): r.gyroRaw = w
+                case .failure(let p): events.append(.gyroProblem(p))
+                }
+            }
+            events.append(.reading(r))
+        case .failure(let p):
+            events.append(.problem(p))
+        }
     }
 
     /// Axis `i`'s `raw` text; nil, with the problem appended, when the read fails.
@@ -44,6 +50,26 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
     }
 
     package func close() {}
+}
+
+extension IIOPolledAccelerometer {
+    /// The libiio device `id` and its channels `ids`, each of which must have a `raw`
+    /// attribute (poll mode reads `in_<channel>_raw`).
+    static func rawChannels(_ id: String, _ ids: [String], in context: Context, deviceName: String)
+        throws(SensorError) -> (Device, [Channel])
+    {
+        guard let d = context.device(named: id) else {
+            throw SensorError(device: deviceName, "not in the libiio context \(context.uri)")
+        }
+        var channels: [Channel] = []
+        for c in ids {
+            guard let ch = d.channel(c), ch.attributeNames.contains("raw") else {
+                throw SensorError(device: deviceName, "libiio shows no raw attribute on channel \(c)")
+            }
+            channels.append(ch)
+        }
+        return (d, channels)
+    }
 }
 
 /// Writes a sysfs attribute through libiio given its file name: a device attribute by

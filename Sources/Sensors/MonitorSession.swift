@@ -7,7 +7,9 @@ import Motion
 /// `duration` passes. SIGUSR1 recaptures the baseline; SIGINT and SIGTERM stop cleanly
 /// (the sampling frequency is restored). Output goes through `emit`, so the command
 /// decides where it is written. In buffer mode a sample also carries the scan's own
-/// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly).
+/// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly). With
+/// a gyroscope, each sample line shows the angular velocity (deg/s) and `--json` prints
+/// `gyro` objects (the trace's `gyro` record fields).
 package struct MonitorSession {
     package var settings: AccelerometerSettings
     package var attitude: AttitudeConfiguration
@@ -32,6 +34,7 @@ package struct MonitorSession {
         defer { service.detach() }
         let start = MonotonicClock.seconds()
         var tracker = MotionTracker(attitude: attitude, mapper: mapper)
+        var lastRate: Vector3?
         var readable: [Int32] = []
         var events: [AccelerometerService.Event] = []
         var fds: [Int32] = []
@@ -51,7 +54,7 @@ package struct MonitorSession {
             events.removeAll(keepingCapacity: true)
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
-                handle(e, now: now, tracker: &tracker, emit: emit)
+                handle(e, now: now, tracker: &tracker, lastRate: &lastRate, emit: emit)
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
             if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
@@ -62,7 +65,9 @@ package struct MonitorSession {
         }
     }
 
-    private func handle(_ e: AccelerometerService.Event, now: Double, tracker: inout MotionTracker, emit: (String) -> Void) {
+    /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
+    private func handle(_ e: AccelerometerService.Event, now: Double, tracker: inout MotionTracker, lastRate: inout Vector3?,
+                        emit: (String) -> Void) {
         switch e {
         case .waiting(let why):
             emit(json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
@@ -75,8 +80,11 @@ package struct MonitorSession {
                 ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
                 ("mount_matrix_source", .string(a.device.mountMatrixSource)),
                 ("sampling_frequency", .string(a.samplingFrequency)),
+                ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
+                ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
             ]).text : "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))\n"
-                + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)")
+                + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"
+                + (a.gyro.map { p in "\n    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))") } ?? ""))
         case .detached(let name, let reason):
             emit(json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
                                            ("reason", .string(reason))]).text
@@ -85,6 +93,15 @@ package struct MonitorSession {
             tracker.recapture()
             emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
                       : "=== Capturing the baseline again (\(why))")
+        case .gyro(let w):
+            lastRate = w
+            if case .disagreed(let why) = tracker.process(angularVelocity: w, at: now) {
+                emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(now)), ("reason", .string(why))]).text
+                          : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone from here")
+            }
+            if json {
+                emit(SensorJSON.object([("type", .string("gyro")), ("t", .number(now)), ("anglvel", .vector(w))]).text)
+            }
         case .sample(let a, let reading):
             let r = tracker.process(acceleration: a, at: now)
             if let b = r.baseline {
@@ -104,7 +121,10 @@ package struct MonitorSession {
                 emit("    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"
                     + "  dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
                     + "  dRoll=\(fixed(s.tilt.dRollRadians * deg, 2, sign: true))°"
-                    + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))")
+                    + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))"
+                    + (lastRate.map { w in
+                        "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), \(fixed(w.z * deg, 1, sign: true)))°/s"
+                    } ?? ""))
             }
         }
     }

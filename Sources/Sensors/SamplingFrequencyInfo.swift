@@ -3,19 +3,21 @@ import Motion
 /// A device's sampling frequency: which attribute holds it, its value and the values
 /// the driver offers.
 package struct SamplingFrequencyInfo: Hashable, Sendable {
-    /// `in_accel_sampling_frequency` or `sampling_frequency`.
+    /// `in_accel_sampling_frequency` (`in_anglvel_...` for a gyroscope) or `sampling_frequency`.
     package var attribute: String
     package var currentText: String
     package var currentHz: Double?
     package var availableHz: [Double]
 
-    init?(snapshot s: AttributeSnapshot) {
-        guard let attr = ["in_accel_sampling_frequency", "sampling_frequency"].first(where: { s.attributes[$0] != nil }),
+    /// - Parameter channel: `accel` or `anglvel`: whose per-type attribute wins over the
+    ///   device's shared one.
+    init?(snapshot s: AttributeSnapshot, channel: String = "accel") {
+        guard let attr = ["in_\(channel)_sampling_frequency", "sampling_frequency"].first(where: { s.attributes[$0] != nil }),
               let text = s.text(attr) else { return nil }
         attribute = attr
         currentText = text
         currentHz = try? SysfsNumber.parse(text).get()
-        let list = s.text("in_accel_sampling_frequency_available") ?? s.text("sampling_frequency_available") ?? ""
+        let list = s.text("in_\(channel)_sampling_frequency_available") ?? s.text("sampling_frequency_available") ?? ""
         availableHz = list.split(separator: " ").compactMap { try? SysfsNumber.parse($0).get() }.sorted()
     }
 

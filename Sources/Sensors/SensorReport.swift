@@ -14,10 +14,13 @@ package struct SensorReport: Sendable {
     package var modes: [String: (mode: String, reason: String)]
     /// Whether libiio can build a local context (else the sysfs fallback is used).
     package var libiioLocal: String
+    /// Every gyroscope found, and the one paired with the chosen accelerometer.
+    package var gyroscopes: [GyroscopeDescription] = []
+    package var pairing: GyroPairing?
 
     /// Discovers now.
     package static func gather(settings: AccelerometerSettings) throws(SensorError) -> SensorReport {
-        var devices: [AccelerometerDescription]
+        let snapshots: [AttributeSnapshot]
         var source = "local"
         var context: Context?
         var libiio = "ok"
@@ -26,15 +29,17 @@ package struct SensorReport: Sendable {
                 throw SensorError(device: "uri:\(uri)", "cannot open libiio context: \(error)")
             }
             source = uri
-            devices = Discovery.remote(context: context!, configuredMatrix: settings.mountMatrix)
+            snapshots = Discovery.remoteSnapshots(context: context!)
         } else {
             let udev: UdevContext
             do { udev = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
-            devices = try Discovery.local(udev: udev, configuredMatrix: settings.mountMatrix)
+            snapshots = try Discovery.localSnapshots(udev: udev)
             do { context = try Context() } catch {
                 libiio = "libiio cannot build a local context (\(error)); sysfs is read directly, poll mode only"
             }
         }
+        let devices = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
+        let gyroscopes = Discovery.gyroscopes(snapshots)
         let selection = SensorSelection.select(settings.device, from: devices)
         var modes: [String: (String, String)] = [:]
         for d in devices where d.isAccelerometer {
@@ -51,8 +56,12 @@ package struct SensorReport: Sendable {
                     ?? ("buffer", "auto: scan elements, trigger \(d.trigger ?? "?") and writable buffer attributes")
             }
         }
+        let pairing = selection.chosen.map {
+            GyroPairing.pair(accelerometer: $0, gyroscopes: gyroscopes, selector: settings.gyro,
+                             configuredMatrix: settings.gyroMountMatrix)
+        }
         return SensorReport(selector: settings.device, source: source, devices: devices, selection: selection,
-                            modes: modes, libiioLocal: libiio)
+                            modes: modes, libiioLocal: libiio, gyroscopes: gyroscopes, pairing: pairing)
     }
 
     package var json: SensorJSON {
@@ -63,6 +72,33 @@ package struct SensorReport: Sendable {
             ("selected", .optional(selection.chosen?.id)),
             ("reason", .string(selection.reason)),
             ("devices", .array(devices.map(deviceJSON))),
+            ("gyroscopes", .array(gyroscopes.map(gyroJSON))),
+            ("gyro_pairing", pairing.map { p in
+                .object([("accelerometer", .optional(selection.chosen?.id)), ("gyroscope", .optional(p.gyro?.id)),
+                         ("reason", .string(p.reason)),
+                         ("mount_matrix", p.calibration.map { .matrix($0.mountMatrix) } ?? .null),
+                         ("mount_matrix_sign", p.calibration.map { .number($0.sign) } ?? .null),
+                         ("mount_matrix_source", .optional(p.matrixSource))])
+            } ?? .null),
+        ])
+    }
+
+    private func gyroJSON(_ g: GyroscopeDescription) -> SensorJSON {
+        .object([
+            ("device", .string(g.id)),
+            ("name", .optional(g.name)),
+            ("label", .optional(g.label)),
+            ("syspath", .optional(g.syspath)),
+            ("usable", .bool(g.isUsable)),
+            ("skipped", .optional(g.skipReason)),
+            ("channels", .array(g.channels.map(SensorJSON.string))),
+            ("scale", .vector(g.scale)),
+            ("offset", .vector(g.offset)),
+            ("mount_matrix", .matrix(g.ownMatrix)),
+            ("mount_matrix_source", .string(g.ownMatrixSource)),
+            ("poll_capable", .bool(g.pollCapable)),
+            ("buffer_capable", .bool(g.bufferCapable)),
+            ("paired", .bool(pairing?.gyro?.id == g.id)),
         ])
     }
 
@@ -143,6 +179,27 @@ package struct SensorReport: Sendable {
                 + (d.trigger.map { ", trigger \($0)" } ?? ""))
             if let m = modes[d.id] { out.append("    mode: \(m.mode) (\(m.reason))") }
             if let why = selection.notChosen[d.id] { out.append("    not chosen: \(why)") }
+        }
+        if !gyroscopes.isEmpty { out.append("gyroscopes:") }
+        for g in gyroscopes {
+            let mark = pairing?.gyro?.id == g.id ? "*" : " "
+            out.append("\(mark) \(g.id): \(g.name ?? "(no name)")" + (g.label.map { " label=\($0)" } ?? ""))
+            if let why = g.skipReason {
+                out.append("    skipped: \(why)")
+                continue
+            }
+            out.append("    channels: \(g.channels.joined(separator: " "))")
+            out.append("    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: \(g.offset.x) \(g.offset.y) \(g.offset.z)")
+            out.append("    own mount matrix: \(g.ownMatrix) (\(g.ownMatrixSource))")
+            out.append("    poll: \(g.pollCapable ? "yes" : "no"); buffer: \(g.bufferCapable ? "yes" : "no")")
+        }
+        if let p = pairing, let a = selection.chosen {
+            if let g = p.gyro, let c = p.calibration {
+                out.append("gyroscope: \(a.id) pairs with \(g.id): \(p.reason)")
+                out.append("    frame: \(c.sign < 0 ? "-1 * " : "")\(c.mountMatrix) (\(p.matrixSource ?? ""))")
+            } else {
+                out.append("gyroscope: none for \(a.id): \(p.reason)")
+            }
         }
         return out
     }

@@ -1,9 +1,11 @@
 /// A trace as one SVG a person can read at a glance (pure: `shimmerd plot` does the I/O).
 ///
-/// Three panels, top to bottom:
+/// Three or four panels, top to bottom:
 /// 1. tilt: dPitch and dRoll (radians) over time (seconds);
 /// 2. focal point: x and y (points) over time;
-/// 3. the focal point's path (the samples' targets; the drawn frames' path dashed when
+/// 3. where the trace has `gyro` records: the angular velocity, x, y and z (rad/s), over
+///    time (`series-anglvel-x` ...);
+/// 4. the focal point's path (the samples' targets; the drawn frames' path dashed when
 ///    the trace has `frame` records) over the card's outline, origin marked, in points
 ///    with y down as on the card.
 /// Baseline captures are dashed vertical lines in both time panels. Every axis is
@@ -63,9 +65,11 @@ package struct TracePlot {
         let time = PlotAxis(span.lowerBound, span.upperBound, target: 10)
         var out = SVGText()
 
+        let gyros = trace.gyros.filter { $0.anglvel.count == 3 }
         let tiltTop = 100.0
         let focalTop = tiltTop + Self.timeHeight + 90
-        let cardTop = focalTop + Self.timeHeight + 100
+        let gyroTop = focalTop + Self.timeHeight + 90
+        let cardTop = (gyros.isEmpty ? focalTop : gyroTop) + Self.timeHeight + 100
 
         // Panel 3's size follows the data: the card plus wherever the path went.
         let pathPoints = samples.compactMap { $0.focal.count == 2 ? ($0.focal[0], $0.focal[1]) : nil }
@@ -87,6 +91,7 @@ package struct TracePlot {
         let duration = span.upperBound - span.lowerBound
         out.text(Self.left, 52, "\(PlotAxis.fixed(duration, decimals: 2)) s, \(samples.count) samples, "
                  + "\(baselines.count) baseline capture\(baselines.count == 1 ? "" : "s"), \(trace.frames.count) frames"
+                 + (gyros.isEmpty ? "" : ", \(gyros.count) gyroscope readings")
                  + (trace.header?.sensor.device.map { "; sensor \($0)" } ?? ""), size: 13, fill: "#444")
 
         // Panel 1: tilt.
@@ -108,7 +113,19 @@ package struct TracePlot {
                   series: [("focal-x", "x", Self.colors.x, fx), ("focal-y", "y (down)", Self.colors.y, fy)],
                   baselines: baselines.map(\.t))
 
-        // Panel 3: the path over the card.
+        // Panel 3: angular velocity, where there is a gyroscope.
+        if !gyros.isEmpty {
+            let values = gyros.flatMap(\.anglvel).filter(\.isFinite) + [0]
+            let rate = PlotAxis(values.min() ?? -1, values.max() ?? 1)
+            timePanel(&out, id: "anglvel", top: gyroTop, time: time, value: rate, valueTitle: "angular velocity (rad/s)",
+                      heading: "Gyroscope (device frame)",
+                      series: [("anglvel-x", "x", Self.colors.droll, gyros.map { ($0.t, $0.anglvel[0]) }),
+                               ("anglvel-y", "y", Self.colors.dpitch, gyros.map { ($0.t, $0.anglvel[1]) }),
+                               ("anglvel-z", "z", Self.colors.x, gyros.map { ($0.t, $0.anglvel[2]) })],
+                      baselines: baselines.map(\.t))
+        }
+
+        // Panel 4: the path over the card.
         let x0 = Self.left + (Self.plotWidth - (cx.upper - cx.lower) * k) / 2
         let px = { (v: Double) in x0 + (v - cx.lower) * k }
         let py = { (v: Double) in cardTop + (v - cy.lower) * k }

@@ -3,12 +3,16 @@ import LinuxSystem
 
 /// One record of a trace, as read back: the same `Codable` types the writer uses.
 package enum TraceEntry: Sendable, Equatable {
-    case header(TraceRecord.Header)
+    /// Boxed: a header is many times larger than the other records, so every entry of a
+    /// long trace would carry its size; unboxed, Swift 6.3's generated copy of this enum
+    /// crashed once the header's sensor gained the gyroscope's fields.
+    indirect case header(TraceRecord.Header)
     case baseline(TraceRecord.Baseline)
     case sample(TraceRecord.Sample)
     case reading(TraceRecord.Reading)
     case frame(TraceRecord.Frame)
     case recapture(TraceRecord.Recapture)
+    case gyro(TraceRecord.Gyro)
 
     /// The record's `t`, seconds (headers have none).
     package var t: Double? {
@@ -19,6 +23,7 @@ package enum TraceEntry: Sendable, Equatable {
         case .reading(let r): r.t
         case .frame(let f): f.t
         case .recapture(let r): r.t
+        case .gyro(let g): g.t
         }
     }
 }
@@ -37,6 +42,7 @@ extension TraceEntry: Decodable {
         case "reading": self = .reading(try TraceRecord.Reading(from: decoder))
         case "frame": self = .frame(try TraceRecord.Frame(from: decoder))
         case "recapture": self = .recapture(try TraceRecord.Recapture(from: decoder))
+        case "gyro": self = .gyro(try TraceRecord.Gyro(from: decoder))
         default: throw UnknownRecordType(type: type)
         }
     }
@@ -72,6 +78,7 @@ package struct TraceContents: Sendable, Equatable {
     package var baselines: [TraceRecord.Baseline] { entries.compactMap { if case .baseline(let b) = $0 { b } else { nil } } }
     package var frames: [TraceRecord.Frame] { entries.compactMap { if case .frame(let f) = $0 { f } else { nil } } }
     package var readings: [TraceRecord.Reading] { entries.compactMap { if case .reading(let r) = $0 { r } else { nil } } }
+    package var gyros: [TraceRecord.Gyro] { entries.compactMap { if case .gyro(let g) = $0 { g } else { nil } } }
 
     /// The first and last `t` of any record, seconds; nil when no record has one.
     package var timeSpan: ClosedRange<Double>? {

@@ -1,5 +1,5 @@
 /// Hand-written JSON for the records written many times a second (sample, frame,
-/// baseline, reading): JSONEncoder allocates and walks metadata per record, which at
+/// baseline, reading, gyro): JSONEncoder allocates and walks metadata per record, which at
 /// 100 Hz costs more than the rest of the sample's path. The output is the same JSON as
 /// the Codable encoding with sorted keys (numbers in Swift's shortest round-trip form,
 /// so readers get the bits back); the decoder reads both.
@@ -122,6 +122,18 @@ extension TraceRecord.Reading: FastJSONRecord {
         TraceRecord.appendString(type, to: &out)
         TraceRecord.appendKey("use", to: &out)
         TraceRecord.appendString(use, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension TraceRecord.Gyro: FastJSONRecord {
+    func appendJSON(to out: inout [UInt8]) {
+        TraceRecord.appendKey("anglvel", first: true, to: &out)
+        TraceRecord.appendArray(anglvel, to: &out)
+        TraceRecord.appendKey("t", to: &out)
+        TraceRecord.appendNumber(t, to: &out)
+        TraceRecord.appendKey("type", to: &out)
+        TraceRecord.appendString(type, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -66,11 +66,19 @@ package enum TraceRecord {
         package var scale: [Double]?
         package var mountMatrix: [[Double]]?
         package var mountMatrixSource: String?
+        /// The gyroscope in use ("iio:device2", "trace"), if any, and why it was paired.
+        package var gyro: String?
+        package var gyroPairing: String?
+        package var gyroMountMatrix: [[Double]]?
+        package var gyroMountMatrixSource: String?
 
         enum CodingKeys: String, CodingKey {
-            case selector, device, name, mode, rate, scale
+            case selector, device, name, mode, rate, scale, gyro
             case mountMatrix = "mount_matrix"
             case mountMatrixSource = "mount_matrix_source"
+            case gyroPairing = "gyro_pairing"
+            case gyroMountMatrix = "gyro_mount_matrix"
+            case gyroMountMatrixSource = "gyro_mount_matrix_source"
         }
 
         package init(selector: String?, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double?,
@@ -213,6 +221,20 @@ package enum TraceRecord {
             self.accel = accel
             self.use = use
             self.reason = reason
+        }
+    }
+
+    /// One gyroscope reading used (spec/interfaces.md "Trace"): `anglvel` in rad/s,
+    /// device frame, after scale and the gyroscope's matrix. With `Sensor.device =
+    /// trace:FILE` these are replayed as the gyroscope, in file order with the readings.
+    package struct Gyro: Codable, Sendable, Equatable {
+        package var type = "gyro"
+        package var t: Double
+        package var anglvel: [Double]
+
+        package init(t: Double, anglvel: [Double]) {
+            self.t = t
+            self.anglvel = anglvel
         }
     }
 

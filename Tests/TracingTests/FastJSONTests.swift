@@ -21,6 +21,8 @@ let awkwardNumbers: [Double] = [0, -0.0, 1, -1, 175, 233.33333333333334, 0.1, 1e
         #expect(try decode(TraceRecord.Baseline.self, TraceRecord.line(baseline)) == baseline)
         let reading = TraceRecord.Reading(t: v, accel: [v, 2, 3], use: "rejected", reason: "magnitude \"0\"\n\u{1}")
         #expect(try decode(TraceRecord.Reading.self, TraceRecord.line(reading)) == reading)
+        let gyro = TraceRecord.Gyro(t: v, anglvel: [v, -v, 0.0174533])
+        #expect(try decode(TraceRecord.Gyro.self, TraceRecord.line(gyro)) == gyro)
     }
 }
 
@@ -29,4 +31,6 @@ let awkwardNumbers: [Double] = [0, -0.0, 1, -1, 175, 233.33333333333334, 0.1, 1e
     #expect(TraceRecord.line(sample) == TraceRecord.codableLine(sample))
     let frame = TraceRecord.Frame(t: 2, frame: 9, focal: [100.5, 3], dots: 12, pixels: 3000, published: 2.0001)
     #expect(TraceRecord.line(frame) == TraceRecord.codableLine(frame))
+    let gyro = TraceRecord.Gyro(t: 0.01, anglvel: [0.5, -0.25, 0])
+    #expect(TraceRecord.line(gyro) == TraceRecord.codableLine(gyro))
 }

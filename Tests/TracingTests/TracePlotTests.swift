@@ -63,3 +63,24 @@ func fixedPointLabels(_ v: Double, _ decimals: Int, _ text: String) {
     // Two baselines, marked in both time panels.
     #expect(try elements("//*[@class='baseline-marker']").count == 4)
 }
+
+@Test func gyroscopeReadingsGetTheirOwnPanel() throws {
+    var entries: [TraceEntry] = [.baseline(.init(t: 0, up: [0, 0, 1]))]
+    for i in 0..<100 {
+        let t = Double(i) / 100
+        entries.append(.gyro(.init(t: t, anglvel: [0.5 * sin(t), -0.25, Double(i) / 1000])))
+        entries.append(.sample(.init(t: t, seq: i, accel: [0, 0, -9.8], dpitch: 0, droll: 0, focal: [175, 233.3])))
+    }
+    let svg = TracePlot(TraceContents(entries: entries), title: "gyro").svg()
+    let root = try #require(try XMLDocument(xmlString: svg).rootElement())
+    for axis in ["x", "y", "z"] {
+        let node = try root.nodes(forXPath: "//*[@id='series-anglvel-\(axis)']").first as? XMLElement
+        let points = node?.attributes?.first { $0.name == "points" }?.stringValue?.split(separator: " ") ?? []
+        #expect(points.count == 100, "\(axis)")
+    }
+    let texts = try root.nodes(forXPath: "//*[local-name()='text']").compactMap(\.stringValue)
+    #expect(texts.contains("angular velocity (rad/s)"))
+    // Without gyroscope records there is no such panel.
+    let plain = TracePlot(TraceContents(entries: entries.filter { if case .gyro = $0 { false } else { true } }), title: "x").svg()
+    #expect(!plain.contains("series-anglvel"))
+}

@@ -20,12 +20,14 @@ private let sample1 = #"{"type":"sample","t":0.6,"seq":1,"accel":[0,-9.8,0.2],"d
         TraceRecord.line(TraceRecord.Baseline(t: 0.2, up: [0, 1, 0])),
         TraceRecord.line(TraceRecord.Sample(t: 0.2, seq: 0, accel: [0, -9.8, 0], dpitch: 0, droll: 0, focal: [175, 233.3])),
         TraceRecord.line(TraceRecord.Frame(t: 0.21, frame: 1, focal: [175, 233.3], dots: 175, pixels: 1000)),
+        TraceRecord.line(TraceRecord.Gyro(t: 0.22, anglvel: [0.01, -0.02, 0.5])),
     ]
     let c = try TraceReader.parse(records.flatMap { $0 }, path: "t.jsonl")
     #expect(c.header == h)
     #expect(c.readings.count == 1 && c.baselines.count == 1 && c.samples.count == 1 && c.frames.count == 1)
-    #expect(c.timeSpan == 0.1...0.21)
-    #expect(!c.truncatedLastLine && c.unknownTypes.isEmpty && c.lineCount == 5)
+    #expect(c.gyros == [TraceRecord.Gyro(t: 0.22, anglvel: [0.01, -0.02, 0.5])])
+    #expect(c.timeSpan == 0.1...0.22)
+    #expect(!c.truncatedLastLine && c.unknownTypes.isEmpty && c.lineCount == 6)
 }
 
 @Test(arguments: [0.1, 1.0 / 3.0, 233.33333333333334, -0.0123456789012345678, Double.leastNonzeroMagnitude, 1.7976931348623157e308, 0.30000000000000004])

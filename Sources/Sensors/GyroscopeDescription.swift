@@ -1,0 +1,225 @@
+import Motion
+
+/// One IIO gyroscope (channels `in_anglvel_{x,y,z}`, attitude.md section 9): what
+/// `shimmerd sensors` reports and what the drivers need to read it. Pure: built from the
+/// same `AttributeSnapshot` as an accelerometer (a combined IMU is both).
+package struct GyroscopeDescription: Sendable {
+    package var id: String
+    package var index: Int
+    package var syspath: String?
+    package var name: String?
+    package var label: String?
+    /// `anglvel_x`, `anglvel_y`, `anglvel_z` (those with `_raw` or a scan element).
+    package var channels: [String]
+    /// rad/s per count, per axis.
+    package var scale: Vector3
+    /// Counts.
+    package var offset: Vector3
+    /// The gyroscope's own matrix (`in_anglvel_mount_matrix`, `mount_matrix`,
+    /// `in_mount_matrix`) and its source, else identity (`default:identity`).
+    package var ownMatrix: MountMatrix
+    package var ownMatrixSource: String
+    /// All three `in_anglvel_*_raw` exist.
+    package var pollCapable: Bool
+    /// All three `scan_elements/in_anglvel_*_en` exist.
+    package var bufferCapable: Bool
+    /// Why it cannot be used (nil when usable).
+    package var skipReason: String?
+    /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
+    package var samplingFrequency: SamplingFrequencyInfo?
+
+    package var isUsable: Bool { skipReason == nil }
+
+    /// Sysfs matrices of a gyroscope, first found wins (section 9).
+    package static let mountMatrixAttributes = ["in_anglvel_mount_matrix", "mount_matrix", "in_mount_matrix"]
+
+    /// Nil unless the device has angular velocity channels.
+    package init?(snapshot s: AttributeSnapshot) {
+        let axes = ["x", "y", "z"]
+        let raws = axes.filter { s.attributes["in_anglvel_\($0)_raw"] != nil }
+        let scans = axes.filter { s.attributes["scan_elements/in_anglvel_\($0)_en"] != nil }
+        channels = axes.filter { raws.contains($0) || scans.contains($0) }.map { "anglvel_\($0)" }
+        guard !channels.isEmpty else { return nil }
+        id = s.id
+        index = s.index
+        syspath = s.syspath
+        name = s.text("name")
+        label = s.text("label").flatMap { $0.isEmpty ? nil : $0 }
+        pollCapable = raws.count == 3
+        bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
+        samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
+
+        var chosen: (MountMatrix, String)?
+        for a in Self.mountMatrixAttributes where chosen == nil {
+            if let text = s.attributes[a], case .success(let m) = MountMatrix.parse(text) { chosen = (m, "sysfs:\(a)") }
+        }
+        (ownMatrix, ownMatrixSource) = chosen ?? (.identity, "default:identity")
+
+        var skip: String?
+        switch AxisValueResolver.resolve(channel: "anglvel", kind: "scale", defaultValue: nil, lookup: { s.attributes[$0] }) {
+        case .success(let r?):
+            scale = r.0
+            if !(scale.x > 0 && scale.y > 0 && scale.z > 0) { skip = "scale \(scale) is not positive" }
+        case .success(nil):
+            scale = Vector3(1, 1, 1)
+            skip = "no in_anglvel_scale or in_anglvel_[xyz]_scale attribute"
+        case .failure(let f):
+            scale = Vector3(1, 1, 1)
+            skip = "bad scale: \(f)"
+        }
+        switch AxisValueResolver.resolve(channel: "anglvel", kind: "offset", defaultValue: 0, lookup: { s.attributes[$0] }) {
+        case .success(let r?): offset = r.0
+        case .success(nil): offset = .zero
+        case .failure(let f):
+            offset = .zero
+            skip = skip ?? "bad offset: \(f)"
+        }
+        if !pollCapable && !bufferCapable {
+            skip = skip ?? "angular velocity channels incomplete: \(channels.joined(separator: ", "))"
+        }
+        skipReason = skip
+    }
+
+    package var displayName: String {
+        var s = id
+        if let name { s += " (\(name))" }
+        return s
+    }
+}
+
+/// `Sensor.gyro` (spec/interfaces.md).
+package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
+    /// The accelerometer's own gyroscope, else one under the same parent (section 9).
+    case auto
+    case none
+    case iioDevice(Int)
+    case name(String)
+    case label(String)
+
+    package struct ParseError: Error, Sendable, CustomStringConvertible {
+        package let value: String
+        package var description: String {
+            "invalid Sensor.gyro \"\(value)\": expected auto, none, iio:deviceN, name:NAME or label:LABEL"
+        }
+    }
+
+    package static func parse(_ text: String) -> Result<GyroSelector, ParseError> {
+        let t = String(text[...].trimmingASCIIWhitespace())
+        switch t {
+        case "auto": return .success(.auto)
+        case "none": return .success(.none)
+        default: break
+        }
+        switch DeviceSelector.parse(t) {
+        case .success(.iioDevice(let n)): return .success(.iioDevice(n))
+        case .success(.name(let n)): return .success(.name(n))
+        case .success(.label(let n)): return .success(.label(n))
+        default: return .failure(ParseError(value: text))
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .auto: "auto"
+        case .none: "none"
+        case .iioDevice(let n): "iio:device\(n)"
+        case .name(let n): "name:\(n)"
+        case .label(let n): "label:\(n)"
+        }
+    }
+}
+
+/// The gyroscope paired with an accelerometer, the frame it is read in, and why
+/// (attitude.md section 9). Pure.
+package struct GyroPairing: Sendable {
+    package var gyro: GyroscopeDescription?
+    /// Why this one, or why none.
+    package var reason: String
+    package var calibration: RateCalibration?
+    /// `config:Sensor.gyro_mount_matrix`, `accelerometer:<its source>` (det(M) * M),
+    /// the gyroscope's own `sysfs:...`, or `default:identity`.
+    package var matrixSource: String?
+
+    /// How the gyroscope relates to the accelerometer.
+    package enum Relation: Equatable, Sendable {
+        case sameDevice
+        case sameParent(String)
+        case unrelated
+    }
+
+    /// - Parameters:
+    ///   - configuredMatrix: `Sensor.gyro_mount_matrix` when not `auto`.
+    package static func pair(accelerometer a: AccelerometerDescription, gyroscopes: [GyroscopeDescription],
+                             selector: GyroSelector, configuredMatrix: MountMatrix?) -> GyroPairing {
+        let usable = gyroscopes.filter(\.isUsable)
+        let chosen: GyroscopeDescription?
+        let reason: String
+        switch selector {
+        case .none:
+            return GyroPairing(gyro: nil, reason: "Sensor.gyro = none", calibration: nil, matrixSource: nil)
+        case .auto:
+            if let g = usable.first(where: { relation(a, $0) == .sameDevice }) {
+                (chosen, reason) = (g, "the accelerometer's own IIO device")
+            } else if let g = usable.first(where: { if case .sameParent = relation(a, $0) { true } else { false } }),
+                      case .sameParent(let parent) = relation(a, g) {
+                (chosen, reason) = (g, "same parent device as the accelerometer (\(parent))")
+            } else {
+                let others = usable.map(\.displayName)
+                return GyroPairing(gyro: nil, reason: others.isEmpty ? "no gyroscope found"
+                                   : "no gyroscope in the accelerometer's IIO device or under its parent (not paired: "
+                                     + others.joined(separator: ", ") + ")",
+                                   calibration: nil, matrixSource: nil)
+            }
+        case .iioDevice(let n):
+            (chosen, reason) = (gyroscopes.first { $0.index == n }, "Sensor.gyro = iio:device\(n)")
+        case .name(let n):
+            (chosen, reason) = (gyroscopes.first { $0.name == n }, "Sensor.gyro = name:\(n)")
+        case .label(let l):
+            (chosen, reason) = (gyroscopes.first { $0.label == l }, "Sensor.gyro = label:\(l)")
+        }
+        guard let g = chosen else {
+            return GyroPairing(gyro: nil, reason: "\(reason): no such gyroscope", calibration: nil, matrixSource: nil)
+        }
+        if let why = g.skipReason {
+            return GyroPairing(gyro: nil, reason: "\(reason): \(g.displayName) unusable: \(why)", calibration: nil, matrixSource: nil)
+        }
+        let (matrix, sign, source) = frame(accelerometer: a, gyroscope: g, configured: configuredMatrix)
+        return GyroPairing(gyro: g, reason: reason,
+                           calibration: RateCalibration(scale: g.scale, offset: g.offset, mountMatrix: matrix, sign: sign),
+                           matrixSource: source)
+    }
+
+    /// The matrix rule of section 9: the configuration; else, for one chip or one hub,
+    /// the accelerometer's effective matrix as det(M) * M; else the gyroscope's own.
+    static func frame(accelerometer a: AccelerometerDescription, gyroscope g: GyroscopeDescription,
+                      configured: MountMatrix?) -> (MountMatrix, Double, String) {
+        if let configured { return (configured, 1, "config:Sensor.gyro_mount_matrix") }
+        if relation(a, g) != .unrelated {
+            let det = a.mountMatrix.determinant
+            return (a.mountMatrix, det < 0 ? -1 : 1, "accelerometer:\(a.mountMatrixSource)")
+        }
+        return (g.ownMatrix, 1, g.ownMatrixSource)
+    }
+
+    /// Same IIO device; or the same parent device (a chip with two IIO devices); or, for
+    /// HID sensor hub children (`HID-SENSOR-200073.N.auto` for accel_3d,
+    /// `HID-SENSOR-200076.N.auto` for gyro_3d), the same hub.
+    package static func relation(_ a: AccelerometerDescription, _ g: GyroscopeDescription) -> Relation {
+        if a.id == g.id && a.syspath == g.syspath { return .sameDevice }
+        guard let pa = a.syspath.map(parent), let pg = g.syspath.map(parent), !pa.isEmpty else { return .unrelated }
+        if pa == pg { return .sameParent(pa) }
+        let hid = { (p: String) in last(p).hasPrefix("HID-SENSOR-") }
+        if hid(pa), hid(pg), parent(pa) == parent(pg) { return .sameParent(parent(pa)) }
+        return .unrelated
+    }
+
+    private static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    private static func last(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import LinuxSystem
+import Motion
+import Udev
+
+/// The kernel's tablet-mode switch: `SW_TABLET_MODE` (EV_SW code 1) of an input device,
+/// reported by intel-vbtn, intel-hid, ideapad-laptop, asus-wmi and others when a
+/// convertible folds into tablet mode and back (linux/input-event-codes.h). Found with
+/// libudev: an `input` device whose `eventN` node udev marks `ID_INPUT_SWITCH=1` and whose
+/// parent's `capabilities/sw` bitmap has bit 1. Its node is read without blocking; each
+/// `SW_TABLET_MODE` event (the kernel reports changes only) is a new pose to capture a
+/// baseline in.
+package final class TabletModeSwitch {
+    package let devnode: String
+    /// The input device's `name` (e.g. "Intel Virtual Switches").
+    package let name: String
+    private let fd: FileDescriptor
+    /// Up to 32 `struct input_event`s per read, kept so that reads allocate nothing.
+    private var buffer = [UInt8](repeating: 0, count: 32 * TabletModeSwitch.eventSize)
+
+    /// `struct input_event` on 64-bit Linux: a 16-byte timeval, u16 type, u16 code, s32 value.
+    static let eventSize = 24
+    static let evSW: UInt16 = 0x05
+    static let swTabletMode: UInt16 = 0x01
+
+    package init(devnode: String, name: String) throws {
+        self.devnode = devnode
+        self.name = name
+        fd = try FileDescriptor.open(devnode, O_RDONLY | O_NONBLOCK)
+    }
+
+    package var fileDescriptor: Int32 { fd.rawValue }
+
+    /// Every input device of this machine with a tablet-mode switch: (node, name).
+    package static func find(udev: UdevContext) -> [(devnode: String, name: String)] {
+        guard let devices = try? udev.devices(subsystem: "input") else { return [] }
+        var found: [(devnode: String, name: String)] = []
+        for d in devices where d.sysname.hasPrefix("event") && d.property("ID_INPUT_SWITCH") == "1" {
+            guard let node = d.devnode, let parent = d.parentSyspath,
+                  case .success(let caps) = SysfsAttributeFile.read(parent + "/capabilities/sw"),
+                  hasTabletModeBit(caps) else { continue }
+            let name = (try? SysfsAttributeFile.read(parent + "/name").get()).map { String($0[...].trimmingASCIIWhitespace()) }
+            found.append((node, name ?? d.sysname))
+        }
+        return found
+    }
+
+    /// `capabilities/sw` is a hexadecimal bitmap (the kernel's `%lx` words, most
+    /// significant first, separated by spaces); SW_TABLET_MODE is bit 1 of the last word.
+    static func hasTabletModeBit(_ text: String) -> Bool {
+        guard let last = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).last,
+              let word = UInt64(last, radix: 16) else { return false }
+        return word & (1 << UInt64(swTabletMode)) != 0
+    }
+
+    /// Reads what is waiting: the newest `SW_TABLET_MODE` value (1 = tablet mode), nil
+    /// when none came. A read error or the end of the file is thrown (the device went
+    /// away: an evdev node never ends, and one that did would keep polling readable).
+    package func read() throws -> Int32? {
+        var newest: Int32?
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try fd.readAvailable(into: $0) }
+            guard let n else { return newest }
+            if n == 0 { throw SystemError("read", path: devnode, errno: ENODEV) }
+            buffer.withUnsafeBytes { bytes in
+                var at = 0
+                while at + Self.eventSize <= n {
+                    let type = bytes.loadUnaligned(fromByteOffset: at + 16, as: UInt16.self)
+                    let code = bytes.loadUnaligned(fromByteOffset: at + 18, as: UInt16.self)
+                    if type == Self.evSW, code == Self.swTabletMode {
+                        newest = bytes.loadUnaligned(fromByteOffset: at + 20, as: Int32.self)
+                    }
+                    at += Self.eventSize
+                }
+            }
+        }
+    }
+}
