@@ -90,6 +90,10 @@ package protocol FrameSink: AnyObject {
     /// False while the sink cannot take a frame yet (a page flip still in flight): the
     /// loop keeps the newest picture and publishes it once this turns true.
     var isReadyForFrame: Bool { get }
+    /// True while a frame handed over earlier is still going out and newer ones are
+    /// dropped (a raw reader that does not keep up): once it turns false, the loop hands
+    /// over the newest picture even if nothing moves any more.
+    var isBacklogged: Bool { get }
 }
 
 extension FrameSink {
@@ -98,4 +102,5 @@ extension FrameSink {
     package func appendFileDescriptors(to fds: inout [Int32]) {}
     package func handle(readable: [Int32]) {}
     package var isReadyForFrame: Bool { true }
+    package var isBacklogged: Bool { false }
 }

@@ -103,6 +103,8 @@ package final class RawFrameSink: FrameSink {
     /// Bytes of the frame in flight not yet taken by the reader (0: none in flight).
     package var bytesInFlight: Int { pending.count - pendingStart }
 
+    package var isBacklogged: Bool { bytesInFlight > 0 }
+
     @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         guard !ended else { throw SinkError(sink: "raw", "\(summary) has ended", permanent: true) }

@@ -27,6 +27,9 @@ final class FramePublisher {
     private var limiter = RateLimiter()
     /// The sink failed for good (a raw reader went away): the run ends cleanly.
     private(set) var ended = false
+    /// A frame was dropped because the sink was still busy with an earlier one: the
+    /// picture it showed is owed to the reader once the sink has caught up.
+    var owesNewest = false
     /// Called after each published frame (demo progress).
     var onFrame: ((UInt64, Double) -> Void)?
 
@@ -69,6 +72,7 @@ final class FramePublisher {
                 onFrame?(counters.published, now)
             case .dropped(let why):
                 counters.dropped += 1
+                if why == .readerBusy { owesNewest = true }
                 trace?.append(TraceRecord.Dropped(t: now, focal: [focal.x, focal.y], reason: why.rawValue))
                 reportDrop(why, at: now)
             }

@@ -137,6 +137,11 @@ package final class Pipeline {
 
             parts.sink.handle(readable: readable)
             if publisher.maintain() { pacer.owesFrame = true }
+            if publisher.owesNewest && !parts.sink.isBacklogged {
+                // The reader caught up: the picture of the frames it missed goes out now.
+                publisher.owesNewest = false
+                pacer.owesFrame = true
+            }
             takeEvents(at: now, readable: readable, into: &events)
             frameIfDue(&pacer, at: now)
             restIfStill(at: now)
