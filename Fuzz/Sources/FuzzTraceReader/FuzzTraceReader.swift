@@ -67,6 +67,7 @@ private func line(_ entry: TraceEntry) -> [UInt8] {
     case .reading(let r): TraceRecord.line(r)
     case .frame(let r): TraceRecord.line(r)
     case .recapture(let r): TraceRecord.line(r)
+    case .gyro(let r): TraceRecord.line(r)
     }
 }
 
@@ -81,6 +82,7 @@ private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
     case .sample(let r): data = try? encoder.encode(r)
     case .reading(let r): data = try? encoder.encode(r)
     case .frame(let r): data = try? encoder.encode(r)
+    case .gyro(let r): data = try? encoder.encode(r)
     }
     guard let data else {
         require(false, "JSONEncoder cannot encode a record that was read: \(entry)")
