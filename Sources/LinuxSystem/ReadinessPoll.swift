@@ -29,6 +29,18 @@ package enum ReadinessPoll {
         return poll(&p, 1, ms) > 0
     }
 
+    /// The bounded drain of a non-blocking writer being closed: while `pending()` and
+    /// within `seconds`, waits until `fd` takes writes and calls `write`, which returns
+    /// false to give up. A reader that is slow, not stalled, gets the rest; a stop stays
+    /// prompt whatever it does.
+    package static func drain(_ fd: Int32, forAtMost seconds: Double, while pending: () -> Bool, write: () -> Bool) {
+        let deadline = MonotonicClock.seconds() + seconds
+        while pending() {
+            let left = deadline - MonotonicClock.seconds()
+            guard left > 0, waitWritable(fd, timeoutSeconds: left), write() else { return }
+        }
+    }
+
     /// The readable descriptors among `fds`, as a new array.
     package static func waitReadable(_ fds: [Int32], timeoutSeconds: Double) -> [Int32] {
         var ready: [Int32] = []

@@ -214,11 +214,8 @@ package final class RawFrameSink: FrameSink {
     /// flags and closes it. `unfinishedBytes` says what a stalled reader did not take.
     package func close() {
         guard let out = output else { return }
-        let deadline = MonotonicClock.seconds() + Self.drainSeconds
-        while !ended, bytesInFlight > 0 {
-            let left = deadline - MonotonicClock.seconds()
-            guard left > 0, ReadinessPoll.waitWritable(out.rawValue, timeoutSeconds: left),
-                  (try? finishFrameInFlight(out)) != nil else { break }
+        ReadinessPoll.drain(out.rawValue, forAtMost: Self.drainSeconds, while: { !ended && bytesInFlight > 0 }) {
+            (try? finishFrameInFlight(out)) != nil
         }
         unfinishedBytes = bytesInFlight
         if unfinishedBytes > 0 {

@@ -73,12 +73,9 @@ package final class TraceWriter {
     package func close() {
         guard !closed else { return }
         flush()
-        // A reader that is slow, not stalled, gets a little longer; a stop stays prompt.
-        let deadline = MonotonicClock.seconds() + Self.drainSeconds
-        while !pending.isEmpty, failing == EAGAIN {
-            let left = deadline - MonotonicClock.seconds()
-            guard left > 0, ReadinessPoll.waitWritable(fd, timeoutSeconds: left) else { break }
+        ReadinessPoll.drain(fd, forAtMost: Self.drainSeconds, while: { !pending.isEmpty && failing == EAGAIN }) {
             flush()
+            return true
         }
         if !pending.isEmpty {
             log.error("trace \(path) closed with \(pending.count) bytes that could not be written",
