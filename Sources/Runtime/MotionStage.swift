@@ -57,13 +57,13 @@ struct MotionStage {
     /// Takes one event of the sample source.
     mutating func take(_ event: AccelerometerService.Event, at now: Double, trace: TraceWriter?) -> Change {
         switch event {
-        case .sample(let a, _):
-            return take(acceleration: a, at: now, trace: trace)
-        case .gyro(let w):
-            let step = tracker.process(angularVelocity: w, at: now)
+        case .sample(let a, _, let t):
+            return take(acceleration: a, at: t, trace: trace)
+        case .gyro(let w, let t):
+            let step = tracker.process(angularVelocity: w, at: t)
             switch step {
             case .used, .disagreed:
-                trace?.append(TraceRecord.Gyro(t: now, anglvel: [w.x, w.y, w.z]))
+                trace?.append(TraceRecord.Gyro(t: t, anglvel: [w.x, w.y, w.z]))
             case .rejected, .ignored:
                 break
             }

@@ -64,7 +64,7 @@ package final class SimulatedSource: SampleSource {
         guard now >= next else { return }
         next = max(next + period, now - period)
         let a = path.acceleration(at: now)
-        events.append(.sample(a, RawReading(raw: a)))
+        events.append(.sample(a, RawReading(raw: a), at: now))
     }
 
     package func release() {}

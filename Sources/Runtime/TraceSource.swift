@@ -86,7 +86,7 @@ package final class TraceSource: SampleSource {
                 nextRecapture += 1
             }
             let item = timeline[index]
-            events.append(item.isGyro ? .gyro(item.value) : .sample(item.value, RawReading(raw: item.value)))
+            events.append(item.isGyro ? .gyro(item.value, at: now) : .sample(item.value, RawReading(raw: item.value), at: now))
             index += 1
         }
     }

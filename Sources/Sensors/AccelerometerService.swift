@@ -29,11 +29,14 @@ package final class AccelerometerService {
         case attached(Attachment)
         /// The device went away: which, why.
         case detached(String, reason: String)
-        /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert.
-        case sample(Vector3, RawReading)
+        /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert; and
+        /// when it was taken (the caller's clock: a scan of a batch is dated back from
+        /// the newest by the difference of their timestamps).
+        case sample(Vector3, RawReading, at: Double)
         /// A good gyroscope reading: rad/s, device frame, after scale, offset and the
-        /// gyroscope's matrix. It comes just before the sample read with it.
-        case gyro(Vector3)
+        /// gyroscope's matrix; when it was taken. It comes just before the sample read
+        /// with it.
+        case gyro(Vector3, at: Double)
         /// Capture the baseline again from the next readings (a recorded recapture, when
         /// a trace is replayed as the sensor); why.
         case recapture(String)
@@ -534,6 +537,7 @@ package final class AccelerometerService {
         lastReadError = nil
         driverEvents.removeAll(keepingCapacity: true)
         drv.read(at: now, into: &driverEvents)
+        let newestNs = Self.newestTimestamp(driverEvents)
         for e in driverEvents {
             switch e {
             case .problem(let p):
@@ -545,6 +549,7 @@ package final class AccelerometerService {
                 gyroFailed(p, device: drv.device, now: now)
             case .reading(var r):
                 lastReadHadData = true
+                let t = takenAt(r, newestNs: newestNs, now: now)
                 if let sibling = siblingGyro, gyroCalibration != nil {
                     switch sibling.read() {
                     case .success(let w): r.gyroRaw = w
@@ -559,7 +564,7 @@ package final class AccelerometerService {
                                            reason: "\(why)"), device: drv.device, now: now, what: "gyroscope reading")
                     } else {
                         gyroFailures = 0
-                        events.append(.gyro(w))
+                        events.append(.gyro(w, at: t))
                     }
                 }
                 let a = calibration.acceleration(raw: r.raw)
@@ -570,10 +575,40 @@ package final class AccelerometerService {
                     report(ReadProblem(attribute: "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw", value: raw,
                                        reason: why), device: drv.device, now: now)
                 } else {
-                    events.append(.sample(a, r))
+                    events.append(.sample(a, r, at: t))
                 }
             }
         }
+    }
+
+    /// When a reading was taken, on the caller's clock. The newest reading of a read is
+    /// taken `now`; the older scans of a batch are dated back by the difference of their
+    /// timestamps, so that rates are integrated over the time they really span (a batch
+    /// of 10 ms scans read late is still 10 ms apart). Never before a reading already
+    /// given, and `now` for scans without timestamps or with ones that make no sense.
+    private func takenAt(_ r: RawReading, newestNs: Int64?, now: Double) -> Double {
+        var t = now
+        if let ts = r.timestampNs, let newest = newestNs {
+            let back = Double(newest &- ts) / 1e9
+            if back > 0, back < Self.batchSpanLimit { t = now - back }
+        }
+        t = max(t, lastReadingAt)
+        lastReadingAt = t
+        return t
+    }
+
+    /// The last reading given (its `takenAt`).
+    private var lastReadingAt = -Double.infinity
+    /// Seconds: scans further apart than this in one read are not dated back (a device
+    /// that restarted its clock, a corrupt timestamp).
+    static let batchSpanLimit = 2.0
+
+    /// The timestamp of the newest reading of a read, if it has one.
+    private static func newestTimestamp(_ events: [DriverEvent]) -> Int64? {
+        for e in events.reversed() {
+            if case .reading(let r) = e { return r.timestampNs }
+        }
+        return nil
     }
 
     /// A gyroscope read that failed: a bad value is reported and skipped like a bad

@@ -17,7 +17,8 @@ import Motion
 ///
 /// Each `read` drains what is waiting (non-blocking refills, at most
 /// `maxScansPerRead`) and returns the newest scan: the pipeline wants the latest
-/// attitude, not a backlog. A refill error (EIO when the device went away or the data
+/// attitude, not a backlog. With the gyroscope in the scan it returns every scan, oldest
+/// first: its rates are integrated, and each one left out would be a turn lost. A refill error (EIO when the device went away or the data
 /// ended) destroys the buffer and creates it again on the next read.
 package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
@@ -122,8 +123,13 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
             }
             let leftover = b.withBytes { bytes in
                 let scans = bytes.count / layout.scanBytes
-                if scans > 0 {   // only the newest whole scan is used
-                    let start = (scans - 1) * layout.scanBytes
+                // Every scan that carries a gyroscope's rates is a reading: rates are
+                // integrated, so one left out is a turn lost. Of the accelerometer alone
+                // the newest scan is enough: it is the attitude now.
+                let first = gyroAxes == nil ? max(0, scans - 1) : 0
+                for k in first..<scans {
+                    if gyroAxes != nil, let n = newest { events.append(.reading(n)) }
+                    let start = k * layout.scanBytes
                     newest = decode(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + layout.scanBytes)]))
                 }
                 return bytes.count - scans * layout.scanBytes

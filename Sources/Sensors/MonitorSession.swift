@@ -93,19 +93,19 @@ package struct MonitorSession {
             tracker.recapture()
             emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
                       : "=== Capturing the baseline again (\(why))")
-        case .gyro(let w):
+        case .gyro(let w, let t):
             lastRate = w
-            if case .disagreed(let why) = tracker.process(angularVelocity: w, at: now) {
-                emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(now)), ("reason", .string(why))]).text
+            if case .disagreed(let why) = tracker.process(angularVelocity: w, at: t) {
+                emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
                           : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone from here")
             }
             if json {
-                emit(SensorJSON.object([("type", .string("gyro")), ("t", .number(now)), ("anglvel", .vector(w))]).text)
+                emit(SensorJSON.object([("type", .string("gyro")), ("t", .number(t)), ("anglvel", .vector(w))]).text)
             }
-        case .sample(let a, let reading):
-            let r = tracker.process(acceleration: a, at: now)
+        case .sample(let a, let reading, let t):
+            let r = tracker.process(acceleration: a, at: t)
             if let b = r.baseline {
-                emit(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(now)), ("up", .vector(b.up))]).text
+                emit(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
                           : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
                             + (b.portrait ? ", portrait" : ""))
             }

@@ -172,14 +172,31 @@ class Device:
             largest = max(largest, length)
         return out, (offset + largest - 1) // largest * largest
 
-    def scans(self, accel, count=3, ts0=1_800_000_000_000_000_000):
-        raw = self.raw_for(accel)
+    def gyro_raw_for(self, anglvel):
+        """Gyroscope counts that read as `anglvel` (rad/s, device frame) through the frame
+        of attitude.md section 9 (the device's `gyro_sign` * `gyro_matrix`)."""
+        sign, m = self.dev["gyro_sign"], self.dev["gyro_matrix"]
+        sensor = mat_vec(mat_inv(m), [v / sign for v in anglvel])
+        offset = self.dev.get("gyro_offset", [0, 0, 0])
+        return [int(round(sensor[i] / self.dev["gyro_scale"] - offset[i])) for i in range(3)]
+
+    def scans(self, accel, count=3, ts0=1_800_000_000_000_000_000, raw=None, gyro_raw=(0, 0, 0)):
+        """`count` scans of the reading `accel` (or the counts `raw`), and on a combined IMU
+        the gyroscope counts `gyro_raw`; other elements (a temperature) read 0."""
+        raw = raw if raw is not None else self.raw_for(accel)
         layout, size = self.scan_layout()
         data = bytearray()
         for n in range(count):
             scan = bytearray(size)
             for name, off, (be, signed, bits, storage, shift, rep) in layout:
-                value = ts0 + n * 10_000_000 if name == "timestamp" else raw["xyz".index(name[-1])]
+                if name == "timestamp":
+                    value = ts0 + n * 10_000_000
+                elif name.startswith("anglvel_"):
+                    value = gyro_raw["xyz".index(name[-1])]
+                elif name[-1] in "xyz":
+                    value = raw["xyz".index(name[-1])]
+                else:
+                    value = 0
                 word = (value & ((1 << bits) - 1)) << shift
                 scan[off:off + storage // 8] = word.to_bytes(storage // 8, "big" if be else "little")
             data += scan
@@ -209,12 +226,14 @@ class ScanPipe:
     def close(self):
         os.close(self.fd)
 
-    def feed(self, bed, pose_of_time, stop, sent=None):
+    def feed(self, bed, pose_of_time, stop, sent=None, scan_at=None):
         """Plays the kernel's side of a running buffer on a thread until `stop` is set:
         scans at the device's `sampling_frequency` (as the daemon set it), handed over in
         groups of `buffer/watermark` scans, when the kernel would report the node
-        readable. `pose_of_time(t)` gives the (roll, lean) at t seconds. `sent`, a list,
-        gets the CLOCK_MONOTONIC ns at which each group became readable."""
+        readable. `pose_of_time(t)` gives the (roll, lean) at t seconds, one pose for each
+        group; or `scan_at(t, ts_ns)` gives each scan's bytes, sampled at its own time t
+        (seconds from the start; `ts_ns` its timestamp). `sent`, a list, gets the
+        CLOCK_MONOTONIC ns at which each group became readable."""
         syspath = self.dev.syspath
         freq_attr = next(a for a in ("in_accel_sampling_frequency", "sampling_frequency") if a in self.dev.attrs)
 
@@ -240,8 +259,12 @@ class ScanPipe:
                 time.sleep(max(0.0, due - group / (2 * hz) - time.monotonic()))
                 hz, group = rate()          # the daemon may have changed them
                 due = t0 + (n + group) / hz
-                data = b"".join(self.dev.scans(pose(*pose_of_time(due - t0)), count=1,
-                                               ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
+                if scan_at is None:
+                    data = b"".join(self.dev.scans(pose(*pose_of_time(due - t0)), count=1,
+                                                   ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))
+                else:
+                    data = b"".join(scan_at((n + k + 1) / hz, int((t0 + (n + k + 1) / hz) * 1e9))
+                                    for k in range(group))
                 time.sleep(max(0.0, due - time.monotonic()))
                 try:
                     if sent is not None:

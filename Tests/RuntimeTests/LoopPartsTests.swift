@@ -76,21 +76,21 @@ struct MotionStageTests {
         return MotionStage(try MotionConfiguration(c))
     }
 
-    func sample(_ a: Vector3) -> AccelerometerService.Event { .sample(a, RawReading(raw: a)) }
+    func sample(_ a: Vector3, at t: Double) -> AccelerometerService.Event { .sample(a, RawReading(raw: a), at: t) }
 
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665)), at: 0, trace: nil)          // the baseline
-        _ = m.take(sample(Vector3(0.0005, 0, -9.80665)), at: 0.01, trace: nil)  // a few thousandths of a degree
+        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
+        _ = m.take(sample(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
         #expect(m.isSettled)
-        _ = m.take(sample(Vector3(0.5, 0, -9.80665)), at: 0.02, trace: nil)     // about 3 degrees
+        _ = m.take(sample(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
         #expect(!m.isSettled)
     }
 
     @Test func aDetachedSensorEasesTheCardHome() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665)), at: 0, trace: nil)
-        _ = m.take(sample(Vector3(1, 0, -9.80665)), at: 0.01, trace: nil)
+        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
+        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
         for _ in 0..<200 { _ = m.advance(by: 0.01) }
         #expect(m.isSettled && m.advance(by: 0.01) != m.origin)
         guard case .sensorState = m.take(.detached("iio:device0", reason: "removed"), at: 1, trace: nil) else {
@@ -104,10 +104,10 @@ struct MotionStageTests {
 
     @Test func aRecaptureMakesTheNextReadingTheLevel() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665)), at: 0, trace: nil)
+        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(.recapture("test"), at: 1, trace: nil)
-        _ = m.take(sample(Vector3(1, 0, -9.80665)), at: 1.01, trace: nil)   // the new baseline
-        _ = m.take(sample(Vector3(1, 0, -9.80665)), at: 1.02, trace: nil)
+        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
+        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
         #expect(m.isSettled && m.advance(by: 0.01) == m.origin)
     }
 }

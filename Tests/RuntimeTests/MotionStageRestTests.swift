@@ -15,17 +15,17 @@ struct MotionStageRestTests {
         return MotionStage(try MotionConfiguration(c))
     }
 
-    func sample(_ a: Vector3) -> AccelerometerService.Event { .sample(a, RawReading(raw: a)) }
+    func sample(_ a: Vector3, at t: Double) -> AccelerometerService.Event { .sample(a, RawReading(raw: a), at: t) }
 
     /// Flat, then folded 40 degrees (a convertible into tablet mode) and left there.
     func fold(_ m: inout MotionStage, restFor seconds: Double) -> [String] {
         var logs: [String] = []
         let g = 9.80665
-        for i in 0..<100 { _ = m.take(sample(Vector3(0, 0, -g)), at: Double(i) * 0.01, trace: nil) }
+        for i in 0..<100 { _ = m.take(sample(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
         let s = 0.6427876096865393, c = 0.766044443118978   // sin, cos 40 degrees
         var t = 1.0
         while t < 1 + seconds {
-            if case .log(_, let line) = m.take(sample(Vector3(0, -g * s, -g * c)), at: t, trace: nil) { logs.append(line) }
+            if case .log(_, let line) = m.take(sample(Vector3(0, -g * s, -g * c), at: t), at: t, trace: nil) { logs.append(line) }
             t += 0.01
         }
         return logs
@@ -54,14 +54,14 @@ struct MotionStageRestTests {
         let g = 9.80665
         for i in 0..<50 {
             let t = Double(i) * 0.01
-            _ = m.take(.gyro(Vector3(0, 0, 0)), at: t, trace: nil)
-            _ = m.take(sample(Vector3(0, 0, -g)), at: t, trace: nil)
+            _ = m.take(.gyro(Vector3(0, 0, 0), at: t), at: t, trace: nil)
+            _ = m.take(sample(Vector3(0, 0, -g), at: t), at: t, trace: nil)
         }
         // A push the gyroscope says is no turn: the fused attitude stays at the origin.
         for i in 50..<80 {
             let t = Double(i) * 0.01
-            _ = m.take(.gyro(Vector3(0, 0, 0)), at: t, trace: nil)
-            _ = m.take(sample(Vector3(2, 0, -g)), at: t, trace: nil)
+            _ = m.take(.gyro(Vector3(0, 0, 0), at: t), at: t, trace: nil)
+            _ = m.take(sample(Vector3(2, 0, -g), at: t), at: t, trace: nil)
         }
         for _ in 0..<100 { _ = m.advance(by: 0.01) }
         let p = m.advance(by: 0.01)
