@@ -1,5 +1,6 @@
 """The running daemon allocates nothing per frame: the real shimmerd, in buffer mode on
-the bmc150 fixture, with the shm sink, counted by an allocation counter preloaded ahead of
+the bmc150 fixture (an accelerometer) and on the MPU-6500 (accelerometer and gyroscope in
+one scan: every scan's rates go through the fusion), with the shm sink, counted by an allocation counter preloaded ahead of
 everything else (support/malloc_count.c: every malloc, calloc, realloc and aligned
 allocation of the process, umockdev's preload and the C libraries included).
 
@@ -14,6 +15,7 @@ frames, nor while the device then lies still and the daemon reads it on its idle
 Exact counts, not times: the property holds on any machine."""
 import math
 import os
+import re
 import struct
 import subprocess
 import time
@@ -23,7 +25,8 @@ import pytest
 from harness import REPO, Device, ScanPipe, pose, shm_header, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
+ACCELEROMETER = "bmc150_bosc0200_ideapad_d330"
+IMU = "inv_mpu6500_combined_imu"
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +64,14 @@ def frames_published(name):
     return shm_header(name)[1]
 
 
+@pytest.mark.parametrize("fixture,radius", [(ACCELEROMETER, 0.12), (IMU, 0.03)])
 def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, release_shimmerd, malloc_count_library,
-                                                         shm_name):
-    dev = Device(FIXTURE)
-    bed = bed_factory(FIXTURE)
+                                                         shm_name, fixture, radius):
+    """`radius`: of the circle of tilts (radians). On the IMU the gyroscope reads no turn,
+    so the circle is kept small enough that its self-check never gives it up (a turn of
+    0.12 rad in half a second would): the fusion runs on every scan to the end."""
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
     pipe = ScanPipe(bed, dev)
     address_file = str(tmp_path / "allocations.address")
     pipe.pose(0, 0)
@@ -84,7 +91,7 @@ def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, r
         for k in range(start, start + steps):
             before = frames_published(shm_name)
             a = 0.3 * k
-            pipe.send(dev.scans(pose(0.12 * math.sin(a), 0.12 * math.cos(a)), count=group))
+            pipe.send(dev.scans(pose(radius * math.sin(a), radius * math.cos(a)), count=group))
             wait_until(lambda: frames_published(shm_name) > before, "a frame for step %d" % k, d)
 
     # Warm-up: the baseline (3 readings: each read takes a group's newest scan), the
@@ -101,7 +108,7 @@ def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, r
 
     # Still: the same pose from now on. The smoother settles, the daemon stops drawing
     # and reads the device on its idle timer (every 0.1 s).
-    pipe.send(dev.scans(pose(0.12 * math.sin(0.3 * 190), 0.12 * math.cos(0.3 * 190)), count=group))
+    pipe.send(dev.scans(pose(radius * math.sin(0.3 * 190), radius * math.cos(0.3 * 190)), count=group))
     seen = [frames_published(shm_name)]
 
     def settled():
@@ -118,3 +125,6 @@ def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, r
     assert d.poll() is None
     assert d.stop() == 0
     pipe.close()
+    if fixture == IMU:
+        assert any(re.search(r"gyroscope: iio:device0 \(mpu6500\).*same scan", x) for x in d.logs), d.logs
+        assert not any("disagrees" in x or "stopped giving readings" in x for x in d.logs), d.logs
