@@ -40,6 +40,7 @@ if [ -z "$DESTDIR" ]; then
   systemd-sysusers /usr/lib/sysusers.d/shimmerd.conf
   if [ -d /run/systemd/system ]; then
     udevadm control --reload && udevadm trigger --subsystem-match=iio || true
+    udevadm trigger --subsystem-match=input --property-match=ID_INPUT_SWITCH=1 || true
     systemctl daemon-reload
     systemctl enable shimmerd.service
     echo "installed; start with: systemctl start shimmerd"

@@ -9,8 +9,9 @@ packages=(
   pkg-config libiio-dev libudev-dev libsystemd-dev libpng-dev libfreetype-dev libfontconfig-dev
   # build: libdrm for the DRM/KMS sink (CDRM)
   libdrm-dev
-  # run: the default font of the card's labels and arrows
-  fonts-dejavu-core fontconfig
+  # run: the default font of the card's labels and arrows; setfacl, which
+  # 60-shimmerd.rules runs to let the service read a tablet-mode switch
+  fonts-dejavu-core fontconfig acl
   # test: emulated IIO devices, a real iiod, libiio tools, pytest with the UMockdev bindings
   umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iiod libiio-utils
   # test: the raw sink into a real ffmpeg, the unit checked by systemd-analyze
@@ -25,8 +26,10 @@ packages=(
   libsdl2-dev xvfb x11-apps xdotool python3-xlib desktop-file-utils
   # package: scripts/package-deb.sh (debhelper and dpkg-buildpackage from dpkg-dev;
   # Rules-Requires-Root: no, so no fakeroot), checked by lintian; the install test runs the
-  # maintainer scripts' deb-systemd-helper/-invoke (init-system-helpers) and udevadm (udev)
-  debhelper dpkg-dev lintian init-system-helpers udev
+  # maintainer scripts' deb-systemd-helper/-invoke (init-system-helpers) and udevadm (udev),
+  # which also checks 60-shimmerd.rules (udevadm test, in a namespace made by util-linux's
+  # unshare)
+  debhelper dpkg-dev lintian init-system-helpers udev util-linux
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh

@@ -1,0 +1,77 @@
+"""systemd/60-shimmerd.rules as udev reads it: `udevadm test` on devices emulated by
+umockdev (udev's own builtins, input_id among them, classify them from their sysfs
+attributes). Each run is in a private mount namespace whose /etc/udev/rules.d holds only
+this rules file, and whose /run/udev, /dev/input and /dev/char are empty tmpfs (udevadm
+test writes its database and device links there).
+
+- The accelerometer rule is accepted whole: the group, the mode and the command that hands
+  buffer mode's attributes to group shimmerd (udev rejects a RUN with an unknown `$`
+  substitution, and says so only in its own log).
+- The tablet-mode switch of intel-vbtn, on an input device of its own, gets the ACL that
+  lets the service read it; a keyboard, and a switch that shares its device with keys
+  (asus-wmi), get nothing: the service never reads keys."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from harness import FIXTURES, REPO
+
+RULES = os.path.join(REPO, "systemd", "60-shimmerd.rules")
+ACL = "/usr/bin/setfacl -m g:shimmerd:r $devnode"
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("udevadm"),
+                                reason="needs root, unshare and udevadm (a private mount namespace)")
+
+SCRIPT = r"""
+set -e
+mount -t tmpfs none /etc/udev/rules.d
+cp "$RULES" /etc/udev/rules.d/
+mkdir -p /run/udev /dev/input /dev/char
+for d in /run/udev /dev/input /dev/char; do mount -t tmpfs none "$d"; done
+exec umockdev-run -d "$DESCRIPTION" -- udevadm test --action=add "$SYSPATH"
+"""
+
+
+def udev_test(tmp_path, fixtures, syspath):
+    """What `udevadm test` says of one emulated device, with only our rules installed."""
+    description = tmp_path / "devices.umockdev"
+    description.write_text("\n".join(open(os.path.join(FIXTURES, f + ".umockdev")).read().strip() + "\n"
+                                     for f in fixtures))
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", SCRIPT],
+                       env=dict(os.environ, RULES=RULES, DESCRIPTION=str(description), SYSPATH=syspath),
+                       capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-3000:]
+    return out
+
+
+def rule_lines(out):
+    """Lines about 60-shimmerd.rules, with the group lookup a test machine cannot do left
+    out (the group is created by the package's sysusers file)."""
+    return [x for x in out.splitlines() if "60-shimmerd.rules" in x and "Unknown group 'shimmerd'" not in x]
+
+
+def test_the_accelerometer_rule_is_accepted_whole(tmp_path):
+    out = udev_test(tmp_path, ["bmc150_bosc0200_ideapad_d330"],
+                    "/sys/devices/pci0000:00/0000:00:16.0/i2c_designware.0/i2c-0/i2c-BOSC0200:00/iio:device0")
+    lines = rule_lines(out)
+    assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
+    assert any(re.search(r"60-shimmerd.rules:\d+ MODE 0660", x) for x in lines), lines
+    [run] = [x for x in lines if " RUN " in x]
+    assert "chgrp shimmerd" in run and "buffer/enable" in run and "scan_elements/*_en" in run
+
+
+@pytest.mark.parametrize("fixtures,syspath,gets_acl", [
+    (["intel_vbtn_tablet_mode_switch"], "/sys/devices/platform/INT33D6:00/input/input14/event13", True),
+    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/i8042/serio0/input/input3/event3", False),
+    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/asus-nb-wmi/input/input12/event12", False),
+], ids=["intel-vbtn switch", "keyboard", "asus-wmi keys and switch"])
+def test_only_a_switch_without_keys_is_given_to_the_service(tmp_path, fixtures, syspath, gets_acl):
+    out = udev_test(tmp_path, fixtures, syspath)
+    lines = rule_lines(out)
+    assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
+    assert ("ID_INPUT_SWITCH=1" in out) == (gets_acl or "asus" in syspath)
+    assert any(ACL in x for x in lines) == gets_acl, lines
