@@ -101,6 +101,7 @@ let package = Package(
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
     ]
 )
 

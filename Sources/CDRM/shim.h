@@ -5,5 +5,6 @@
 #include <xf86drmMode.h>
 #include <drm_fourcc.h>
 
-// Macros Swift cannot import (fourcc_code() is a function-like macro).
+// Macros Swift cannot import (fourcc_code() and DRM_IOWR() are function-like macros).
 static inline uint32_t shim_drm_format_xrgb8888(void) { return DRM_FORMAT_XRGB8888; }
+static inline unsigned long shim_drm_ioctl_mode_setcrtc(void) { return DRM_IOCTL_MODE_SETCRTC; }

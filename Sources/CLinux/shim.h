@@ -21,6 +21,9 @@
 
 static inline int shim_fb_get_vscreeninfo(int fd, struct fb_var_screeninfo *v) { return ioctl(fd, FBIOGET_VSCREENINFO, v); }
 static inline int shim_fb_get_fscreeninfo(int fd, struct fb_fix_screeninfo *f) { return ioctl(fd, FBIOGET_FSCREENINFO, f); }
+// ioctl(2) with its third argument as the kernel takes it (an unsigned long: a value, or
+// an address), for a call prepared beforehand (CrashFlush's restore work).
+static inline int shim_ioctl(int fd, unsigned long request, unsigned long argument) { return ioctl(fd, request, argument); }
 static inline int shim_kd_set_mode(int fd, unsigned long mode) { return ioctl(fd, KDSETMODE, mode); }
 static inline int shim_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGETMODE, mode); }
 static inline const unsigned long shim_kd_text(void) { return KD_TEXT; }

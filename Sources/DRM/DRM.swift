@@ -3,8 +3,8 @@
 // Purpose: what a program that owns a display through DRM/KMS needs and no more: the
 // card's resources, connectors with their modes and properties, encoders and CRTCs; DRM
 // master; dumb buffers (CPU-drawn scanout memory, mapped into the process); framebuffer
-// objects; setting a CRTC and queueing page flips whose completion is read as an event
-// from the card's descriptor.
+// objects; setting a CRTC (now, or prepared for later: a crash handler's restore) and
+// queueing page flips whose completion is read as an event from the card's descriptor.
 // Invariants: a `DRMCard` owns its descriptor and closes it in `deinit`; a `DumbBuffer`
 // keeps its card alive and unmaps, removes its framebuffer and destroys its buffer in
 // `deinit`. Every libdrm call goes through `DRMCall` (DRMCall.swift), which turns its

@@ -134,6 +134,14 @@ package final class DRMCard {
         }
     }
 
+    /// `setCrtc` with these arguments, prepared now and made later (`perform()`), or by a
+    /// crash handler through ioctl(2): see `DRMPreparedSetCrtc`.
+    package func prepareSetCrtc(_ crtcID: UInt32, framebufferID: UInt32, x: UInt32 = 0, y: UInt32 = 0,
+                                connectors: [UInt32], mode: DRMMode?) -> DRMPreparedSetCrtc {
+        DRMPreparedSetCrtc(card: self, crtcID: crtcID, framebufferID: framebufferID, x: x, y: y, connectors: connectors,
+                           mode: mode)
+    }
+
     /// `drmModePageFlip()` with DRM_MODE_PAGE_FLIP_EVENT: `framebufferID` goes on screen
     /// at the next vblank, and an event says when (`readEvents`). EBUSY while a flip is
     /// still pending on the CRTC.

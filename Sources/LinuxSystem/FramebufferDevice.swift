@@ -134,9 +134,20 @@ package final class VirtualTerminalMode {
     /// KDSETMODE back to the mode found before `enterGraphics` (KD_TEXT on a console).
     /// Does nothing when `enterGraphics` was not called (or already restored).
     package func restore() throws {
-        guard let m = saved else { return }
+        guard let mode = savedMode else { return }
         saved = nil
-        let mode = m == Int32(shim_kd_graphics()) ? shim_kd_graphics() : shim_kd_text()
         try retryingEINTR("KDSETMODE KD_TEXT", path: path) { shim_kd_set_mode(fd.rawValue, mode) }
+    }
+
+    /// `restore()` prepared for a crash (`CrashFlush.register(restoring:keeping:)`, with
+    /// this object kept so the descriptor stays open): KDSETMODE with the mode found
+    /// before `enterGraphics`. Nil when there is nothing to restore.
+    package var crashRestore: CrashFlush.Restore? {
+        savedMode.map { CrashFlush.Restore(fileDescriptor: fd.rawValue, request: UInt(KDSETMODE), argument: $0) }
+    }
+
+    /// The KDSETMODE argument that puts back the mode found before `enterGraphics`.
+    private var savedMode: UInt? {
+        saved.map { $0 == Int32(shim_kd_graphics()) ? shim_kd_graphics() : shim_kd_text() }
     }
 }

@@ -16,6 +16,17 @@ package struct DrmDisplay {
     package let saved: DRMCrtc
     package let orientation: PanelOrientation
 
+    /// Setting the CRTC back as it was found, prepared now (`DRMPreparedSetCrtc`: made on
+    /// release, and by the crash handler): its framebuffer, position and mode on this
+    /// connector; off when it had no framebuffer or no mode (nothing was shown there).
+    package func prepareRestore() -> DRMPreparedSetCrtc {
+        if let mode = saved.mode, saved.framebufferID != 0 {
+            return card.prepareSetCrtc(crtcID, framebufferID: saved.framebufferID, x: saved.x, y: saved.y,
+                                       connectors: [connector.id], mode: mode)
+        }
+        return card.prepareSetCrtc(crtcID, framebufferID: 0, connectors: [], mode: nil)
+    }
+
     /// Opens `path` and finds the display: `connectorName` "auto" is the first connected
     /// connector in the card's order, else the one named (`eDP-1`, `HDMI-A-1`).
     /// Fails with one sentence that names what is missing.

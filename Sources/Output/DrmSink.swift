@@ -32,7 +32,10 @@ import Udev
 /// backoff (0.5 s doubling to 4 s); frames go to the shadow meanwhile. The console's VT
 /// is put in KD_GRAPHICS while attached. `close()` (and deinit, and every detach) sets
 /// the saved CRTC back (its framebuffer, position and mode), so the console comes back,
-/// before the buffers are removed. A udev `drm` change event (a connector plugged or
+/// before the buffers are removed. While the card is shown, the same CRTC setting and the
+/// console's KD_TEXT are armed in `CrashFlush`, prepared at attach, so a process that
+/// dies of a fault gives the console back too (the kernel alone would turn the CRTC off
+/// with the buffers it removes). A udev `drm` change event (a connector plugged or
 /// unplugged) re-probes: a display that went away detaches, one that came attaches. A
 /// flip whose event has not come `flipTimeout` after it was queued detaches too (one
 /// line), and the retry sets the display up again. Master taken by another program
@@ -68,6 +71,10 @@ package final class DrmSink: FrameSink {
         let buffers: [DumbBuffer]
         var copier: ShadowCopier
         let console: VirtualTerminalMode?
+        /// The CRTC as it was found, to set back (`DrmDisplay.prepareRestore`).
+        let restore: DRMPreparedSetCrtc
+        /// `restore` and the console's mode, armed for a crash while the card is shown.
+        var crashRestore: CrashFlush.Registration?
         /// The buffer on screen, and the one a queued flip will put there.
         var front = 0
         var pending: Int?
@@ -79,6 +86,7 @@ package final class DrmSink: FrameSink {
             self.buffers = buffers
             copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count)
             self.console = console
+            restore = display.prepareRestore()
         }
 
         var placement: CardPlacement { copier.placement }
@@ -242,17 +250,38 @@ package final class DrmSink: FrameSink {
             try? card.dropMaster()
             throw SinkError(sink: "drm", "\(error)")
         }
+        armCrashRestore(a)
         return a
     }
 
+    /// Arms the prepared CRTC setting, then the console's mode (the order `release` uses)
+    /// for the crash handler, which makes them with ioctl(2) before the process dies.
+    private func armCrashRestore(_ a: Attached) {
+        var calls = [CrashFlush.Restore(fileDescriptor: a.restore.fileDescriptor, request: a.restore.request,
+                                        argument: a.restore.argument)]
+        var owners: [AnyObject] = [a.restore]
+        if let console = a.console, let call = console.crashRestore {
+            calls.append(call)
+            owners.append(console)
+        }
+        a.crashRestore = CrashFlush.register(restoring: calls, keeping: owners)
+        if a.crashRestore == nil {
+            report("drm \(a.display.card.path): the crash handler has no room for the console's restore; "
+                   + "a crash would leave the display dark")
+        }
+    }
+
     /// Sets the saved CRTC back (the console's framebuffer and mode), restores the VT's
-    /// mode, removes the buffers, drops master. Each failure is one line; the rest goes on.
-    /// `hasMaster` false: another program took master (a VT switch to a compositor), the
-    /// display is its own now, so the CRTC is left alone and there is no master to drop.
+    /// mode, disarms the crash restore, removes the buffers, drops master. Each failure
+    /// is one line; the rest goes on. `hasMaster` false: another program took master (a
+    /// VT switch to a compositor), the display is its own now, so the CRTC is left alone
+    /// and there is no master to drop.
     private func release(_ a: Attached, hasMaster: Bool = true) {
         let d = a.display
-        if hasMaster { restoreCrtc(d) }
+        if hasMaster { restoreCrtc(a) }
         a.console?.restore(report: report)
+        // Disarmed only now: a crash before this point still gives the console back.
+        a.crashRestore = nil
         for b in a.buffers {
             do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
         }
@@ -261,14 +290,10 @@ package final class DrmSink: FrameSink {
         }
     }
 
-    private func restoreCrtc(_ d: DrmDisplay) {
+    private func restoreCrtc(_ a: Attached) {
+        let d = a.display
         do {
-            if let mode = d.saved.mode, d.saved.framebufferID != 0 {
-                try d.card.setCrtc(d.crtcID, framebufferID: d.saved.framebufferID, x: d.saved.x, y: d.saved.y,
-                                   connectors: [d.connector.id], mode: mode)
-            } else {
-                try d.card.setCrtc(d.crtcID, framebufferID: 0, connectors: [], mode: nil)
-            }
+            try a.restore.perform()
         } catch {
             report("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
         }

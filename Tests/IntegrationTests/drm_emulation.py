@@ -21,6 +21,9 @@ Documentation/gpu/drm-kms.rst and drm-uapi.rst):
   client's master is dropped and its framebuffers removed, a CRTC showing one of them
   is turned off (drm_fb_release), so only an explicit restore brings the console back.
 
+The console the sink puts in KD_GRAPHICS (/dev/tty0) is emulated too (`Console`):
+KDGETMODE and KDSETMODE (console_ioctl(4)) on a VT that starts in KD_TEXT.
+
 What the emulation cannot show: a real driver's vblank timing and scanout (the "screen"
 is the emulated CRTC's framebuffer id, its pixels the bytes in the node's file),
 write-combined memory, a real compositor's master handover, poll(2) readiness (a
@@ -47,6 +50,8 @@ PROP_ENUM, PROP_IMMUTABLE = 1 << 3, 1 << 2
 MODE_TYPE_PREFERRED, MODE_TYPE_DRIVER = 1 << 3, 1 << 6
 PAGE_FLIP_EVENT = 0x01
 EVENT_FLIP_COMPLETE = 0x02
+# linux/kd.h
+KDSETMODE, KDGETMODE, KD_TEXT, KD_GRAPHICS = 0x4B3A, 0x4B3B, 0, 1
 # Connector types (drm_mode.h DRM_MODE_CONNECTOR_*) and their kernel names.
 CONNECTOR_TYPES = {"VGA": 1, "DVI-I": 2, "LVDS": 7, "DP": 10, "HDMI-A": 11, "eDP": 14, "Virtual": 15, "DSI": 16}
 ORIENTATIONS = ["Normal", "Upside Down", "Left Side Up", "Right Side Up"]
@@ -606,3 +611,36 @@ class DrmCard:
                 GETCRTC: _getcrtc, SETCRTC: _setcrtc, PAGE_FLIP: _page_flip, CREATE_DUMB: _create_dumb,
                 MAP_DUMB: _map_dumb, DESTROY_DUMB: _destroy_dumb, ADDFB2: _addfb2, RMFB: _rmfb,
                 OBJ_GETPROPERTIES: _obj_getproperties, GETPROPERTY: _getproperty}
+
+
+class Console:
+    """The foreground VT, /dev/tty0, in a testbed: KDGETMODE answers its mode, KDSETMODE
+    sets it (and is recorded in `modes`, in order); any other ioctl is ENOTTY, as on a
+    VT that does not know it. It starts in KD_TEXT, as a console does."""
+
+    def __init__(self, bed):
+        bed.add("P: /devices/virtual/tty/tty0\nN: tty0=00\nE: SUBSYSTEM=tty\nE: DEVNAME=/dev/tty0\nA: dev=4:0\n")
+        self.lock = threading.Lock()
+        self.mode = KD_TEXT
+        self.modes = []
+        self.handler = UMockdev.IoctlBase()
+        self.handler.connect("handle-ioctl", self._ioctl)
+        bed.tb.attach_ioctl("/dev/tty0", self.handler)
+
+    def _ioctl(self, handler, client):
+        req, arg = client.get_request(), client.get_arg()
+        with self.lock:
+            if req == KDGETMODE:
+                arg.resolve(0, 4).update(0, struct.pack("<i", self.mode))
+            elif req == KDSETMODE:
+                mode, = struct.unpack_from("<Q", bytes(arg.retrieve()))
+                if mode not in (KD_TEXT, KD_GRAPHICS):
+                    client.complete(-1, EINVAL)
+                    return True
+                self.mode = mode
+                self.modes.append(mode)
+            else:
+                client.complete(-1, ENOTTY)
+                return True
+        client.complete(0, 0)
+        return True

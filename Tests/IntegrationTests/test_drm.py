@@ -95,6 +95,45 @@ def test_each_flip_shows_the_rendered_card_keeping_the_mode_and_restores_the_con
     assert card.master is None and not card.dumbs.keys() - {0x7FFF}, "buffers destroyed, master dropped"
 
 
+@pytest.mark.parametrize("fault,console_shown", [(signal.SIGSEGV, True), (signal.SIGABRT, True), (signal.SIGSEGV, False)],
+                         ids=["SIGSEGV", "SIGABRT", "SIGSEGV-crtc-found-off"])
+def test_a_crash_restores_the_console(bed_factory, tmp_path, fault, console_shown):
+    """The process dies of a fault (a bad pointer, abort(3)) while the card is shown:
+    before it dies, its crash handler sets the saved CRTC back and the VT back to
+    KD_TEXT, so the console comes back as after a stop. Without that, the kernel (which
+    the emulated card follows) would remove the card's framebuffers with the process and
+    turn the CRTC off: a dark screen. A CRTC found off (no console framebuffer) is turned
+    off, as a stop does. No core file, and the Swift runtime's backtrace turned off, as in
+    test_reload_and_stop.py's crash test."""
+    bed = bed_factory(FIXTURE)
+    card, _ = laptop(bed, console_mode=console_shown)
+    console = de.Console(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace,
+                  prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 " + (r"1024x768@60 \(the mode it had\)" if console_shown else
+                                                 r"1280x800@60 \(its preferred mode\)"), "attached")
+    tilter.step(*PATH[0], d)
+    settled(card, trace, d)
+    assert [f for f in card.flips if f.kind == "flip"], "the card was flipped before the fault"
+    assert console.modes == [de.KD_GRAPHICS]
+    d.p.send_signal(fault)
+    assert d.wait(timeout=WAIT) == -fault, "the process dies of the fault"
+    # What the stop test asserts: the console's framebuffer and mode set back (or the
+    # CRTC off, as found), the VT in text mode; the buffers and master went with the
+    # process (the kernel's close).
+    if console_shown:
+        assert card.setcrtcs[-1][1] == card.console_fb
+    else:
+        assert card.setcrtcs[-1][1:] == (0, None), card.setcrtcs
+    assert card.crtc_state() == card.saved
+    assert console.modes == [de.KD_GRAPHICS, de.KD_TEXT] and console.mode == de.KD_TEXT
+    wait_until(lambda: card.crtc_state() and card.master is None and not card.dumbs.keys() - {0x7FFF},
+               "the card released with the process")
+    assert card.unknown == []
+
+
 @pytest.mark.parametrize("position", [(-120, 450), (500, -40)])
 def test_sink_position_places_the_card_clipped_to_the_screen_on_black(bed_factory, tmp_path, position):
     bed = bed_factory(FIXTURE)
