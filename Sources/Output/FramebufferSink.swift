@@ -20,7 +20,8 @@ import Raster
 /// Invariants: only the card's rectangle, clipped to the visible screen, is ever written;
 /// `line_length` is the stride; KD_GRAPHICS is set on the console while the device is
 /// attached and KD_TEXT restored in `close()` and deinit (every exit path of the daemon:
-/// --duration, SIGTERM/SIGINT, SIGHUP rebuilds, startup failures after the sink exists).
+/// --duration, SIGTERM/SIGINT, SIGHUP rebuilds, startup failures after the sink exists;
+/// a fault through the crash handler, `CrashFlush`).
 /// A missing or busy device is reported once per distinct cause and retried with
 /// exponential backoff (0.5 s doubling to 8 s); frames rendered meanwhile go to the
 /// shadow only. While attached, `maintain` checks once a second that the device path
@@ -61,6 +62,10 @@ package final class FramebufferSink: FrameSink {
         let console: VirtualTerminalMode?
         /// The opened node (st_dev, st_ino), to notice it vanish or be replaced.
         let identity: (device: UInt64, inode: UInt64)
+        /// The console's text mode armed for the crash handler while attached: a process
+        /// that dies of a fault gives the console back too. Disarmed when this is dropped,
+        /// after `restoreConsole`.
+        let crashRestore: CrashFlush.Registration?
     }
 
     /// - Parameters:
@@ -192,8 +197,12 @@ package final class FramebufferSink: FrameSink {
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: geometry.width, screenHeight: geometry.height, position: position)
         let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
+        let crashRestore = console.flatMap { c in
+            c.crashRestore.flatMap { CrashFlush.register(restoring: [$0], keeping: [c]) }
+        }
         return Attached(mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
-                        placement: placement, console: console, identity: (status.device, status.inode))
+                        placement: placement, console: console, identity: (status.device, status.inode),
+                        crashRestore: crashRestore)
     }
 
     /// Copies the card rows that differ from what was last written (all of them when

@@ -412,6 +412,29 @@ def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_facto
                     and abs((v & 31) - (w & 31)) <= 1
 
 
+@pytest.mark.parametrize("fault", [signal.SIGTERM, signal.SIGSEGV, signal.SIGABRT], ids=["SIGTERM", "SIGSEGV", "SIGABRT"])
+def test_framebuffer_gives_the_console_back_on_a_stop_and_on_a_crash(bed_factory, tmp_path, fault):
+    """The VT goes to KD_GRAPHICS while the card is drawn (no text cursor over it) and back
+    to KD_TEXT when the daemon stops, and also when it dies of a fault: the crash handler
+    sets the mode back before the process dies, or the console would stay blank for good.
+    The VT is drm_emulation's /dev/tty0 (KDGETMODE and KDSETMODE, recorded in order)."""
+    from drm_emulation import KD_GRAPHICS, KD_TEXT, Console
+    bed = bed_factory(FIXTURE)
+    add_framebuffer(bed, 32, SCREEN_W * 4)
+    console = Console(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
+                  "--set", "Trace.path=" + trace,
+                  prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
+    d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
+    tilter.step(*PATH[0], d)
+    assert console.modes == [KD_GRAPHICS]
+    d.p.send_signal(fault)
+    assert d.wait(timeout=WAIT) == (0 if fault == signal.SIGTERM else -fault)
+    assert console.modes == [KD_GRAPHICS, KD_TEXT] and console.mode == KD_TEXT
+
+
 def test_framebuffer_missing_device_is_reported_once_then_attached(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
