@@ -47,15 +47,21 @@ class Viewer:
         self.display, self.name = display, name
         self.env = dict(reader_env(), DISPLAY=display, SDL_VIDEODRIVER="x11", LC_ALL="C")
         self.d = Daemon([SHIMMERD, "view", "--name", name], self.env)
-        self.window = int(wait_until(self._find_window, "the viewer's window", self.d))
-        # At the screen's top-left, so no size tried below reaches past the screen's edge
-        # (xwd only captures what is on screen).
-        self.xdotool("windowmove", "--sync", str(self.window), "0", "0")
+        # The mapped window, moved to the screen's top-left, so no size tried below reaches
+        # past the screen's edge (xwd only captures what is on screen). Found again if it
+        # is gone by the time it is moved (BadWindow: SDL may replace a window it has just
+        # created while it sets up its renderer).
+        self.window = int(wait_until(self._find_and_move_window, "the viewer's window, mapped and moved", self.d))
 
-    def _find_window(self):
-        r = subprocess.run(["xdotool", "search", "--name", r"^shimmer \(%s\)" % re.escape(self.name)],
+    def _find_and_move_window(self):
+        r = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", r"^shimmer \(%s\)" % re.escape(self.name)],
                            env=self.env, capture_output=True, text=True, timeout=WAIT)
-        return r.stdout.split()[0] if r.returncode == 0 and r.stdout.strip() else None
+        if r.returncode != 0 or not r.stdout.strip():
+            return None
+        window = r.stdout.split()[0]
+        moved = subprocess.run(["xdotool", "windowmove", "--sync", window, "0", "0"], env=self.env,
+                               capture_output=True, text=True, timeout=WAIT)
+        return window if moved.returncode == 0 else None
 
     def shot(self):
         return xshot.window(self.display, self.window, env=self.env)
