@@ -114,9 +114,6 @@ package final class CardRenderer {
     private let blend: DotKernel
 
     package var dotCount: Int { layout.dots.count }
-    /// Every pixel a frame may change once the card was drawn whole (`FrameReport.drewStatic`):
-    /// the dots' runs and shared pixels, as spans of card pixel columns per row.
-    package let dotSpans: RowSpans
     /// Dot pixels that a frame in which every dot changes writes.
     package var dotPixelCount: Int { weights.count + sharedPixels.count }
 
@@ -181,8 +178,6 @@ package final class CardRenderer {
         contributions = pixels.contributions
         sharedByDot = pixels.sharedByDot
         sharedDirty = Array(repeating: false, count: pixels.shared.count)
-        dotSpans = RowSpans(height: ph, pixels: pixels.runs.lazy.map { (x: Int($0.x0), y: Int($0.y), count: Int($0.count)) }
-            + pixels.shared.lazy.map { (x: Int($0.x), y: Int($0.y), count: 1) })
     }
 
     /// The two labels as one mask in card pixels.

@@ -57,15 +57,6 @@ package final class DrmSink: FrameSink {
     package private(set) var framesPublished: UInt64 = 0
     /// Page flips queued so far (for tests and the bench).
     package private(set) var flipsQueued = 0
-    /// The card pixels frames change (`limitChanges(to:)`), handed to each attachment's copier.
-    private var changing: RowSpans?
-
-    package func limitChanges(to pixels: RowSpans) {
-        changing = pixels
-        attached?.copier.changing = pixels
-        attached?.copier.changedWholeCard()
-    }
-
     /// Card rows copied into dumb buffers so far.
     package private(set) var rowsWritten = 0
 
@@ -90,12 +81,10 @@ package final class DrmSink: FrameSink {
         /// When the pending flip was queued (monotonic seconds).
         var queuedAt = 0.0
 
-        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?,
-             changing: RowSpans?) {
+        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
             self.display = display
             self.buffers = buffers
-            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count,
-                                  changing: changing)
+            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count)
             self.console = console
             restore = display.prepareRestore()
         }
@@ -153,7 +142,6 @@ package final class DrmSink: FrameSink {
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         framesPublished += 1
         guard let a = attached else { return .published }
-        if frame.wholeCard { a.copier.changedWholeCard() }
         collectFlip(a)
         if a.pending != nil {
             waitingFrame = true     // flipped when the pending one completes
@@ -252,8 +240,7 @@ package final class DrmSink: FrameSink {
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: upright.width, screenHeight: upright.height, position: position)
         let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
-        let a = Attached(display: display, buffers: buffers, placement: placement, console: console,
-                         changing: changing)
+        let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
         copyRows(a, into: 0)
         do {
             try card.setCrtc(display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],

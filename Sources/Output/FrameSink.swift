@@ -9,16 +9,12 @@ package struct FrameInfo: Sendable, Equatable {
     /// Points.
     package var focalX: Double
     package var focalY: Double
-    /// The card was painted whole (its static parts too), not only dots that changed: a
-    /// sink that copies only the pixels named by `limitChanges(to:)` copies all this time.
-    package var wholeCard: Bool
 
-    package init(number: UInt64, timeNanoseconds: UInt64, focalX: Double, focalY: Double, wholeCard: Bool = false) {
+    package init(number: UInt64, timeNanoseconds: UInt64, focalX: Double, focalY: Double) {
         self.number = number
         self.timeNanoseconds = timeNanoseconds
         self.focalX = focalX
         self.focalY = focalY
-        self.wholeCard = wholeCard
     }
 }
 
@@ -98,10 +94,6 @@ package protocol FrameSink: AnyObject {
     /// dropped (a raw reader that does not keep up): once it turns false, the loop hands
     /// over the newest picture even if nothing moves any more.
     var isBacklogged: Bool { get }
-    /// The only card pixels (card coordinates) that frames change, except those marked
-    /// `FrameInfo.wholeCard`: a sink that copies the card elsewhere may compare just
-    /// these. Given by the runtime before the first frame; ignored by default.
-    func limitChanges(to pixels: RowSpans)
 }
 
 extension FrameSink {
@@ -111,5 +103,4 @@ extension FrameSink {
     package func handle(readable: [Int32]) {}
     package var isReadyForFrame: Bool { true }
     package var isBacklogged: Bool { false }
-    package func limitChanges(to pixels: RowSpans) {}
 }

@@ -186,8 +186,7 @@ package struct Benchmark {
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
-                let rows = t.scanout ? scanouts[c].copy(buffers[c].pixmap, into: Scanout.buffer(frameIndex[c]),
-                                                        wholeCard: report.drewStatic) : 0
+                let rows = t.scanout ? scanouts[c].copy(buffers[c].pixmap, into: Scanout.buffer(frameIndex[c])) : 0
                 let end = MonotonicClock.nanoseconds()
                 tallies[c].add(report, ns: Double(end - start), scanoutRows: rows)
             }
@@ -224,8 +223,7 @@ package struct Benchmark {
             focal = Benchmark.focal("idle", i, origin: origin)
             renderer.update(focalX: focal.0, focalY: focal.1)
             let report = renderer.paint(into: &idleTarget)
-            let rows = t.scanout ? scanouts[names.count].copy(idleBuffer.pixmap, into: Scanout.buffer(i),
-                                                              wholeCard: report.drewStatic) : 0
+            let rows = t.scanout ? scanouts[names.count].copy(idleBuffer.pixmap, into: Scanout.buffer(i)) : 0
             let end = MonotonicClock.nanoseconds()
             let cpu1 = ThreadCPUClock.nanoseconds()
             idle.add(report, ns: Double(end - start), scanoutRows: rows)
@@ -326,14 +324,11 @@ package struct Benchmark {
             buffers = (0..<2).map { _ in PixelBuffer(width: width, height: height, stride: pitch) }
             placement = CardPlacement(cardWidth: card.pixelWidth, cardHeight: card.pixelHeight, screenWidth: width,
                                       screenHeight: height, position: nil)
-            copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2, changing: card.dotSpans)
+            copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2)
         }
 
-        /// `wholeCard`: the frame drew the card whole (`FrameReport.drewStatic`), as the
-        /// sink hears through `FrameInfo.wholeCard`.
         @discardableResult
-        mutating func copy(_ shadow: Pixmap, into i: Int, wholeCard: Bool = false) -> Int {
-            if wholeCard { copier.changedWholeCard() }
+        mutating func copy(_ shadow: Pixmap, into i: Int) -> Int {
             let b = buffers[i].pixmap
             return copier.copy(shadow, into: i, base: UnsafeMutableRawPointer(b.row(0)), pitch: b.stride,
                                panelWidth: b.width, panelHeight: b.height)

@@ -40,7 +40,6 @@ final class FramePublisher {
         self.log = log
         targets = Self.targets(of: sink)
         targetGeneration = sink.targetGeneration
-        sink.limitChanges(to: renderer.dotSpans)
     }
 
     /// Lets the sink retry a missing device; true when its memory was replaced (a
@@ -63,7 +62,7 @@ final class FramePublisher {
         let slot = sink.nextSlot()
         let painted = renderer.paint(into: &targets[slot])
         let info = FrameInfo(number: counters.published + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
-                             focalX: focal.x, focalY: focal.y, wholeCard: painted.drewStatic)
+                             focalX: focal.x, focalY: focal.y)
         do {
             switch try sink.publish(slot: slot, info) {
             case .published:

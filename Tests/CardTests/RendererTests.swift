@@ -57,33 +57,6 @@ func render(_ renderer: CardRenderer, _ focals: [(Double, Double)]) -> PixelBuff
     #expect(!nudge.drewStatic)
 }
 
-@Test func framesAfterTheFirstChangeOnlyTheDotSpans() throws {
-    // Every pixel a later frame changes lies in `dotSpans` (what the DRM sink compares),
-    // over moves that repaint a few dots, most dots, and every dot.
-    let renderer = try defaultRenderer()
-    let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
-    var target = CardTarget(pixmap: buffer.pixmap)
-    renderer.render(focalX: 175, focalY: 233.333, into: &target)
-    var inSpans = [Bool](repeating: false, count: renderer.pixelWidth * renderer.pixelHeight)
-    for y in 0..<renderer.pixelHeight {
-        renderer.dotSpans.forEachSpan(inRow: y) { x0, x1 in for x in x0..<x1 { inSpans[y * renderer.pixelWidth + x] = true } }
-    }
-    var changedPixels = 0
-    for focal in [(175.5, 233.333), (60, 60), (900, -400), (350, 0)] {
-        let before = buffer.words
-        let report = renderer.render(focalX: focal.0, focalY: focal.1, into: &target)
-        #expect(!report.drewStatic)
-        let after = buffer.words
-        for i in before.indices where before[i] != after[i] {
-            changedPixels += 1
-            #expect(inSpans[i], "pixel \(i % renderer.pixelWidth),\(i / renderer.pixelWidth) changed outside the dot spans")
-        }
-    }
-    #expect(changedPixels > 0)
-    // The spans are the dots, not the card: 17 % of it at scale 2, joined gaps included.
-    #expect(renderer.dotSpans.pixelCount < renderer.pixelWidth * renderer.pixelHeight / 4)
-}
-
 @Test func drawsIntoBorrowedMemoryWithStrideAndOffset() throws {
     let renderer = try defaultRenderer(scale: 1)
     let plain = render(renderer, [(80, 90)])

@@ -79,45 +79,4 @@ struct ShadowCopierTests {
         let written = (0..<40).filter { screen.pixmap.row(1)[$0] != 0xEE }
         #expect(written == Array(16..<32) && screen.pixmap.row(1)[20] == 0x123456)
     }
-
-    @Test func withChangingPixelsOnlyTheyAreComparedUntilAFrameDrawsTheWholeCard() {
-        // A 40 x 2 card whose frames change only columns 4..<8 of row 0 (a dot).
-        let card = PixelBuffer(width: 40, height: 2)
-        let dot = RowSpans(height: 2, pixels: [(x: 4, y: 0, count: 4)])
-        #expect(dot.pixelCount == 4)
-        let placement = CardPlacement(cardWidth: 40, cardHeight: 2, screenWidth: 40, screenHeight: 2, position: nil)
-        var copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2, changing: dot)
-        let screens = [PixelBuffer(width: 40, height: 2), PixelBuffer(width: 40, height: 2)]
-        func copy(_ i: Int) -> Int {
-            copier.copy(card.pixmap, into: i, base: UnsafeMutableRawPointer(screens[i].pixmap.row(0)), pitch: 160,
-                        panelWidth: 40, panelHeight: 2)
-        }
-        func shows(_ i: Int, x: Int, y: Int) -> Bool { screens[i].pixmap.row(y)[x] == card.pixmap.row(y)[x] }
-        for y in 0..<2 { for x in 0..<40 { card.pixmap.row(y)[x] = 0x10 } }
-        #expect(copy(0) == 2 && copy(1) == 2)                // first: the whole card, everywhere
-        card.pixmap.row(0)[5] = 0x20                         // the dot changes
-        #expect(copy(0) == 1 && shows(0, x: 5, y: 0))
-        #expect(copy(1) == 1 && shows(1, x: 5, y: 0))        // and reaches the other buffer in turn
-        // A pixel outside the dot is not looked at by an ordinary frame...
-        card.pixmap.row(1)[30] = 0x30
-        #expect(copy(0) == 0 && !shows(0, x: 30, y: 1))
-        // ...but once a frame drew the whole card, each buffer compares all of it once.
-        copier.changedWholeCard()
-        #expect(copy(0) == 1 && shows(0, x: 30, y: 1))
-        #expect(copy(1) == 1 && shows(1, x: 30, y: 1))
-        #expect(copy(0) == 0 && copy(1) == 0)
-    }
-
-    @Test func rowSpansJoinCloseRunsAndKeepDistantOnesApart() {
-        let spans = RowSpans(height: 3, pixels: [(x: 10, y: 1, count: 5), (x: 0, y: 1, count: 4), (x: 40, y: 1, count: 2),
-                                                 (x: 3, y: 2, count: 1), (x: 3, y: 2, count: 2), (x: 9, y: 5, count: 1)],
-                             joinGap: 8)
-        var rows: [[Int]] = []
-        for y in 0..<3 {
-            var r: [Int] = []
-            spans.forEachSpan(inRow: y) { r += [$0, $1] }
-            rows.append(r)
-        }
-        #expect(rows == [[], [0, 15, 40, 42], [3, 5]])
-    }
 }
