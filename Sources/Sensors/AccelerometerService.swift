@@ -59,6 +59,8 @@ package final class AccelerometerService {
     /// Consecutive gyroscope reads that fail (not bad values: the reads themselves) after
     /// which it is given up (one log line; the accelerometer goes on alone).
     static let gyroGiveUp = 3
+    /// Places each reading of a wakeup in time.
+    private var timeline = ReadingTimeline()
     private var restoreFrequency: (file: String, text: String)?
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
@@ -537,7 +539,11 @@ package final class AccelerometerService {
         lastReadError = nil
         driverEvents.removeAll(keepingCapacity: true)
         drv.read(at: now, into: &driverEvents)
-        let newestNs = Self.newestTimestamp(driverEvents)
+        var newestNs: Int64?
+        for case .reading(let r) in driverEvents {
+            if let ts = r.timestampNs { newestNs = max(newestNs ?? ts, ts) }
+        }
+        timeline.begin(now: now, newestNs: newestNs)
         for e in driverEvents {
             switch e {
             case .problem(let p):
@@ -549,7 +555,7 @@ package final class AccelerometerService {
                 gyroFailed(p, device: drv.device, now: now)
             case .reading(var r):
                 lastReadHadData = true
-                let t = takenAt(r, newestNs: newestNs, now: now)
+                let t = timeline.time(ofNs: r.timestampNs)
                 if let sibling = siblingGyro, gyroCalibration != nil {
                     switch sibling.read() {
                     case .success(let w): r.gyroRaw = w
@@ -579,36 +585,6 @@ package final class AccelerometerService {
                 }
             }
         }
-    }
-
-    /// When a reading was taken, on the caller's clock. The newest reading of a read is
-    /// taken `now`; the older scans of a batch are dated back by the difference of their
-    /// timestamps, so that rates are integrated over the time they really span (a batch
-    /// of 10 ms scans read late is still 10 ms apart). Never before a reading already
-    /// given, and `now` for scans without timestamps or with ones that make no sense.
-    private func takenAt(_ r: RawReading, newestNs: Int64?, now: Double) -> Double {
-        var t = now
-        if let ts = r.timestampNs, let newest = newestNs {
-            let back = Double(newest &- ts) / 1e9
-            if back > 0, back < Self.batchSpanLimit { t = now - back }
-        }
-        t = max(t, lastReadingAt)
-        lastReadingAt = t
-        return t
-    }
-
-    /// The last reading given (its `takenAt`).
-    private var lastReadingAt = -Double.infinity
-    /// Seconds: scans further apart than this in one read are not dated back (a device
-    /// that restarted its clock, a corrupt timestamp).
-    static let batchSpanLimit = 2.0
-
-    /// The timestamp of the newest reading of a read, if it has one.
-    private static func newestTimestamp(_ events: [DriverEvent]) -> Int64? {
-        for e in events.reversed() {
-            if case .reading(let r) = e { return r.timestampNs }
-        }
-        return nil
     }
 
     /// A gyroscope read that failed: a bad value is reported and skipped like a bad
