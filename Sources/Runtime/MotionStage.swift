@@ -78,6 +78,9 @@ struct MotionStage {
             if detached { recapture("the accelerometer attached again", at: now, trace: trace) }
             detached = false
             return .sensorState
+        case .gyroDetached:
+            tracker.gyroscopeGone()
+            return .none
         case .recapture(let why):
             recapture(why, at: now, trace: trace)
             return .none
@@ -149,6 +152,9 @@ struct MotionStage {
         restingSince = nil
         trace?.append(TraceRecord.Recapture(t: now, reason: why))
     }
+
+    /// Gyroscope readings are being fused.
+    var isFusing: Bool { tracker.estimator.isFusing }
 
     /// The drawn point has reached the target and stopped: no frame is needed.
     var isSettled: Bool { smoother.isSettled }

@@ -9,7 +9,8 @@ import Motion
 /// decides where it is written. In buffer mode a sample also carries the scan's own
 /// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly). With
 /// a gyroscope, each sample line shows the angular velocity (deg/s) and `--json` prints
-/// `gyro` objects (the trace's `gyro` record fields).
+/// `gyro` objects (the trace's `gyro` record fields); a gyroscope given up while the
+/// accelerometer stays attached is a `gyro-detached` object.
 package struct MonitorSession {
     package var settings: AccelerometerSettings
     package var attitude: AttitudeConfiguration
@@ -93,6 +94,12 @@ package struct MonitorSession {
             tracker.recapture()
             emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
                       : "=== Capturing the baseline again (\(why))")
+        case .gyroDetached(let name, let reason):
+            lastRate = nil
+            tracker.gyroscopeGone()
+            emit(json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
+                                           ("reason", .string(reason))]).text
+                      : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
         case .gyro(let w, let t):
             lastRate = w
             if case .disagreed(let why) = tracker.process(angularVelocity: w, at: t) {
