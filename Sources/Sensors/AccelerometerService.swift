@@ -9,10 +9,11 @@ import Udev
 /// input filtered out. Single-threaded: the caller polls `appendFileDescriptors` with
 /// `nextTimeout(now:)` and calls `handle(now:readable:into:)`.
 ///
-/// The paired gyroscope (`PairedGyroscope`, attitude.md section 9) is read in the
-/// accelerometer's mode. Every reading carries its time (`ReadingTimeline`): a sibling
-/// read from its own buffer delivers several scans per wakeup, each placed among the
-/// accelerometer's by its timestamp.
+/// The paired gyroscope (`PairedGyroscope`, attitude.md section 9) follows hotplug too:
+/// one that appears while the accelerometer is attached without one is taken up, and a
+/// sibling whose device is removed is dropped at once. Every reading carries its time
+/// (`ReadingTimeline`): a sibling read from its own buffer delivers several scans per
+/// wakeup, each placed among the accelerometer's by its timestamp.
 package final class AccelerometerService {
     package struct Attachment: Sendable {
         package var device: AccelerometerDescription
@@ -43,8 +44,11 @@ package final class AccelerometerService {
         /// gyroscope's matrix, at its time. Readings come in time order; one read with a
         /// sample (the same scan, or polled with it) comes just before it, at its time.
         case gyro(Vector3, at: Double)
-        /// The gyroscope in use went away (reads that fail): which, why. The
-        /// accelerometer goes on alone.
+        /// A gyroscope taken up while the accelerometer is attached (it appeared later,
+        /// or came back): the pairing, and how it is read (the text of the log line).
+        case gyroAttached(GyroPairing, how: String)
+        /// The gyroscope in use went away (a udev `remove`, or reads that fail): which,
+        /// why. The accelerometer goes on alone.
         case gyroDetached(String, reason: String)
         /// Capture the baseline again from the next readings (a recorded recapture, when
         /// a trace is replayed as the sensor); why.
@@ -63,6 +67,11 @@ package final class AccelerometerService {
     /// Consecutive gyroscope reads that fail (not bad values: the reads themselves) after
     /// which it is given up (one log line; the accelerometer goes on alone).
     static let gyroGiveUp = 3
+    /// A udev `add` or `change` came while the accelerometer is attached without a
+    /// gyroscope: look for one once the events of this wakeup are taken.
+    private var gyroLookupDue = false
+    /// The last reason a gyroscope found on a udev event was not used (said once).
+    private var lastGyroRefusal: String?
     /// The sibling's buffered readings and read problems of one wakeup; kept so that
     /// reads allocate nothing.
     private var gyroReadings: [GyroReading] = []
@@ -184,6 +193,10 @@ package final class AccelerometerService {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
+        if gyroLookupDue {
+            gyroLookupDue = false
+            events += takeUpGyroscope()
+        }
         if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &events) }
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
@@ -294,10 +307,65 @@ package final class AccelerometerService {
             nextAttachAttempt = now
             return [.detached(a.device.displayName, reason: reason)]
         }
+        if action == "remove", let g = gyro.sibling, g.device.syspath == d.syspath {
+            return dropGyroscope(g.device.displayName, why: "udev remove event for \(d.syspath)", deviceGone: true)
+        }
         if action == "add" || action == "change", driver == nil {
             nextAttachAttempt = now
         }
+        if action == "add" || action == "change", driver != nil, !gyro.isUsed, settings.gyro != .none {
+            gyroLookupDue = true    // once the burst of events is taken
+        }
         return []
+    }
+
+    /// Looks for a gyroscope to pair with the attached accelerometer (one appeared, or
+    /// the one in use came back) and takes it up with one line; says once why one that
+    /// was found is not used (the self-check's verdict stands until the accelerometer
+    /// attaches anew).
+    private func takeUpGyroscope() -> [Event] {
+        guard let drv = driver, var a = attachment, !gyro.isUsed, let udev else { return [] }
+        let snapshots: [AttributeSnapshot]
+        do { snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") } } catch {
+            log(.debug, "no gyroscope looked for: \(error)", [:])
+            return []
+        }
+        let pairing = GyroPairing.pair(accelerometer: a.device, gyroscopes: Discovery.gyroscopes(snapshots),
+                                       selector: settings.gyro, configuredMatrix: settings.gyroMountMatrix)
+        guard let found = pairing.gyro else {
+            log(.debug, "no gyroscope to take up: \(pairing.reason)", [:])
+            return []
+        }
+        if let why = gyro.condemned {
+            refuseGyroscope("gyroscope \(found.displayName) not taken up: the self-check gave the gyroscope up (\(why)); "
+                            + "it is judged again when the accelerometer attaches anew", device: a.device)
+            return []
+        }
+        // The accelerometer's libiio context was built before this device existed.
+        let context: Context?
+        do { context = try Context() } catch {
+            context = nil
+        }
+        let how = gyro.start(pairing, accelerometer: a.device, driver: drv, context: context, local: true,
+                             settings: settings)
+        guard gyro.isUsed else {
+            refuseGyroscope("gyroscope found but not used: \(how)", device: a.device)
+            return []
+        }
+        lastGyroRefusal = nil
+        reserveGyroscopeReadings()
+        a.gyro = pairing
+        attachment = a
+        log(.notice, "now using gyroscope \(how) (it appeared after the accelerometer attached)",
+            ["sensor.device": a.device.id, "sensor.gyro": pairing.gyro?.id ?? ""])
+        return [.gyroAttached(pairing, how: how)]
+    }
+
+    /// Why a gyroscope that appeared is not used: one line per distinct reason.
+    private func refuseGyroscope(_ line: String, device: AccelerometerDescription) {
+        guard line != lastGyroRefusal else { return }
+        lastGyroRefusal = line
+        log(.notice, line, ["sensor.device": device.id])
     }
 
     /// Room for the most readings a sibling's read gives, so that reads never grow the
@@ -316,6 +384,17 @@ package final class AccelerometerService {
         if let attribute { metadata["sensor.attribute"] = attribute }
         log(.warning, "gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
         return [.gyroDetached(name, reason: why)]
+    }
+
+    /// The fusion's self-check condemned the gyroscope's frame (attitude.md section 9;
+    /// the caller has said so in the log): its readings stop, a sibling is released, and
+    /// none is taken up again until an accelerometer attaches anew.
+    package func gyroscopeDisagreed(_ why: String) {
+        guard gyro.isUsed else { return }
+        for e in gyro.condemn(why) {
+            log(.warning, "\(e)", ["sensor.device": attachment?.device.id ?? ""])
+        }
+        attachment?.gyro = GyroPairing(gyro: nil, reason: "the self-check gave it up: \(why)")
     }
 
     // MARK: attach
@@ -392,6 +471,8 @@ package final class AccelerometerService {
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
+        gyro.forget()     // a new accelerometer: the self-check's verdict no longer stands
+        lastGyroRefusal = nil
         let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: localContext, local: local,
                                   settings: settings)
         reserveGyroscopeReadings()
@@ -514,6 +595,7 @@ package final class AccelerometerService {
         for e in gyro.release(deviceGone: deviceGone) {
             log(.warning, "\(e)", ["sensor.device": d.device.id])
         }
+        gyroLookupDue = false
         driver = nil
         context = nil
         attachment = nil

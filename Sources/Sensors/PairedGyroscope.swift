@@ -7,7 +7,7 @@ import Motion
 /// whose driver reads both), or from a device of its own (`GyroscopeDriver`) in the
 /// accelerometer's mode: polled with each reading in poll mode; in buffer mode from its
 /// own buffer where it has one this process may use, else polled. Holds what must be
-/// put back (its sampling frequency).
+/// put back (its sampling frequency) and whether one may be taken up later.
 final class PairedGyroscope {
     /// The pairing while its readings are used; nil without a gyroscope or once given up.
     private(set) var pairing: GyroPairing?
@@ -22,6 +22,9 @@ final class PairedGyroscope {
     var bufferWakesUs = true
     /// Consecutive reads that failed (the reads themselves, not bad values).
     var failures = 0
+    /// Why the fusion's self-check condemned its frame: no gyroscope is taken up again
+    /// until an accelerometer attaches anew.
+    private(set) var condemned: String?
     private var restoreFrequency: (file: String, text: String)?
 
     /// Readings are used.
@@ -121,5 +124,15 @@ final class PairedGyroscope {
         return errors
     }
 
+    /// The fusion's self-check condemned the gyroscope's frame: released, and none is
+    /// taken up again until `forget`.
+    func condemn(_ why: String) -> [SensorError] {
+        condemned = why
+        return release(deviceGone: false)
+    }
 
+    /// A new accelerometer: the self-check's verdict no longer stands.
+    func forget() {
+        condemned = nil
+    }
 }
