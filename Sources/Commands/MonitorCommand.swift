@@ -6,7 +6,8 @@ import Tracing
 /// like iio-sensor-proxy's monitor-sensor (m/s^2, dPitch and dRoll in degrees, focal
 /// point). `--json` prints one object per line: `sample` records with the fields of the
 /// trace's sample records (`t`, `seq`, `accel`, `dpitch`, `droll`, `focal`), and
-/// `attached`, `detached`, `waiting` and `baseline` records readers may ignore. The loop
+/// `attached`, `detached`, `waiting`, `baseline`, `gyro`, `gyro-attached`, `gyro-detached`
+/// and `gyro-disagrees` records readers may ignore. The loop
 /// is `MonitorSession` in Sensors; this file only parses and prints.
 struct MonitorCommand: Subcommand {
     static let name = "monitor"

@@ -118,6 +118,17 @@ package struct AttitudeEstimator: Sendable {
         pendingGyro = nil
     }
 
+    /// The gyroscope went away (its device was removed): the accelerometer alone from
+    /// the next reading, at once rather than `gyroStale` later (a device turning
+    /// meanwhile would be followed only by the correction's slow pull). A gyroscope
+    /// that comes back starts the fusion again with its first reading.
+    package mutating func gyroscopeGone() {
+        pendingGyro = nil
+        guard fusion != nil else { return }
+        fusion = nil
+        resetFilters()
+    }
+
     /// A gyroscope reading: rad/s, device frame (attitude.md section 9).
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         if let why = gyroFailure {

@@ -26,6 +26,12 @@ package struct MotionTracker: Sendable {
     /// A new baseline: at start, after the sensor reappears, on SIGUSR1.
     package mutating func recapture() { estimator.recapture() }
 
+    /// A new sensor: the gyroscope self-check's verdict and the fusion's offset start over.
+    package mutating func forgetGyroscope() { estimator.forgetGyroscope() }
+
+    /// The gyroscope went away: the accelerometer alone from the next reading.
+    package mutating func gyroscopeGone() { estimator.gyroscopeGone() }
+
     /// A gyroscope reading (rad/s, device frame) at `t` (attitude.md section 9).
     package mutating func process(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         estimator.update(angularVelocity: w, at: t)

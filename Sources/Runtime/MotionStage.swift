@@ -50,8 +50,11 @@ struct MotionStage {
         /// The sensor attached, went away, or is being waited for: STATUS= changes.
         case sensorState
         case waiting(String)
-        /// A line for the log: the gyroscope given up, a baseline recaptured by itself.
+        /// A line for the log: a baseline recaptured by itself.
         case log(Logger.Level, String)
+        /// The self-check gave the gyroscope up (a line for the log; the source stops
+        /// reading it): why.
+        case gyroscopeDisagreed(String)
     }
 
     /// Takes one event of the sample source.
@@ -67,17 +70,21 @@ struct MotionStage {
             case .rejected, .ignored:
                 break
             }
-            if case .disagreed(let why) = step {
-                return .log(.warning, "the gyroscope disagrees with the accelerometer (\(why)); "
-                            + "continuing with the accelerometer alone")
-            }
+            if case .disagreed(let why) = step { return .gyroscopeDisagreed(why) }
             return .none
         // The sensor service logs these itself (one line each, with the details); here
         // they only change the state and STATUS=.
         case .attached:
             if detached { recapture("the accelerometer attached again", at: now, trace: trace) }
             detached = false
+            // A new sensor: the self-check judges its gyroscope afresh.
+            tracker.forgetGyroscope()
             return .sensorState
+        case .gyroAttached:
+            return .none          // the fusion starts with its first reading
+        case .gyroDetached:
+            tracker.gyroscopeGone()
+            return .none
         case .recapture(let why):
             recapture(why, at: now, trace: trace)
             return .none
@@ -149,6 +156,9 @@ struct MotionStage {
         restingSince = nil
         trace?.append(TraceRecord.Recapture(t: now, reason: why))
     }
+
+    /// Gyroscope readings are being fused.
+    var isFusing: Bool { tracker.estimator.isFusing }
 
     /// The drawn point has reached the target and stopped: no frame is needed.
     var isSettled: Bool { smoother.isSettled }

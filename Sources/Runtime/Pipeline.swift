@@ -172,6 +172,10 @@ package final class Pipeline {
             case .sensorState: notifier.status(status)
             case .waiting(let why): notifier.status("waiting for an accelerometer: \(why)")
             case .log(let level, let message): log.log(level, "sensor \(parts.source.summary): \(message)")
+            case .gyroscopeDisagreed(let why):
+                log.warning("sensor \(parts.source.summary): the gyroscope disagrees with the accelerometer (\(why)); "
+                            + "continuing with the accelerometer alone")
+                parts.source.gyroscopeDisagreed(why)
             }
         }
         counters.samples += motion.samples - before

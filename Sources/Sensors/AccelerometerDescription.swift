@@ -7,7 +7,7 @@ package enum AccelLocation: String, Hashable, Sendable {
 
 /// Everything `shimmerd sensors` reports about one IIO device, and what the drivers
 /// need to read it. Pure: built from an `AttributeSnapshot`.
-package struct AccelerometerDescription: Sendable {
+package struct AccelerometerDescription: ScanBufferDescription {
     package var id: String
     package var index: Int
     package var syspath: String?
@@ -34,14 +34,11 @@ package struct AccelerometerDescription: Sendable {
     package var pollCapable: Bool
     /// All three `scan_elements/in_accel_*_en` exist, with a device node (or remote).
     package var bufferCapable: Bool
-    /// Every scan element of the device (accel, anglvel, temp, timestamp, ...), in index
-    /// order: name (without `in_`), index, type text. Buffer mode enables them all, as the
-    /// kernel lays them out (an inv_mpu6050: accel, temp, anglvel, timestamp, 24 bytes).
+    /// Every scan element, in index order (`ScanBufferDescription`).
     package var scanElements: [(name: String, index: Int, type: String)]
-    /// The trigger buffer mode would use: the current one, else `NAME-devN`, else
-    /// `NAME-trigger`.
     package var trigger: String?
     package var triggerIsCurrent: Bool
+    package var timestampClock: String?
     package var udevProperties: [String: String]
     /// Why the device cannot be used at all (nil when usable).
     package var skipReason: String?
@@ -81,20 +78,10 @@ package struct AccelerometerDescription: Sendable {
         let scans = axes.filter { s.attributes["scan_elements/in_accel_\($0)_en"] != nil }
         channels = axes.filter { raws.contains($0) || scans.contains($0) }.map { "accel_\($0)" }
         pollCapable = raws.count == 3
-        scanElements = Self.scanElements(of: s)
+        scanElements = s.scanElements()
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
-
-        // Trigger.
-        let current = s.text("trigger/current_trigger").flatMap { $0.isEmpty ? nil : $0 }
-        if let current {
-            (trigger, triggerIsCurrent) = (current, true)
-        } else if let n = name, s.triggerNames.contains("\(n)-dev\(s.index)") {
-            (trigger, triggerIsCurrent) = ("\(n)-dev\(s.index)", false)
-        } else if let n = name, s.triggerNames.contains("\(n)-trigger") {
-            (trigger, triggerIsCurrent) = ("\(n)-trigger", false)
-        } else {
-            (trigger, triggerIsCurrent) = (nil, false)
-        }
+        (trigger, triggerIsCurrent) = s.bufferTrigger()
+        timestampClock = s.timestampClock
 
         samplingFrequency = SamplingFrequencyInfo(snapshot: s)
 
@@ -146,34 +133,9 @@ package struct AccelerometerDescription: Sendable {
         skipReason = skip
     }
 
-    /// Every `scan_elements/in_NAME_index` with its `in_NAME_type`, in index order.
-    static func scanElements(of s: AttributeSnapshot) -> [(name: String, index: Int, type: String)] {
-        var elements: [(name: String, index: Int, type: String)] = []
-        for key in s.attributes.keys where key.hasPrefix("scan_elements/in_") && key.hasSuffix("_index") {
-            let name = String(key.dropFirst("scan_elements/in_".count).dropLast("_index".count))
-            if let i = s.text(key).flatMap({ Int($0) }), let t = s.text("scan_elements/in_\(name)_type") {
-                elements.append((name, i, t))
-            }
-        }
-        return elements.sorted { ($0.index, $0.name) < ($1.index, $1.name) }
-    }
-
     /// The calibration the attitude uses.
     package func calibration(invert: Bool) -> AccelCalibration {
         AccelCalibration(scale: scale, offset: offset, mountMatrix: mountMatrix, invert: invert)
-    }
-
-    /// The scan layout with every scan element enabled (what the buffer driver enables).
-    package var scanLayout: Result<ScanLayout, SensorError> {
-        var channels: [(name: String, index: Int, type: ScanType)] = []
-        for e in scanElements {
-            switch ScanType.parse(e.type) {
-            case .success(let t): channels.append((e.name, e.index, t))
-            case .failure(let err): return .failure(SensorError(device: displayName, "scan_elements/in_\(e.name)_type: \(err)"))
-            }
-        }
-        guard let l = ScanLayout(channels) else { return .failure(SensorError(device: displayName, "scan elements have duplicate indices")) }
-        return .success(l)
     }
 
     package var displayName: String {

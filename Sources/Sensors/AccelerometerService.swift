@@ -8,6 +8,12 @@ import Udev
 /// hotplug through a udev monitor, and turns readings into device-frame m/s^2 with bad
 /// input filtered out. Single-threaded: the caller polls `appendFileDescriptors` with
 /// `nextTimeout(now:)` and calls `handle(now:readable:into:)`.
+///
+/// The paired gyroscope (`PairedGyroscope`, attitude.md section 9) follows hotplug too:
+/// one that appears while the accelerometer is attached without one is taken up, and a
+/// sibling whose device is removed is dropped at once. Every reading carries its time
+/// (`ReadingTimeline`): a sibling read from its own buffer delivers several scans per
+/// wakeup, each placed among the accelerometer's by its timestamp.
 package final class AccelerometerService {
     package struct Attachment: Sendable {
         package var device: AccelerometerDescription
@@ -29,14 +35,21 @@ package final class AccelerometerService {
         case attached(Attachment)
         /// The device went away: which, why.
         case detached(String, reason: String)
-        /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert; and
-        /// when it was taken (the caller's clock: a scan of a batch is dated back from
-        /// the newest by the difference of their timestamps).
+        /// A good sample: m/s^2, device frame, after scale, offset, matrix and invert;
+        /// `at`: when it was taken, seconds on the caller's clock (the `now` of the
+        /// `handle` that delivered it, or earlier for a buffered scan older than the
+        /// wakeup's newest).
         case sample(Vector3, RawReading, at: Double)
         /// A good gyroscope reading: rad/s, device frame, after scale, offset and the
-        /// gyroscope's matrix; when it was taken. It comes just before the sample read
-        /// with it.
+        /// gyroscope's matrix, at its time. Readings come in time order; one read with a
+        /// sample (the same scan, or polled with it) comes just before it, at its time.
         case gyro(Vector3, at: Double)
+        /// A gyroscope taken up while the accelerometer is attached (it appeared later,
+        /// or came back): the pairing, and how it is read (the text of the log line).
+        case gyroAttached(GyroPairing, how: String)
+        /// The gyroscope in use went away (a udev `remove`, or reads that fail): which,
+        /// why. The accelerometer goes on alone.
+        case gyroDetached(String, reason: String)
         /// Capture the baseline again from the next readings (a recorded recapture, when
         /// a trace is replayed as the sensor); why.
         case recapture(String)
@@ -49,16 +62,22 @@ package final class AccelerometerService {
     private var context: Context?
     private var driver: (any AccelerometerDriver)?
     private var calibration = AccelCalibration(scale: Vector3(1, 1, 1))
-    /// The paired gyroscope's calibration while its readings are used; nil without one
-    /// or once it was given up.
-    private var gyroCalibration: RateCalibration?
-    /// A gyroscope in a sibling device (a HID hub's `gyro_3d`), read with each reading.
-    private var siblingGyro: IIOPolledGyroscope?
-    private var restoreGyroFrequency: (file: String, text: String)?
-    private var gyroFailures = 0
+    /// The paired gyroscope and how it is read.
+    private let gyro = PairedGyroscope()
     /// Consecutive gyroscope reads that fail (not bad values: the reads themselves) after
     /// which it is given up (one log line; the accelerometer goes on alone).
     static let gyroGiveUp = 3
+    /// A udev `add` or `change` came while the accelerometer is attached without a
+    /// gyroscope: look for one once the events of this wakeup are taken.
+    private var gyroLookupDue = false
+    /// The last reason a gyroscope found on a udev event was not used (said once).
+    private var lastGyroRefusal: String?
+    /// The sibling's buffered readings and read problems of one wakeup; kept so that
+    /// reads allocate nothing.
+    private var gyroReadings: [GyroReading] = []
+    private var gyroProblems: [ReadProblem] = []
+    /// Places each reading of a wakeup in time.
+    private var timeline = ReadingTimeline()
     private var restoreFrequency: (file: String, text: String)?
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
@@ -127,11 +146,21 @@ package final class AccelerometerService {
     deinit { detach() }
 
     /// Appends the descriptors to poll for readability: the udev monitor, and in buffer
-    /// mode the device node while the device moves.
+    /// mode the device node while the device moves (and a sibling gyroscope's, read from
+    /// its own buffer).
     package func appendFileDescriptors(to fds: inout [Int32]) {
         if let m = monitor { fds.append(m.fileDescriptor) }
         if let fd = bufferDescriptor { fds.append(fd) }
+        if let fd = gyroDescriptor { fds.append(fd) }
         for sw in tabletSwitches { fds.append(sw.fileDescriptor) }
+    }
+
+    /// A sibling gyroscope's buffer descriptor while the accelerometer's is waited on.
+    /// Its watermark is twice a batch, so the accelerometer's wakeups drain it and it
+    /// wakes the caller itself only when the accelerometer's scans stop coming.
+    private var gyroDescriptor: Int32? {
+        guard bufferDescriptor != nil, gyro.isBuffered, gyro.bufferWakesUs else { return nil }
+        return gyro.sibling?.pollDescriptor
     }
 
     /// The buffer's descriptor while reads wait on it: buffer mode, moving (a still
@@ -164,6 +193,10 @@ package final class AccelerometerService {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
+        if gyroLookupDue {
+            gyroLookupDue = false
+            events += takeUpGyroscope()
+        }
         if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &events) }
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
@@ -171,7 +204,11 @@ package final class AccelerometerService {
         guard driver != nil else { return }
         let waited = bufferDescriptor
         let woke = waited.map { readable.contains($0) } ?? false
-        guard woke || now >= nextRead else { return }
+        guard woke || now >= nextRead else {
+            // The accelerometer's batch is late, its gyroscope's is there: take it now.
+            if let g = gyroDescriptor, readable.contains(g) { readGyroscopeAlone(now: now, into: &events) }
+            return
+        }
         readOnce(now: now, into: &events)
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
         events += dropUnreachableRemote(now: now)
@@ -270,10 +307,94 @@ package final class AccelerometerService {
             nextAttachAttempt = now
             return [.detached(a.device.displayName, reason: reason)]
         }
+        if action == "remove", let g = gyro.sibling, g.device.syspath == d.syspath {
+            return dropGyroscope(g.device.displayName, why: "udev remove event for \(d.syspath)", deviceGone: true)
+        }
         if action == "add" || action == "change", driver == nil {
             nextAttachAttempt = now
         }
+        if action == "add" || action == "change", driver != nil, !gyro.isUsed, settings.gyro != .none {
+            gyroLookupDue = true    // once the burst of events is taken
+        }
         return []
+    }
+
+    /// Looks for a gyroscope to pair with the attached accelerometer (one appeared, or
+    /// the one in use came back) and takes it up with one line; says once why one that
+    /// was found is not used (the self-check's verdict stands until the accelerometer
+    /// attaches anew).
+    private func takeUpGyroscope() -> [Event] {
+        guard let drv = driver, var a = attachment, !gyro.isUsed, let udev else { return [] }
+        let snapshots: [AttributeSnapshot]
+        do { snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") } } catch {
+            log(.debug, "no gyroscope looked for: \(error)", [:])
+            return []
+        }
+        let pairing = GyroPairing.pair(accelerometer: a.device, gyroscopes: Discovery.gyroscopes(snapshots),
+                                       selector: settings.gyro, configuredMatrix: settings.gyroMountMatrix)
+        guard let found = pairing.gyro else {
+            log(.debug, "no gyroscope to take up: \(pairing.reason)", [:])
+            return []
+        }
+        if let why = gyro.condemned {
+            refuseGyroscope("gyroscope \(found.displayName) not taken up: the self-check gave the gyroscope up (\(why)); "
+                            + "it is judged again when the accelerometer attaches anew", device: a.device)
+            return []
+        }
+        // The accelerometer's libiio context was built before this device existed.
+        let context: Context?
+        do { context = try Context() } catch {
+            context = nil
+        }
+        let how = gyro.start(pairing, accelerometer: a.device, driver: drv, context: context, local: true,
+                             settings: settings)
+        guard gyro.isUsed else {
+            refuseGyroscope("gyroscope found but not used: \(how)", device: a.device)
+            return []
+        }
+        lastGyroRefusal = nil
+        reserveGyroscopeReadings()
+        a.gyro = pairing
+        attachment = a
+        log(.notice, "now using gyroscope \(how) (it appeared after the accelerometer attached)",
+            ["sensor.device": a.device.id, "sensor.gyro": pairing.gyro?.id ?? ""])
+        return [.gyroAttached(pairing, how: how)]
+    }
+
+    /// Why a gyroscope that appeared is not used: one line per distinct reason.
+    private func refuseGyroscope(_ line: String, device: AccelerometerDescription) {
+        guard line != lastGyroRefusal else { return }
+        lastGyroRefusal = line
+        log(.notice, line, ["sensor.device": device.id])
+    }
+
+    /// Room for the most readings a sibling's read gives, so that reads never grow the
+    /// array (a kernel buffer holds a bounded number of scans).
+    private func reserveGyroscopeReadings() {
+        if let n = gyro.sibling?.maximumReadingsPerRead { gyroReadings.reserveCapacity(n) }
+    }
+
+    /// Stops using the gyroscope with one line; the accelerometer goes on alone.
+    private func dropGyroscope(_ name: String, why: String, deviceGone: Bool, attribute: String? = nil) -> [Event] {
+        for e in gyro.release(deviceGone: deviceGone) {
+            log(.warning, "\(e)", ["sensor.device": attachment?.device.id ?? ""])
+        }
+        attachment?.gyro = GyroPairing(gyro: nil, reason: "\(name) went away: \(why)")
+        var metadata = ["sensor.device": attachment?.device.id ?? ""]
+        if let attribute { metadata["sensor.attribute"] = attribute }
+        log(.warning, "gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
+        return [.gyroDetached(name, reason: why)]
+    }
+
+    /// The fusion's self-check condemned the gyroscope's frame (attitude.md section 9;
+    /// the caller has said so in the log): its readings stop, a sibling is released, and
+    /// none is taken up again until an accelerometer attaches anew.
+    package func gyroscopeDisagreed(_ why: String) {
+        guard gyro.isUsed else { return }
+        for e in gyro.condemn(why) {
+            log(.warning, "\(e)", ["sensor.device": attachment?.device.id ?? ""])
+        }
+        attachment?.gyro = GyroPairing(gyro: nil, reason: "the self-check gave it up: \(why)")
     }
 
     // MARK: attach
@@ -350,10 +471,14 @@ package final class AccelerometerService {
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
-        let gyroText = attachGyro(pairing, accelerometer: chosen, driver: drv, context: localContext)
+        gyro.forget()     // a new accelerometer: the self-check's verdict no longer stands
+        lastGyroRefusal = nil
+        let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: localContext, local: local,
+                                  settings: settings)
+        reserveGyroscopeReadings()
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
                            selectionReason: selection.reason, samplingFrequency: freq,
-                           gyro: gyroCalibration == nil ? GyroPairing(gyro: nil, reason: gyroText) : pairing)
+                           gyro: gyro.isUsed ? pairing : GyroPairing(gyro: nil, reason: gyroText))
         attachment = a
         lastWaitingReason = nil
         nextRead = now
@@ -362,46 +487,6 @@ package final class AccelerometerService {
             + "gyroscope: \(gyroText)",
             ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
         return [.attached(a)]
-    }
-
-    /// Starts reading the paired gyroscope: from the accelerometer's own readings (a
-    /// combined IMU: the driver reads it) or from its sibling device (read alongside);
-    /// says what was done. A gyroscope that cannot be read leaves the accelerometer alone.
-    private func attachGyro(_ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
-                            context: Context?) -> String {
-        gyroCalibration = nil
-        siblingGyro = nil
-        gyroFailures = 0
-        guard let g = p.gyro, let cal = p.calibration else { return "none (\(p.reason))" }
-        let frame = "frame \(cal.sign < 0 ? "-1 * " : "")\(cal.mountMatrix) from \(p.matrixSource ?? "?")"
-        if g.id == accelerometer.id {
-            guard driver.readsGyroscope else {
-                return "none (\(g.displayName) is not read in \(driver.modeName) mode)"
-            }
-            gyroCalibration = cal
-            return "\(g.displayName), \(p.reason), in the same \(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
-        }
-        guard let context else { return "none (\(g.displayName) needs libiio)" }
-        let sibling: IIOPolledGyroscope
-        do {
-            sibling = try IIOPolledGyroscope(device: g, context: context)
-        } catch {
-            return "none (\(error))"
-        }
-        siblingGyro = sibling
-        gyroCalibration = cal
-        let freq = setGyroSamplingFrequency(sibling)
-        return "\(g.displayName), \(p.reason), polled with each reading; \(frame); sampling frequency: \(freq)"
-    }
-
-    /// A sibling gyroscope samples at least as fast as it is read (`Sensor.rate`), and
-    /// its frequency is put back when it is released, as the accelerometer's is.
-    private func setGyroSamplingFrequency(_ sibling: IIOPolledGyroscope) -> String {
-        guard let info = sibling.device.samplingFrequency else { return "no sampling_frequency attribute" }
-        let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: sibling.device.syspath,
-                                                        write: sibling.writeAttribute)
-        restoreGyroFrequency = restore
-        return text
     }
 
     private func waiting(_ reason: String) -> [Event] {
@@ -506,17 +591,14 @@ package final class AccelerometerService {
             }
         }
         restoreFrequency = nil
-        if let r = restoreGyroFrequency, let g = siblingGyro, !deviceGone {
-            do { try g.writeAttribute(r.file, r.text) } catch {
-                log(.warning, "cannot restore \(r.file) = \(r.text): \(error)", ["sensor.device": g.device.id])
-            }
+        // A sibling gyroscope goes with it (a hub's devices usually leave together).
+        for e in gyro.release(deviceGone: deviceGone) {
+            log(.warning, "\(e)", ["sensor.device": d.device.id])
         }
-        restoreGyroFrequency = nil
+        gyroLookupDue = false
         driver = nil
         context = nil
         attachment = nil
-        gyroCalibration = nil
-        siblingGyro = nil
     }
 
     // MARK: reading
@@ -537,7 +619,15 @@ package final class AccelerometerService {
         lastReadError = nil
         driverEvents.removeAll(keepingCapacity: true)
         drv.read(at: now, into: &driverEvents)
-        let newestNs = Self.newestTimestamp(driverEvents)
+        // A sibling read from its own buffer: every scan that came since the last read,
+        // placed in time among the accelerometer's readings by the timestamps.
+        let buffered = readGyroscopeBuffer(now: now, into: &events)
+        var newestNs = buffered ? gyroReadings.last?.timestampNs : nil
+        for case .reading(let r) in driverEvents {
+            if let ts = r.timestampNs { newestNs = max(newestNs ?? ts, ts) }
+        }
+        timeline.begin(now: now, newestNs: newestNs)
+        var nextGyro = 0
         for e in driverEvents {
             switch e {
             case .problem(let p):
@@ -546,27 +636,22 @@ package final class AccelerometerService {
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
             case .gyroProblem(let p):
-                gyroFailed(p, device: drv.device, now: now)
+                gyroFailed(p, now: now, into: &events)
             case .reading(var r):
                 lastReadHadData = true
-                let t = takenAt(r, newestNs: newestNs, now: now)
-                if let sibling = siblingGyro, gyroCalibration != nil {
-                    switch sibling.read() {
-                    case .success(let w): r.gyroRaw = w
-                    case .failure(let p): gyroFailed(p, device: drv.device, now: now)
+                if buffered {
+                    // Its scans up to this reading's come first (all of them when either
+                    // has no timestamp).
+                    while nextGyro < gyroReadings.count,
+                          Self.notAfter(gyroReadings[nextGyro].timestampNs, r.timestampNs) {
+                        emitGyroscope(gyroReadings[nextGyro], into: &events)
+                        nextGyro += 1
                     }
+                } else if gyro.sibling != nil {
+                    r.gyroRaw = pollGyroscope(now: now, into: &events)
                 }
-                if let cal = gyroCalibration, let raw = r.gyroRaw {
-                    let w = cal.angularVelocity(raw: raw)
-                    if let why = SampleRejection.checkRate(w) {
-                        let text = "\(Self.number(raw.x)) \(Self.number(raw.y)) \(Self.number(raw.z))"
-                        report(ReadProblem(attribute: "in_anglvel_x_raw,in_anglvel_y_raw,in_anglvel_z_raw", value: text,
-                                           reason: "\(why)"), device: drv.device, now: now, what: "gyroscope reading")
-                    } else {
-                        gyroFailures = 0
-                        events.append(.gyro(w, at: t))
-                    }
-                }
+                let t = timeline.time(ofNs: r.timestampNs)
+                if let raw = r.gyroRaw { emitGyroscope(raw, at: t, into: &events) }
                 let a = calibration.acceleration(raw: r.raw)
                 let why = SampleRejection.check(a).map { "\($0)" }
                     ?? (a.length > Self.implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)
@@ -579,54 +664,89 @@ package final class AccelerometerService {
                 }
             }
         }
+        while nextGyro < gyroReadings.count {    // scans newer than the accelerometer's
+            emitGyroscope(gyroReadings[nextGyro], into: &events)
+            nextGyro += 1
+        }
     }
 
-    /// When a reading was taken, on the caller's clock. The newest reading of a read is
-    /// taken `now`; the older scans of a batch are dated back by the difference of their
-    /// timestamps, so that rates are integrated over the time they really span (a batch
-    /// of 10 ms scans read late is still 10 ms apart). Never before a reading already
-    /// given, and `now` for scans without timestamps or with ones that make no sense.
-    private func takenAt(_ r: RawReading, newestNs: Int64?, now: Double) -> Double {
-        var t = now
-        if let ts = r.timestampNs, let newest = newestNs {
-            let back = Double(newest &- ts) / 1e9
-            if back > 0, back < Self.batchSpanLimit { t = now - back }
+    /// A wakeup by the sibling gyroscope's own buffer alone: its scans, placed by their
+    /// timestamps, the newest at `now`. A node readable without data (an emulated one at
+    /// its end) is not waited on again until a read finds data.
+    private func readGyroscopeAlone(now: Double, into events: inout [Event]) {
+        guard readGyroscopeBuffer(now: now, into: &events) else { return }
+        if gyroReadings.isEmpty {
+            gyro.bufferWakesUs = false
+            return
         }
-        t = max(t, lastReadingAt)
-        lastReadingAt = t
-        return t
+        timeline.begin(now: now, newestNs: gyroReadings.last?.timestampNs)
+        for r in gyroReadings { emitGyroscope(r, into: &events) }
     }
 
-    /// The last reading given (its `takenAt`).
-    private var lastReadingAt = -Double.infinity
-    /// Seconds: scans further apart than this in one read are not dated back (a device
-    /// that restarted its clock, a corrupt timestamp).
-    static let batchSpanLimit = 2.0
-
-    /// The timestamp of the newest reading of a read, if it has one.
-    private static func newestTimestamp(_ events: [DriverEvent]) -> Int64? {
-        for e in events.reversed() {
-            if case .reading(let r) = e { return r.timestampNs }
+    /// Drains the sibling gyroscope's buffer into `gyroReadings`; false unless the
+    /// gyroscope is used and read from its own buffer.
+    private func readGyroscopeBuffer(now: Double, into events: inout [Event]) -> Bool {
+        gyroReadings.removeAll(keepingCapacity: true)
+        guard gyro.isBuffered, let sibling = gyro.sibling else { return false }
+        gyroProblems.removeAll(keepingCapacity: true)
+        sibling.read(into: &gyroReadings, problems: &gyroProblems)
+        if !gyroReadings.isEmpty { gyro.bufferWakesUs = true }
+        for p in gyroProblems { gyroFailed(p, now: now, into: &events) }
+        guard gyro.isUsed else {
+            gyroReadings.removeAll(keepingCapacity: true)
+            return false
         }
-        return nil
+        return true
+    }
+
+    /// The polled sibling's counts for the reading in hand, or nil (a problem reported).
+    private func pollGyroscope(now: Double, into events: inout [Event]) -> Vector3? {
+        guard let sibling = gyro.sibling else { return nil }
+        gyroReadings.removeAll(keepingCapacity: true)
+        gyroProblems.removeAll(keepingCapacity: true)
+        sibling.read(into: &gyroReadings, problems: &gyroProblems)
+        for p in gyroProblems { gyroFailed(p, now: now, into: &events) }
+        return gyroReadings.last?.raw
+    }
+
+    /// Whether a scan with timestamp `a` comes no later than one with `b`; true when
+    /// either has none.
+    private static func notAfter(_ a: Int64?, _ b: Int64?) -> Bool {
+        guard let a, let b else { return true }
+        return a <= b
+    }
+
+    private func emitGyroscope(_ r: GyroReading, into events: inout [Event]) {
+        emitGyroscope(r.raw, at: timeline.time(ofNs: r.timestampNs), into: &events)
+    }
+
+    /// Counts to rad/s in the device frame; a bad value is reported and skipped.
+    private func emitGyroscope(_ raw: Vector3, at t: Double, into events: inout [Event]) {
+        guard let cal = gyro.calibration, let drv = driver else { return }
+        let w = cal.angularVelocity(raw: raw)
+        if let why = SampleRejection.checkRate(w) {
+            let text = "\(Self.number(raw.x)) \(Self.number(raw.y)) \(Self.number(raw.z))"
+            report(ReadProblem(attribute: "in_anglvel_x_raw,in_anglvel_y_raw,in_anglvel_z_raw", value: text,
+                               reason: "\(why)"), device: drv.device, now: t, what: "gyroscope reading")
+        } else {
+            gyro.failures = 0
+            events.append(.gyro(w, at: t))
+        }
     }
 
     /// A gyroscope read that failed: a bad value is reported and skipped like a bad
     /// sample; `gyroGiveUp` reads in a row that fail (the device went away) give the
     /// gyroscope up with one line.
-    private func gyroFailed(_ p: ReadProblem, device: AccelerometerDescription, now: Double) {
-        guard gyroCalibration != nil else { return }
-        if p.isReadFailure { gyroFailures += 1 }
-        if gyroFailures >= Self.gyroGiveUp {
-            let name = siblingGyro?.device.displayName ?? device.displayName
-            log(.warning, "gyroscope \(name) stopped giving readings (\(p.attribute) = \"\(p.value)\": \(p.reason)); "
-                + "continuing with the accelerometer alone", ["sensor.device": device.id, "sensor.attribute": p.attribute])
-            gyroCalibration = nil
-            siblingGyro = nil
-            restoreGyroFrequency = nil
+    private func gyroFailed(_ p: ReadProblem, now: Double, into events: inout [Event]) {
+        guard gyro.isUsed, let drv = driver else { return }
+        if p.isReadFailure { gyro.failures += 1 }
+        if gyro.failures >= Self.gyroGiveUp {
+            let name = gyro.sibling?.device.displayName ?? drv.device.displayName
+            events += dropGyroscope(name, why: "\(p.attribute) = \"\(p.value)\": \(p.reason)", deviceGone: true,
+                                    attribute: p.attribute)
             return
         }
-        report(p, device: device, now: now, what: "gyroscope reading")
+        report(p, device: drv.device, now: now, what: "gyroscope reading")
     }
 
     private func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double, what: String = "sample") {
@@ -646,26 +766,5 @@ package final class AccelerometerService {
 
     static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-    }
-}
-
-/// Whether this process may run a device's buffer (an unprivileged service
-/// often cannot enable buffers).
-enum BufferPermission {
-    /// Nil when buffer mode can work; else why not.
-    static func problem(_ d: AccelerometerDescription, local: Bool) -> String? {
-        guard d.bufferCapable else {
-            return d.channels.isEmpty ? "no accelerometer channels" : "no scan_elements for accel x, y and z (poll only)"
-        }
-        guard d.trigger != nil else { return "no trigger for \(d.name ?? d.id) (buffer mode needs one)" }
-        if case .failure(let e) = d.scanLayout { return "\(e.message)" }
-        guard local, let p = d.syspath else { return nil }
-        var files = ["buffer/enable"] + d.scanElements.map { "scan_elements/in_\($0.name)_en" }
-        if !d.triggerIsCurrent { files.append("trigger/current_trigger") }
-        for f in files where !SysfsAttributeFile.isWritable("\(p)/\(f)") {
-            return "\(f) is not writable by this process"
-        }
-        if let n = d.devnode, !SysfsAttributeFile.isReadable(n) { return "\(n) is not readable by this process" }
-        return nil
     }
 }

@@ -3,10 +3,11 @@ import Motion
 /// One IIO gyroscope (channels `in_anglvel_{x,y,z}`, attitude.md section 9): what
 /// `shimmerd sensors` reports and what the drivers need to read it. Pure: built from the
 /// same `AttributeSnapshot` as an accelerometer (a combined IMU is both).
-package struct GyroscopeDescription: Sendable {
+package struct GyroscopeDescription: ScanBufferDescription {
     package var id: String
     package var index: Int
     package var syspath: String?
+    package var devnode: String?
     package var name: String?
     package var label: String?
     /// `anglvel_x`, `anglvel_y`, `anglvel_z` (those with `_raw` or a scan element).
@@ -21,8 +22,15 @@ package struct GyroscopeDescription: Sendable {
     package var ownMatrixSource: String
     /// All three `in_anglvel_*_raw` exist.
     package var pollCapable: Bool
-    /// All three `scan_elements/in_anglvel_*_en` exist.
+    /// All three `scan_elements/in_anglvel_*_en` exist, with a device node (or remote).
     package var bufferCapable: Bool
+    /// Every scan element, in index order, and the buffer's trigger
+    /// (`ScanBufferDescription`): a gyroscope in a device of its own (a HID hub's
+    /// `gyro_3d`) is read from its own buffer when the accelerometer is.
+    package var scanElements: [(name: String, index: Int, type: String)]
+    package var trigger: String?
+    package var triggerIsCurrent: Bool
+    package var timestampClock: String?
     /// Why it cannot be used (nil when usable).
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
@@ -43,10 +51,14 @@ package struct GyroscopeDescription: Sendable {
         id = s.id
         index = s.index
         syspath = s.syspath
+        devnode = s.devnode
         name = s.text("name")
         label = s.text("label").flatMap { $0.isEmpty ? nil : $0 }
         pollCapable = raws.count == 3
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
+        scanElements = s.scanElements()
+        (trigger, triggerIsCurrent) = s.bufferTrigger()
+        timestampClock = s.timestampClock
         samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
 
         var chosen: (MountMatrix, String)?

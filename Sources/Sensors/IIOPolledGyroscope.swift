@@ -5,8 +5,9 @@ import Motion
 /// gyroscope of an accelerometer's own device in poll mode, or a sibling gyroscope (a
 /// HID sensor hub's `gyro_3d` beside its `accel_3d`) read alongside each accelerometer
 /// reading, so both describe the same instant.
-package final class IIOPolledGyroscope {
+package final class IIOPolledGyroscope: GyroscopeDriver {
     package let device: GyroscopeDescription
+    package var modeName: String { "poll" }
     private let iio: Device
     private let axes: [Channel]
 
@@ -34,7 +35,16 @@ package final class IIOPolledGyroscope {
         return RawReading.parseCounts(channel: "anglvel", texts.0, texts.1, texts.2)
     }
 
+    package func read(into readings: inout [GyroReading], problems: inout [ReadProblem]) {
+        switch read() {
+        case .success(let w): readings.append(GyroReading(raw: w))
+        case .failure(let p): problems.append(p)
+        }
+    }
+
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {
         try IIOAttributeWriter.write(iio, file: file, value: value, deviceName: device.displayName)
     }
+
+    package func close() {}
 }

@@ -9,7 +9,8 @@ import Motion
 /// decides where it is written. In buffer mode a sample also carries the scan's own
 /// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly). With
 /// a gyroscope, each sample line shows the angular velocity (deg/s) and `--json` prints
-/// `gyro` objects (the trace's `gyro` record fields).
+/// `gyro` objects (the trace's `gyro` record fields); a gyroscope taken up or dropped while
+/// the accelerometer stays attached is a `gyro-attached` or `gyro-detached` object.
 package struct MonitorSession {
     package var settings: AccelerometerSettings
     package var attitude: AttitudeConfiguration
@@ -54,7 +55,7 @@ package struct MonitorSession {
             events.removeAll(keepingCapacity: true)
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
-                handle(e, now: now, tracker: &tracker, lastRate: &lastRate, emit: emit)
+                handle(e, now: now, service: service, tracker: &tracker, lastRate: &lastRate, emit: emit)
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
             if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
@@ -66,14 +67,15 @@ package struct MonitorSession {
     }
 
     /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
-    private func handle(_ e: AccelerometerService.Event, now: Double, tracker: inout MotionTracker, lastRate: inout Vector3?,
-                        emit: (String) -> Void) {
+    private func handle(_ e: AccelerometerService.Event, now: Double, service: AccelerometerService,
+                        tracker: inout MotionTracker, lastRate: inout Vector3?, emit: (String) -> Void) {
         switch e {
         case .waiting(let why):
             emit(json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
                       : "=== Waiting for an accelerometer: \(why)")
         case .attached(let a):
             tracker.recapture()
+            tracker.forgetGyroscope()
             emit(json ? SensorJSON.object([
                 ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
                 ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
@@ -93,9 +95,23 @@ package struct MonitorSession {
             tracker.recapture()
             emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
                       : "=== Capturing the baseline again (\(why))")
+        case .gyroAttached(let p, let how):
+            emit(json ? SensorJSON.object([
+                ("type", .string("gyro-attached")), ("t", .number(now)), ("gyro", .optional(p.gyro?.id)),
+                ("gyro_reason", .string(p.reason)), ("gyro_mount_matrix_source", .optional(p.matrixSource)),
+                ("how", .string(how)),
+            ]).text : "=== Gyroscope \(how)")
+        case .gyroDetached(let name, let reason):
+            lastRate = nil
+            tracker.gyroscopeGone()
+            emit(json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
+                                           ("reason", .string(reason))]).text
+                      : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
         case .gyro(let w, let t):
             lastRate = w
             if case .disagreed(let why) = tracker.process(angularVelocity: w, at: t) {
+                lastRate = nil
+                service.gyroscopeDisagreed(why)
                 emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
                           : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone from here")
             }

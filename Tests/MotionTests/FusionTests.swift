@@ -231,3 +231,64 @@ func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Ve
 func smootherHalfLifeFollowsTheSampleInterval(_ interval: Double, _ expected: Double) {
     #expect(abs(FocalSmoother.halfLife(sampleInterval: interval) - expected) < 1e-12)
 }
+
+/// A gyroscope taken up mid-run (one that appeared after the accelerometer, or came back
+/// after it vanished) delivers several readings per accelerometer reading (a buffer's
+/// scans): the fusion starts from the accelerometer's direction without a jump, integrates
+/// every reading at its own time; once the gyroscope is gone the accelerometer goes on
+/// alone at once, and the fusion starts again the same way when it comes back.
+@Test func aGyroscopeThatStartsMidRunIsFusedFromWhereTheAttitudeIs() throws {
+    var e = AttitudeEstimator(AttitudeConfiguration(baselineSamples: 10, filter: .none))
+    let up0 = Vector3(0, -0.8, -0.6)
+    let axis = Vector3(0.6, 0, 0.8)
+    // Turning about a fixed axis by a varying rate: the angle at t is the rate's integral.
+    let rate = { (t: Double) in 0.5 + 0.3 * sin(3 * t) }
+    let angle = { (t: Double) in 0.5 * t + 0.1 * (1 - cos(3 * t)) }
+    let truth = { (t: Double) in GyroFusion.rotate(up0, by: axis * -angle(t)) }
+    let gyroOn = { (t: Double) in (1.0..<2.0).contains(t) || t >= 2.5 }
+    var reference: TiltFrame?
+    var previous: Tilt?
+    var worst = 0.0
+    var largestStep = 0.0
+    var fusedAt: [Double] = []
+    for k in 0..<800 {
+        let t = Double(k) * 0.005              // the gyroscope at 200 Hz
+        if k == 400 { e.gyroscopeGone() }      // its device removed at 2 s
+        if gyroOn(t) { #expect(e.update(angularVelocity: axis * rate(t), at: t) == .used) }
+        guard k % 4 == 0 else { continue }     // the accelerometer at 50 Hz
+        let u = truth(t)
+        let step = e.update(acceleration: u * -g, at: t)
+        if case .tilt(_, let b?) = step { reference = b }
+        guard let frame = reference, let got = tilt(step) else { continue }
+        let want = frame.tilt(up: u)
+        worst = max(worst, abs(got.dPitchRadians - want.dPitchRadians), abs(got.dRollRadians - want.dRollRadians))
+        if let p = previous {
+            largestStep = max(largestStep, abs(got.dPitchRadians - p.dPitchRadians), abs(got.dRollRadians - p.dRollRadians))
+        }
+        previous = got
+        if e.isFusing { fusedAt.append(t) }
+    }
+    #expect(worst <= 1e-3)
+    // 0.8 rad/s at most, 20 ms between readings: no step of the attitude beyond the motion's.
+    #expect(largestStep <= 0.8 * 0.02 + 1e-3)
+    // Fused while the readings come, alone in the silence, fused again after it.
+    #expect(fusedAt.contains { $0 > 1.1 && $0 < 2.0 } && fusedAt.contains { $0 > 2.6 })
+    #expect(!fusedAt.contains { $0 >= 2.0 && $0 < 2.5 })
+}
+
+@Test func theSelfChecksVerdictStandsUntilTheGyroscopeIsForgotten() {
+    var e = AttitudeEstimator(.defaults)
+    let up0 = Vector3(0, 0, 1)
+    var verdict = false
+    for i in 0..<600 where !verdict {
+        let t = Double(i) * 0.01
+        let s = Int(t) % 2 == 0 ? 1.0 : -1.0
+        let angle = (Int(t) % 2 == 0 ? t.truncatingRemainder(dividingBy: 1) : 1 - t.truncatingRemainder(dividingBy: 1)) * 0.6
+        if case .disagreed = e.update(angularVelocity: Vector3(0, 0.6 * s, 0), at: t) { verdict = true }
+        _ = e.update(acceleration: GyroFusion.rotate(up0, by: Vector3(-angle, 0, 0)) * -g, at: t)
+    }
+    #expect(verdict)
+    #expect(e.update(angularVelocity: .zero, at: 7) == .ignored)
+    e.forgetGyroscope()
+    #expect(e.update(angularVelocity: .zero, at: 7.01) == .used)
+}

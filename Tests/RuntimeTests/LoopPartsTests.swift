@@ -2,6 +2,7 @@ import Glibc
 import Motion
 import Sensors
 import Testing
+import Tracing
 @testable import Runtime
 
 /// The daemon loop's parts, each alone: what pending signals ask for, when a frame is
@@ -85,6 +86,40 @@ struct MotionStageTests {
         #expect(m.isSettled)
         _ = m.take(sample(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
         #expect(!m.isSettled)
+    }
+
+    /// A wakeup that delivers a buffered batch: each reading is used, and traced, at its
+    /// own time, not at the wakeup's.
+    @Test func readingsAreTakenAtTheirOwnTimes() throws {
+        var m = try stage()
+        let path = "/tmp/shimmerd-motion-stage-\(getpid()).jsonl"
+        defer { unlink(path) }
+        do {
+            let w = try TraceWriter(path: path, log: Logger(label: "test", handler: LogHandler(minimumLevel: .error)))
+            let up = Vector3(0, 0, -9.80665)
+            _ = m.take(.gyro(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
+            _ = m.take(.sample(up, RawReading(raw: up), at: 0.99), at: 1, trace: w)
+            _ = m.take(.gyro(Vector3(0, 0, 0.1), at: 0.995), at: 1, trace: w)
+            w.close()
+        }
+        let c = try TraceReader.read(path: path)
+        #expect(c.gyros.map(\.t) == [0.985, 0.995])
+        #expect(c.entries.compactMap { if case .sample(let s) = $0 { s.t } else { nil } } == [0.99])
+    }
+
+    /// The gyroscope's device removed: the fusion stops at once, the accelerometer goes on.
+    @Test func aGyroscopeThatWentAwayStopsTheFusionAtOnce() throws {
+        var m = try stage()
+        let up = Vector3(0, 0, -9.80665)
+        for i in 0..<10 {
+            let t = Double(i) * 0.01
+            _ = m.take(.gyro(.zero, at: t), at: t, trace: nil)
+            _ = m.take(sample(up, at: t), at: t, trace: nil)
+        }
+        #expect(m.isFusing)
+        _ = m.take(.gyroDetached("iio:device3 (gyro_3d)", reason: "udev remove event"), at: 0.1, trace: nil)
+        _ = m.take(sample(up, at: 0.11), at: 0.11, trace: nil)
+        #expect(!m.isFusing)
     }
 
     @Test func aDetachedSensorEasesTheCardHome() throws {
