@@ -2,6 +2,7 @@
 changes), which needs umockdev's preload library in this process too; re-exec under it
 when it is missing. Run as: /usr/bin/python3 -m pytest Tests/IntegrationTests"""
 import os
+import subprocess
 import sys
 import time
 
@@ -41,3 +42,19 @@ def shm_name():
 def pytest_sessionstart(session):
     if not os.access(harness.SHIMMERD, os.X_OK):
         raise pytest.UsageError("shimmerd binary not found at %s (build it, or set SHIMMERD)" % harness.SHIMMERD)
+
+
+@pytest.fixture(scope="session")
+def release_shimmerd():
+    built = subprocess.run([os.path.join(harness.REPO, "scripts", "build-release.sh")], capture_output=True, text=True,
+                           timeout=3600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    return built.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def malloc_count_library(tmp_path_factory):
+    out = tmp_path_factory.mktemp("malloc_count") / "libmalloccount.so"
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(out),
+                    os.path.join(harness.HERE, "support", "malloc_count.c")], check=True)
+    return str(out)

@@ -482,3 +482,22 @@ def wait_until(predicate, what, daemon=None, timeout=WAIT):
         if time.monotonic() > deadline:
             raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
         time.sleep(0.05)
+
+
+class AllocationCount:
+    """The preloaded counter of a running process, read through /proc/PID/mem."""
+
+    def __init__(self, pid, address_file, daemon):
+        wait_until(lambda: os.path.exists(address_file) and open(address_file).read().endswith("\n"),
+                   "the counter's address", daemon)
+        self.path = "/proc/%d/mem" % pid
+        self.address = int(open(address_file).read().split()[0], 16)   # line 1: allocations
+
+    def read(self):
+        with open(self.path, "rb") as mem:
+            mem.seek(self.address)
+            return struct.unpack("<Q", mem.read(8))[0]
+
+
+def frames_published(name):
+    return shm_header(name)[1]

@@ -16,52 +16,14 @@ Exact counts, not times: the property holds on any machine."""
 import math
 import os
 import re
-import struct
-import subprocess
 import time
 
 import pytest
 
-from harness import REPO, Device, ScanPipe, pose, shm_header, wait_until
+from harness import AllocationCount, Device, ScanPipe, frames_published, pose, wait_until
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ACCELEROMETER = "bmc150_bosc0200_ideapad_d330"
 IMU = "inv_mpu6500_combined_imu"
-
-
-@pytest.fixture(scope="module")
-def release_shimmerd():
-    built = subprocess.run([os.path.join(REPO, "scripts", "build-release.sh")], capture_output=True, text=True,
-                           timeout=3600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    return built.stdout.strip().splitlines()[-1]
-
-
-@pytest.fixture(scope="module")
-def malloc_count_library(tmp_path_factory):
-    out = tmp_path_factory.mktemp("malloc_count") / "libmalloccount.so"
-    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(out),
-                    os.path.join(HERE, "support", "malloc_count.c")], check=True)
-    return str(out)
-
-
-class AllocationCount:
-    """The preloaded counter of a running process, read through /proc/PID/mem."""
-
-    def __init__(self, pid, address_file, daemon):
-        wait_until(lambda: os.path.exists(address_file) and open(address_file).read().endswith("\n"),
-                   "the counter's address", daemon)
-        self.path = "/proc/%d/mem" % pid
-        self.address = int(open(address_file).read().split()[0], 16)   # line 1: allocations
-
-    def read(self):
-        with open(self.path, "rb") as mem:
-            mem.seek(self.address)
-            return struct.unpack("<Q", mem.read(8))[0]
-
-
-def frames_published(name):
-    return shm_header(name)[1]
 
 
 @pytest.mark.parametrize("fixture,radius", [(ACCELEROMETER, 0.12), (IMU, 0.03)])

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from harness import FIXTURES, G, ScanPipe, block_of, close_to, cross, dot, mat_inv, mat_vec, norm, pose, wait_until
+from harness import (FIXTURES, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, frames_published, mat_inv,
+                     mat_vec, norm, pose, wait_until)
 # The allocation counter and the release build it counts in (fixtures, used by name below).
-from test_allocations import AllocationCount, frames_published, malloc_count_library, release_shimmerd  # noqa: F401
 
 IMU = "inv_mpu6500_combined_imu"
 HUB = "hid_sensor_hub_accel_gyro"
