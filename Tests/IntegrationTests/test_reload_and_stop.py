@@ -25,7 +25,6 @@ import time
 import pytest
 
 from harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, shm_header, wait_until
-from test_allocations import malloc_count_library  # noqa: F401  (a pytest fixture)
 from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, records, snapshot, wait_record
 from test_least_privilege import NOBODY, open_dir, readable_testbed  # noqa: F401  (open_dir is a fixture)
 from test_traces import synthetic_trace
@@ -398,7 +397,7 @@ def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_fact
 
 # --- memory ---
 
-def test_a_long_png_run_keeps_its_heap_flat(tmp_path, malloc_count_library):  # noqa: F811
+def test_a_long_png_run_keeps_its_heap_flat(tmp_path, malloc_count_library):
     """Thousands of png frames from a trace: the bytes on the heap after 500 frames and
     after 2,500 are the same within 64 KiB (a list of the files written grew by about
     100 bytes a frame)."""
