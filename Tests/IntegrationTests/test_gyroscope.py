@@ -294,6 +294,31 @@ def test_gyroscope_garbage_is_logged_and_skipped_and_the_accelerometer_goes_on(b
     assert d.stop() == 0
 
 
+def test_a_combined_imus_gyroscope_whose_reads_fail_is_given_up_with_one_line(bed_factory):
+    """No udev event says that part of a device stopped answering: here the MPU-6500's
+    angular velocity attributes fail to read (the files are gone) while its acceleration
+    still reads. After three reads in a row that fail, the gyroscope is given up with one
+    line and the accelerometer goes on alone; the card never stops."""
+    e = expect(IMU)
+    bed = bed_factory(IMU)
+    set_vec(bed, IMU_PATH, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
+    set_vec(bed, IMU_PATH, "anglvel", [0, 0, 0])
+    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
+    for axis in "xyz":
+        bed.delete_attr(IMU_PATH, "in_anglvel_%s_raw" % axis)
+    d.wait_log(r"gyroscope iio:device0 \(mpu6500\) stopped giving readings \(in_anglvel_x_raw.*"
+               r"continuing with the accelerometer alone", "the give-up line")
+    mark = len(d.records)
+    set_vec(bed, IMU_PATH, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0.2)))
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["dpitch"]) > 0.1, "the accelerometer alone follows a tilt",
+               start=mark)
+    assert sum(1 for x in d.logs if "stopped giving readings" in x) == 1
+    assert not any(r["type"] == "gyro" for r in d.records[mark:])
+    assert d.poll() is None
+    assert d.stop() == 0
+
+
 def test_a_vanished_sibling_gyroscope_leaves_the_accelerometer_alone_with_one_line(bed_factory):
     e = expect(HUB)
     bed = bed_factory(HUB)
