@@ -114,19 +114,6 @@ package final class CardRenderer {
     private let blend: DotKernel
 
     package var dotCount: Int { layout.dots.count }
-
-    /// Where each dot's pixels are (`DotRegions`): every pixel a frame changes, once the
-    /// card was drawn whole, is one of the repainted dots'.
-    package var dotRegions: DotRegions {
-        DotRegions(runStart: runStart, runY: runs.map(\.y), runX: runs.map(\.x0), runCount: runs.map(\.count),
-                   sharedByDot: sharedByDot, sharedX: sharedPixels.map(\.x), sharedY: sharedPixels.map(\.y))
-    }
-
-    /// The dots the last `paint` repainted: the first `count` (`FrameReport.dotsRepainted`)
-    /// of its repaint order, valid while `body` runs.
-    package func withRepaintedDots<R>(count: Int, _ body: (UnsafeBufferPointer<Int32>) -> R) -> R {
-        repaintOrder.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<min(max(count, 0), $0.count)])) }
-    }
     /// Dot pixels that a frame in which every dot changes writes.
     package var dotPixelCount: Int { weights.count + sharedPixels.count }
 

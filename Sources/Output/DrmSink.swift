@@ -57,22 +57,6 @@ package final class DrmSink: FrameSink {
     package private(set) var framesPublished: UInt64 = 0
     /// Page flips queued so far (for tests and the bench).
     package private(set) var flipsQueued = 0
-    /// Where the card's dots are: each attachment's copier then copies only the dots that
-    /// frames repainted (`willPublish`).
-    private var dotRegions: DotRegions?
-
-    package func useDotRegions(_ regions: DotRegions) {
-        dotRegions = regions
-        guard let a = attached else { return }
-        // A new card (a reload kept this display): the next copies start from the whole card.
-        a.copier = ShadowCopier(placement: a.placement, orientation: a.display.orientation,
-                                bufferCount: a.buffers.count, regions: regions)
-    }
-
-    package func willPublish(repainted dots: UnsafeBufferPointer<Int32>, wholeCard: Bool) {
-        attached?.copier.repainted(dots, wholeCard: wholeCard)
-    }
-
     /// Card rows copied into dumb buffers so far.
     package private(set) var rowsWritten = 0
 
@@ -97,12 +81,10 @@ package final class DrmSink: FrameSink {
         /// When the pending flip was queued (monotonic seconds).
         var queuedAt = 0.0
 
-        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?,
-             regions: DotRegions?) {
+        init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
             self.display = display
             self.buffers = buffers
-            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count,
-                                  regions: regions)
+            copier = ShadowCopier(placement: placement, orientation: display.orientation, bufferCount: buffers.count)
             self.console = console
             restore = display.prepareRestore()
         }
@@ -258,8 +240,7 @@ package final class DrmSink: FrameSink {
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: upright.width, screenHeight: upright.height, position: position)
         let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
-        let a = Attached(display: display, buffers: buffers, placement: placement, console: console,
-                         regions: dotRegions)
+        let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
         copyRows(a, into: 0)
         do {
             try card.setCrtc(display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],

@@ -94,12 +94,6 @@ package protocol FrameSink: AnyObject {
     /// dropped (a raw reader that does not keep up): once it turns false, the loop hands
     /// over the newest picture even if nothing moves any more.
     var isBacklogged: Bool { get }
-    /// Where the card's dots are (given by the runtime before the first frame): a sink
-    /// that copies the card elsewhere may then copy only the dots each frame repainted.
-    func useDotRegions(_ regions: DotRegions)
-    /// Called just before `publish`: the dots this frame repainted (valid during the call
-    /// only), or `wholeCard` when it painted the card whole (static parts too).
-    func willPublish(repainted dots: UnsafeBufferPointer<Int32>, wholeCard: Bool)
 }
 
 extension FrameSink {
@@ -109,6 +103,4 @@ extension FrameSink {
     package func handle(readable: [Int32]) {}
     package var isReadyForFrame: Bool { true }
     package var isBacklogged: Bool { false }
-    package func useDotRegions(_ regions: DotRegions) {}
-    package func willPublish(repainted dots: UnsafeBufferPointer<Int32>, wholeCard: Bool) {}
 }

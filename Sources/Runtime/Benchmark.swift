@@ -186,7 +186,6 @@ package struct Benchmark {
                 let start = MonotonicClock.nanoseconds()
                 renderer.update(focalX: f.0, focalY: f.1)
                 let report = renderer.paint(into: &targets[c])
-                if t.scanout { scanouts[c].repainted(by: renderer, report) }
                 let rows = t.scanout ? scanouts[c].copy(buffers[c].pixmap, into: Scanout.buffer(frameIndex[c])) : 0
                 let end = MonotonicClock.nanoseconds()
                 tallies[c].add(report, ns: Double(end - start), scanoutRows: rows)
@@ -224,7 +223,6 @@ package struct Benchmark {
             focal = Benchmark.focal("idle", i, origin: origin)
             renderer.update(focalX: focal.0, focalY: focal.1)
             let report = renderer.paint(into: &idleTarget)
-            if t.scanout { scanouts[names.count].repainted(by: renderer, report) }
             let rows = t.scanout ? scanouts[names.count].copy(idleBuffer.pixmap, into: Scanout.buffer(i)) : 0
             let end = MonotonicClock.nanoseconds()
             let cpu1 = ThreadCPUClock.nanoseconds()
@@ -326,12 +324,7 @@ package struct Benchmark {
             buffers = (0..<2).map { _ in PixelBuffer(width: width, height: height, stride: pitch) }
             placement = CardPlacement(cardWidth: card.pixelWidth, cardHeight: card.pixelHeight, screenWidth: width,
                                       screenHeight: height, position: nil)
-            copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2, regions: card.dotRegions)
-        }
-
-        /// What the DRM sink hears before each publish: the dots the frame repainted.
-        mutating func repainted(by card: CardRenderer, _ report: FrameReport) {
-            card.withRepaintedDots(count: report.dotsRepainted) { copier.repainted($0, wholeCard: report.drewStatic) }
+            copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2)
         }
 
         @discardableResult

@@ -40,7 +40,6 @@ final class FramePublisher {
         self.log = log
         targets = Self.targets(of: sink)
         targetGeneration = sink.targetGeneration
-        sink.useDotRegions(renderer.dotRegions)
     }
 
     /// Lets the sink retry a missing device; true when its memory was replaced (a
@@ -62,7 +61,6 @@ final class FramePublisher {
     func publish(_ focal: FocalPoint, at now: Double, trace: TraceWriter?, clock: () -> Double) {
         let slot = sink.nextSlot()
         let painted = renderer.paint(into: &targets[slot])
-        renderer.withRepaintedDots(count: painted.dotsRepainted) { sink.willPublish(repainted: $0, wholeCard: painted.drewStatic) }
         let info = FrameInfo(number: counters.published + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
                              focalX: focal.x, focalY: focal.y)
         do {

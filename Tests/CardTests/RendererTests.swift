@@ -57,40 +57,6 @@ func render(_ renderer: CardRenderer, _ focals: [(Double, Double)]) -> PixelBuff
     #expect(!nudge.drewStatic)
 }
 
-@Test func aFrameChangesOnlyThePixelsOfTheDotsItRepainted() throws {
-    // What the DRM sink copies (`dotRegions`, `withRepaintedDots`) is all a frame changes,
-    // over moves that repaint a few dots, most dots, and every dot.
-    let renderer = try defaultRenderer()
-    let w = renderer.pixelWidth
-    let buffer = PixelBuffer(width: w, height: renderer.pixelHeight)
-    var target = CardTarget(pixmap: buffer.pixmap)
-    renderer.render(focalX: 175, focalY: 233.333, into: &target)
-    let regions = renderer.dotRegions
-    #expect(regions.dotCount == 175)
-    var changedPixels = 0
-    for focal in [(175.5, 233.333), (60, 60), (900, -400), (350, 0)] {
-        let before = buffer.words
-        let report = renderer.render(focalX: focal.0, focalY: focal.1, into: &target)
-        #expect(!report.drewStatic)
-        var covered = [Bool](repeating: false, count: before.count)
-        renderer.withRepaintedDots(count: report.dotsRepainted) { dots in
-            #expect(dots.count == report.dotsRepainted)
-            for d in dots.map(Int.init) {
-                for k in regions.runStart[d]..<regions.runStart[d + 1] {
-                    for x in 0..<Int(regions.runCount[k]) { covered[Int(regions.runY[k]) * w + Int(regions.runX[k]) + x] = true }
-                }
-                for p in regions.sharedByDot[d].map(Int.init) { covered[Int(regions.sharedY[p]) * w + Int(regions.sharedX[p])] = true }
-            }
-        }
-        let after = buffer.words
-        for i in before.indices where before[i] != after[i] {
-            changedPixels += 1
-            #expect(covered[i], "pixel \(i % w),\(i / w) changed outside the repainted dots")
-        }
-    }
-    #expect(changedPixels > 0)
-}
-
 @Test func drawsIntoBorrowedMemoryWithStrideAndOffset() throws {
     let renderer = try defaultRenderer(scale: 1)
     let plain = render(renderer, [(80, 90)])

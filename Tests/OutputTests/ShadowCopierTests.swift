@@ -79,45 +79,4 @@ struct ShadowCopierTests {
         let written = (0..<40).filter { screen.pixmap.row(1)[$0] != 0xEE }
         #expect(written == Array(16..<32) && screen.pixmap.row(1)[20] == 0x123456)
     }
-
-    @Test func withDotRegionsEachBufferCatchesUpOnTheDotsRepaintedSinceItsTurn() {
-        // A 40 x 2 card with two dots: dot 0 is columns 4..<8 of row 0, dot 1 columns
-        // 20..<24 of row 1 and a shared pixel at (30, 0).
-        let card = PixelBuffer(width: 40, height: 2)
-        let regions = DotRegions(runStart: [0, 1, 2], runY: [0, 1], runX: [4, 20], runCount: [4, 4],
-                                 sharedByDot: [[], [0]], sharedX: [30], sharedY: [0])
-        let placement = CardPlacement(cardWidth: 40, cardHeight: 2, screenWidth: 40, screenHeight: 2, position: nil)
-        var copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2, regions: regions)
-        let screens = [PixelBuffer(width: 40, height: 2), PixelBuffer(width: 40, height: 2)]
-        func copy(_ i: Int) -> Int {
-            copier.copy(card.pixmap, into: i, base: UnsafeMutableRawPointer(screens[i].pixmap.row(0)), pitch: 160,
-                        panelWidth: 40, panelHeight: 2)
-        }
-        func shows(_ i: Int) -> Bool { screens[i].words == card.words }
-        func repainted(_ dots: [Int32], wholeCard: Bool = false) {
-            dots.withUnsafeBufferPointer { copier.repainted($0, wholeCard: wholeCard) }
-        }
-        for y in 0..<2 { for x in 0..<40 { card.pixmap.row(y)[x] = 0x10 } }
-        repainted([0, 1], wholeCard: true)
-        #expect(copy(0) == 2 && copy(1) == 2 && shows(0) && shows(1))   // first: the whole card
-        // Dot 1 repainted (its run and its shared pixel): one frame, then the other buffer.
-        card.pixmap.row(1)[21] = 0x20
-        card.pixmap.row(0)[30] = 0x21
-        repainted([1])
-        #expect(copy(0) == 2 && shows(0))
-        // Two more frames while buffer 1 waits: dot 0, then dot 0 again.
-        card.pixmap.row(0)[5] = 0x30
-        repainted([0])
-        card.pixmap.row(0)[6] = 0x31
-        repainted([0])
-        #expect(copy(1) == 2 && shows(1))          // both dots caught up in one turn
-        #expect(copy(0) == 1 && shows(0))          // dot 0 only: row 0
-        #expect(copy(0) == 0 && copy(1) == 0)      // nothing repainted since: nothing compared
-        // A pixel outside every dot changes only with a frame that painted the card whole.
-        card.pixmap.row(1)[39] = 0x40
-        repainted([])
-        #expect(copy(0) == 0 && !shows(0))
-        repainted([], wholeCard: true)
-        #expect(copy(0) == 1 && copy(1) == 1 && shows(0) && shows(1))
-    }
 }
