@@ -56,6 +56,23 @@ def monitor(bed, *extra):
     return d
 
 
+def lying_level(bed, e, accel_path, gyro_path):
+    """Both sensors read the device lying level and still (`e`: the fixture's expect.json)."""
+    set_vec(bed, accel_path, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
+    set_vec(bed, gyro_path, "anglvel", [0, 0, 0])
+
+
+def polled_with_gyroscope(bed_factory, fixture, accel_path, gyro_path):
+    """`fixture` lying level, monitored in poll mode until its first gyro record:
+    (expect.json, testbed, daemon)."""
+    e = expect(fixture)
+    bed = bed_factory(fixture)
+    lying_level(bed, e, accel_path, gyro_path)
+    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
+    return e, bed, d
+
+
 def feeding(send, period=0.02):
     """Calls send(n) for n = 0, 1, ... every `period` seconds on a thread until the
     returned event is set (scans a full pipe cannot take are dropped, as a full kernel
@@ -186,8 +203,7 @@ def test_fusion_rides_through_hand_held_acceleration_that_fools_the_acceleromete
     results = {}
     for gyro in ("auto", "none"):
         bed = bed_factory(IMU)
-        set_vec(bed, IMU_PATH, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
-        set_vec(bed, IMU_PATH, "anglvel", [0, 0, 0])
+        lying_level(bed, e, IMU_PATH, IMU_PATH)
         d = monitor(bed, "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sensor.gyro=" + gyro)
         d.wait_for(lambda r: r["type"] == "sample", "first sample")
         time.sleep(1.0)   # lying still: the gyroscope's offset is learnt
@@ -229,8 +245,7 @@ def turning_a500(bed_factory, *extra):
     e = expect(WRONG)
     bed = bed_factory(WRONG)
     m = e["mount_matrix"]
-    set_vec(bed, A500_ACCEL, "accel", accel_raw(m, e["scale"], tilted(0)))
-    set_vec(bed, A500_GYRO, "anglvel", [0, 0, 0])
+    lying_level(bed, e, A500_ACCEL, A500_GYRO)
     d = monitor(bed, "--set", "Sensor.mode=poll", "--set", "Sensor.gyro=name:mpu3050", *extra)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attach")
     assert attached["gyro"] == "iio:device0"
@@ -275,12 +290,7 @@ def test_the_right_frame_passes_the_self_check(bed_factory):
 
 @pytest.mark.parametrize("value,reason", [("abc", "not a number"), ("nan", "not finite")])
 def test_gyroscope_garbage_is_logged_and_skipped_and_the_accelerometer_goes_on(bed_factory, value, reason):
-    e = expect(IMU)
-    bed = bed_factory(IMU)
-    set_vec(bed, IMU_PATH, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
-    set_vec(bed, IMU_PATH, "anglvel", [0, 0, 0])
-    d = monitor(bed, "--set", "Sensor.mode=poll")
-    d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
+    e, bed, d = polled_with_gyroscope(bed_factory, IMU, IMU_PATH, IMU_PATH)
     log_start = len(d.logs)
     bed.set_attr(IMU_PATH, "in_anglvel_x_raw", value + "\n")
     _, line = d.wait_log(r"iio:device0 \(mpu6500\): gyroscope reading skipped: in_anglvel_x_raw = \"%s\".*%s"
@@ -299,12 +309,7 @@ def test_a_combined_imus_gyroscope_whose_reads_fail_is_given_up_with_one_line(be
     angular velocity attributes fail to read (the files are gone) while its acceleration
     still reads. After three reads in a row that fail, the gyroscope is given up with one
     line and the accelerometer goes on alone; the card never stops."""
-    e = expect(IMU)
-    bed = bed_factory(IMU)
-    set_vec(bed, IMU_PATH, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
-    set_vec(bed, IMU_PATH, "anglvel", [0, 0, 0])
-    d = monitor(bed, "--set", "Sensor.mode=poll")
-    d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
+    e, bed, d = polled_with_gyroscope(bed_factory, IMU, IMU_PATH, IMU_PATH)
     for axis in "xyz":
         bed.delete_attr(IMU_PATH, "in_anglvel_%s_raw" % axis)
     d.wait_log(r"gyroscope iio:device0 \(mpu6500\) stopped giving readings \(in_anglvel_x_raw.*"
@@ -320,12 +325,7 @@ def test_a_combined_imus_gyroscope_whose_reads_fail_is_given_up_with_one_line(be
 
 
 def test_a_vanished_sibling_gyroscope_leaves_the_accelerometer_alone_with_one_line(bed_factory):
-    e = expect(HUB)
-    bed = bed_factory(HUB)
-    set_vec(bed, HUB_ACCEL, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
-    set_vec(bed, HUB_GYRO, "anglvel", [0, 0, 0])
-    d = monitor(bed, "--set", "Sensor.mode=poll")
-    d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
+    e, bed, d = polled_with_gyroscope(bed_factory, HUB, HUB_ACCEL, HUB_GYRO)
     bed.remove(HUB_GYRO)
     d.wait_log(r"gyroscope iio:device3 \(gyro_3d\) stopped giving readings.*continuing with the accelerometer alone",
                "the give-up line")
@@ -340,8 +340,7 @@ def test_a_vanished_sibling_gyroscope_leaves_the_accelerometer_alone_with_one_li
 def test_a_sibling_gyroscopes_sampling_frequency_is_set_and_restored(bed_factory):
     e = expect(HUB)
     bed = bed_factory(HUB)
-    set_vec(bed, HUB_ACCEL, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
-    set_vec(bed, HUB_GYRO, "anglvel", [0, 0, 0])
+    lying_level(bed, e, HUB_ACCEL, HUB_GYRO)
     before = bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency")
     d = monitor(bed, "--set", "Sensor.mode=poll")
     d.wait_log(r"gyroscope: iio:device3 \(gyro_3d\).*in_anglvel_sampling_frequency 10.000000 -> 50 .*restored on exit",
