@@ -35,18 +35,12 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1, gyro: Bool = false) throws(SensorError) {
         self.device = device
         let layout = try device.scanLayout.get()
-        guard let x = layout.elementIndex(named: "accel_x"), let y = layout.elementIndex(named: "accel_y"),
-              let z = layout.elementIndex(named: "accel_z") else {
+        guard let accel = layout.axisElements(of: "accel") else {
             throw SensorError(device: device.displayName, "the scan layout has no accel_x, accel_y and accel_z")
         }
-        axes = (x, y, z)
+        axes = accel
         timestampElement = layout.elementIndex(named: "timestamp")
-        if gyro, let gx = layout.elementIndex(named: "anglvel_x"), let gy = layout.elementIndex(named: "anglvel_y"),
-           let gz = layout.elementIndex(named: "anglvel_z") {
-            gyroAxes = (gx, gy, gz)
-        } else {
-            gyroAxes = nil
-        }
+        gyroAxes = gyro ? layout.axisElements(of: "anglvel") : nil
         scans = try IIOScanBuffer(device: device, context: context, scansPerRefill: scansPerWakeup)
     }
 
@@ -67,10 +61,9 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     /// One whole scan to a reading, through the element positions found at setup.
     private func decode(_ scan: UnsafeRawBufferPointer) -> RawReading {
         let layout = scans.layout
-        let v = { (i: Int) in Double(layout.firstValue(of: i, in: scan)) }
-        return RawReading(raw: Vector3(v(axes.x), v(axes.y), v(axes.z)),
+        return RawReading(raw: layout.vector(axes, in: scan),
                           timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) },
-                          gyroRaw: gyroAxes.map { Vector3(v($0.x), v($0.y), v($0.z)) })
+                          gyroRaw: gyroAxes.map { layout.vector($0, in: scan) })
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

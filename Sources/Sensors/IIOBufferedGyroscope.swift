@@ -28,14 +28,13 @@ package final class IIOBufferedGyroscope: GyroscopeDriver {
     package init(device: GyroscopeDescription, context: Context, scansPerRefill: Int) throws(SensorError) {
         self.device = device
         let layout = try device.scanLayout.get()
-        guard let x = layout.elementIndex(named: "anglvel_x"), let y = layout.elementIndex(named: "anglvel_y"),
-              let z = layout.elementIndex(named: "anglvel_z") else {
+        guard let anglvel = layout.axisElements(of: "anglvel") else {
             throw SensorError(device: device.displayName, "the scan layout has no anglvel_x, anglvel_y and anglvel_z")
         }
         guard let t = layout.elementIndex(named: "timestamp") else {
             throw SensorError(device: device.displayName, "the scan has no timestamp element")
         }
-        axes = (x, y, z)
+        axes = anglvel
         timestampElement = t
         scans = try IIOScanBuffer(device: device, context: context, scansPerRefill: scansPerRefill)
     }
@@ -45,8 +44,7 @@ package final class IIOBufferedGyroscope: GyroscopeDriver {
         scans.drain(scans: { bytes, count in
             for i in 0..<count {
                 let scan = scans.scan(i, of: bytes)
-                let v = { (e: Int) in Double(layout.firstValue(of: e, in: scan)) }
-                readings.append(GyroReading(raw: Vector3(v(axes.x), v(axes.y), v(axes.z)),
+                readings.append(GyroReading(raw: layout.vector(axes, in: scan),
                                             timestampNs: layout.firstValue(of: timestampElement, in: scan)))
             }
         }, problem: { problems.append($0) })
