@@ -36,13 +36,17 @@ package enum AttitudeStep: Hashable, Sendable {
 package enum GyroStep: Hashable, Sendable {
     /// Used for the fused attitude.
     case used
+    /// Its frame is in doubt (`GyroFrameCheck`): weighed by the self-check only, while the
+    /// attitude comes from the accelerometer alone.
+    case weighed
     /// Not usable (see `SampleRejection`); nothing changed.
     case rejected(SampleRejection)
-    /// The self-check gave the gyroscope up on this reading: why. Reported once; the
-    /// attitude goes on with the accelerometer alone.
-    case disagreed(String)
-    /// Given up earlier: ignored.
-    case ignored
+    /// The self-check's evidence says another frame fits the motion better: why. Reported
+    /// once per change; the attitude goes on with the accelerometer alone and the
+    /// evidence is still weighed.
+    case doubted(String)
+    /// The evidence turned: the gyroscope's frame fits again, and it is fused again.
+    case trustedAgain(String)
 }
 
 /// Baseline capture, filtering and tilt (attitude.md sections 4 to 9). Pure: feed it
@@ -65,12 +69,15 @@ package struct AttitudeEstimator: Sendable {
     package private(set) var noise = NoiseEstimator()
     package private(set) var gate = RestGate()
     package private(set) var fusion: GyroFusion?
-    /// Set once the self-check has given the gyroscope up: it stays given up until a
-    /// new sensor (`forgetGyroscope`).
-    package private(set) var gyroFailure: String?
+    /// Whether the gyroscope's frame fits the motion, weighed on every reading.
+    package private(set) var frameCheck = GyroFrameCheck()
+    /// rad/s: the fusion's newest offset estimate, kept for the self-check while the
+    /// fusion is stopped.
+    private var offset = Vector3.zero
     private var pendingGyro: (w: Vector3, t: Double)?
     private var restartFusion = false
-    private var gyroFailureReported = false
+    /// A change of the self-check's verdict not reported yet.
+    private var verdictToReport: GyroFrameCheck.Verdict?
 
     /// Noise multiples in the rest band: noise alone leaves it with a probability of
     /// exp(-k^2) per independent look (k = 4.5: 2e-9; the noise estimate itself is
@@ -79,6 +86,11 @@ package struct AttitudeEstimator: Sendable {
     /// Radians (0.06 degrees, 1 point of pitch): the least rest band, for a sensor too
     /// quiet to estimate and for the fusion, whose offset estimate still wanders a little.
     package static let restBandFloor = 1e-3
+    /// Radians (0.11 degrees): the least rest band while fused. The gyroscope's rate noise
+    /// walks the fused direction between the accelerometer's slow corrections (0.1 deg/s
+    /// of noise at 100 Hz: some 0.03 degrees over the low-pass's seconds); a half-degree
+    /// tilt is still four times beyond it.
+    package static let restBandFloorFused = 2e-3
     /// Seconds without a gyroscope reading after which the accelerometer is used alone.
     package static let gyroStale = 0.25
 
@@ -110,12 +122,19 @@ package struct AttitudeEstimator: Sendable {
         restartFusion = true
     }
 
-    /// A new sensor: the self-check's verdict and the fusion's offset start over.
+    /// A new sensor: the self-check's evidence and the fusion's offset start over.
     package mutating func forgetGyroscope() {
         fusion = nil
-        gyroFailure = nil
-        gyroFailureReported = false
+        frameCheck.reset()
+        offset = .zero
+        verdictToReport = nil
         pendingGyro = nil
+    }
+
+    /// True while the self-check's evidence says the gyroscope's frame is wrong.
+    package var gyroscopeDoubted: Bool {
+        if case .doubted = frameCheck.verdict { return true }
+        return false
     }
 
     /// The gyroscope went away (its device was removed): the accelerometer alone from
@@ -131,21 +150,37 @@ package struct AttitudeEstimator: Sendable {
 
     /// A gyroscope reading: rad/s, device frame (attitude.md section 9).
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
-        if let why = gyroFailure {
-            guard gyroFailureReported else {
-                gyroFailureReported = true
-                return .disagreed(why)
-            }
-            return .ignored
-        }
         if let r = SampleRejection.checkRate(w) { return .rejected(r) }
-        guard var f = fusion else {
-            pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
-            return .used
+        frameCheck.gyroscope(w - offset, at: t)
+        if let v = verdictToReport {
+            verdictToReport = nil
+            switch v {
+            case .doubted(let better, let own, let best, let seconds):
+                return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
+            case .trusted:
+                pendingGyro = (w, t)
+                return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
+                                     + "as well as any other")
+            }
         }
-        f.gyroscope(w, at: t)
-        fusion = f
+        if gyroscopeDoubted { return .weighed }
+        if fusion != nil {
+            fusion!.gyroscope(w, at: t)
+        } else {
+            pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
+        }
         return .used
+    }
+
+    private static func describe(better p: Matrix3, own: Double, best: Double, seconds: Double) -> String {
+        func row(_ v: Vector3) -> String { "\(Int(v.x)), \(Int(v.y)), \(Int(v.z))" }
+        func degrees(_ r: Double) -> String {
+            let d = (r * 180 / Double.pi * 10).rounded() / 10
+            return "\(d)"
+        }
+        return "over \(Int(seconds)) s of motion its rates fit the device's turns better in another frame: "
+            + "turned by the matrix \"\(row(p.r0)); \(row(p.r1)); \(row(p.r2))\" they keep gravity still "
+            + "within \(degrees(best)) degrees RMS over each 3 s, as given within \(degrees(own))"
     }
 
     package var isCapturingBaseline: Bool { frame == nil }
@@ -179,45 +214,41 @@ package struct AttitudeEstimator: Sendable {
         let dt = previousT.map { t - $0 } ?? 0
         previousT = t
         noise.add(rawUp)
-        if let p = pendingGyro {
+        if frameCheck.accelerometer(a, at: t) {
+            verdictToReport = frameCheck.verdict
+            if gyroscopeDoubted, fusion != nil {
+                fusion = nil
+                resetFilters()
+            }
+        }
+        if let p = pendingGyro, !gyroscopeDoubted {
             // The first gyroscope reading since the fusion stopped: start it here.
-            var f = GyroFusion(up: fusion?.up ?? rawUp, at: p.t)
+            var f = GyroFusion(up: rawUp, at: p.t)
             f.gyroscope(p.w, at: p.t)
             fusion = f
             pendingGyro = nil
         }
-        if restartFusion, var f = fusion {
-            f.restart(up: rawUp, at: t)
-            fusion = f
-        }
+        if restartFusion, fusion != nil { fusion!.restart(up: rawUp, at: t) }
         restartFusion = false
-        if var f = fusion, let last = f.lastGyro, t - last > Self.gyroStale {
+        if let last = fusion?.lastGyro, t - last > Self.gyroStale {
             // The gyroscope went quiet (gone, or its readings rejected): accelerometer alone.
-            f.restart(up: rawUp, at: t)
             fusion = nil
             resetFilters()
         }
         var u: Vector3
         var passes: Double   // the fraction of the sensor's noise left in u
-        if var f = fusion {
-            u = f.accelerometer(a, at: t)
-            if let why = f.failure {
-                gyroFailure = why
-                fusion = nil
-                resetFilters()
-                u = smooth(rawUp, at: t)
-                passes = oneEuroPasses(dt)
-            } else {
-                fusion = f
-                // The offset integral lets slow wander through besides the one-pole part.
-                passes = 2 * Self.onePolePasses(f.lastPull)
-            }
+        if fusion != nil {
+            u = fusion!.accelerometer(a, at: t)
+            offset = fusion!.offset
+            // The offset's estimate lets slow wander through besides the low-pass.
+            passes = 2 * fusion!.noisePasses
         } else {
             u = smooth(rawUp, at: t)
             passes = oneEuroPasses(dt)
         }
         guard case .oneEuro = configuration.filter else { return u }
-        let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * passes)
+        let floor = fusion != nil ? Self.restBandFloorFused : Self.restBandFloor
+        let band = max(floor, Self.restBandNoiseMultiple * noise.angle * passes)
         return gate.update(u, reading: rawUp, band: band, at: t)
     }
 

@@ -1,205 +1,212 @@
-/// The up direction from a gyroscope and an accelerometer together (attitude.md section 9).
+/// The up direction from a gyroscope and an accelerometer together (attitude.md section 9),
+/// as VQF does it (D. Laidig and T. Seel, "VQF: Highly accurate IMU orientation estimation
+/// with bias estimation and magnetic disturbance rejection", Information Fusion 91, 2023).
 ///
-/// - Propagation: a direction fixed in the world, seen from the device, turns as
-///   `du/dt = -w x u`. Between two gyroscope readings `u` is rotated exactly (Rodrigues)
-///   by the mean of their rates minus the estimated offset, so a perfect gyroscope keeps
-///   `u` exact whatever the step.
-/// - Correction: each accelerometer reading pulls `u` toward its `-a/|a|` at
-///   `correctionRate` per second (a complementary filter: the gyroscope's short-term
-///   precision, the accelerometer's long-term truth). The pull weakens while `|a|`
-///   departs from g (a hand accelerating the device) and while the accelerometer's
-///   direction disagrees with the gyroscope's by more than noise (hand motion looks like
-///   degrees of tilt to an accelerometer, never to a gyroscope).
-/// - Offset: while the device is still (the gyroscope's rate steady over `quietWindow`
-///   and the accelerometer's direction within `quietTurn` of where it was), the mean
-///   rate is the zero-rate offset (a steady turn keeps the rate steady too, but moves
-///   the accelerometer's direction); in between, an integral of the correction keeps the
-///   observable part of it estimated (Mahony's complementary filter).
-/// - Self-check: while the device turns, the change of `u` the gyroscope predicts over a
-///   window must agree with the change the accelerometer sees; a gyroscope that
-///   disagrees `disagreementsToFail` windows in a row without one agreeing (a wrong
-///   matrix) is given up (`failure` says why) and the caller goes on with the
-///   accelerometer alone.
-/// Pure; time is a parameter, seconds.
+/// - The gyroscope alone turns a frame `I` (`gyro`: device to `I`): between two readings
+///   it is rotated exactly by the newer rate minus the estimated offset. `I` is fixed in
+///   the world but for the offset's error, a slow drift.
+/// - The accelerometer's specific force `-a`, seen in `I`, is gravity plus the hand's
+///   linear acceleration. The hand's part is the derivative of a velocity that stays
+///   bounded, so a low-pass over seconds (`tau`, a second-order Butterworth) removes it,
+///   while gravity, fixed in `I`, passes unchanged however the device turns. The filtered
+///   vector is the up direction in `I`; seen from the device it is `u`. A turn is followed
+///   at once (the gyroscope), a push, a tap, walking or a shaking hand hardly moves it:
+///   nothing is thrown away as "disagreeing", so nothing can be fooled into it.
+/// - `align` turns `I` so that the filtered up is the z axis (`V`, a vertical frame; the
+///   heading is not observable without a magnetometer and is not needed).
+/// - The offset is estimated by a Kalman filter: at rest (the rate and the acceleration
+///   steady for `restTime`) from the rate itself; in motion from the filtered up's own
+///   slow turning in `I`, which is the offset's error seen through the low-passed rotation
+///   (the horizontal components; VQF's motion bias estimation). It is kept learnt in slow
+///   motion, and a steady turn cannot be mistaken for an offset.
+/// Pure; time is a parameter, seconds; rates rad/s, accelerations m/s^2, device frame.
 package struct GyroFusion: Sendable {
-    /// 1/s: the accelerometer's pull at full trust.
-    package static let correctionRate = 1.0
-    /// 1/s^2: the integral gain on the offset. With `correctionRate` 1/s the loop is
-    /// critically damped (Kp^2 = 4 Ki): an offset the still windows missed (a device held
-    /// in the hand from the start) is learnt within a few seconds.
-    package static let offsetGain = 0.25
-    /// Radians: the disagreement between the accelerometer's direction and `u` at which
-    /// the pull is halved.
-    package static let disagreementScale = 0.05
-    /// g: the departure of |a| from g at which the accelerometer is not trusted at all.
-    package static let magnitudeTolerance = 0.15
-    /// Seconds of steady rate that count as the gyroscope being quiet.
-    package static let quietWindow = 0.25
-    /// rad/s: largest spread of the rate inside a quiet window, and largest difference of
-    /// its mean from the current offset (a zero-rate offset is a few degrees a second).
-    package static let quietSpread = 0.02
-    package static let quietOffsetChange = 0.06
-    /// How much of a quiet window's mean goes into the offset after the first (about 10
-    /// windows, 2.5 s, of memory: each window's mean carries the rate noise / sqrt(25)).
-    package static let offsetBlend = 0.1
-    /// Radians: how far the accelerometer's direction may move in a quiet window (a turn
-    /// of 2 deg/s moves it 0.009 rad in 0.25 s; 2 LSB of noise about 0.003).
-    package static let quietTurn = 0.01
-    /// Self-check: window length (s), the least change of `u` (rad) the accelerometer must
-    /// see in it for a verdict, and the verdicts in a row that give the gyroscope up.
-    package static let checkWindow = 0.5
-    package static let checkMinimumTurn = 0.12
-    package static let disagreementsToFail = 3
+    /// Seconds: the accelerometer's low-pass in `I` (VQF's `tauAcc`).
+    package static let tau = 3.0
+    /// Rest detection: the rate and the acceleration low-passed over `restFilterTau`, and
+    /// their departures from that at most `restRateDeviation` (rad/s) and
+    /// `restAccelerationDeviation` (m/s^2) for `restTime` seconds. VQF waits 1.5 s; half a
+    /// second learns the offset in a short pause (a device picked up after 1 s).
+    package static let restFilterTau = 0.5
+    package static let restRateDeviation = 2.0 * degree
+    package static let restAccelerationDeviation = 0.5
+    package static let restTime = 0.5
+    /// rad/s: the largest offset believed (zero-rate offsets are 0.5-3 deg/s), and the
+    /// largest correction of it in one step.
+    package static let offsetLimit = 5.0 * degree
+    /// rad/s: the offset's uncertainty at start, the uncertainty added per
+    /// `offsetForgettingTime` seconds, the uncertainty of one measurement in motion and at
+    /// rest, and how much less the vertical component is observed in motion (VQF's
+    /// defaults).
+    package static let offsetSigmaStart = 0.5 * degree
+    package static let offsetForgettingTime = 100.0
+    package static let offsetSigmaMotion = 0.1 * degree
+    package static let offsetSigmaRest = 0.03 * degree
+    package static let verticalForgetting = 1e-4
+    /// Seconds: longer gaps between gyroscope readings are not integrated.
+    package static let gap = 0.1
 
+    private static let degree = Double.pi / 180
+    private static let z = Vector3(0, 0, 1)
+
+    /// The up direction, unit, device frame.
     package private(set) var up: Vector3
     /// rad/s, device frame: the estimated zero-rate offset.
     package private(set) var offset = Vector3.zero
+    /// True once the offset has been measured at rest.
     package private(set) var offsetKnown = false
-    /// Why the gyroscope was given up; nil while it is used.
-    package private(set) var failure: String?
-    /// The time of the newest reading of each sensor.
+    /// True while the device is at rest (see `restTime`).
+    package private(set) var atRest = false
+    /// The time of the newest gyroscope reading.
     package private(set) var lastGyro: Double?
-    private var lastAccel: Double?
+
+    private var gyro: Rotation
+    private var align = Rotation.identity
+    private var gravity = GravityLowPass(tau: GyroFusion.tau)
+    private var rotationRows = (GravityLowPass(tau: GyroFusion.tau), GravityLowPass(tau: GyroFusion.tau),
+                                GravityLowPass(tau: GyroFusion.tau))
+    private var rotatedOffset = GravityLowPass(tau: GyroFusion.tau)
+    private var covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (GyroFusion.offsetSigmaStart * GyroFusion.offsetSigmaStart))
+    private var restRate = GravityLowPass(tau: GyroFusion.restFilterTau)
+    private var restAcceleration = GravityLowPass(tau: GyroFusion.restFilterTau)
+    private var restSince: Double?
+    /// The rates since the device became quiet: their mean is the offset at rest (a mean
+    /// rather than the low-pass, which still carries the last turn for a while).
+    private var quietRates = (sum: Vector3.zero, count: 0)
     private var lastRate = Vector3.zero
     private var propagatedTo: Double
-    /// The accelerometer's pull applied by the last correction, as a fraction (0...1): the
-    /// caller's noise band scales with it.
-    package private(set) var lastPull = 0.0
-
-    private var quiet = (start: 0.0, count: 0, sum: Vector3.zero, min: Vector3.zero, max: Vector3.zero)
-    /// The accelerometer's direction when the quiet window started; nil until one came.
-    private var quietUp: Vector3?
-    private var check = (start: 0.0, accelStart: Vector3.zero, predicted: Vector3.zero, active: false)
-    private var disagreements = 0
+    private var lastAccel: Double?
 
     /// Starts from the accelerometer's direction `up` (unit) at `t`.
     package init(up: Vector3, at t: Double) {
         self.up = up
+        gyro = Rotation(from: up, to: Self.z)
         propagatedTo = t
     }
 
-    /// Starts again from `up` (a new baseline), keeping the offset.
+    /// Starts again from `up` (a new baseline), keeping the offset and what is known of it.
     package mutating func restart(up: Vector3, at t: Double) {
-        self.up = up
-        propagatedTo = t
-        lastAccel = nil
-        check.active = false
+        let kept = (offset, offsetKnown, covariance)
+        self = GyroFusion(up: up, at: t)
+        (offset, offsetKnown, covariance) = kept
+    }
+
+    /// The fraction of the accelerometer's white noise amplitude that reaches `u`: the
+    /// low-pass's equivalent noise bandwidth (1.11 fc for a second-order Butterworth)
+    /// over the readings' Nyquist band.
+    package var noisePasses: Double {
+        let ts = gravity.interval > 0 ? gravity.interval : 0.01
+        let fc = 2.0.squareRoot() / (2 * Double.pi * Self.tau)
+        return min(1, (2 * 1.11 * fc * ts).squareRoot())
     }
 
     /// A gyroscope reading, rad/s in the device frame, at `t`.
     package mutating func gyroscope(_ w: Vector3, at t: Double) {
-        guard failure == nil else { return }
-        if let last = lastGyro, t - last < 0.1 {
-            propagate(to: t, rate: (lastRate + w) * 0.5 - offset)
+        if let last = lastGyro, t - last < Self.gap {
+            let rate = restRate.update(w, dt: t - last)
+            if (w - rate).length >= Self.restRateDeviation || max(abs(rate.x), abs(rate.y), abs(rate.z)) > Self.offsetLimit {
+                restSince = nil
+                quietRates = (.zero, 0)
+            } else {
+                quietRates = (quietRates.sum + w, quietRates.count + 1)
+            }
+            propagate(to: t, rate: w - offset)
         } else {
+            _ = restRate.update(w, dt: 0)
             propagatedTo = max(propagatedTo, t)   // a gap: no rate is known for it
         }
         lastGyro = t
         lastRate = w
-        learnOffset(w, at: t)
     }
 
     /// An accelerometer reading (m/s^2, device frame) at `t`; returns the fused `u`.
     package mutating func accelerometer(_ a: Vector3, at t: Double) -> Vector3 {
-        guard let measured = (-a).normalized else { return up }
-        if let last = lastGyro, t - last < 0.1 {
-            propagate(to: t, rate: lastRate - offset)
-        }
+        let f = -a   // specific force: up at rest
+        guard f.normalized != nil else { return up }
+        if let last = lastGyro, t - last < Self.gap { propagate(to: t, rate: lastRate - offset) }
         propagatedTo = max(propagatedTo, t)
-        // The correction acts over the time since the previous accelerometer reading.
-        let dt = lastAccel.map { min(max(t - $0, 0), 0.1) } ?? 0
+        let dt = lastAccel.map { min(max(t - $0, 0), 1) } ?? 0
         lastAccel = t
-        selfCheck(measured, at: t)
-        if let q = quietUp, (measured - q).length > Self.quietTurn {
-            quiet.count = 0     // it turns: not a window to learn the offset from
-        }
-        if quiet.count == 0 || quietUp == nil { quietUp = measured }
+        detectRest(f, dt: dt, at: t)
 
-        let e = up.cross(measured)                       // rotates up toward measured
-        let g = AttitudeConfiguration.standardGravity
-        let magnitudeTrust = max(0, 1 - abs(a.length / g - 1) / Self.magnitudeTolerance)
-        let d = e.length / Self.disagreementScale
-        let agreementTrust = 1 / (1 + d * d)
-        let k = min(1, Self.correctionRate * dt * magnitudeTrust * agreementTrust)
-        lastPull = k
-        if let next = (up + (measured - up) * k).normalized { up = next }
-        if magnitudeTrust > 0 {
-            offset = offset + e * (Self.offsetGain * dt * magnitudeTrust)
-        }
+        let filtered = gravity.update(gyro.apply(f), dt: dt)
+        guard let upV = align.apply(filtered).normalized else { return up }
+        // Turn `V` so that the filtered up is its z axis again; the turn, per second, is
+        // how fast the filtered up drifts in `I`.
+        align = Rotation(from: upV, to: Self.z) * align
+        align.normalize()
+        up = gyro.applyInverse(align.applyInverse(Self.z))
+        estimateOffset(drift: Self.z.cross(upV), dt: dt)
         return up
     }
+
+    /// `v` rotated by the rotation vector `r` (axis * angle, radians), exactly.
+    package static func rotate(_ v: Vector3, by r: Vector3) -> Vector3 { Rotation(rotationVector: r).apply(v) }
 
     private mutating func propagate(to t: Double, rate w: Vector3) {
         let dt = t - propagatedTo
         guard dt > 0 else { return }
-        up = Self.rotate(up, by: w * -dt)
+        gyro = gyro * Rotation(rotationVector: w * dt)
+        gyro.normalize()
         propagatedTo = t
-        if check.active { check.predicted = Self.rotate(check.predicted, by: w * -dt) }
     }
 
-    /// `v` rotated by the rotation vector `r` (axis * angle, radians), exactly.
-    package static func rotate(_ v: Vector3, by r: Vector3) -> Vector3 {
-        let angle = r.length
-        guard angle > 0 else { return v }
-        let k = r / angle
-        let c = cos(angle), s = sin(angle)
-        return v * c + k.cross(v) * s + k * (k.dot(v) * (1 - c))
+    private mutating func detectRest(_ f: Vector3, dt: Double, at t: Double) {
+        let mean = restAcceleration.update(f, dt: dt)
+        if (f - mean).length >= Self.restAccelerationDeviation || lastGyro == nil {
+            restSince = nil
+            quietRates = (.zero, 0)
+            atRest = false
+            return
+        }
+        let since = restSince ?? t
+        restSince = since
+        atRest = t - since >= Self.restTime && quietRates.count > 0
     }
 
-    private mutating func learnOffset(_ w: Vector3, at t: Double) {
-        if quiet.count == 0 {
-            quiet = (t, 1, w, w, w)
-            quietUp = nil
-            return
-        }
-        quiet.count += 1
-        quiet.sum = quiet.sum + w
-        quiet.min = Vector3(min(quiet.min.x, w.x), min(quiet.min.y, w.y), min(quiet.min.z, w.z))
-        quiet.max = Vector3(max(quiet.max.x, w.x), max(quiet.max.y, w.y), max(quiet.max.z, w.z))
-        let spread = quiet.max - quiet.min
-        if max(spread.x, spread.y, spread.z) > Self.quietSpread {
-            quiet = (t, 1, w, w, w)
-            quietUp = nil
-            return
-        }
-        guard t - quiet.start >= Self.quietWindow, quiet.count >= 4, quietUp != nil else { return }
-        let mean = quiet.sum / Double(quiet.count)
-        if !offsetKnown {
-            offset = mean
+    /// One Kalman update of the offset (VQF's bias estimation): at rest the mean rate is
+    /// measured directly; in motion, `drift` (radians this step, vertical frame) is the
+    /// horizontal part of `R (b - offset)` low-passed, `R` the rotation from the device to
+    /// the vertical frame.
+    private mutating func estimateOffset(drift: Vector3, dt: Double) {
+        guard dt > 0 else { return }
+        let r = (align * gyro).matrix
+        let rows = Matrix3(rows: rotationRows.0.update(r.r0, dt: dt), rotationRows.1.update(r.r1, dt: dt),
+                           rotationRows.2.update(r.r2, dt: dt))
+        let seenOffset = rotatedOffset.update(r * offset, dt: dt)
+
+        let sigma2 = { (s: Double) in s * s }
+        let start = sigma2(Self.offsetSigmaStart)
+        let added = sigma2(0.1 * Self.degree) * dt / Self.offsetForgettingTime
+        var p = covariance
+        if p.r0.x < start { p.r0.x += added }
+        if p.r1.y < start { p.r1.y += added }
+        if p.r2.z < start { p.r2.z += added }
+
+        let h: Matrix3, e: Vector3, w: Vector3
+        if atRest {
+            h = .identity
+            e = quietRates.sum / Double(quietRates.count) - offset
+            let rest = sigma2(Self.offsetSigmaRest)
+            w = Vector3(1, 1, 1) * (rest * rest / added + rest)
             offsetKnown = true
-        } else if (mean - offset).length <= Self.quietOffsetChange {
-            offset = offset + (mean - offset) * Self.offsetBlend
+        } else {
+            h = rows
+            let rate = drift / dt
+            e = Vector3(rate.x + seenOffset.x, rate.y + seenOffset.y, 0) - rows * offset
+            let motion = sigma2(Self.offsetSigmaMotion)
+            let wm = motion * motion / added + motion
+            w = Vector3(wm, wm, wm / Self.verticalForgetting)
         }
-        quiet.count = 0
-        quietUp = nil
-    }
-
-    private mutating func selfCheck(_ measured: Vector3, at t: Double) {
-        guard check.active else {
-            check = (t, measured, measured, true)
+        let limit = Self.offsetLimit
+        let clipped = Vector3(min(max(e.x, -limit), limit), min(max(e.y, -limit), limit), min(max(e.z, -limit), limit))
+        guard let s = (Matrix3.diagonal(w) + h * p * h.transposed).inverse else {
+            covariance = p
             return
         }
-        guard t - check.start >= Self.checkWindow else { return }
-        let seen = measured - check.accelStart
-        let predicted = check.predicted - check.accelStart
-        check = (t, measured, measured, true)
-        guard seen.length >= Self.checkMinimumTurn else { return }
-        if (predicted - seen).length <= 0.5 * seen.length {
-            disagreements = 0
-            return
-        }
-        disagreements += 1
-        if disagreements >= Self.disagreementsToFail {
-            failure = "over \(Self.checkWindow) s the accelerometer's up direction turned by "
-                + "\(Self.describe(seen)) but the gyroscope predicted \(Self.describe(predicted))"
-        }
-    }
-
-    private static func describe(_ v: Vector3) -> String {
-        func f(_ x: Double) -> String {
-            let r = (x * 1000).rounded() / 1000
-            return "\(r)"
-        }
-        return "(\(f(v.x)), \(f(v.y)), \(f(v.z)))"
+        let k = p * h.transposed * s
+        let next = offset + k * clipped
+        offset = Vector3(min(max(next.x, -limit), limit), min(max(next.y, -limit), limit), min(max(next.z, -limit), limit))
+        covariance = p - k * h * p
     }
 }

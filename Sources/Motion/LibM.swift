@@ -29,3 +29,10 @@ func sin(_ x: Double) -> Double { libm_sin(x) }
 /// `cos(3)`, radians.
 @inline(__always)
 func cos(_ x: Double) -> Double { libm_cos(x) }
+
+@_silgen_name("tan")
+private func libm_tan(_ x: Double) -> Double
+
+/// `tan(3)`, radians.
+@inline(__always)
+func tan(_ x: Double) -> Double { libm_tan(x) }

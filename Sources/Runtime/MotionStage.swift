@@ -52,9 +52,11 @@ struct MotionStage {
         case waiting(String)
         /// A line for the log: a baseline recaptured by itself.
         case log(Logger.Level, String)
-        /// The self-check gave the gyroscope up (a line for the log; the source stops
-        /// reading it): why.
+        /// The self-check's evidence says the gyroscope's frame is wrong (a line for the
+        /// log; its readings are still weighed): why.
         case gyroscopeDisagreed(String)
+        /// The evidence turned: the gyroscope is fused again (a line for the log): why.
+        case gyroscopeAgrees(String)
     }
 
     /// Takes one event of the sample source.
@@ -65,13 +67,16 @@ struct MotionStage {
         case .gyro(let w, let t):
             let step = tracker.process(angularVelocity: w, at: t)
             switch step {
-            case .used, .disagreed:
+            case .used, .weighed, .doubted, .trustedAgain:
                 trace?.append(TraceRecord.Gyro(t: t, anglvel: [w.x, w.y, w.z]))
-            case .rejected, .ignored:
+            case .rejected:
                 break
             }
-            if case .disagreed(let why) = step { return .gyroscopeDisagreed(why) }
-            return .none
+            switch step {
+            case .doubted(let why): return .gyroscopeDisagreed(why)
+            case .trustedAgain(let why): return .gyroscopeAgrees(why)
+            default: return .none
+            }
         // The sensor service logs these itself (one line each, with the details); here
         // they only change the state and STATUS=.
         case .attached:

@@ -174,8 +174,11 @@ package final class Pipeline {
             case .log(let level, let message): log.log(level, "sensor \(parts.source.summary): \(message)")
             case .gyroscopeDisagreed(let why):
                 log.warning("sensor \(parts.source.summary): the gyroscope disagrees with the accelerometer (\(why)); "
-                            + "continuing with the accelerometer alone")
-                parts.source.gyroscopeDisagreed(why)
+                            + "continuing with the accelerometer alone until it fits again (check Sensor.gyro_mount_matrix, "
+                            + "or set Sensor.gyro = none)")
+            case .gyroscopeAgrees(let why):
+                log.notice("sensor \(parts.source.summary): the gyroscope agrees with the accelerometer again (\(why)); "
+                           + "fusing it again")
             }
         }
         counters.samples += motion.samples - before

@@ -21,14 +21,10 @@ package protocol SampleSource: AnyObject {
     /// No sample will ever come again (a trace played to its end): the loop finishes
     /// once the last frame has settled.
     var isExhausted: Bool { get }
-    /// The fusion's self-check condemned the gyroscope's frame (attitude.md section 9):
-    /// its readings are no longer wanted until a new sensor attaches.
-    func gyroscopeDisagreed(_ why: String)
 }
 
 extension SampleSource {
     package var isExhausted: Bool { false }
-    package func gyroscopeDisagreed(_ why: String) {}
     package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
 
     /// `handle(now:readable:into:)` into a new array.

@@ -336,11 +336,6 @@ package final class AccelerometerService {
             log(.debug, "no gyroscope to take up: \(pairing.reason)", [:])
             return []
         }
-        if let why = gyro.condemned {
-            refuseGyroscope("gyroscope \(found.displayName) not taken up: the self-check gave the gyroscope up (\(why)); "
-                            + "it is judged again when the accelerometer attaches anew", device: a.device)
-            return []
-        }
         // The accelerometer's libiio context was built before this device existed.
         let context: Context?
         do { context = try Context() } catch {
@@ -384,17 +379,6 @@ package final class AccelerometerService {
         if let attribute { metadata["sensor.attribute"] = attribute }
         log(.warning, "gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
         return [.gyroDetached(name, reason: why)]
-    }
-
-    /// The fusion's self-check condemned the gyroscope's frame (attitude.md section 9;
-    /// the caller has said so in the log): its readings stop, a sibling is released, and
-    /// none is taken up again until an accelerometer attaches anew.
-    package func gyroscopeDisagreed(_ why: String) {
-        guard gyro.isUsed else { return }
-        for e in gyro.condemn(why) {
-            log(.warning, "\(e)", ["sensor.device": attachment?.device.id ?? ""])
-        }
-        attachment?.gyro = GyroPairing(gyro: nil, reason: "the self-check gave it up: \(why)")
     }
 
     // MARK: attach
@@ -471,7 +455,6 @@ package final class AccelerometerService {
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv)
-        gyro.forget()     // a new accelerometer: the self-check's verdict no longer stands
         lastGyroRefusal = nil
         let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: localContext, local: local,
                                   settings: settings)

@@ -109,11 +109,15 @@ package struct MonitorSession {
                       : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
         case .gyro(let w, let t):
             lastRate = w
-            if case .disagreed(let why) = tracker.process(angularVelocity: w, at: t) {
-                lastRate = nil
-                service.gyroscopeDisagreed(why)
+            switch tracker.process(angularVelocity: w, at: t) {
+            case .doubted(let why):
                 emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
-                          : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone from here")
+                          : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again")
+            case .trustedAgain(let why):
+                emit(json ? SensorJSON.object([("type", .string("gyro-agrees")), ("t", .number(t)), ("reason", .string(why))]).text
+                          : "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
+            default:
+                break
             }
             if json {
                 emit(SensorJSON.object([("type", .string("gyro")), ("t", .number(t)), ("anglvel", .vector(w))]).text)

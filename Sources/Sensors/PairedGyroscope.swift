@@ -22,9 +22,6 @@ final class PairedGyroscope {
     var bufferWakesUs = true
     /// Consecutive reads that failed (the reads themselves, not bad values).
     var failures = 0
-    /// Why the fusion's self-check condemned its frame: no gyroscope is taken up again
-    /// until an accelerometer attaches anew.
-    private(set) var condemned: String?
     private var restoreFrequency: (file: String, text: String)?
 
     /// Readings are used.
@@ -122,17 +119,5 @@ final class PairedGyroscope {
         pairing = nil
         calibration = nil
         return errors
-    }
-
-    /// The fusion's self-check condemned the gyroscope's frame: released, and none is
-    /// taken up again until `forget`.
-    func condemn(_ why: String) -> [SensorError] {
-        condemned = why
-        return release(deviceGone: false)
-    }
-
-    /// A new accelerometer: the self-check's verdict no longer stands.
-    func forget() {
-        condemned = nil
     }
 }
