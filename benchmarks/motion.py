@@ -19,15 +19,23 @@ Sensor model (a 12-bit accelerometer and a 16-bit gyroscope, both at 100 Hz):
 - accelerometer: the direction of gravity in the device frame times g, plus hand-held
   linear acceleration where the path has it (a sum of sinusoids between 0.5 and 3 Hz,
   0.5 m/s^2 RMS as a vector), plus white noise of `noise` LSB RMS, quantised to a
-  0.009582 m/s^2 LSB (a +-2 g 12-bit part, as bmc150).
+  0.009582 m/s^2 LSB (a +-2 g 12-bit part, as bmc150), clipped to its full scale.
 - gyroscope: the body rate (rad/s, device frame, du/dt = -w x u), plus a constant offset
   (0.5 deg/s as a vector), white noise 0.1 deg/s RMS, quantised to 0.0010653 rad/s
-  (2000 deg/s full scale, 16 bits).
+  (2000 deg/s full scale, 16 bits). Every random draw is seeded: the inputs are the same
+  on every run.
 
 Paths:
 - sweep: held 30 degrees from flat; after 1 s, pitch +-4 deg at 0.5 Hz and roll +-8 deg
   at 0.3 Hz for 20 s.
 - hand: the sweep, with hand-held linear acceleration (from 1 s on, as the sweep).
+- hand-0.87, hand-1, hand-2: the same at 0.87 m/s^2 RMS as a vector (0.5 per axis: a
+  shaking hand), 1 and 2 m/s^2.
+- walking: the sweep carried by a walker: a 2 Hz step bounce in the world frame, mostly
+  vertical (2.5 m/s^2, with harmonics at 4 and 6 Hz: about 3.5 m/s^2 peak), a little
+  fore-aft at 2 Hz and a 1 Hz sway.
+- taps: the sweep, tapped every 0.7-2 s (at random): a 10-30 ms spike of 10-30 m/s^2 in a
+  random direction, the gyroscope ringing for a moment (40 Hz, up to 0.3 rad/s).
 - still, still-1lsb, still-3lsb: lying flat for 26 s (accelerometer noise 2, 1 and 3 LSB).
 - tilt: lying flat 6 s, then tilted 0.5 deg in pitch within 10 ms, then held for 2 s.
 
@@ -134,11 +142,14 @@ def focal(u0, u):
 
 class Path:
     def __init__(self, name, duration, orientation, hand=False, noise=1.5, moving=None, still_after=None,
-                 step_at=None):
+                 step_at=None, hand_rms=0.5, walk=False, taps=False):
         self.name = name
         self.duration = duration
         self.orientation = orientation
         self.hand = hand
+        self.hand_rms = hand_rms        # m/s^2 RMS as a vector
+        self.walk = walk                # a walker's bounce, in the world frame
+        self.taps = taps                # short acceleration spikes
         self.noise = noise
         self.moving = moving            # (start, end) of the span the error is measured on
         self.still_after = still_after  # frames are counted after this time
@@ -176,6 +187,11 @@ def small_tilt(t):
 PATHS = [
     Path("sweep", 21.0, sweep_orientation, moving=(2.0, 21.0)),
     Path("hand", 21.0, sweep_orientation, hand=True, moving=(2.0, 21.0)),
+    Path("hand-0.87", 21.0, sweep_orientation, hand=True, hand_rms=0.5 * math.sqrt(3), moving=(2.0, 21.0)),
+    Path("hand-1", 21.0, sweep_orientation, hand=True, hand_rms=1.0, moving=(2.0, 21.0)),
+    Path("hand-2", 21.0, sweep_orientation, hand=True, hand_rms=2.0, moving=(2.0, 21.0)),
+    Path("walking", 21.0, sweep_orientation, walk=True, moving=(2.0, 21.0)),
+    Path("taps", 21.0, sweep_orientation, taps=True, moving=(2.0, 21.0)),
     Path("still", 26.0, flat, noise=2.0, still_after=4.0),
     Path("still-1lsb", 26.0, flat, noise=1.0, still_after=4.0),
     Path("still-3lsb", 26.0, flat, noise=3.0, still_after=4.0),
@@ -202,27 +218,89 @@ class Hand:
         return [sum(a * math.sin(2 * math.pi * f * t + ph) for f, ph, a in waves) for waves in self.axes]
 
 
+def walk_acceleration(t):
+    """A walker's linear acceleration in the world frame (m/s^2, z up): the 2 Hz step
+    bounce, mostly vertical, with its harmonics, a little fore-aft at the step rate and
+    the 1 Hz side-to-side sway of the stride."""
+    two_pi = 2 * math.pi
+    vertical = (2.5 * math.sin(two_pi * 2 * t) + 1.0 * math.sin(two_pi * 4 * t + 0.7)
+                + 0.4 * math.sin(two_pi * 6 * t + 1.9))
+    fore_aft = 0.8 * math.sin(two_pi * 2 * t + 1.2) + 0.3 * math.sin(two_pi * 4 * t + 0.4)
+    sway = 0.5 * math.sin(two_pi * 1 * t + 0.3)
+    return [sway, fore_aft, vertical]
+
+
+class Taps:
+    """Taps on the case: every 0.7-2 s (at random, from 2 s on) a 10-30 ms spike of
+    10-30 m/s^2 in a random direction (device frame), and the gyroscope ringing for a
+    moment (40 Hz, 0.05-0.3 rad/s, decaying in 30 ms)."""
+
+    def __init__(self, rng, duration):
+        self.taps = []
+        t = 2.0
+        while True:
+            t += rng.uniform(0.7, 2.0)
+            if t > duration - 0.5:
+                break
+            d = norm([rng.gauss(0, 1) for _ in range(3)])
+            axis = norm([rng.gauss(0, 1) for _ in range(3)])
+            self.taps.append((t, rng.uniform(0.010, 0.030), rng.uniform(10.0, 30.0), d, rng.uniform(0.05, 0.3), axis))
+
+    def acceleration(self, t):
+        a = [0.0, 0.0, 0.0]
+        for t0, length, size, d, _, _ in self.taps:
+            if t0 <= t < t0 + length:
+                a = [a[k] + size * d[k] for k in range(3)]
+        return a
+
+    def rate(self, t):
+        w = [0.0, 0.0, 0.0]
+        for t0, _, _, _, size, axis in self.taps:
+            if t0 <= t < t0 + 0.15:
+                s = size * math.exp(-(t - t0) / 0.03) * math.sin(2 * math.pi * 40 * (t - t0))
+                w = [w[k] + s * axis[k] for k in range(3)]
+        return w
+
+
+def quantise(counts, lsb, bits):
+    """A reading as the part gives it: whole counts of `lsb`, clipped to its signed `bits`
+    range (a tap beyond the accelerometer's +-2 g is read as full scale)."""
+    top = 2 ** (bits - 1)
+    return max(-top, min(top - 1, round(counts))) * lsb
+
+
 def readings(path, gyro, seed=1):
     """Trace lines: (t, record) for the accelerometer, and the gyroscope when `gyro`."""
     rng = random.Random(seed)
-    hand = Hand(rng) if path.hand else None
+    hand = Hand(rng, path.hand_rms) if path.hand else None
+    taps = Taps(random.Random(seed + 1000), path.duration) if path.taps else None
     offset = [0.5 * DEG * x for x in norm([0.6, -0.5, 0.62])]
     gyro_noise = 0.1 * DEG
     out = []
     n = int(path.duration * RATE)
     for i in range(n + 1):
         t = round(i / RATE, 6)
+        ease = max(0.0, min(1.0, t - 1.0))   # picked up after the baseline, like the sweep
         if gyro:
             w = path.rate(t)
-            q = [round((w[k] + offset[k] + rng.gauss(0, gyro_noise)) / GYRO_LSB) * GYRO_LSB for k in range(3)]
+            if taps:
+                ring = taps.rate(t)
+                w = [w[k] + ring[k] for k in range(3)]
+            q = [quantise((w[k] + offset[k] + rng.gauss(0, gyro_noise)) / GYRO_LSB, GYRO_LSB, 16) for k in range(3)]
             out.append({"type": "gyro", "t": t, "anglvel": q})
         u = path.up(t)
         a = [-G * x for x in u]
         if hand:
-            ease = max(0.0, min(1.0, t - 1.0))   # picked up after the baseline, like the sweep
             lin = hand(t)
             a = [a[k] + ease * lin[k] for k in range(3)]
-        a = [round(a[k] / ACCEL_LSB + rng.gauss(0, path.noise)) * ACCEL_LSB for k in range(3)]
+        if path.walk:
+            # The reading is minus the specific force: -g u - R^T a_world.
+            lin = apply(transpose(path.orientation(t)), walk_acceleration(t))
+            a = [a[k] - ease * lin[k] for k in range(3)]
+        if taps:
+            lin = taps.acceleration(t)
+            a = [a[k] + lin[k] for k in range(3)]
+        a = [quantise(a[k] / ACCEL_LSB + rng.gauss(0, path.noise), ACCEL_LSB, 12) for k in range(3)]
         out.append({"type": "reading", "t": t, "accel": a, "use": "sensor"})
     return out
 
