@@ -902,7 +902,14 @@ def field_main(args, workdir):
     if not os.access(args.binary, os.X_OK):
         sys.exit("%s: no such program (./scripts/build-release.sh builds it and prints its path)" % args.binary)
     wanted = args.paths.split(",") if args.paths != "none" else []
-    synthetic, broad, checks, out = [], [], {}, {}
+    synthetic, broad, checks = [], [], {}
+    directory = args.broad or broad_dir()
+    if args.broad != "none":
+        missing = [t for t in BROAD_TRIALS if not os.path.exists(os.path.join(directory, t + ".npz"))]
+        if missing:
+            sys.exit("BROAD trials not found in %s (%s): the fixtures live in shared/fixtures/broad beside "
+                     "the repository; --broad DIR names another place, --broad none skips them"
+                     % (directory, ", ".join(missing)))
     for path in [p for name in wanted for p in PATHS if p.name == name]:
         print("path %s ..." % path.name, file=sys.stderr)
         rows, fused, alone = field_path(field, args.binary, path, workdir, args.set)
@@ -913,12 +920,6 @@ def field_main(args, workdir):
                        ("accelerometer + gyroscope", fused.frames, fused.baseline)],
                 os.path.join(args.svg_dir, "motion-peers-hand.svg"))
     if args.broad != "none":
-        directory = args.broad or broad_dir()
-        missing = [t for t in BROAD_TRIALS if not os.path.exists(os.path.join(directory, t + ".npz"))]
-        if missing:
-            sys.exit("BROAD trials not found in %s (%s): the fixtures live in shared/fixtures/broad beside "
-                     "the repository; --broad DIR names another place, --broad none skips them"
-                     % (directory, ", ".join(missing)))
         for trial in BROAD_TRIALS:
             print("BROAD %s ..." % trial, file=sys.stderr)
             rows, series, mask, fused = field_broad(field, args.binary, trial, directory, workdir, args.set)
