@@ -1,14 +1,16 @@
 /// A second-order Butterworth low-pass of a vector, per component (the filter VQF low-passes
 /// the accelerometer with, Laidig and Seel 2023): the time constant `tau` is that of the
-/// step response's non-oscillating part, the cutoff `sqrt(2) / (2 pi tau)`. Until `tau`
-/// seconds of input have come, the output is their mean, and the filter then starts from
-/// that mean as its steady state, so that one early reading does not set it.
+/// step response's non-oscillating part, the cutoff `sqrt(2) / (2 pi tau)`. Until
+/// `startTime` seconds of input have come (`tau` unless said), the output is their mean,
+/// and the filter then starts from that mean as its steady state, so that one early
+/// reading does not set it.
 ///
 /// The coefficients follow the input's interval: `interval` is smoothed from the times
 /// given, and the coefficients are computed again when it has moved by a tenth (the state,
 /// the filter's last output held steady, is carried over). Pure.
 package struct GravityLowPass: Sendable {
     package let tau: Double
+    package let startTime: Double
     private var b0 = 0.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
     private var coefficientsInterval = 0.0
     private var s0 = Vector3.zero, s1 = Vector3.zero
@@ -18,8 +20,9 @@ package struct GravityLowPass: Sendable {
     package private(set) var output = Vector3.zero
     package private(set) var hasOutput = false
 
-    package init(tau: Double) {
+    package init(tau: Double, startTime: Double? = nil) {
         self.tau = tau
+        self.startTime = startTime ?? tau
     }
 
     /// Filters `x`, which came `dt` seconds after the previous input (0 for the first).
@@ -30,7 +33,7 @@ package struct GravityLowPass: Sendable {
             count += 1
             elapsed += max(0, dt)
             output = sum / Double(count)
-            if elapsed >= tau, count > 1 {
+            if elapsed >= startTime, count > 1 {
                 interval = elapsed / Double(count - 1)
                 setCoefficients(interval: interval)
                 steady(output)

@@ -35,19 +35,29 @@ package struct GyroFrameCheck: Sendable {
     package static let doubtResidual = 0.05
     package static let trustRatio = 0.5
 
-    /// The 48 signed permutation matrices, the identity first.
-    package static let frames: [Matrix3] = {
-        let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
-        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
-        var out: [Matrix3] = []
-        for order in orders {
-            for signs in 0..<8 {
-                let s = [(signs & 1) == 0 ? 1.0 : -1.0, (signs & 2) == 0 ? 1.0 : -1.0, (signs & 4) == 0 ? 1.0 : -1.0]
-                out.append(Matrix3(rows: axes[order[0]] * s[0], axes[order[1]] * s[1], axes[order[2]] * s[2]))
-            }
+    /// The number of frames weighed: the 48 signed permutation matrices.
+    package static let frameCount = 48
+
+    /// Frame `i` of `frameCount`, the identity first: the permutation `i / 8` of the axes
+    /// with the signs of the bits of `i % 8` (computed, not stored: nothing is allocated).
+    package static func frame(_ i: Int) -> Matrix3 {
+        let orders = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+        let o: (Int, Int, Int)
+        switch i / 8 {
+        case 0: o = orders.0
+        case 1: o = orders.1
+        case 2: o = orders.2
+        case 3: o = orders.3
+        case 4: o = orders.4
+        default: o = orders.5
         }
-        return out
-    }()
+        func axis(_ k: Int, _ negative: Bool) -> Vector3 {
+            let v = k == 0 ? Vector3(1, 0, 0) : (k == 1 ? Vector3(0, 1, 0) : Vector3(0, 0, 1))
+            return negative ? -v : v
+        }
+        let signs = i % 8
+        return Matrix3(rows: axis(o.0, signs & 1 != 0), axis(o.1, signs & 2 != 0), axis(o.2, signs & 4 != 0))
+    }
 
     /// The verdict on the frame in use.
     package enum Verdict: Hashable, Sendable {
@@ -61,7 +71,7 @@ package struct GyroFrameCheck: Sendable {
     package private(set) var secondsWeighed = 0.0
 
     /// Per frame, the decayed sum of squared residuals; fixed size, allocated once.
-    private var scores = InlineArray<48, Double>(repeating: 0)
+    private var scores = InlineArray<48, Double>(repeating: 0)   // frameCount
     private var informativeGroups = 0
     private var turns = (plus: Rotation.identity, minus: Rotation.identity)
     private var sums = InlineArray<4, WindowSums>(repeating: WindowSums())
@@ -127,7 +137,8 @@ package struct GyroFrameCheck: Sendable {
     /// Scores every frame on the group just completed; true when the verdict changed.
     private mutating func weigh() -> Bool {
         for i in 0..<Self.windows where sums[i].count == 0 { return false }
-        for (i, p) in Self.frames.enumerated() {
+        for i in 0..<Self.frameCount {
+            let p = Self.frame(i)
             let proper = p.determinant > 0
             let q = proper ? p : p * -1
             var means = InlineArray<4, Vector3>(repeating: .zero)
@@ -146,20 +157,20 @@ package struct GyroFrameCheck: Sendable {
         let before = verdict
         let own = scores[0]
         var best = 0
-        for i in 1..<48 where scores[i] < scores[best] { best = i }
+        for i in 1..<Self.frameCount where scores[i] < scores[best] { best = i }
         let norm = (1 - Self.memory) / (1 - pow(Self.memory, Double(min(informativeGroups, 200))))
         switch verdict {
         case .trusted:
             if best != 0, informativeGroups >= Self.groupsToDoubt, scores[best] < Self.doubtRatio * own,
                (own * norm).squareRoot() > Self.doubtResidual {
-                verdict = .doubted(better: Self.frames[best], own: (own * norm).squareRoot(),
+                verdict = .doubted(better: Self.frame(best), own: (own * norm).squareRoot(),
                                    best: (scores[best] * norm).squareRoot(), seconds: secondsWeighed)
             }
         case .doubted:
             if best == 0 || own <= scores[best] / Self.trustRatio {
                 verdict = .trusted
             } else {
-                verdict = .doubted(better: Self.frames[best], own: (own * norm).squareRoot(),
+                verdict = .doubted(better: Self.frame(best), own: (own * norm).squareRoot(),
                                    best: (scores[best] * norm).squareRoot(), seconds: secondsWeighed)
             }
         }
