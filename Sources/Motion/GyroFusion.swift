@@ -24,10 +24,11 @@ package struct GyroFusion: Sendable {
     /// Seconds: the accelerometer's low-pass in `I` (VQF's `tauAcc`).
     package static let tau = 3.0
     /// Seconds: the low-pass of gravity starts from the mean of the readings of its first
-    /// tenth of a second (the readings the baseline is captured from), not of its first
-    /// `tau` as VQF's: a hand that moves the device in its first seconds then moves the
-    /// mean of all of them, where the filter hardly moves.
-    package static let gravityStartTime = 0.1
+    /// second, not of its first `tau` as VQF's: a hand that moves the device in its first
+    /// seconds would move the mean of all of them, where the running filter hardly moves.
+    /// (Much shorter, and the filter's own settling from a noisy start is taken for an
+    /// offset and walks a device lying still out of its rest band.)
+    package static let gravityStartTime = 1.0
     /// Rest detection: the rate and the acceleration low-passed over `restFilterTau`, and
     /// their departures from that at most `restRateDeviation` (rad/s) and
     /// `restAccelerationDeviation` (m/s^2) for `restTime` seconds. VQF waits 1.5 s; half a

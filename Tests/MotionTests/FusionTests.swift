@@ -387,3 +387,32 @@ private func pow2(_ x: Double) -> Double { x * x }
     #expect(e.fusion?.offsetKnown == false)   // never at rest: learnt in motion alone
 }
 
+
+/// A mirrored axis, swapped axes, every sign reversed: each is doubted within a minute of
+/// turning about two axes, with a frame that turns the rates as read onto the true ones.
+@Test(arguments: [
+    Matrix3(rows: Vector3(-1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)),
+    Matrix3(rows: Vector3(0, 1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)),
+    Matrix3(rows: Vector3(-1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, -1)),
+])
+func aWrongFrameIsFoundAndTheFrameThatFitsIsNamed(_ wrong: Matrix3) throws {
+    var e = AttitudeEstimator(.defaults)
+    var u = Vector3(0, -0.5, -0.866)
+    var last = (read: Vector3.zero, truth: Vector3.zero)
+    for i in 0..<6000 {
+        let t = Double(i) * 0.01
+        let k = min(1, max(0, t - 1))
+        let w = Vector3(0.6 * cos(2.1 * t), 0.5 * cos(1.3 * t + 0.5), 0) * k
+        u = GyroFusion.rotate(u, by: w * -0.01)
+        let read = wrong * w
+        _ = e.update(angularVelocity: read, at: t)
+        _ = e.update(acceleration: u * -g, at: t)
+        if w.length > 0.3 { last = (read, w) }
+    }
+    guard case .doubted(let better, _, _, _) = e.frameCheck.verdict else {
+        Issue.record("no verdict")
+        return
+    }
+    #expect((better * last.read - last.truth).length < 1e-9)
+    #expect(!e.isFusing)
+}
