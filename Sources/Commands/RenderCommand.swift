@@ -10,10 +10,10 @@ struct RenderCommand: Subcommand {
     static let name = "render"
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)"),
-        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)",
+        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)", required: true),
+        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
                    completion: .file(extension: "png")),
-        .config, .set,
+        .configWithoutDefault, .set,
     ]
 
     var focalX: Double

@@ -21,7 +21,7 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)",
+        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)", required: true,
                    completion: .file()),
         OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points",
                    completion: .words(["samples", "frames"])),
@@ -97,7 +97,7 @@ struct ReplayCommand: Subcommand {
         for frame in frames {
             _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
             guard try writer.write(frame) else {
-                context.log.notice("replay: the reader closed \(writer.path) after \(written) frames; stopping")
+                context.log.notice("replay: the reader closed \(writer.path) after \(counted(written, "frame")); stopping")
                 break
             }
             written += 1
@@ -106,7 +106,7 @@ struct ReplayCommand: Subcommand {
         progress.finish()
         try writer.finish()
         let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
-        context.log.info("wrote \(written) frames (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
+        context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
                          + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from \(source.rawValue)) to \(writer.path)")
     }
 }

@@ -214,9 +214,11 @@ package enum ConfigurationKeys {
     }
 }
 
-/// A finite number in the C locale's syntax (Swift's parser ignores the process locale).
+/// A finite decimal number in the C locale's syntax (Swift's parser ignores the process
+/// locale): digits, a sign, a point and an exponent; no hexadecimal ("0x10"), no inf or nan.
 func parseNumber(_ s: String) -> Double? {
-    guard let v = Double(s), v.isFinite else { return nil }
+    guard s.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }),
+          let v = Double(s), v.isFinite else { return nil }
     return v
 }
 

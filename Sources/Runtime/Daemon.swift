@@ -83,7 +83,9 @@ package final class Daemon {
             let outcome = pipeline.run(signals: signals, until: duration)
             if outcome == .finished {
                 finish(running, keeping: nil)
-                log.notice("stopped after \(counters.published) frames and \(counters.samples) samples" + (counters.dropped > 0 ? "; \(counters.dropped) frames dropped" : ""))
+                log.notice("stopped after \(counted(counters.published, "frame")) and \(counted(counters.samples, "sample"))"
+                           + (counters.dropped > 0 ? "; \(counted(counters.dropped, "frame")) dropped" : "")
+                           + (counters.unshown > 0 ? "; \(counted(counters.unshown, "frame")) not shown (no display was attached)" : ""))
                 return
             }
             notifier.reloading()

@@ -14,7 +14,7 @@ package enum SinkFactory {
         switch s.type {
         case "auto":
             let choice = chooseAutomatically(s)
-            log.notice("Sink.type = auto: \(choice.type): \(choice.why)", ["sink.type": choice.type])
+            log.notice("Sink.type = auto: \(choice.type): \(choice.why)")
             var chosen = s
             chosen.type = choice.type
             chosen.device = choice.device
@@ -72,7 +72,7 @@ package enum SinkFactory {
     }
 
     /// `Sink.device = auto` for the framebuffer sink.
-    static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
+    package static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
 
     /// `Sink.type = auto`: drm where a connected display can be driven; where one is
     /// connected but another program holds DRM master, a desktop's compositor owns the
@@ -94,7 +94,7 @@ package enum SinkFactory {
                 } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
                     return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
                 } catch where error.isMasterConflict {
-                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does: shared memory \(s.name) for shimmerd view")
+                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view")
                 } catch {
                     noDRM = "\(error)"
                     return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
@@ -108,12 +108,12 @@ package enum SinkFactory {
     }
 
     private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: String, device: String, why: String) {
-        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)): shared memory \(s.name)") }
+        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view") }
         do {
             _ = try FileDescriptor.open(fb, O_RDWR)
             return ("framebuffer", fb, "no DRM display (\(noDRM)); \(fb) opens")
         } catch {
-            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)): shared memory \(s.name)")
+            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view")
         }
     }
 

@@ -1,0 +1,103 @@
+"""What a first-time user meets: `--help` and synopses, `shimmerd man`, configuration errors,
+`sensors` and `run` on a machine without sensors or a display, refused outputs. The real
+binary, in an empty umockdev testbed where a machine without devices is meant."""
+import re
+import subprocess
+
+import pytest
+
+from harness import SHIMMERD, WAIT
+
+QUIET = ["--set", "Log.level=notice"]
+
+
+def run(*args, **kw):
+    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=WAIT, **kw)
+
+
+def usage_line(command):
+    return run(command, "--help").stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("command,synopsis", [
+    ("render", "render --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]..."),
+    ("replay", "replay TRACE.jsonl --out PATH [--from samples|frames] [--set Section.key=value]..."),
+    ("plot", "plot TRACE.jsonl --out FILE.svg"),
+])
+def test_synopsis_shows_required_options_without_brackets(command, synopsis):
+    assert usage_line(command) == "Usage: shimmerd " + synopsis
+    page = run("man", "shimmerd.8").stdout
+    plain = re.sub(r"\\f[BIR]", "", page).replace("\\-", "-")
+    assert "\nshimmerd " + synopsis + "\n" in plain, plain.split(".SH \"DESCRIPTION\"")[0]
+
+
+def test_render_help_and_manual_say_config_has_no_default():
+    """render reads only the built-in defaults unless --config is given."""
+    line = [l for l in run("render", "--help").stdout.splitlines() if l.strip().startswith("--config")][0]
+    assert "/etc/shimmerd" not in line and "built-in defaults only" in line, line
+    page = run("man", "shimmerd.8").stdout
+    render = page.split('.SS "render"', 1)[1].split(".SS", 1)[0]
+    assert "/etc/shimmerd" not in render and "built\\-in defaults only" in render, render
+    run_section = page.split('.SS "run"', 1)[1].split(".SS", 1)[0]
+    assert "/etc/shimmerd/shimmerd.conf" in run_section.replace("\\-", "-")
+
+
+def test_man_takes_page_names_with_or_without_their_section():
+    for name, full in [("shimmerd", "shimmerd.8"), ("shimmerd.conf", "shimmerd.conf.5")]:
+        short, long = run("man", name), run("man", full)
+        assert short.returncode == 0 and short.stdout == long.stdout and short.stdout.startswith(".\\\""), short.stderr
+    r = run("man", "shimmerd.1")
+    assert r.returncode == 64 and "shimmerd.8" in r.stderr
+
+
+def test_manual_describes_drm_and_lists_the_devices_it_opens():
+    page = run("man", "shimmerd").stdout.replace("\\-", "-")
+    description = page.split('.SH "DESCRIPTION"', 1)[1].split(".SH", 1)[0]
+    assert "DRM/KMS" in description
+    files = page.split('.SH "FILES"', 1)[1].split(".SH", 1)[0]
+    tags = re.findall(r"^\.TP\n\\fI(.*?)\\fR$", files, re.M)
+    assert "auto" not in tags, tags
+    for path in ["/dev/dri/card*", "/dev/fb0", "/dev/tty0", "/dev/input/event*"]:
+        assert path in tags, (path, tags)
+
+
+def test_version_takes_no_arguments():
+    assert run("--version").returncode == 0
+    r = run("--version", "extra")
+    assert r.returncode == 64 and r.stdout == "" and '"extra"' in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("text,line,mention", [
+    (b"[Sensor]\nrate = 30 # thirty\n", 2, "inline comments are not supported; put the comment on its own line"),
+    (b"[Sensor]\n\nrate = 3\xff0\n", 3, "not UTF-8"),
+    (b"[Card]\nwidth = 0x10\n", 2, "Card.width = \"0x10\""),
+])
+def test_configuration_errors_name_file_line_and_why(tmp_path, text, line, mention):
+    conf = tmp_path / "s.conf"
+    conf.write_bytes(text)
+    r = run("check-config", "--config", str(conf))
+    assert r.returncode == 78, r.stdout
+    assert r.stderr.startswith("shimmerd: %s:%d: " % (conf, line)) and mention in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_sensors_on_a_machine_without_iio_says_so_plainly(bed_factory):
+    bed = bed_factory()
+    r = bed.run("sensors")
+    assert r.returncode == 0, r.stderr
+    assert "why: no IIO devices (/sys/bus/iio/devices is absent)" in r.stdout, r.stdout
+    assert "errno" not in r.stdout and "libiio cannot build" not in r.stdout, r.stdout
+
+
+def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_factory, shm_name):
+    bed = bed_factory()
+    r = bed.run("run", *QUIET, "--set", "Sink.name=" + shm_name, "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    auto = [l for l in r.stderr.splitlines() if "Sink.type = auto" in l]
+    assert len(auto) == 1 and auto[0].endswith("; the frames go to /dev/shm/%s for shimmerd view" % shm_name), auto
+    assert re.search(r"stopped after 1 frame and 0 samples$", r.stderr, re.M), r.stderr
+
+    r = bed.run("run", *QUIET, "--set", "Sink.type=drm", "--duration", "1")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"stopped after 1 frame and 0 samples; 1 frame not shown \(no display was attached\)$",
+                     r.stderr, re.M), r.stderr
