@@ -18,8 +18,7 @@ struct PlotCommand: Subcommand {
     init(_ a: ParsedArguments) throws(Failure) {
         guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "plot: missing TRACE.jsonl") }
         self.trace = trace
-        out = try a.required("--out", command: Self.name)
-        guard !out.isEmpty else { throw Failure(.usage, "plot: --out is empty") }
+        out = try a.outputFile("--out", command: Self.name, extension: "svg")
     }
 
     func run(_ context: CommandContext) throws(Failure) {

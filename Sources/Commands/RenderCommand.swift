@@ -25,8 +25,7 @@ struct RenderCommand: Subcommand {
     init(_ a: ParsedArguments) throws(Failure) {
         let focal = try a.required("--focal", command: Self.name)
         (focalX, focalY) = try Self.parseFocal(focal)
-        out = try a.required("--out", command: Self.name)
-        guard !out.isEmpty else { throw Failure(.usage, "render: --out is empty") }
+        out = try a.outputFile("--out", command: Self.name, extension: "png")
         configPath = a.value("--config")
         overrides = a.all("--set")
     }

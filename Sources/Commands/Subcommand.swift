@@ -112,6 +112,17 @@ package struct ParsedArguments: Sendable, Equatable {
         return value
     }
 
+    /// A required output file option whose name must end in `.extension` (any case): the
+    /// file is written in that format alone, so another name would mislabel it.
+    package func outputFile(_ name: String, command: String, extension ext: String) throws(Failure) -> String {
+        let path = try required(name, command: command)
+        guard !path.isEmpty else { throw Failure(.usage, "\(command): \(name) is empty") }
+        guard path.lowercased().hasSuffix("." + ext) else {
+            throw Failure(.usage, "\(command): \(name) \"\(path)\": writes \(ext.uppercased()) only; name the file *.\(ext)")
+        }
+        return path
+    }
+
     /// `--duration SECONDS` as a positive finite number.
     package func seconds(_ name: String) throws(Failure) -> Double? {
         guard let text = value(name) else { return nil }

@@ -131,7 +131,7 @@ package enum ConfigurationKeys {
                              config.sink.mode = m
                              return nil
                          }, show: { "0" + String($0.sink.mode, radix: 8) }),
-        text("Sink", "path", "raw sink output (- = stdout, or a FIFO or file); png sink output directory", \.sink.path),
+        text("Sink", "path", "raw sink output (- = stdout, refused when it is a terminal, which $(tty) names explicitly; or a FIFO or file); png sink output directory", \.sink.path),
         number("Sink", "fps", "most frames per second written", \.sink.fps, range: 1...1000),
     ]
 

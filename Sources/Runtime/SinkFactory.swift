@@ -55,6 +55,12 @@ package enum SinkFactory {
                 throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
             }
         case "raw":
+            // Binary frames would garble a terminal. A terminal named by its own path
+            // (`Sink.path = $(tty)`) is written: that is asked for explicitly.
+            if s.path == "-" && isatty(1) != 0 {
+                throw Failure(.usage, "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
+                              + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway")
+            }
             do {
                 let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
                                             report: { log.warning($0, ["sink.path": s.path]) })

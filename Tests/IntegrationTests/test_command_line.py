@@ -1,8 +1,12 @@
 """What a first-time user meets: `--help` and synopses, `shimmerd man`, configuration errors,
 `sensors` and `run` on a machine without sensors or a display, refused outputs. The real
 binary, in an empty umockdev testbed where a machine without devices is meant."""
+import os
+import pty
 import re
+import select
 import subprocess
+import tty
 
 import pytest
 
@@ -101,3 +105,47 @@ def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_facto
     assert r.returncode == 0, r.stderr
     assert re.search(r"stopped after 1 frame and 0 samples; 1 frame not shown \(no display was attached\)$",
                      r.stderr, re.M), r.stderr
+
+
+@pytest.mark.parametrize("args,accepted", [
+    (["render", "--focal", "175,233", "--out", "card.jpg"], "*.png"),
+    (["plot", "trace.jsonl", "--out", "p.png"], "*.svg"),
+])
+def test_outputs_with_another_format_s_extension_are_refused(tmp_path, args, accepted):
+    (tmp_path / "trace.jsonl").write_text("")
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 64 and accepted in r.stderr and args[-1] in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and list(p.name for p in tmp_path.iterdir()) == ["trace.jsonl"]
+
+
+def run_on_a_terminal(bed, *args):
+    """shimmerd with its stdout on a pseudo-terminal, which is drained; (status, stderr, bytes written).
+    "TTY" in args is the terminal's name."""
+    controller, terminal = pty.openpty()
+    tty.setraw(terminal)
+    args = [a.replace("TTY", os.ttyname(terminal)) for a in args]
+    p = subprocess.Popen([SHIMMERD, *args], stdout=terminal, stderr=subprocess.PIPE, env=bed.env)
+    os.close(terminal)
+    written = 0
+    while True:
+        ready, _, _ = select.select([controller], [], [], WAIT)
+        assert ready, "no output and no exit"
+        try:
+            chunk = os.read(controller, 1 << 16)
+        except OSError:     # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        written += len(chunk)
+    os.close(controller)
+    return p.wait(timeout=WAIT), p.stderr.read().decode(), written
+
+
+def test_raw_frames_are_not_written_to_a_terminal_unless_named(bed_factory):
+    bed = bed_factory()
+    status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--duration", "1")
+    assert status == 64 and written == 0, err
+    assert len(err.splitlines()) == 1 and "standard output is a terminal" in err and "Sink.path=$(tty)" in err, err
+    status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=TTY",
+                                             "--duration", "1")
+    assert status == 0 and written == 700 * 467 * 4, (err, written)
