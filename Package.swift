@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "PNG"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
     ]
 )

@@ -46,7 +46,7 @@ struct RenderCommand: Subcommand {
         // render reads built-in defaults unless --config is given: a picture should not
         // depend on what happens to be in /etc.
         let config = try ConfigurationLoader.load(path: configPath, overrides: overrides, useDefaultPath: false)
-        let renderer = try CardFactory.renderer(config.card)
+        let renderer = try CardFactory.renderer(config)
         let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
         var target = CardTarget(pixmap: buffer.pixmap)
         renderer.render(focalX: focalX, focalY: focalY, into: &target)

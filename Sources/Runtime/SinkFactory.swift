@@ -10,6 +10,7 @@ package enum SinkFactory {
     ///   sink that cannot be opened is reported where it was configured.
     package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
                              describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
+        try checkSettings(s, describe: describe)
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
         case "auto":
@@ -22,9 +23,6 @@ package enum SinkFactory {
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
-            guard s.path != "-", !s.path.isEmpty else {
-                throw Failure(.configuration, "Sink.type = png needs Sink.path = DIRECTORY (got \"\(s.path)\")")
-            }
             do {
                 let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
                                                coverage: renderer.cardCoverage)
@@ -74,6 +72,13 @@ package enum SinkFactory {
             }
         default:
             throw Failure(.configuration, "Sink.type = \(s.type) is not one of auto, drm, framebuffer, shm, raw, png, null")
+        }
+    }
+
+    /// What `[Sink]` decides by itself, before anything is opened.
+    package static func checkSettings(_ s: SinkSettings, describe: (String, String) -> String) throws(Failure) {
+        if s.type == "png", s.path == "-" || s.path.isEmpty {
+            throw Failure(.configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
         }
     }
 

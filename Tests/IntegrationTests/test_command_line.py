@@ -149,3 +149,27 @@ def test_raw_frames_are_not_written_to_a_terminal_unless_named(bed_factory):
     status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=TTY",
                                              "--duration", "1")
     assert status == 0 and written == 700 * 467 * 4, (err, written)
+
+
+@pytest.mark.parametrize("setting", ["Sink.type=shm", "Sink.path=elsewhere"])
+def test_demo_refuses_another_sink_up_front(tmp_path, setting):
+    r = run("demo", "--out", str(tmp_path / "demo"), "--set", setting)
+    assert r.returncode == 78 and r.stdout == "", r.stdout
+    assert len(r.stderr.splitlines()) == 1 and "--set " + setting in r.stderr and "png sink" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("lines,line,run_status", [
+    (["[Card]", "width = 10000", "scale = 16"], 2, 78),
+    (["[Trace]", "path = /nonexistent/trace.jsonl"], 2, 73),
+    (["[Sensor]", "device = trace:/nonexistent/recording.jsonl"], 2, 66),
+])
+def test_check_config_refuses_what_run_refuses_with_the_same_line(bed_factory, tmp_path, lines, line, run_status):
+    conf = tmp_path / "s.conf"
+    conf.write_text("\n".join(lines + ["[Sink]", "type = null"]) + "\n")
+    bed = bed_factory()
+    checked = bed.run("check-config", "--config", str(conf))
+    started = bed.run("run", "--config", str(conf), "--duration", "1")
+    assert checked.returncode == 78 and checked.stdout == "", checked.stdout
+    assert started.returncode == run_status, started.stderr
+    assert checked.stderr == started.stderr and len(checked.stderr.splitlines()) == 1, (checked.stderr, started.stderr)
+    assert "(%s:%d)" % (conf, line) in checked.stderr, checked.stderr
