@@ -92,7 +92,7 @@ struct ReplayCommand: Subcommand {
         guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
 
         var writer = try ReplayWriter(output, renderer: renderer, fps: effective.sink.fps, count: frames.count)
-        let progress = ProgressBar(total: frames.count, enabled: isatty(2) != 0, context: context)
+        let progress = ProgressBar(total: frames.count, unit: "frames", context: context)
         var written = 0
         for frame in frames {
             _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
@@ -108,32 +108,6 @@ struct ReplayCommand: Subcommand {
         let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
         context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
                          + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from \(source.rawValue)) to \(writer.path)")
-    }
-}
-
-/// A progress bar on stderr when it is a terminal; nothing otherwise.
-struct ProgressBar {
-    let total: Int
-    let enabled: Bool
-    let context: CommandContext
-    let step: Int
-
-    init(total: Int, enabled: Bool, context: CommandContext) {
-        self.total = total
-        self.enabled = enabled
-        self.context = context
-        step = max(1, total / 200)
-    }
-
-    func update(_ done: Int) {
-        guard enabled, done % step == 0 || done == total else { return }
-        let width = 40, filled = total > 0 ? width * done / total : width
-        context.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    + "] \(done)/\(total) frames")
-    }
-
-    func finish() {
-        if enabled { context.err("\n") }
     }
 }
 
