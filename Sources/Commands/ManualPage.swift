@@ -54,7 +54,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
         var r = Roff()
         r.header(title: "SHIMMERD", section: 8, manual: "System Administration")
         r.section("NAME")
-        r.text("shimmerd - the Apple Cash shimmer card, driven by a real accelerometer")
+        r.text("shimmerd - a tilt-driven gradient card, driven by a real accelerometer")
         r.section("SYNOPSIS")
         for c in commands {
             r.raw(Roff.bold("shimmerd \(c.name)") + Roff.synopsis(c))
@@ -64,9 +64,9 @@ package enum ManualPage: String, CaseIterable, Sendable {
               + " | " + Roff.bold("shimmerd --version"))
         r.section("DESCRIPTION")
         r.text("""
-            shimmerd draws the Apple Cash "shimmer" card and makes it follow the tilt of the machine: \
+            shimmerd draws a card of 175 gradient dots whose shimmer follows the tilt of the machine: \
             it reads an IIO accelerometer, computes the tilt (dPitch, dRoll) against a baseline, maps it \
-            to a focal point, colors the card's 175 dots from it and writes the frames to a sink: a \
+            to a focal point, colors the card's dots from it and writes the frames to a sink: a \
             display through DRM/KMS, the framebuffer, POSIX shared memory, a raw frame stream, PNG \
             files or nothing.
             """)

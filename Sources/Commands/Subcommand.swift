@@ -198,7 +198,7 @@ package enum ArgumentParser {
 enum Help {
     static func overview(_ commands: [any Subcommand.Type]) -> String {
         var s = """
-            shimmerd \(ShimmerdMain.version): the Apple Cash shimmer card, driven by a real accelerometer.
+            shimmerd \(ShimmerdMain.version): a tilt-driven gradient card, driven by a real accelerometer.
 
             Usage: shimmerd [COMMAND] [OPTIONS]    (COMMAND defaults to run)
 

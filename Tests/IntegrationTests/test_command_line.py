@@ -10,7 +10,7 @@ import tty
 
 import pytest
 
-from harness import SHIMMERD, WAIT
+from harness import REPO, SHIMMERD, WAIT
 
 QUIET = ["--set", "Log.level=notice"]
 
@@ -173,3 +173,38 @@ def test_check_config_refuses_what_run_refuses_with_the_same_line(bed_factory, t
     assert started.returncode == run_status, started.stderr
     assert checked.stderr == started.stderr and len(checked.stderr.splitlines()) == 1, (checked.stderr, started.stderr)
     assert "(%s:%d)" % (conf, line) in checked.stderr, checked.stderr
+
+
+def documented_defaults():
+    """Section.key -> default, from `check-config --documented` (the shipped file's source)."""
+    keys, section = {}, None
+    for line in run("check-config", "--documented").stdout.splitlines():
+        if m := re.match(r"^\[(\w+)\]$", line):
+            section = m.group(1)
+        elif m := re.match(r"^#(\w+) = (.*)$", line):
+            keys["%s.%s" % (section, m.group(1))] = m.group(2)
+    return keys
+
+
+def test_readme_synopses_and_stated_defaults_are_the_program_s():
+    readme = open(os.path.join(REPO, "README.md")).read()
+    running = readme.split("\n## Running\n", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^  (\S+)  ", run("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0], re.M)
+    listed = {}
+    for line in running.splitlines():
+        if m := re.match(r"^    shimmerd ([a-z][a-z-]*)\b(.*?)(?:\s{2,}\(.*\))?$", line):
+            listed[m.group(1)] = "shimmerd " + m.group(1) + m.group(2)
+    assert sorted(listed) == sorted(commands), (sorted(listed), commands)
+    for command, synopsis in listed.items():
+        assert "Usage: " + synopsis == usage_line(command), command
+    # Every "`Section.key = value` (the default)" or "The default, `Section.key = value`" of
+    # the product's documents is the key table's default.
+    defaults = documented_defaults()
+    stated = []
+    for name in ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(REPO, "docs"))) if f.endswith(".md")]:
+        text = open(os.path.join(REPO, name)).read().replace("\n", " ")
+        stated += [(name, k, v) for k, v in re.findall(r"[Tt]he default, `(\w+\.\w+) = ([^`]+)`", text)]
+        stated += [(name, k, v) for k, v in re.findall(r"`(\w+\.\w+) = ([^`]+)` \((?:the )?default\)", text)]
+    assert len(stated) >= 3, stated
+    for name, key, value in stated:
+        assert defaults[key] == value, (name, key, value, defaults[key])
