@@ -6,7 +6,7 @@ import pty
 import re
 import subprocess
 
-from harness import SHIMMERD
+from harness import SHIMMERD, drain_terminal
 
 
 def test_bench_relations():
@@ -71,16 +71,7 @@ def test_bench_shows_progress_on_a_terminal_and_ends_with_a_summary():
     controller, terminal = pty.openpty()
     p = subprocess.Popen([SHIMMERD, "bench", "--frames", "2"], stdout=subprocess.PIPE, stderr=terminal)
     os.close(terminal)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(controller, 1 << 16)
-        except OSError:     # EIO: the last writer closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(controller)
+    shown = drain_terminal(controller)
     out = p.stdout.read().decode()
     assert p.wait(timeout=600) == 0
     steps = re.findall(rb"\r\[[# ]{40}\] (\d+)/(\d+) rounds", shown)

@@ -4,13 +4,12 @@ binary, in an empty umockdev testbed where a machine without devices is meant.""
 import os
 import pty
 import re
-import select
 import subprocess
 import tty
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT
+from harness import REPO, SHIMMERD, WAIT, drain_terminal
 
 QUIET = ["--set", "Log.level=notice"]
 
@@ -126,18 +125,7 @@ def run_on_a_terminal(bed, *args):
     args = [a.replace("TTY", os.ttyname(terminal)) for a in args]
     p = subprocess.Popen([SHIMMERD, *args], stdout=terminal, stderr=subprocess.PIPE, env=bed.env)
     os.close(terminal)
-    written = 0
-    while True:
-        ready, _, _ = select.select([controller], [], [], WAIT)
-        assert ready, "no output and no exit"
-        try:
-            chunk = os.read(controller, 1 << 16)
-        except OSError:     # EIO: the last writer closed the terminal
-            break
-        if not chunk:
-            break
-        written += len(chunk)
-    os.close(controller)
+    written = len(drain_terminal(controller))
     return p.wait(timeout=WAIT), p.stderr.read().decode(), written
 
 

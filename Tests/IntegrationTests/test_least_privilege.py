@@ -54,8 +54,9 @@ def readable_testbed(bed):
     os.chmod(parent, os.stat(parent).st_mode | 0o005)
 
 
-@needs_root
-def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, open_dir):
+def run_as_nobody(bed_factory, open_dir, shm_name, *args):
+    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
+    nobody may read and not write: (device, bed, daemon)."""
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
@@ -63,10 +64,16 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     conf = os.path.join(open_dir, "shimmerd.conf")
     open(conf, "w").close()
     os.chmod(conf, 0o644)
-    trace = os.path.join(open_dir, "trace.jsonl")
     d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
-                  "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace,
+                  "--set", "Sink.name=" + shm_name, *args,
                   prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+    return dev, bed, d
+
+
+@needs_root
+def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, open_dir):
+    trace = os.path.join(open_dir, "trace.jsonl")
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name, "--set", "Trace.path=" + trace)
     _, line = d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode, told why")
     # Who it runs as: nobody, no capabilities, no supplementary groups.
     with open("/proc/%d/status" % d.p.pid) as f:
@@ -218,16 +225,7 @@ def test_buffer_attributes_handed_over_after_start_switch_it_to_buffer_mode(bed_
     """Started before udev ran 60-shimmerd.rules (the unit does not wait for udev-settle):
     polled; once the rule has made the buffer attributes writable (udev's change event
     follows), the device is attached again in buffer mode."""
-    dev = Device(FIXTURE)
-    bed = bed_factory(FIXTURE)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    readable_testbed(bed)
-    conf = os.path.join(open_dir, "shimmerd.conf")
-    open(conf, "w").close()
-    os.chmod(conf, 0o644)
-    d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
-                  "--set", "Sink.name=" + shm_name,
-                  prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name)
     d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode first")
     # What the rule does: the buffer attributes become writable for the service's group.
     device_dir = bed.root + dev.syspath
