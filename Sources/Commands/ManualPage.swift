@@ -156,8 +156,11 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.paragraph()
         r.text("""
             An unknown section or key, or a value of the wrong type or out of range, is an error that \
-            names file:line, the key and the accepted values; shimmerd then exits 78. \
-            shimmerd check-config validates the files and prints the effective values; shimmerd \
+            names file:line, the key and the accepted values; shimmerd then exits 78. Comments are whole \
+            lines: "rate = 30 # thirty" is an error. Numbers are decimal. \
+            shimmerd check-config validates the files, makes the checks shimmerd run makes at start and \
+            on SIGHUP (the card's size in pixels, the files Trace.path and Sensor.device = trace:FILE \
+            name) without creating anything, and prints the effective values; shimmerd \
             check-config --documented prints every key with its default, as the shipped file lists them. \
             shimmerd run re-reads the files on SIGHUP (systemctl reload shimmerd).
             """)
