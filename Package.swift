@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0
 //
-// shimmerd: the Apple Cash "shimmer" card, driven by a real IIO accelerometer.
+// shimmerd: a tilt-driven gradient card, driven by a real IIO accelerometer.
 //
 // Layering (imports point down only; see STYLE.md and README "Module map"):
 //   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
@@ -100,7 +101,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "PNG"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
     ]
 )

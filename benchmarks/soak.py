@@ -136,7 +136,7 @@ def main():
 
     log.close()
     with open(log.name) as f:
-        m = re.search(r"stopped after (\d+) frames and (\d+) samples", f.read())
+        m = re.search(r"stopped after (\d+) frames? and (\d+) samples?", f.read())
     samples = int(m.group(2)) if m else None
 
     if args.csv:

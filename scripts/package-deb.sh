@@ -33,9 +33,9 @@ fi
 work=.build/deb
 stage=$work/shimmerd-$version
 rm -rf "$work"
-mkdir -p "$stage/bin" "$stage/docs" "$stage/tools"
+mkdir -p "$stage/bin" "$stage/tools"
 cp -a debian systemd config README.md "$stage/"
-cp -a docs/*.md "$stage/docs/"
+cp -a docs "$stage/"
 cp -a tools/shmread.py "$stage/tools/"
 install -m 0755 "$bin" "$(dirname "$bin")/shimmerd-view" "$stage/bin/"
 

@@ -41,12 +41,15 @@ struct BenchCommand: Subcommand {
 
     func run(_ context: CommandContext) throws {
         let config = try ConfigurationLoader.load(path: nil, overrides: overrides, useDefaultPath: false)
-        let bench = Benchmark(rounds: rounds)
+        var bench = Benchmark(rounds: rounds)
+        let progress = ProgressBar(total: bench.steps, unit: "rounds", context: context)
+        bench.progress = progress.update
         let results = try bench.run { (scale: Double) throws(Failure) in
             var card = config.card
             card.scale = scale
             return try CardFactory.renderer(card, kernel: kernel)
         }
+        progress.finish()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -69,6 +72,17 @@ struct BenchCommand: Subcommand {
                             + (c.threadCPUNs.map { "; thread CPU \(us($0.median)) a frame with its sleep and wakeup" } ?? "") + "\n")
             }
         }
+        if let line = summary(results) { context.out("\n" + line + "\n") }
+    }
+
+    /// One line for the reader who wants the gist: the daemon's default card (scale 2).
+    func summary(_ results: [Benchmark.TargetResult]) -> String? {
+        guard let r = results.first(where: { $0.target == "scale2" }),
+              let all = r.cases.first(where: { $0.name == "all" }), let idle = r.cases.first(where: { $0.name == "idle" }),
+              let none = r.cases.first(where: { $0.name == "none" }) else { return nil }
+        return "summary: at \(r.width) x \(r.height) px a frame in which every dot changes colour costs \(us(all.ns.median))"
+            + " (median; \(fixed(all.ratioToMemcpy, 1))x a memcpy of the dot pixels), \(us(idle.ns.median)) after a sleep as the daemon's;"
+            + " a frame with no colour change \(us(none.ns.median))" + (r.checksumsMatch ? "" : "; CHECKSUMS DIFFER")
     }
 
     /// A scanout target's rows copied per frame (the DRM sink's path).

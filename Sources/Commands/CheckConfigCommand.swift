@@ -3,7 +3,7 @@ import Runtime
 /// `shimmerd check-config [--config PATH] [--set ...]`: validate and print effective values.
 struct CheckConfigCommand: Subcommand {
     static let name = "check-config"
-    static let abstract = "validate the configuration and print the effective values (exit 0 or 78)"
+    static let abstract = "validate the configuration as run and a reload would, and print the effective values (exit 0 or 78)"
     static let options: [OptionSpec] = [
         .config, .set,
         OptionSpec("--documented", help: "print every key with its default and help (the shipped config/shimmerd.conf)"),
@@ -25,6 +25,14 @@ struct CheckConfigCommand: Subcommand {
             return
         }
         let config = try ConfigurationLoader.load(path: configPath, overrides: overrides)
+        // The checks `run` makes at start and on SIGHUP, with its lines; whatever `run`
+        // would exit with, a configuration it refuses is exit 78 here.
+        do {
+            _ = try ConfigurationCheck.settings(config)
+            try ConfigurationCheck.files(config)
+        } catch {
+            throw Failure(.configuration, error.message)
+        }
         context.out(ConfigurationLoader.render(config))
         // What `auto` does is decided at start, on the machine it runs on: say how (the
         // key table's own help, so there is one wording).

@@ -64,7 +64,10 @@ public enum ShimmerdMain {
                 }
                 return .help(Help.overview(commands))
             }
-            if first == "--version" { return .version }
+            if first == "--version" {
+                guard args.count == 1 else { throw Failure(.usage, "--version takes no arguments, got \"\(args[1])\"") }
+                return .version
+            }
             if let sub = commands.first(where: { $0.name == first }) {
                 return try parse(sub, Array(args.dropFirst()))
             }

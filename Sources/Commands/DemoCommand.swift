@@ -4,6 +4,7 @@ import Output
 import PNG
 import Runtime
 import Sensors
+import Tracing
 
 /// `shimmerd demo [--out DIR]`: the whole pipeline on the embedded simulated
 /// accelerometer following a scripted tilt path. No hardware, no root.
@@ -38,6 +39,14 @@ struct DemoCommand: Subcommand {
                             "Sink.path=\(out)/frames", "Trace.path=\(out)/trace.jsonl", "Log.level=warning"]
         let all = demoDefaults + overrides
         let config = try ConfigurationLoader.load(path: nil, overrides: all, useDefaultPath: false)
+        // The animation is made of the png sink's frames in OUT/frames: another sink or
+        // path would run the whole demo and then find no frames.
+        for (key, value, wanted) in [("Sink.type", config.sink.type, "png"), ("Sink.path", config.sink.path, out + "/frames")]
+            where value != wanted {
+            throw Failure(.configuration, "demo: \(config.describe(key, value)): the demo makes its animation from the png sink's "
+                          + "frames in \(out)/frames, so \(key) stays \(wanted); to show the simulated tilt in another sink, "
+                          + "replay the demo's trace: shimmerd run --set Sensor.device=trace:\(out)/trace.jsonl --set \(key)=\(value)")
+        }
         let path = TiltPath.demo
         let duration = (path.keyframes.last?.t ?? 0) + 1
         let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
@@ -64,8 +73,14 @@ struct DemoCommand: Subcommand {
             // The directory was emptied above, so its frames are this run's, in order.
             let numbers = try FileSystem.list(out + "/frames").compactMap(PNGSequenceSink.number(ofFileName:)).sorted()
             let frames = try numbers.map { try FileSystem.read(out + "/frames/" + PNGSequenceSink.fileName($0)) }
-            let fps = UInt16(max(1, min(config.sink.fps, 1000)))
-            try FileSystem.writeAtomically(try APNG.assemble(frames, delayNumerator: 1, delayDenominator: fps), to: animation)
+            // Frames are published only when some dot changed: each is shown until the
+            // next one was published (the trace's times), the last until the run ended.
+            let published = Dictionary(try TraceReader.read(path: out + "/trace.jsonl").frames.map { ($0.frame, $0.published ?? $0.t) },
+                                       uniquingKeysWith: { a, _ in a })
+            var times: [Double] = []
+            for n in numbers { times.append(published[n] ?? (times.last ?? 0) + 1 / config.sink.fps) }
+            try FileSystem.writeAtomically(try APNG.assemble(frames, delays: APNG.delays(showingAt: times, until: duration)),
+                                           to: animation)
         } catch {
             throw Failure(.ioError, "demo: cannot write the animation \(animation): \(error)")
         }

@@ -10,6 +10,17 @@ package enum ManualPage: String, CaseIterable, Sendable {
     case daemon = "shimmerd.8"
     case configuration = "shimmerd.conf.5"
 
+    /// The page for `name`: "shimmerd.8" or "shimmerd", as `man` takes them.
+    package init?(name: String) {
+        guard let page = Self.allCases.first(where: { $0.rawValue == name || $0.name == name }) else { return nil }
+        self = page
+    }
+
+    /// The page's name without its section: "shimmerd", "shimmerd.conf".
+    package var name: String {
+        String(rawValue[..<rawValue.lastIndex(of: ".")!])
+    }
+
     package var text: String {
         switch self {
         case .daemon: Self.daemonPage(ShimmerdMain.commands)
@@ -25,7 +36,10 @@ package enum ManualPage: String, CaseIterable, Sendable {
             (Configuration.defaultPath, "the configuration, see shimmerd.conf(5); a conffile of the package, so local edits survive an upgrade"),
             (Configuration.defaultPath + ".d/*.conf", "drop-ins, read after the file in lexical order"),
             ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers (IIO devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
-            (sink.device, "the framebuffer of Sink.type = framebuffer (Sink.device)"),
+            ("/dev/dri/card*", "the DRM cards of Sink.type = drm (Sink.device; auto is the first with a connected display), group video"),
+            (SinkFactory.framebufferDevice(sink.device), "the framebuffer of Sink.type = framebuffer (Sink.device), group video"),
+            ("/dev/tty0", "the console, put in graphics mode (KD_GRAPHICS) while the drm or framebuffer sink shows the card and given back on exit; group tty"),
+            ("/dev/input/event*", "the kernel's tablet-mode switch (SW_TABLET_MODE): folding a convertible captures a new baseline; 60-shimmerd.rules gives group shimmerd read access to a switch with an input device of its own"),
             ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by shimmerd view"),
             ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
             ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd, enabled when the package is installed"),
@@ -40,7 +54,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
         var r = Roff()
         r.header(title: "SHIMMERD", section: 8, manual: "System Administration")
         r.section("NAME")
-        r.text("shimmerd - the Apple Cash shimmer card, driven by a real accelerometer")
+        r.text("shimmerd - a tilt-driven gradient card, driven by a real accelerometer")
         r.section("SYNOPSIS")
         for c in commands {
             r.raw(Roff.bold("shimmerd \(c.name)") + Roff.synopsis(c))
@@ -50,10 +64,11 @@ package enum ManualPage: String, CaseIterable, Sendable {
               + " | " + Roff.bold("shimmerd --version"))
         r.section("DESCRIPTION")
         r.text("""
-            shimmerd draws the Apple Cash "shimmer" card and makes it follow the tilt of the machine: \
+            shimmerd draws a card of 175 gradient dots whose shimmer follows the tilt of the machine: \
             it reads an IIO accelerometer, computes the tilt (dPitch, dRoll) against a baseline, maps it \
-            to a focal point, colors the card's 175 dots from it and writes the frames to a sink: the \
-            framebuffer, POSIX shared memory, a raw frame stream, PNG files or nothing.
+            to a focal point, colors the card's dots from it and writes the frames to a sink: a \
+            display through DRM/KMS, the framebuffer, POSIX shared memory, a raw frame stream, PNG \
+            files or nothing.
             """)
         r.paragraph()
         r.text("""
@@ -141,8 +156,11 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.paragraph()
         r.text("""
             An unknown section or key, or a value of the wrong type or out of range, is an error that \
-            names file:line, the key and the accepted values; shimmerd then exits 78. \
-            shimmerd check-config validates the files and prints the effective values; shimmerd \
+            names file:line, the key and the accepted values; shimmerd then exits 78. Comments are whole \
+            lines: "rate = 30 # thirty" is an error. Numbers are decimal. \
+            shimmerd check-config validates the files, makes the checks shimmerd run makes at start and \
+            on SIGHUP (the card's size in pixels, the files Trace.path and Sensor.device = trace:FILE \
+            name) without creating anything, and prints the effective values; shimmerd \
             check-config --documented prints every key with its default, as the shipped file lists them. \
             shimmerd run re-reads the files on SIGHUP (systemctl reload shimmerd).
             """)
@@ -221,13 +239,7 @@ struct Roff {
 
     /// " [--config PATH] [--set Section.key=value]..." with fonts.
     static func synopsis(_ c: any Subcommand.Type) -> String {
-        var s = ""
-        for p in c.positionals { s += " " + italic(p.name) }
-        for o in c.options {
-            let item = bold(o.name) + (o.value.map { " " + italic($0) } ?? "")
-            s += " [" + item + "]" + (o.repeatable ? "..." : "")
-        }
-        return s
+        Synopsis.of(c, literal: bold, placeholder: italic)
     }
 
     static func seeAlso(_ pages: [(String, Int)]) -> String {

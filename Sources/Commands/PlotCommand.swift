@@ -7,7 +7,7 @@ struct PlotCommand: Subcommand {
     static let name = "plot"
     static let abstract = "draw a trace as one SVG: tilt and focal point over time, the focal path over the card"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)", completion: .file(extension: "svg")),
+        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)", required: true, completion: .file(extension: "svg")),
     ]
     static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
                                                     completion: .file(extension: "jsonl"))]
@@ -18,8 +18,7 @@ struct PlotCommand: Subcommand {
     init(_ a: ParsedArguments) throws(Failure) {
         guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "plot: missing TRACE.jsonl") }
         self.trace = trace
-        out = try a.required("--out", command: Self.name)
-        guard !out.isEmpty else { throw Failure(.usage, "plot: --out is empty") }
+        out = try a.outputFile("--out", command: Self.name, extension: "svg")
     }
 
     func run(_ context: CommandContext) throws(Failure) {
@@ -29,7 +28,7 @@ struct PlotCommand: Subcommand {
         do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
             throw Failure(.cannotCreate, "plot: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out): \(contents.samples.count) samples, \(contents.baselines.count) baselines")
+        context.log.info("wrote \(out): \(counted(contents.samples.count, "sample")), \(counted(contents.baselines.count, "baseline"))")
     }
 }
 

@@ -10,10 +10,10 @@ struct RenderCommand: Subcommand {
     static let name = "render"
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)"),
-        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)",
+        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)", required: true),
+        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
                    completion: .file(extension: "png")),
-        .config, .set,
+        .configWithoutDefault, .set,
     ]
 
     var focalX: Double
@@ -25,8 +25,7 @@ struct RenderCommand: Subcommand {
     init(_ a: ParsedArguments) throws(Failure) {
         let focal = try a.required("--focal", command: Self.name)
         (focalX, focalY) = try Self.parseFocal(focal)
-        out = try a.required("--out", command: Self.name)
-        guard !out.isEmpty else { throw Failure(.usage, "render: --out is empty") }
+        out = try a.outputFile("--out", command: Self.name, extension: "png")
         configPath = a.value("--config")
         overrides = a.all("--set")
     }
@@ -47,7 +46,7 @@ struct RenderCommand: Subcommand {
         // render reads built-in defaults unless --config is given: a picture should not
         // depend on what happens to be in /etc.
         let config = try ConfigurationLoader.load(path: configPath, overrides: overrides, useDefaultPath: false)
-        let renderer = try CardFactory.renderer(config.card)
+        let renderer = try CardFactory.renderer(config)
         let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
         var target = CardTarget(pixmap: buffer.pixmap)
         renderer.render(focalX: focalX, focalY: focalY, into: &target)

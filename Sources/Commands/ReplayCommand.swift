@@ -21,7 +21,7 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)",
+        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)", required: true,
                    completion: .file()),
         OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points",
                    completion: .words(["samples", "frames"])),
@@ -92,12 +92,12 @@ struct ReplayCommand: Subcommand {
         guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
 
         var writer = try ReplayWriter(output, renderer: renderer, fps: effective.sink.fps, count: frames.count)
-        let progress = ProgressBar(total: frames.count, enabled: isatty(2) != 0, context: context)
+        let progress = ProgressBar(total: frames.count, unit: "frames", context: context)
         var written = 0
         for frame in frames {
             _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
             guard try writer.write(frame) else {
-                context.log.notice("replay: the reader closed \(writer.path) after \(written) frames; stopping")
+                context.log.notice("replay: the reader closed \(writer.path) after \(counted(written, "frame")); stopping")
                 break
             }
             written += 1
@@ -106,34 +106,8 @@ struct ReplayCommand: Subcommand {
         progress.finish()
         try writer.finish()
         let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
-        context.log.info("wrote \(written) frames (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
+        context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
                          + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from \(source.rawValue)) to \(writer.path)")
-    }
-}
-
-/// A progress bar on stderr when it is a terminal; nothing otherwise.
-struct ProgressBar {
-    let total: Int
-    let enabled: Bool
-    let context: CommandContext
-    let step: Int
-
-    init(total: Int, enabled: Bool, context: CommandContext) {
-        self.total = total
-        self.enabled = enabled
-        self.context = context
-        step = max(1, total / 200)
-    }
-
-    func update(_ done: Int) {
-        guard enabled, done % step == 0 || done == total else { return }
-        let width = 40, filled = total > 0 ? width * done / total : width
-        context.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    + "] \(done)/\(total) frames")
-    }
-
-    func finish() {
-        if enabled { context.err("\n") }
     }
 }
 

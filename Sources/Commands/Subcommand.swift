@@ -21,19 +21,26 @@ package struct OptionSpec: Sendable {
     package var value: String?
     package var help: String
     package var repeatable = false
+    /// The command cannot run without it: the synopsis shows it without brackets.
+    package var required = false
     package var completion: ValueCompletion
 
-    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false,
+    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false, required: Bool = false,
                  completion: ValueCompletion = .none) {
         self.name = name
         self.value = value
         self.help = help
         self.repeatable = repeatable
+        self.required = required
         self.completion = completion
     }
 
     package static let config = OptionSpec("--config", value: "PATH", help: "configuration file (default \(Configuration.defaultPath); drop-ins from PATH.d/)",
                                            completion: .file())
+    /// `--config` of a command that reads only the built-in defaults unless it is given.
+    package static let configWithoutDefault = OptionSpec("--config", value: "PATH",
+                                                         help: "configuration file (default: none, the built-in defaults only; drop-ins from PATH.d/)",
+                                                         completion: .file())
     package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true,
                                         completion: .setting)
     package static let duration = OptionSpec("--duration", value: "SECONDS", help: "stop cleanly after this time")
@@ -105,6 +112,17 @@ package struct ParsedArguments: Sendable, Equatable {
         return value
     }
 
+    /// A required output file option whose name must end in `.extension` (any case): the
+    /// file is written in that format alone, so another name would mislabel it.
+    package func outputFile(_ name: String, command: String, extension ext: String) throws(Failure) -> String {
+        let path = try required(name, command: command)
+        guard !path.isEmpty else { throw Failure(.usage, "\(command): \(name) is empty") }
+        guard path.lowercased().hasSuffix("." + ext) else {
+            throw Failure(.usage, "\(command): \(name) \"\(path)\": writes \(ext.uppercased()) only; name the file *.\(ext)")
+        }
+        return path
+    }
+
     /// `--duration SECONDS` as a positive finite number.
     package func seconds(_ name: String) throws(Failure) -> Double? {
         guard let text = value(name) else { return nil }
@@ -157,6 +175,14 @@ package enum ArgumentParser {
             }
             parsed.values[name, default: []].append(value)
         }
+        // Every positional is required; a missing one is named before a missing option.
+        if parsed.positionals.count < positionals.count {
+            let p = positionals[parsed.positionals.count]
+            throw Failure(.usage, "\(command): missing \(p.name) (\(p.help))")
+        }
+        for spec in options where spec.required && parsed.values[spec.name] == nil {
+            throw Failure(.usage, "\(command): missing \(spec.name) \(spec.value ?? "")")
+        }
         if parsed.positionals.count > positionals.count {
             throw Failure(.usage, "\(command): unexpected argument \"\(parsed.positionals[positionals.count])\"")
         }
@@ -172,7 +198,7 @@ package enum ArgumentParser {
 enum Help {
     static func overview(_ commands: [any Subcommand.Type]) -> String {
         var s = """
-            shimmerd \(ShimmerdMain.version): the Apple Cash shimmer card, driven by a real accelerometer.
+            shimmerd \(ShimmerdMain.version): a tilt-driven gradient card, driven by a real accelerometer.
 
             Usage: shimmerd [COMMAND] [OPTIONS]    (COMMAND defaults to run)
 
@@ -200,13 +226,7 @@ enum Help {
     }
 
     static func text(for c: any Subcommand.Type) -> String {
-        var usage = "Usage: shimmerd \(c.name)"
-        for p in c.positionals { usage += " \(p.name)" }
-        for o in c.options {
-            let item = o.value.map { "\(o.name) \($0)" } ?? o.name
-            usage += o.repeatable ? " [\(item)]..." : " [\(item)]"
-        }
-        var s = "\(usage)\n\n\(c.abstract)\n"
+        var s = "Usage: shimmerd \(c.name)\(Synopsis.of(c))\n\n\(c.abstract)\n"
         var rows: [(String, String)] = c.positionals.map { ($0.name, $0.help) }
         for o in c.options {
             rows.append((o.value.map { "\(o.name) \($0)" } ?? o.name, o.help))
@@ -216,6 +236,22 @@ enum Help {
         s += "\n"
         for (left, help) in rows {
             s += "  " + left.padding(width) + "  " + help + "\n"
+        }
+        return s
+    }
+}
+
+/// The arguments of a command's synopsis, from its tables: positionals, then required
+/// options, then the others in brackets (`...` after a repeatable one). `literal` and
+/// `placeholder` format names and values (plain for `--help`, roff fonts for the manual).
+enum Synopsis {
+    static func of(_ c: any Subcommand.Type, literal: (String) -> String = { $0 },
+                   placeholder: (String) -> String = { $0 }) -> String {
+        var s = ""
+        for p in c.positionals { s += " " + placeholder(p.name) }
+        for o in c.options.filter(\.required) + c.options.filter({ !$0.required }) {
+            let item = literal(o.name) + (o.value.map { " " + placeholder($0) } ?? "")
+            s += " " + (o.required ? item : "[" + item + "]") + (o.repeatable ? "..." : "")
         }
         return s
     }

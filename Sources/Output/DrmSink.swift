@@ -124,6 +124,7 @@ package final class DrmSink: FrameSink {
     package var summary: String { "drm \(device)" + (connectorName == "auto" ? "" : " \(connectorName)") }
     package var slotCount: Int { 1 }
     package var isAttached: Bool { attached != nil }
+    package var isShowing: Bool { isAttached }
     package var isReadyForFrame: Bool { attached?.pending == nil }
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }

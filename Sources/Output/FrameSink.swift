@@ -70,6 +70,9 @@ package protocol FrameSink: AnyObject {
     func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery
     /// Frames published so far.
     var framesPublished: UInt64 { get }
+    /// False while a published frame reaches no one: a display sink with no display
+    /// attached keeps the frame for when one appears. The stop line counts those apart.
+    var isShowing: Bool { get }
     /// Called by the pipeline loop on every wake-up (at least four times a second), frames
     /// or not, so a sink can retry a device that was missing or busy. Never throws: a
     /// sink reports its own state changes through the report closure it was given.
@@ -103,4 +106,5 @@ extension FrameSink {
     package func handle(readable: [Int32]) {}
     package var isReadyForFrame: Bool { true }
     package var isBacklogged: Bool { false }
+    package var isShowing: Bool { true }
 }

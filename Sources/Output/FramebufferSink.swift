@@ -92,6 +92,7 @@ package final class FramebufferSink: FrameSink {
     package var summary: String { "framebuffer \(devicePath)" }
     package var slotCount: Int { 1 }
     package var isAttached: Bool { device != nil }
+    package var isShowing: Bool { isAttached }
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) { (shadow.pixmap, 0, 0) }
     package func nextSlot() -> Int { 0 }
 

@@ -8,7 +8,41 @@ package enum APNG {
     /// One animation from same-sized 8-bit RGBA PNGs, each shown `delayNumerator /
     /// delayDenominator` seconds, looping forever.
     package static func assemble(_ frames: [[UInt8]], delayNumerator: UInt16, delayDenominator: UInt16) throws -> [UInt8] {
+        try assemble(frames, delays: Array(repeating: Delay(numerator: delayNumerator, denominator: delayDenominator),
+                                           count: frames.count))
+    }
+
+    /// How long one frame is shown: `numerator / denominator` seconds (fcTL delay_num, delay_den).
+    package struct Delay: Equatable, Sendable {
+        package var numerator: UInt16
+        package var denominator: UInt16
+
+        package init(numerator: UInt16, denominator: UInt16) {
+            self.numerator = numerator
+            self.denominator = denominator
+        }
+    }
+
+    /// Delays for frames shown from `times` (seconds, ascending) on, the last until `end`:
+    /// milliseconds, each the difference of the rounded times, so the delays add up to
+    /// `end - times[0]` to the millisecond however many frames there are. A gap past 65.535 s
+    /// is given in whole seconds.
+    package static func delays(showingAt times: [Double], until end: Double) -> [Delay] {
+        let ms = (times + [max(end, times.last ?? end)]).map { ($0 * 1000).rounded() }
+        return (0..<times.count).map { i in
+            let gap = max(0, ms[i + 1] - ms[i])
+            return gap <= 65535 ? Delay(numerator: UInt16(gap), denominator: 1000)
+                : Delay(numerator: UInt16(min(65535, (gap / 1000).rounded())), denominator: 1)
+        }
+    }
+
+    /// One animation from same-sized 8-bit RGBA PNGs, frame i shown for `delays[i]`,
+    /// looping forever.
+    package static func assemble(_ frames: [[UInt8]], delays: [Delay]) throws -> [UInt8] {
         guard let first = frames.first else { throw PNGError(operation: "APNG", message: "no frames") }
+        guard delays.count == frames.count else {
+            throw PNGError(operation: "APNG", message: "\(delays.count) delays for \(frames.count) frames")
+        }
         let ihdr = try chunks(first).first { $0.type == "IHDR" }
         guard let ihdr, ihdr.data.count == 13 else { throw PNGError(operation: "APNG", message: "first frame has no IHDR") }
         var out: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
@@ -22,7 +56,7 @@ package enum APNG {
             }
             // fcTL: sequence, width, height, x, y, delay num/den, dispose 0 (none), blend 0 (source).
             append(&out, "fcTL", be32(sequence) + Array(ihdr.data[0..<8]) + be32(0) + be32(0)
-                   + be16(delayNumerator) + be16(delayDenominator) + [0, 0])
+                   + be16(delays[index].numerator) + be16(delays[index].denominator) + [0, 0])
             sequence += 1
             for idat in parts where idat.type == "IDAT" {
                 if index == 0 {

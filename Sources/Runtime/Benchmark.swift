@@ -104,6 +104,11 @@ package struct Benchmark {
     package var rounds: Int
     /// `idle` frames per target (each after a sleep, so few): the rounds, at most 100.
     package var idleFrames: Int
+    /// Called between measured frames with the steps done so far, of `steps` (a progress
+    /// display; nothing of it is timed).
+    package var progress: (Int) -> Void = { _ in }
+    /// Every target's rounds and idle frames.
+    package var steps: Int { targets.count * (rounds + max(idleFrames, 1)) }
 
     package init(rounds: Int) {
         self.rounds = rounds
@@ -137,10 +142,10 @@ package struct Benchmark {
     /// Runs every target; `makeRenderer` builds a renderer at a scale (fonts are I/O,
     /// so the caller supplies them).
     package func run(makeRenderer: (Double) throws -> CardRenderer) rethrows -> [TargetResult] {
-        try targets.map { try run($0, makeRenderer: makeRenderer) }
+        try targets.indices.map { try run(targets[$0], makeRenderer: makeRenderer, stepsBefore: $0 * (rounds + max(idleFrames, 1))) }
     }
 
-    func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer) rethrows -> TargetResult {
+    func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer, stepsBefore: Int = 0) rethrows -> TargetResult {
         let renderer = try makeRenderer(t.scale)
         let w = t.framebuffer?.width ?? renderer.pixelWidth
         let h = t.framebuffer?.height ?? renderer.pixelHeight
@@ -204,6 +209,7 @@ package struct Benchmark {
             memcpy(dst, src, floorBytes)
             t1 = MonotonicClock.nanoseconds()
             memcpyColdTimes.append(Double(t1 - t0))
+            progress(stepsBefore + round + 1)
         }
         let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
 
@@ -232,6 +238,7 @@ package struct Benchmark {
             let t0 = MonotonicClock.nanoseconds()
             memcpy(dst, src, floorBytes)
             memcpyIdleTimes.append(Double(MonotonicClock.nanoseconds() - t0))
+            progress(stepsBefore + rounds + i)
         }
         let memcpyIdleStats = Stats(memcpyIdleTimes)
 

@@ -19,6 +19,17 @@ package enum CardFactory {
         return style
     }
 
+    /// The renderer of `c.card`; an error names where the card's keys were set.
+    package static func renderer(_ c: Configuration, kernel: CardRenderer.Kernel? = nil) throws(Failure) -> CardRenderer {
+        do { return try renderer(c.card, kernel: kernel) } catch {
+            let set = ["Card.width", "Card.height", "Card.scale", "Card.origin"].compactMap { key in
+                c.origin(of: key).map { "\(key) (\($0))" }
+            }
+            guard !set.isEmpty, !error.message.hasPrefix("Card.font") else { throw error }
+            throw Failure(error.status, set.joined(separator: ", ") + ": " + error.message)
+        }
+    }
+
     /// The renderer; font problems are configuration errors (exit 78) naming the font.
     /// - Parameter kernel: nil picks the fastest the CPU runs.
     package static func renderer(_ s: CardSettings, kernel: CardRenderer.Kernel? = nil) throws(Failure) -> CardRenderer {

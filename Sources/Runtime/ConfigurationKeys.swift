@@ -131,7 +131,7 @@ package enum ConfigurationKeys {
                              config.sink.mode = m
                              return nil
                          }, show: { "0" + String($0.sink.mode, radix: 8) }),
-        text("Sink", "path", "raw sink output (- = stdout, or a FIFO or file); png sink output directory", \.sink.path),
+        text("Sink", "path", "raw sink output (- = stdout, refused when it is a terminal, which $(tty) names explicitly; or a FIFO or file); png sink output directory", \.sink.path),
         number("Sink", "fps", "most frames per second written", \.sink.fps, range: 1...1000),
     ]
 
@@ -214,9 +214,11 @@ package enum ConfigurationKeys {
     }
 }
 
-/// A finite number in the C locale's syntax (Swift's parser ignores the process locale).
+/// A finite decimal number in the C locale's syntax (Swift's parser ignores the process
+/// locale): digits, a sign, a point and an exponent; no hexadecimal ("0x10"), no inf or nan.
 func parseNumber(_ s: String) -> Double? {
-    guard let v = Double(s), v.isFinite else { return nil }
+    guard s.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }),
+          let v = Double(s), v.isFinite else { return nil }
     return v
 }
 

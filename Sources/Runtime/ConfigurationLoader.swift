@@ -43,9 +43,26 @@ package enum ConfigurationLoader {
             throw Failure(.configuration, "cannot read configuration: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw Failure(.configuration, "\(file): not UTF-8 text")
+            let (line, offset) = firstInvalidUTF8(bytes)
+            throw Failure(.configuration, "\(file):\(line): not UTF-8 text (byte \(offset + 1) of the file is not valid UTF-8)")
         }
         try parse(text, file: file, into: &config)
+    }
+
+    /// The 1-based line and the 0-based byte offset of the first byte of `bytes` that is not
+    /// part of valid UTF-8.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> (line: Int, offset: Int) {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        loop: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: break loop
+            case .error(let length): _ = length; break loop
+            }
+        }
+        return (1 + bytes[..<min(offset, bytes.count)].filter { $0 == UInt8(ascii: "\n") }.count, offset)
     }
 
     /// Running as root, a configuration file (or drop-in directory) that others may
@@ -117,7 +134,10 @@ package enum ConfigurationLoader {
             throw Failure(.configuration, "\(at): unknown key \"\(key)\" in [\(section)]; keys are " + names.joined(separator: ", "))
         }
         if let problem = entry.apply(&config, value) {
-            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)")
+            // As in systemd's files, "#" and ";" start a comment only at the start of a line.
+            let inline = value.contains(" #") || value.contains(" ;") || value.contains("\t#") || value.contains("\t;")
+            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)"
+                          + (inline ? "; inline comments are not supported; put the comment on its own line" : ""))
         }
         config.origins[entry.qualifiedName] = at
     }

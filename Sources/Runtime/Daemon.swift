@@ -83,7 +83,9 @@ package final class Daemon {
             let outcome = pipeline.run(signals: signals, until: duration)
             if outcome == .finished {
                 finish(running, keeping: nil)
-                log.notice("stopped after \(counters.published) frames and \(counters.samples) samples" + (counters.dropped > 0 ? "; \(counters.dropped) frames dropped" : ""))
+                log.notice("stopped after \(counted(counters.published, "frame")) and \(counted(counters.samples, "sample"))"
+                           + (counters.dropped > 0 ? "; \(counted(counters.dropped, "frame")) dropped" : "")
+                           + (counters.unshown > 0 ? "; \(counted(counters.unshown, "frame")) not shown (no display was attached)" : ""))
                 return
             }
             notifier.reloading()
@@ -145,8 +147,7 @@ package final class Daemon {
     /// taken over from it where their settings did not change, and nothing of `old` is
     /// touched: on a throw, whatever was opened here is closed again.
     private func assemble(_ c: Configuration, replacing old: Assembly?) throws(Failure) -> (assembly: Assembly, kept: String) {
-        let motion = try MotionConfiguration(c)
-        let renderer = try CardFactory.renderer(c.card)
+        let (motion, renderer) = try ConfigurationCheck.settings(c)
         // Frames follow a wait (poll, or a paced trace's sleep), which empties the caches;
         // only a trace replayed as fast as possible draws frame after frame.
         renderer.prefetchesAhead = traceClock == nil || c.sensor.traceSpeed != nil
@@ -199,7 +200,7 @@ package final class Daemon {
         do {
             return try TraceWriter(path: c.trace.path, log: log, maxSize: c.trace.maxSize, keep: c.trace.maxFiles)
         } catch {
-            throw Failure(.cannotCreate, "\(c.describe("Trace.path", c.trace.path)): \(error)")
+            throw ConfigurationCheck.traceFailure(c, error)
         }
     }
 
@@ -226,10 +227,7 @@ package final class Daemon {
         guard let traceClock else {
             throw Failure(.configuration, "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
         }
-        let contents: TraceContents
-        do { contents = try TraceReader.read(path: file) } catch {
-            throw Failure(error.line == nil ? .noInput : .dataError, "Sensor.device = trace:\(error.description)")
-        }
+        let contents = try ConfigurationCheck.readTrace(file, c)
         if contents.truncatedLastLine {
             log.warning("trace \(file) ends in a partial line (a crash mid-write?); it is ignored")
         }

@@ -9,6 +9,8 @@ import Tracing
 package final class RunCounters {
     package var published: UInt64 = 0
     package var dropped: UInt64 = 0
+    /// Published while the sink showed them to no one (no display attached).
+    package var unshown: UInt64 = 0
     package var samples = 0
 
     package init() {}
@@ -67,6 +69,7 @@ final class FramePublisher {
             switch try sink.publish(slot: slot, info) {
             case .published:
                 counters.published += 1
+                if !sink.isShowing { counters.unshown += 1 }
                 trace?.append(TraceRecord.Frame(t: now, frame: counters.published, focal: [focal.x, focal.y],
                                                 dots: painted.dotsRepainted, pixels: painted.pixelsWritten, published: clock()))
                 onFrame?(counters.published, now)

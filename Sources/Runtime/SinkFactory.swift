@@ -10,11 +10,12 @@ package enum SinkFactory {
     ///   sink that cannot be opened is reported where it was configured.
     package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
                              describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
+        try checkSettings(s, describe: describe)
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
         case "auto":
             let choice = chooseAutomatically(s)
-            log.notice("Sink.type = auto: \(choice.type): \(choice.why)", ["sink.type": choice.type])
+            log.notice("Sink.type = auto: \(choice.type): \(choice.why)")
             var chosen = s
             chosen.type = choice.type
             chosen.device = choice.device
@@ -22,9 +23,6 @@ package enum SinkFactory {
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
-            guard s.path != "-", !s.path.isEmpty else {
-                throw Failure(.configuration, "Sink.type = png needs Sink.path = DIRECTORY (got \"\(s.path)\")")
-            }
             do {
                 let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
                                                coverage: renderer.cardCoverage)
@@ -55,6 +53,12 @@ package enum SinkFactory {
                 throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
             }
         case "raw":
+            // Binary frames would garble a terminal. A terminal named by its own path
+            // (`Sink.path = $(tty)`) is written: that is asked for explicitly.
+            if s.path == "-" && isatty(1) != 0 {
+                throw Failure(.usage, "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
+                              + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway")
+            }
             do {
                 let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
                                             report: { log.warning($0, ["sink.path": s.path]) })
@@ -71,8 +75,15 @@ package enum SinkFactory {
         }
     }
 
+    /// What `[Sink]` decides by itself, before anything is opened.
+    package static func checkSettings(_ s: SinkSettings, describe: (String, String) -> String) throws(Failure) {
+        if s.type == "png", s.path == "-" || s.path.isEmpty {
+            throw Failure(.configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
+        }
+    }
+
     /// `Sink.device = auto` for the framebuffer sink.
-    static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
+    package static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
 
     /// `Sink.type = auto`: drm where a connected display can be driven; where one is
     /// connected but another program holds DRM master, a desktop's compositor owns the
@@ -94,7 +105,7 @@ package enum SinkFactory {
                 } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
                     return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
                 } catch where error.isMasterConflict {
-                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does: shared memory \(s.name) for shimmerd view")
+                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view")
                 } catch {
                     noDRM = "\(error)"
                     return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
@@ -108,12 +119,12 @@ package enum SinkFactory {
     }
 
     private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: String, device: String, why: String) {
-        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)): shared memory \(s.name)") }
+        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view") }
         do {
             _ = try FileDescriptor.open(fb, O_RDWR)
             return ("framebuffer", fb, "no DRM display (\(noDRM)); \(fb) opens")
         } catch {
-            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)): shared memory \(s.name)")
+            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view")
         }
     }
 

@@ -81,6 +81,8 @@ package final class AccelerometerService {
     private var restoreFrequency: (file: String, text: String)?
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
+    /// When `attachAgainForBuffer` looks next.
+    private var nextBufferCheck = 0.0
     private var nextRead = 0.0
     /// Buffer mode: the device node is waited on (it has given data when readable);
     /// cleared when it reports readable without data (an emulated node at its end, a
@@ -201,6 +203,10 @@ package final class AccelerometerService {
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
         }
+        if driver != nil, now >= nextBufferCheck {
+            nextBufferCheck = now + 1
+            events += attachAgainForBuffer(now: now)
+        }
         guard driver != nil else { return }
         let waited = bufferDescriptor
         let woke = waited.map { readable.contains($0) } ?? false
@@ -212,6 +218,20 @@ package final class AccelerometerService {
         readOnce(now: now, into: &events)
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
         events += dropUnreachableRemote(now: now)
+    }
+
+    /// A device polled because `Sensor.mode = auto` found its buffer attributes not
+    /// writable is attached again once they are: the daemon started before udev ran
+    /// 60-shimmerd.rules on it (the unit does not wait for udev-settle), and udev has now
+    /// handed them over. Looked at once a second; a few access(2) calls.
+    private func attachAgainForBuffer(now: Double) -> [Event] {
+        guard settings.mode == .auto, let a = attachment, a.mode == "poll", a.device.bufferCapable,
+              BufferPermission.isPermission(a.modeReason), BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return [] }
+        detach()
+        log(.notice, "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode",
+            ["sensor.device": a.device.id])
+        nextAttachAttempt = now
+        return [.detached(a.device.displayName, reason: "its buffer attributes became writable")]
     }
 
     /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is

@@ -27,9 +27,18 @@ enum BufferPermission {
         var files = ["buffer/enable"] + d.scanElements.map { "scan_elements/in_\($0.name)_en" }
         if !d.triggerIsCurrent { files.append("trigger/current_trigger") }
         for f in files where !SysfsAttributeFile.isWritable("\(p)/\(f)") {
-            return "\(f) is not writable by this process"
+            return "\(f) \(notWritable)"
         }
-        if let n = d.devnode, !SysfsAttributeFile.isReadable(n) { return "\(n) is not readable by this process" }
+        if let n = d.devnode, !SysfsAttributeFile.isReadable(n) { return "\(n) \(notReadable)" }
         return nil
+    }
+
+    private static let notWritable = "is not writable by this process"
+    private static let notReadable = "is not readable by this process"
+
+    /// Whether `why` (a mode reason) is a permission this process lacked, which udev may
+    /// grant later, rather than something about the device.
+    static func isPermission(_ why: String) -> Bool {
+        why.hasSuffix(notWritable) || why.hasSuffix(notReadable)
     }
 }

@@ -1,4 +1,5 @@
 import IIO
+import LinuxSystem
 import Motion
 import Udev
 
@@ -17,6 +18,8 @@ package struct SensorReport: Sendable {
     /// Every gyroscope found, and the one paired with the chosen accelerometer.
     package var gyroscopes: [GyroscopeDescription] = []
     package var pairing: GyroPairing?
+    /// No IIO devices at all: the reason says so, and libiio's failure is not repeated.
+    package var iioAbsent = false
 
     /// Discovers now.
     package static func gather(settings: AccelerometerSettings) throws(SensorError) -> SensorReport {
@@ -40,7 +43,13 @@ package struct SensorReport: Sendable {
         }
         let devices = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
         let gyroscopes = Discovery.gyroscopes(snapshots)
-        let selection = SensorSelection.select(settings.device, from: devices)
+        var selection = SensorSelection.select(settings.device, from: devices)
+        // A machine without IIO at all (no driver loaded, a VM): libiio's failure to build
+        // a context follows from that and is no news of its own.
+        let iioAbsent = source == "local" && snapshots.isEmpty && !FileSystem.isDirectory(Self.iioDevices)
+        if iioAbsent {
+            selection.reason = "no IIO devices (\(Self.iioDevices) is absent)"
+        }
         var modes: [String: (String, String)] = [:]
         for d in devices where d.isAccelerometer {
             if context == nil {
@@ -61,7 +70,7 @@ package struct SensorReport: Sendable {
                              configuredMatrix: settings.gyroMountMatrix)
         }
         return SensorReport(selector: settings.device, source: source, devices: devices, selection: selection,
-                            modes: modes, libiioLocal: libiio, gyroscopes: gyroscopes, pairing: pairing)
+                            modes: modes, libiioLocal: libiio, gyroscopes: gyroscopes, pairing: pairing, iioAbsent: iioAbsent)
     }
 
     package var json: SensorJSON {
@@ -154,11 +163,14 @@ package struct SensorReport: Sendable {
         return .object(o)
     }
 
+    /// Where the kernel lists IIO devices (sysfs-bus-iio ABI).
+    static let iioDevices = "/sys/bus/iio/devices"
+
     /// Human-readable lines.
     package var lines: [String] {
         var out = ["Sensor.device = \(selector) (\(source)): \(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
                    "  why: \(selection.reason)"]
-        if libiioLocal != "ok" { out.append("  note: \(libiioLocal)") }
+        if libiioLocal != "ok" && !iioAbsent { out.append("  note: \(libiioLocal)") }
         for d in devices {
             let mark = selection.chosen?.id == d.id ? "*" : " "
             out.append("\(mark) \(d.id): \(d.name ?? "(no name)")" + (d.label.map { " label=\($0)" } ?? ""))

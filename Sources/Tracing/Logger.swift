@@ -106,3 +106,8 @@ extension String {
         return String(map { $0.isNewline ? " " : $0 })
     }
 }
+
+/// "1 frame", "2 frames", "0 samples": a count and its noun, for log lines.
+package func counted(_ n: some BinaryInteger, _ noun: String, plural: String? = nil) -> String {
+    "\(n) " + (n == 1 ? noun : plural ?? noun + "s")
+}

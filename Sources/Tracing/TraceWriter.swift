@@ -53,6 +53,22 @@ package final class TraceWriter {
         fd = try Self.create(path)
     }
 
+    /// Throws what `init` would throw for `path`, without creating or truncating anything
+    /// (`check-config`): an existing file or FIFO is opened for writing and closed again; a
+    /// missing one needs a directory this process may write.
+    package static func checkCreatable(_ path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if fd >= 0 { Glibc.close(fd); return }
+        var e = errno
+        if e == ENOENT {
+            let slash = path.lastIndex(of: "/")
+            let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            if access(directory, W_OK | X_OK) == 0 { return }
+            e = errno
+        }
+        throw SystemError("open trace", path: path, errno: e)
+    }
+
     private static func create(_ path: String) throws -> Int32 {
         try retryingEINTR("open trace", path: path) {
             open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)

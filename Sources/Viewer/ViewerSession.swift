@@ -37,6 +37,12 @@ package final class ViewerSession {
         let video: VideoSystem
         let window: FrameWindow
         do {
+            let env = { (name: String) in getenv(name).map { String(cString: $0) } }
+            // Before SDL starts: its Wayland probe prints its own line about
+            // XDG_RUNTIME_DIR first when there is no display at all.
+            try Self.requireADisplaySocket(display: env("DISPLAY"), waylandDisplay: env("WAYLAND_DISPLAY"),
+                                           runtimeDirectory: env("XDG_RUNTIME_DIR"), requested: env("SDL_VIDEODRIVER"),
+                                           exists: { access($0, F_OK) == 0 })
             video = try VideoSystem(appName: "shimmerd")
             try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
             reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
@@ -90,6 +96,20 @@ package final class ViewerSession {
                 continue
             }
         }
+    }
+
+    /// Where SDL would look for a display: DISPLAY (X11), else WAYLAND_DISPLAY or, as
+    /// libwayland-client defaults, `$XDG_RUNTIME_DIR/wayland-0`. With none of them and no
+    /// SDL_VIDEODRIVER asking for a driver of its own, there is no display to open.
+    static func requireADisplaySocket(display: String?, waylandDisplay: String?, runtimeDirectory: String?,
+                                      requested: String?, exists: (String) -> Bool) throws(DisplayError) {
+        if let requested, !requested.isEmpty { return }
+        if let display, !display.isEmpty { return }
+        if let waylandDisplay, !waylandDisplay.isEmpty { return }
+        if let runtimeDirectory, !runtimeDirectory.isEmpty, exists(runtimeDirectory + "/wayland-0") { return }
+        throw DisplayError("no display", "neither DISPLAY (X11) nor WAYLAND_DISPLAY is set"
+                           + (runtimeDirectory.map { $0.isEmpty ? "" : " and there is no \($0)/wayland-0" } ?? " and XDG_RUNTIME_DIR is unset")
+                           + "; run it in a desktop session, or set DISPLAY or WAYLAND_DISPLAY")
     }
 
     /// SDL falls back to its invisible drivers ("offscreen", "dummy") when no display is

@@ -8,6 +8,7 @@ import math
 import os
 import queue
 import re
+import select
 import signal
 import struct
 import subprocess
@@ -501,3 +502,21 @@ class AllocationCount:
 
 def frames_published(name):
     return shm_header(name)[1]
+
+
+def drain_terminal(controller):
+    """Everything written to a pseudo-terminal until its last writer closes it (EIO or
+    end of file), read from the controller side, which is then closed."""
+    shown = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], WAIT)
+        assert ready, "nothing written to the terminal and it was not closed"
+        try:
+            chunk = os.read(controller, 1 << 16)
+        except OSError:     # EIO: the last writer closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    return shown

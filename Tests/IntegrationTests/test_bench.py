@@ -1,9 +1,12 @@
 """`shimmerd bench --json` smoke: relations that hold on any machine, never
 absolute times. The numbers themselves are in docs/PERFORMANCE.md."""
 import json
+import os
+import pty
+import re
 import subprocess
 
-from harness import SHIMMERD
+from harness import SHIMMERD, drain_terminal
 
 
 def test_bench_relations():
@@ -60,3 +63,21 @@ def test_bench_relations():
         assert 0 < drm[c]["scanout_rows_per_frame"] <= card_rows
     for name in ("scale1", "scale2", "fb1920x1080"):
         assert all(c.get("scanout_rows_per_frame") is None for c in targets[name]["cases"])
+
+
+def test_bench_shows_progress_on_a_terminal_and_ends_with_a_summary():
+    """Progress goes to stderr only when it is a terminal; the text report's last line is
+    the summary. (No JSON here: stdout is a pipe, stderr the terminal.)"""
+    controller, terminal = pty.openpty()
+    p = subprocess.Popen([SHIMMERD, "bench", "--frames", "2"], stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    shown = drain_terminal(controller)
+    out = p.stdout.read().decode()
+    assert p.wait(timeout=600) == 0
+    steps = re.findall(rb"\r\[[# ]{40}\] (\d+)/(\d+) rounds", shown)
+    assert steps and steps[-1][0] == steps[-1][1], shown[-200:]
+    last = out.rstrip("\n").splitlines()[-1]
+    assert re.match(r"summary: at 700 x 467 px a frame in which every dot changes colour costs [\d.]+ us", last), last
+
+    r = subprocess.run([SHIMMERD, "bench", "--frames", "2"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stderr == "", r.stderr

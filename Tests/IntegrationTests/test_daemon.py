@@ -92,8 +92,8 @@ def test_tilt_path_png_sink_and_trace(bed_factory, tmp_path):
     samples = [r for r in records if r["type"] == "sample"]
     # Every sample the daemon used is in the trace, in order, none missing.
     assert [s["seq"] for s in samples] == list(range(len(samples)))
-    _, stopped = d.wait_log(r"stopped after (\d+) frames and (\d+) samples", "stop summary")
-    n_frames, n_samples = map(int, re.search(r"after (\d+) frames and (\d+) samples", stopped).groups())
+    _, stopped = d.wait_log(r"stopped after (\d+) frames? and (\d+) samples?", "stop summary")
+    n_frames, n_samples = map(int, re.search(r"after (\d+) frames? and (\d+) samples?", stopped).groups())
     assert n_samples == len(samples)
     for s in samples:
         dp, dr = tilt(baseline, s["accel"])
@@ -200,7 +200,7 @@ def test_sigterm_flushes_the_trace_promptly(bed_factory, tmp_path):
     wait_trace(trace, lambda r: r["type"] == "sample", "a sample", daemon=d)
     assert d.stop() == 0
     _, stopped = d.wait_log(r"stopped after", "stop summary")
-    n = int(re.search(r"and (\d+) samples", stopped).group(1))
+    n = int(re.search(r"and (\d+) samples?", stopped).group(1))
     assert len([r for r in read_trace(trace) if r["type"] == "sample"]) == n
     assert open(trace).read().endswith("\n")
 
@@ -260,7 +260,9 @@ def test_systemd_unit_verifies_and_is_hardened(tmp_path):
     assert "shimmerd.service" not in r.stderr, r.stderr
     r = subprocess.run(["systemd-analyze", "security", "--offline=true", str(copy)], capture_output=True, text=True)
     level = float(re.search(r"Overall exposure level for shimmerd.service: ([0-9.]+)", r.stdout).group(1))
-    assert level <= 2.0, r.stdout
+    assert level <= 1.2, r.stdout
+    # Ordering after the deprecated systemd-udev-settle.service would hold the boot up.
+    assert "systemd-udev-settle" not in unit
 
 
 def test_demo_without_hardware_or_root(tmp_path):

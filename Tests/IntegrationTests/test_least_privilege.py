@@ -4,7 +4,7 @@ network socket unless `Sensor.device = uri:ip:...`, creates nothing through a sy
 link, and as root refuses configuration files that others may write.
 
 Shown elsewhere, not repeated here: the unit's `systemd-analyze security` exposure
-(test_daemon.py::test_systemd_unit_verifies_and_is_hardened, at most 2.0); a shm
+(test_daemon.py::test_systemd_unit_verifies_and_is_hardened, at most 1.2); a shm
 segment through a symlink or owned by another user refused
 (test_sinks.py::test_shm_refuses_a_symlink_and_another_users_object); buffer mode
 falling back to poll for a user who may not write buffer/enable
@@ -12,6 +12,7 @@ falling back to poll for a user who may not write buffer/enable
 import os
 import re
 import shutil
+import stat
 import socket
 import tempfile
 import time
@@ -53,8 +54,9 @@ def readable_testbed(bed):
     os.chmod(parent, os.stat(parent).st_mode | 0o005)
 
 
-@needs_root
-def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, open_dir):
+def run_as_nobody(bed_factory, open_dir, shm_name, *args):
+    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
+    nobody may read and not write: (device, bed, daemon)."""
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
@@ -62,10 +64,16 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     conf = os.path.join(open_dir, "shimmerd.conf")
     open(conf, "w").close()
     os.chmod(conf, 0o644)
-    trace = os.path.join(open_dir, "trace.jsonl")
     d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
-                  "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace,
+                  "--set", "Sink.name=" + shm_name, *args,
                   prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+    return dev, bed, d
+
+
+@needs_root
+def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, open_dir):
+    trace = os.path.join(open_dir, "trace.jsonl")
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name, "--set", "Trace.path=" + trace)
     _, line = d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode, told why")
     # Who it runs as: nobody, no capabilities, no supplementary groups.
     with open("/proc/%d/status" % d.p.pid) as f:
@@ -210,3 +218,30 @@ def test_trace_and_raw_output_are_never_created_through_a_symlink(bed_factory, t
     r = bed.run("run", "--set", "Sink.type=raw", "--set", "Sink.path=%s" % link, "--duration", "1")
     assert r.returncode == 73 and "symbolic link" in r.stderr, r.stderr
     assert victim.read_bytes() == b"keep"
+
+
+@needs_root
+def test_buffer_attributes_handed_over_after_start_switch_it_to_buffer_mode(bed_factory, shm_name, open_dir):
+    """Started before udev ran 60-shimmerd.rules (the unit does not wait for udev-settle):
+    polled; once the rule has made the buffer attributes writable (udev's change event
+    follows), the device is attached again in buffer mode."""
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name)
+    d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode first")
+    # What the rule does: the buffer attributes become writable for the service's group.
+    device_dir = bed.root + dev.syspath
+    for name in ["trigger/current_trigger", "sampling_frequency"] + ["buffer/" + f for f in os.listdir(device_dir + "/buffer")] + \
+            ["scan_elements/" + f for f in os.listdir(device_dir + "/scan_elements") if f.endswith("_en")]:
+        if os.path.exists(os.path.join(device_dir, name)):
+            os.chmod(os.path.join(device_dir, name), 0o666)
+    os.chmod(os.path.join(bed.root, "dev", "iio:device0"), 0o666)
+    # umockdev emulates the node's ioctls through a socket in the testbed: the service
+    # user may connect to it as it may open the node.
+    for dirpath, _, filenames in os.walk(bed.root):
+        for f in filenames:
+            if stat.S_ISSOCK(os.lstat(os.path.join(dirpath, f)).st_mode):
+                os.chmod(os.path.join(dirpath, f), 0o666)
+    bed.tb.uevent(dev.syspath, "change")
+    d.wait_log(r"iio:device0 .*: its buffer attributes are writable now \(udev handed them over\); attaching it again "
+               r"for buffer mode", "the re-attach")
+    d.wait_log(r"using iio:device0 .* in buffer mode", "buffer mode after the rule")
+    assert d.stop() == 0

@@ -100,6 +100,31 @@ def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl(debs)
     assert re.search(r"\bshimmerd \(= ", viewer), viewer
 
 
+def test_shipped_documents_link_only_what_is_shipped(debs, tmp_path):
+    """README.md and the documents it links, unpacked as the packages lay them out: every
+    relative link and image of every shipped Markdown file names a shipped file."""
+    for package in ("shimmerd", "shimmerd-view"):
+        root = tmp_path / package
+        run("dpkg-deb", "-x", debs[package], str(root))
+        doc = root / "usr/share/doc" / package
+        pages = sorted(doc.rglob("*.md"))
+        assert pages, package
+        for page in pages:
+            for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+                if re.match(r"[a-z]+:", target):
+                    continue
+                assert (page.parent / target).is_file(), (str(page.relative_to(root)), target)
+    assert (tmp_path / "shimmerd/usr/share/doc/shimmerd/docs/demo-frame.png").is_file()
+    copyright = (tmp_path / "shimmerd/usr/share/doc/shimmerd/copyright").read_text()
+    assert "License: Apache-2.0" in copyright and "all rights reserved" not in copyright.lower()
+    for package in ("shimmerd", "shimmerd-view"):
+        assert "Apple" not in control_field(debs[package], "Description")
+        assert "example" not in control_field(debs[package], "Maintainer")
+    daemon = control_field(debs["shimmerd"], "Depends")
+    for needed in ["acl", "udev", "fonts-dejavu-core", "systemd | systemd-standalone-sysusers"]:
+        assert needed in daemon, (needed, daemon)
+
+
 def test_lintian_reports_no_errors_and_no_warnings(debs):
     r = run("lintian", "--no-tag-display-limit", debs["shimmerd"], debs["shimmerd-view"], check=False)
     problems = [line for line in r.stdout.splitlines() if line[:2] in ("E:", "W:")]

@@ -51,8 +51,8 @@ def swing(run, what):
 
 
 def stop_line(d):
-    _, line = d.wait_log(r"stopped after \d+ frames", "the stop summary")
-    m = re.search(r"stopped after (\d+) frames and (\d+) samples(?:; (\d+) frames dropped)?", line)
+    _, line = d.wait_log(r"stopped after \d+ frames?", "the stop summary")
+    m = re.search(r"stopped after (\d+) frames? and (\d+) samples?(?:; (\d+) frames? dropped)?", line)
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 

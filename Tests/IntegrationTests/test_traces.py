@@ -8,6 +8,7 @@ import json
 import math
 import os
 import pty
+import re
 import shutil
 import struct
 import subprocess
@@ -170,7 +171,7 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     """The One Euro filter depends on the time between samples: on the trace clock the
     times are the recorded ones, so even the filtered tilts come back bit for bit."""
     demo = tmp_path / "demo"
-    r = run("demo", "--out", str(demo))
+    r = r_demo = run("demo", "--out", str(demo))
     assert r.returncode == 0, r.stderr
     rec = str(demo / "trace.jsonl")
     out = str(tmp_path / "again.jsonl")
@@ -183,6 +184,18 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     assert len(first) > 100 and len(second) == len(first)
     assert all({k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS} for a, b in zip(first, second))
     assert max(abs(s["droll"]) for s in second) > 0.1
+
+    # The animation shows each frame until the next was published, the last until the end
+    # of the run: its delays are the gaps between the trace's publish times.
+    seconds = int(re.search(r"^demo: (\d+) s of simulated tilting", r_demo.stdout, re.M).group(1))
+    published = [f["published"] for f in records(rec, "frame")]
+    delays = apng_delays(demo / "shimmer.png")
+    assert len(delays) == len(published) > 10
+    gaps = [b - a for a, b in zip(published, published[1:])] + [seconds - published[-1]]
+    for delay, gap in zip(delays, gaps):
+        assert abs(delay - gap) <= 0.0011, (delay, gap)
+    assert abs(sum(delays) - (seconds - published[0])) <= 0.0011
+    assert max(delays) > 2 * min(delays), "frames published on change are shown for different times"
 
 
 def test_trace_sensor_missing_file_is_66(tmp_path):
@@ -201,6 +214,19 @@ def apng_frame_count(path):
             return struct.unpack(">I", data[pos + 8:pos + 12])[0]
         pos += 12 + length
     raise AssertionError("no acTL chunk")
+
+
+def apng_delays(path):
+    """Each frame's fcTL delay_num / delay_den, in seconds (a zero denominator is 1/100 s)."""
+    data = open(path, "rb").read()
+    pos, delays = 8, []
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"fcTL":
+            num, den = struct.unpack(">HH", data[pos + 8 + 20:pos + 8 + 24])
+            delays.append(num / (den or 100))
+        pos += 12 + length
+    return delays
 
 
 def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):

@@ -342,3 +342,16 @@ def test_no_display_is_exit_69_not_an_invisible_window(shm_name):
                        text=True, timeout=WAIT)
     assert r.returncode == 69, r.stderr
     assert "shimmerd: view: cannot open a window:" in r.stderr and "set DISPLAY or WAYLAND_DISPLAY" in r.stderr
+
+
+def test_no_display_at_all_gives_shimmerd_s_line_first_and_alone(shm_name):
+    """No DISPLAY, no WAYLAND_DISPLAY, no XDG_RUNTIME_DIR (a console login, ssh): SDL's
+    Wayland probe would print a line of its own about XDG_RUNTIME_DIR before ours."""
+    env = {k: v for k, v in reader_env().items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "XDG_RUNTIME_DIR")}
+    r = subprocess.run([SHIMMERD, "view", "--name", shm_name], env=dict(env, LC_ALL="C"), capture_output=True,
+                       text=True, timeout=WAIT)
+    assert r.returncode == 69, r.stderr
+    assert r.stderr.splitlines() == ["shimmerd: view: cannot open a window: no display: neither DISPLAY (X11) nor "
+                                     "WAYLAND_DISPLAY is set and XDG_RUNTIME_DIR is unset; run it in a desktop session, "
+                                     "or set DISPLAY or WAYLAND_DISPLAY"], r.stderr

@@ -18,6 +18,8 @@ func dispatchFailure(_ args: [String]) -> Failure? {
     (["render", "--focal"], "needs a value"),
     (["frobnicate"], "unknown command \"frobnicate\""),
     (["check-config", "extra"], "unexpected argument"),
+    (["--version", "extra"], "--version takes no arguments"),
+    (["plot", "t.jsonl"], "missing --out FILE.svg"),
 ])
 func usageErrorsAreExit64NamingTheProblem(_ args: [String], _ mention: String) {
     let f = dispatchFailure(args)
@@ -40,4 +42,10 @@ func usageErrorsAreExit64NamingTheProblem(_ args: [String], _ mention: String) {
     #expect(a.value("--focal") == "1,2")
     #expect(a.all("--set") == ["A.b=c", "D.e=f"])
     #expect(a.flag("--json"))
+}
+
+@Test func synopsisShowsRequiredOptionsFirstAndWithoutBrackets() {
+    #expect(Synopsis.of(RenderCommand.self) == " --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]...")
+    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl --out PATH [--from samples|frames] [--set Section.key=value]...")
+    #expect(Synopsis.of(RunCommand.self) == " [--config PATH] [--set Section.key=value]... [--duration SECONDS]")
 }

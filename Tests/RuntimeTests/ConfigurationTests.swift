@@ -60,6 +60,10 @@ func failure(_ body: () throws -> Void) -> Failure? {
     ("[Sink]\nmode = 0999\n", "test.conf:2", "octal"),
     ("[Card\n", "test.conf:1", "malformed section"),
     ("[Card]\njust words\n", "test.conf:2", "key = value"),
+    ("[Card]\nwidth = 0x10\n", "test.conf:2", "Card.width"),
+    ("[Card]\norigin = 0x1,2\n", "test.conf:2", "Card.origin"),
+    ("[Sensor]\nrate = infinity\n", "test.conf:2", "Sensor.rate"),
+    ("[Sensor]\nrate = 30 # thirty\n", "test.conf:2", "inline comments are not supported; put the comment on its own line"),
 ])
 func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     let f = failure { _ = try parse(text) }
@@ -125,4 +129,14 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
         .map { $0.hasPrefix("#") && $0.contains(" = ") && !$0.hasPrefix("# ") ? String($0.dropFirst()) : String($0) }
         .joined(separator: "\n")
     #expect(try parse(uncommented) == Configuration())
+}
+
+@Test(arguments: [
+    ([UInt8]("ok\n".utf8) + [0xFF], 2, 3),
+    ([0x61, 0x0A, 0x0A, 0xC3, 0x28], 3, 3),
+    ([0xE2, 0x82], 1, 0),
+])
+func firstInvalidUTF8ByteIsFoundByLineAndOffset(_ bytes: [UInt8], _ line: Int, _ offset: Int) {
+    let found = ConfigurationLoader.firstInvalidUTF8(bytes)
+    #expect(found.line == line && found.offset == offset)
 }

@@ -36,3 +36,19 @@ struct DisplayRequirementTests {
         #expect(ok == accepted, "\(driver), SDL_VIDEODRIVER=\(requested ?? "unset")")
     }
 }
+
+@Test(arguments: [
+    (":0", nil, nil, nil, true),
+    (nil, "wayland-1", nil, nil, true),
+    (nil, nil, "/run/user/1000", nil, true),      // libwayland-client's default socket exists
+    (nil, nil, "/run/user/0", nil, false),        // it does not
+    (nil, nil, nil, "offscreen", true),           // a driver asked for by name is SDL's to find
+    (nil, nil, nil, nil, false),
+    ("", "", "", "", false),
+] as [(String?, String?, String?, String?, Bool)])
+func aDisplaySocketIsRequiredBeforeSDLStarts(_ display: String?, _ wayland: String?, _ runtime: String?,
+                                             _ requested: String?, _ ok: Bool) {
+    let found = (try? ViewerSession.requireADisplaySocket(display: display, waylandDisplay: wayland, runtimeDirectory: runtime,
+                                                          requested: requested, exists: { $0 == "/run/user/1000/wayland-0" })) != nil
+    #expect(found == ok)
+}
