@@ -46,15 +46,49 @@ package enum FileSystem {
         }
     }
 
+    /// Why `readRegularFile` refused a file.
+    package struct RefusedFile: Error, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
+    }
+
+    /// Reads a whole regular file of at most `limit` bytes. The open never blocks
+    /// (O_NONBLOCK: a FIFO does not wait for a writer) and the type is checked on the
+    /// descriptor, so a FIFO, a device (/dev/zero) or a directory is refused at once,
+    /// and a file larger than `limit` is refused after reading `limit` + 1 bytes at most.
+    package static func readRegularFile(_ path: String, atMost limit: Int) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        let st = try fd.status()
+        guard st.kind == .regular else {
+            throw RefusedFile(path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
+        }
+        guard st.size <= limit else {
+            throw RefusedFile(path: path, reason: "\(st.size) bytes, more than the \(limit) read at most")
+        }
+        let bytes = try read(fd.rawValue, path: path, atMost: limit + 1)
+        guard bytes.count <= limit else {
+            throw RefusedFile(path: path, reason: "more than the \(limit) bytes read at most")
+        }
+        return bytes
+    }
+
     /// Reads a whole file.
     package static func read(_ path: String) throws -> [UInt8] {
         let fd = try retryingEINTR("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
+        return try read(fd, path: path, atMost: Int.max)
+    }
+
+    /// Reads until the end of the file or `limit` bytes.
+    private static func read(_ fd: Int32, path: String, atMost limit: Int) throws -> [UInt8] {
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
+            let want = min(chunk.count, limit - out.count)
+            if want == 0 { return out }
             let n = try chunk.withUnsafeMutableBytes { buf in
-                try retryingEINTR("read", path: path) { Glibc.read(fd, buf.baseAddress, buf.count) }
+                try retryingEINTR("read", path: path) { Glibc.read(fd, buf.baseAddress, want) }
             }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])

@@ -35,11 +35,15 @@ package enum ConfigurationLoader {
         return config
     }
 
+    /// The largest configuration file read (the shipped one, every key commented, is
+    /// under 16 KiB).
+    package static let maximumFileSize = 1 << 20
+
     /// Reads and applies one file.
     static func apply(file: String, to config: inout Configuration) throws(Failure) {
         try refuseIfUnsafe(file)
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(file) } catch {
+        do { bytes = try FileSystem.readRegularFile(file, atMost: maximumFileSize) } catch {
             throw Failure(.configuration, "cannot read configuration: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {

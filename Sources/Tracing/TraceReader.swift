@@ -145,10 +145,14 @@ package enum TraceReader {
         return contents
     }
 
+    /// The largest trace read whole (about 5 million records; `Trace.max_size` rotates
+    /// long recordings into files of a chosen size).
+    package static let maximumFileSize = 1 << 30
+
     /// Reads and parses `path`. A file that cannot be read is an error without a line.
     package static func read(path: String) throws(TraceReadError) -> TraceContents {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path) } catch {
+        do { bytes = try FileSystem.readRegularFile(path, atMost: maximumFileSize) } catch {
             throw TraceReadError(path: path, line: nil, message: "cannot read: \(error)")
         }
         return try parse(bytes, path: path)
