@@ -7,18 +7,29 @@ package enum FileSystem {
     /// one: a temporary file in the same directory, fsync'd, then `rename(2)`. A failure
     /// leaves no partial file behind.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
-        let tmp = path + ".tmp-\(getpid())"
-        let fd = try retryingEINTR("create", path: tmp) {
-            shim_open_nofollow(tmp, O_WRONLY | O_CREAT | O_TRUNC, UInt32(mode))
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let dir = try FileDescriptor.open(parent, O_RDONLY | O_DIRECTORY)
+        try writeAtomically(bytes, named: name, in: dir, mode: mode)
+    }
+
+    /// The same, as `name` in the open directory `dir` (openat, renameat): the file lands
+    /// in the directory that was opened, whatever its path names by now.
+    package static func writeAtomically(_ bytes: [UInt8], named name: String, in dir: FileDescriptor, mode: mode_t = 0o644) throws {
+        let tmp = name + ".tmp-\(getpid())"
+        let path = dir.path + "/" + name
+        let fd = try retryingEINTR("create", path: dir.path + "/" + tmp) {
+            shim_openat_nofollow(dir.rawValue, tmp, O_WRONLY | O_CREAT | O_TRUNC, UInt32(mode))
         }
         var ok = false
         defer {
             close(fd)
-            if !ok { unlink(tmp) }
+            if !ok { unlinkat(dir.rawValue, tmp, 0) }
         }
-        try writeAll(fd, bytes, path: tmp)
-        try retryingEINTR("fsync", path: tmp) { fsync(fd) }
-        try retryingEINTR("rename to", path: path) { rename(tmp, path) }
+        try writeAll(fd, bytes, path: dir.path + "/" + tmp)
+        try retryingEINTR("fsync", path: dir.path + "/" + tmp) { fsync(fd) }
+        try retryingEINTR("rename to", path: path) { renameat(dir.rawValue, tmp, dir.rawValue, name) }
         ok = true
     }
 

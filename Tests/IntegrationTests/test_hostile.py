@@ -343,3 +343,26 @@ def test_sighup_with_the_configuration_swapped_for_a_fifo(bed_factory, tmp_path)
     wait_until(lambda: any(r["type"] == "sample" and close_to(r["accel"], got, 1e-6) for r in records(trace)),
                "a sample after the refused reload", d)
     assert d.stop() == 0
+
+
+# --- the png sink's directory ---
+
+def test_png_sink_refuses_a_symlinked_directory(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / "frames"
+    link.symlink_to(elsewhere)
+    r = bed.run("run", "--set", "Sink.type=png", "--set", "Sink.path=%s" % link, "--duration", "1")
+    assert r.returncode == 73 and "%s is a symbolic link; refusing to follow it" % link in r.stderr, r.stderr
+    assert os.listdir(elsewhere) == []
+
+
+def test_png_directory_with_the_highest_frame_number_is_refused(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    out = tmp_path / "frames"
+    out.mkdir()
+    (out / "frame-18446744073709551615.png").write_bytes(b"")
+    r = bed.run("run", "--set", "Sink.type=png", "--set", "Sink.path=%s" % out, "--duration", "1")
+    assert r.returncode == 73, (r.returncode, r.stderr)
+    assert "holds frame-18446744073709551615.png; numbering cannot go on after it" in r.stderr, r.stderr
