@@ -366,3 +366,39 @@ def test_png_directory_with_the_highest_frame_number_is_refused(bed_factory, tmp
     r = bed.run("run", "--set", "Sink.type=png", "--set", "Sink.path=%s" % out, "--duration", "1")
     assert r.returncode == 73, (r.returncode, r.stderr)
     assert "holds frame-18446744073709551615.png; numbering cannot go on after it" in r.stderr, r.stderr
+
+
+# --- traces with times and numbers no run produces ---
+
+def sample_line(t, seq=0):
+    return '{"type":"sample","t":%s,"seq":%d,"accel":[0,-9.8,0],"dpitch":0,"droll":0,"focal":[175,233]}\n' % (t, seq)
+
+
+@pytest.mark.parametrize("command", ["plot", "replay"])
+@pytest.mark.parametrize("times,why", [
+    (["0.5", "1e308"], '"t" = 1e+308 is outside 0 ... 1e10 s'),
+    (["-1e9", "1e9"], '"t" = -1000000000.0 is outside 0 ... 1e10 s'),
+    (["0.5", "NaN"], "NaN is not a JSON number (JSON has no NaN or infinity)"),
+    (["0.5", "1e400"], "1e400 is beyond the range of a double"),
+], ids=["t-1e308", "t-minus-1e9-to-1e9", "nan", "1e400"])
+def test_trace_times_and_numbers_out_of_range_are_named(bed_factory, tmp_path, command, times, why):
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(sample_line(t, k) for k, t in enumerate(times)))
+    out = tmp_path / ("out.svg" if command == "plot" else "out.raw")
+    r = bed.run(command, str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65 and "%s:%d: %s" % (trace, 1 if times[0].startswith("-") else 2, why) in r.stderr, \
+        (r.returncode, r.stderr[-500:])
+    assert not out.exists()
+
+
+def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_path):
+    """Three records a day apart would be 5,184,001 frames at 60 fps (6.8 TB raw)."""
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "day.jsonl"
+    trace.write_text(sample_line(0) + sample_line(43200, 1) + sample_line(86400, 2))
+    out = tmp_path / "out.raw"
+    r = bed.run("replay", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65, (r.returncode, r.stderr[-500:])
+    assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
+    assert not out.exists()
