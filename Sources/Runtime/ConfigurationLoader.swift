@@ -79,7 +79,7 @@ package enum ConfigurationLoader {
             let at = "\(file):\(lineNumber)"
             if first == "[" {
                 guard line.unicodeScalars.last == "]" else {
-                    throw Failure(.configuration, "\(at): malformed section header \"\(line)\"")
+                    throw Failure(.configuration, "\(at): malformed section header \"\(line.abbreviated)\"")
                 }
                 let name = String(line.unicodeScalars.dropFirst().dropLast()).trimmingSpaces()
                 guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
@@ -90,9 +90,9 @@ package enum ConfigurationLoader {
                 continue
             }
             guard let eq = line.unicodeScalars.firstIndex(of: "=") else {
-                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line)\"")
+                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line.abbreviated)\"")
             }
-            guard let section else { throw Failure(.configuration, "\(at): \"\(line)\" is outside any [Section]") }
+            guard let section else { throw Failure(.configuration, "\(at): \"\(line.abbreviated)\" is outside any [Section]") }
             let key = String(line.unicodeScalars[..<eq]).trimmingSpaces()
             let value = String(line.unicodeScalars[line.unicodeScalars.index(after: eq)...]).trimmingSpaces()
             try set(section: section, key: key, value: value, at: at, into: &config)
@@ -101,7 +101,7 @@ package enum ConfigurationLoader {
 
     /// Applies `Section.key=value` from the command line.
     package static func applyOverride(_ override: String, to config: inout Configuration) throws(Failure) {
-        let at = "--set \(override)"
+        let at = "--set \(override.abbreviated)"
         guard let eq = override.firstIndex(of: "="), let dot = override[..<eq].firstIndex(of: ".") else {
             throw Failure(.usage, "\(at): expected Section.key=value")
         }
@@ -115,13 +115,13 @@ package enum ConfigurationLoader {
         guard let entry = ConfigurationKeys.find(section: section, name: key) else {
             let names = ConfigurationKeys.all.filter { $0.section.lowercased() == section.lowercased() }.map(\.name)
             if names.isEmpty {
-                throw Failure(.configuration, "\(at): unknown section [\(section)]; sections are "
+                throw Failure(.configuration, "\(at): unknown section [\(section.abbreviated)]; sections are "
                               + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
             }
-            throw Failure(.configuration, "\(at): unknown key \"\(key)\" in [\(section)]; keys are " + names.joined(separator: ", "))
+            throw Failure(.configuration, "\(at): unknown key \"\(key.abbreviated)\" in [\(section.abbreviated)]; keys are " + names.joined(separator: ", "))
         }
         if let problem = entry.apply(&config, value) {
-            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)")
+            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value.abbreviated)\" is \(problem)")
         }
         config.origins[entry.qualifiedName] = at
     }
@@ -159,5 +159,15 @@ package enum ConfigurationLoader {
             out += "# \(key.help)\n#\(key.name) = \(key.show(defaults))\n"
         }
         return out
+    }
+}
+
+extension StringProtocol {
+    /// The text for a log line: whole up to 80 characters, else its first 80 and its size
+    /// (a 10 MB value is one short line, not 10 MB of log).
+    package var abbreviated: String {
+        let limit = 80
+        guard count > limit else { return String(self) }
+        return String(prefix(limit)) + "... (\(utf8.count) bytes)"
     }
 }

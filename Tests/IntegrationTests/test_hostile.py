@@ -402,3 +402,30 @@ def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_p
     assert r.returncode == 65, (r.returncode, r.stderr[-500:])
     assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
     assert not out.exists()
+
+
+# --- words that say what happened ---
+
+def test_a_reading_of_1e308_is_not_called_a_zero_vector(bed_factory, tmp_path):
+    """|a| of (0, 1e308, 1e308) overflows; normalised, it looked like no direction."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(sample_line("%.1f" % (0.1 * k), k).replace("[0,-9.8,0]", "[0,-9.8,%.1f]" % (0.1 * k))
+                              for k in range(6))
+                      + sample_line("0.7", 6).replace("[0,-9.8,0]", "[0,1e308,1e308]"))
+    out = str(tmp_path / "out.jsonl")
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                "--set", "Attitude.baseline_samples=3", "--set", "Sink.type=null", "--set", "Trace.path=" + out,
+                timeout=WAIT)
+    assert r.returncode == 0, r.stderr
+    rejected = [x for x in records(out) if x["type"] == "reading" and x["use"] == "rejected"]
+    assert [x["reason"] for x in rejected] == ["acceleration too large to compute (|a| overflows a double)"], rejected
+
+
+def test_a_huge_configuration_value_is_not_echoed_whole(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("[Sink]\nname = %s/\n" % ("a" * 900_000))
+    r = bed.run("check-config", "--config", str(conf), timeout=WAIT)
+    assert r.returncode == 78, r.stderr[-300:]
+    assert len(r.stderr) < 1000 and "... (900001 bytes)" in r.stderr, r.stderr[-300:]
