@@ -1,3 +1,4 @@
+import Motion
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
 /// then `--set` (spec/interfaces.md "Configuration"). Values are typed and validated as
 /// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.

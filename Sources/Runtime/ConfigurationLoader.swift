@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Motion
 
 /// Reads configuration: INI text like systemd's own files (`[Section]`, `key = value`,
 /// whole-line comments with `#` or `;`), the default file and its drop-ins, and `--set`.
@@ -159,15 +160,5 @@ package enum ConfigurationLoader {
             out += "# \(key.help)\n#\(key.name) = \(key.show(defaults))\n"
         }
         return out
-    }
-}
-
-extension StringProtocol {
-    /// The text for a log line: whole up to 80 characters, else its first 80 and its size
-    /// (a 10 MB value is one short line, not 10 MB of log).
-    package var abbreviated: String {
-        let limit = 80
-        guard count > limit else { return String(self) }
-        return String(prefix(limit)) + "... (\(utf8.count) bytes)"
     }
 }

@@ -429,3 +429,17 @@ def test_a_huge_configuration_value_is_not_echoed_whole(bed_factory, tmp_path):
     r = bed.run("check-config", "--config", str(conf), timeout=WAIT)
     assert r.returncode == 78, r.stderr[-300:]
     assert len(r.stderr) < 1000 and "... (900001 bytes)" in r.stderr, r.stderr[-300:]
+
+
+@pytest.mark.parametrize("garbage", ["nan inf -5", "0 -1"])
+def test_a_garbage_frequency_list_is_not_obeyed(bed_factory, tmp_path, garbage):
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_attr(dev.syspath, "in_accel_sampling_frequency_available", garbage + "\n")
+    before = bed.attr(dev.syspath, "in_accel_sampling_frequency")
+    run = Run(bed, tmp_path, "--set", "Sink.type=null")
+    _, line = run.d.wait_log(r"using iio:device0", "the attach line")
+    assert 'in_accel_sampling_frequency = %s kept: its _available list "%s" holds no frequency' % (before.strip(), garbage) \
+        in line, line
+    run.stop()
+    assert bed.attr(dev.syspath, "in_accel_sampling_frequency") == before
