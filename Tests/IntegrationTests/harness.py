@@ -466,6 +466,18 @@ def shm_header(name):
     return h[:4], struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
 
 
+def tilt_until_exit(bed, dev, p, roll=0.0):
+    """Tilts `dev` one way and back, twice a second, until process `p` exits (a raw
+    sink whose reader left ends at its next frame)."""
+    while p.poll() is None:
+        roll = 0.12 if roll <= 0 else -0.12
+        bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+        try:
+            p.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
 def craft_segment(name, width=700, height=467, stride=None, count=3, offset=4096, size=None, frame=1, writer=0,
                   length=None):
     """/dev/shm/NAME written by hand (spec/interfaces.md's header), any field as given,

@@ -6,7 +6,6 @@ hanging or writing where it must not."""
 import json
 import os
 import pathlib
-import shutil
 import signal
 import stat
 import struct
@@ -16,7 +15,7 @@ import threading
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, wait_until
+from harness import SHIMMERD, WAIT, Device, close_to, pose, tilt_until_exit, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -64,15 +63,6 @@ class Run:
     def stop(self):
         assert self.d.poll() is None, "shimmerd exited (%s); log:\n%s" % (self.d.poll(), "\n".join(self.d.logs[-20:]))
         assert self.d.stop() == 0, "\n".join(self.d.logs[-20:])
-
-
-@pytest.fixture
-def open_dir():
-    """A directory everyone may write, as /tmp is: where a neighbour can swap names."""
-    d = tempfile.mkdtemp(prefix="shimmerd-hostile-", dir="/tmp")
-    os.chmod(d, 0o1777)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.fixture
@@ -272,14 +262,7 @@ def test_raw_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path)
             chunk = reader.read(100_000 - got)
             assert chunk, "the stream ended early"
             got += len(chunk)
-    roll = 0.0
-    while p.poll() is None:
-        roll = 0.12 if roll <= 0 else -0.12
-        bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
-        try:
-            p.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            pass
+    tilt_until_exit(bed, dev, p)
     assert p.wait(timeout=WAIT) == 0, logs
     wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
     ended = [l for l in logs if "ended" in l]

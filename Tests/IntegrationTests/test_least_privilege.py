@@ -11,9 +11,7 @@ falling back to poll for a user who may not write buffer/enable
 (test_monitor.py::test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable)."""
 import os
 import re
-import shutil
 import socket
-import tempfile
 import time
 
 import pytest
@@ -28,15 +26,6 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop t
 
 
 
-
-
-@pytest.fixture
-def open_dir():
-    """A directory user nobody may write (pytest's tmp_path is 0700 root)."""
-    d = tempfile.mkdtemp(prefix="shimmerd-priv-", dir="/tmp")
-    os.chmod(d, 0o777)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def readable_testbed(bed):
