@@ -426,3 +426,15 @@ def test_a_garbage_frequency_list_is_not_obeyed(bed_factory, tmp_path, garbage):
         in line, line
     run.stop()
     assert bed.attr(dev.syspath, "in_accel_sampling_frequency") == before
+
+
+def test_a_trace_played_at_its_times_says_when_it_will_wait_long(bed_factory, tmp_path):
+    """The first reading at t = 1e9 s (31 years): one line says so, instead of a silent wait."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "late.jsonl"
+    source.write_text(sample_line("1e9"))
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sink.type=null", "--duration", "1",
+                timeout=WAIT)
+    assert r.returncode == 0, r.stderr
+    assert "trace %s: 1000000000 s without a reading before the first one; at speed 1 that is 1000000000 s of waiting" \
+        % source in r.stderr, r.stderr
