@@ -125,5 +125,7 @@ if Context.environment["SHIMMERD_FUZZ"] == "1" {
                           path: "Fuzz/Sources/FuzzScanDecoder"),
         .executableTarget(name: "FuzzTraceReader", dependencies: ["Tracing", "FuzzSupport"],
                           path: "Fuzz/Sources/FuzzTraceReader"),
+        .executableTarget(name: "FuzzShmHeader", dependencies: ["Output", "LinuxSystem", "FuzzSupport"],
+                          path: "Fuzz/Sources/FuzzShmHeader"),
     ]
 }

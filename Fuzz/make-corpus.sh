@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 fixtures=Tests/IntegrationTests/fixtures
 out=Fuzz/corpus
 rm -rf "$out"
-mkdir -p "$out"/{configuration,mount-matrix,sysfs-number,scan-decoder,trace-reader}
+mkdir -p "$out"/{configuration,mount-matrix,sysfs-number,scan-decoder,trace-reader,shm-header}
 swift build --product shimmerd 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
 shimmerd="$(swift build --show-bin-path)/shimmerd"
 
@@ -52,3 +52,23 @@ rm -rf "$tmp"
 printf '{"type":"temperature","t":0.55,"celsius":41.5}\n\n{"type":"baseline","t":0.1,"up":[0,-1,0]}\r\n{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8' > "$out/trace-reader/unknown-crlf-truncated.jsonl"
 printf '{"type":"recapture","t":1.25,"reason":"SIGUSR1"}\n{"reason":"the accelerometer attached again","t":3.5,"type":"recapture"}\n' > "$out/trace-reader/recapture.jsonl"
 find "$out" -type f | sort | sed 's/^/  /'
+
+# Shared-memory segments (the whole file is the input): a valid 8 x 8 one with a frame,
+# and the headers docs/RELIABILITY.md lists as attacks on readers.
+python3 - "$out/shm-header" <<'PY'
+import struct, sys
+def seg(name, width=8, height=8, stride=None, count=3, offset=4096, size=4096, frame=1, length=None):
+    stride = width * 4 if stride is None else stride
+    h = bytearray(128)
+    struct.pack_into("<4sIIIIIIIQQQQffI", h, 0, b"SHMR", 1, 128, width, height, stride, 0x34325258, count,
+                     offset, size, frame, 0, 175.0, 233.3, 0)
+    n = offset + count * size if length is None else length
+    open(sys.argv[1] + "/" + name, "wb").write(bytes(h) + bytes(min(n, 1 << 16) - 128))
+seg("valid-8x8")
+seg("no-frame", frame=0)
+seg("width-2p30", width=1 << 30, stride=4096)
+seg("buffer-size-2p63", size=1 << 63, length=4096)
+seg("count-times-size", count=1 << 31, size=1 << 40, length=4096)
+seg("16000x16000", width=16000, height=16000, length=4096)
+seg("short-file", length=8192)
+PY

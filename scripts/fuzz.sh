@@ -9,7 +9,7 @@
 #   scripts/fuzz.sh [--runs N] [--fresh] [TARGET...]
 #     --runs N   executions per target (default 1000000)
 #     --fresh    start from the committed seeds only (forget .build-fuzz/corpus)
-#     TARGET     configuration, mount-matrix, sysfs-number, scan-decoder, trace-reader
+#     TARGET     configuration, mount-matrix, sysfs-number, scan-decoder, trace-reader, shm-header
 #                (default: all)
 # docs/RELIABILITY.md "Fuzzing" has the properties each target checks and the numbers.
 set -euo pipefail
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(configuration mount-matrix sysfs-number scan-decoder trace-reader)
+all=(configuration mount-matrix sysfs-number scan-decoder trace-reader shm-header)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # libFuzzer ships with the Swift toolchain's clang runtime (compiler-rt).

@@ -30,6 +30,10 @@ packages=(
   # which also checks 60-shimmerd.rules (udevadm test, in a namespace made by util-linux's
   # unshare)
   debhelper dpkg-dev lintian init-system-helpers udev util-linux
+  # test: test_hostile.py mounts small tmpfs file systems (mount), in a private mount
+  # namespace for /dev/shm (util-linux's unshare), drops to nobody (setpriv) and runs
+  # tools/shmread.py with its address space capped (prlimit)
+  mount
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh

@@ -21,6 +21,8 @@ import errno
 import json
 import os
 import platform
+import pwd
+import stat
 import struct
 import sys
 import time
@@ -48,59 +50,123 @@ class FormatError(Exception):
     pass
 
 
-class Segment:
-    """A read-only mapping of /dev/shm/NAME. Reopen it (a new Segment) when `replaced()`
-    says the writer created a new object under the name (another card size)."""
+MAX_DIMENSION = 8192        # the bounds of SharedMemoryHeader.swift: no header makes a reader
+MAX_BUFFERS = 8             # allocate without bound
+MAX_BUFFER_OFFSET = 1 << 20
+PAGE = 4096
 
-    def __init__(self, name="shimmer", directory="/dev/shm"):
+
+def trusted_owners(extra_users=()):
+    """uids whose segments are shown: root, this user, the service's user shimmerd (where
+    it exists) and any user named with --trust-user."""
+    owners = {0, os.geteuid()}
+    for user in ("shimmerd", *extra_users):
+        try:
+            owners.add(pwd.getpwnam(user).pw_uid)
+        except KeyError:
+            if user != "shimmerd":
+                raise FormatError("--trust-user %s: no such user" % user)
+    return owners
+
+
+def owner_name(uid):
+    try:
+        return "%s (uid %d)" % (pwd.getpwuid(uid).pw_name, uid)
+    except KeyError:
+        return "uid %d" % uid
+
+
+def check_layout(path, h, size):
+    """Every field within the format's bounds, before any arithmetic on it."""
+    if h["magic"] != b"SHMR" or h["version"] != 1 or h["header_size"] != 128:
+        raise FormatError("%s: not a version 1 SHMR object" % path)
+    w, ht, stride, n, off, bs = (h[k] for k in ("width", "height", "stride", "buffer_count", "buffer_offset", "buffer_size"))
+    frame_bytes = stride * ht
+    ok = (1 <= w <= MAX_DIMENSION and 1 <= ht <= MAX_DIMENSION and w * 4 <= stride <= MAX_DIMENSION * 4 + PAGE
+          and 3 <= n <= MAX_BUFFERS and 128 <= off <= MAX_BUFFER_OFFSET and off % PAGE == 0 and bs % PAGE == 0
+          and frame_bytes <= bs <= (frame_bytes + PAGE - 1) // PAGE * PAGE)
+    if not ok:
+        raise FormatError("%s: inconsistent buffer layout or one out of bounds" % path)
+    if h["fourcc"] != XRGB8888:
+        raise FormatError("%s: pixel format 0x%x, not XRGB8888" % (path, h["fourcc"]))
+    if off + n * bs > size:
+        raise FormatError("%s: %d bytes, too small for its %d buffers" % (path, size, n))
+
+
+class Segment:
+    """/dev/shm/NAME, open read-only. Whoever creates the name first chooses what readers
+    see, so it is used only when owned by a trusted user (`trusted_owners`) and writable
+    by its owner alone, and every header field is bounded. Header words and pixels are
+    read with os.pread, so a segment truncated under the reader is a FormatError, never
+    SIGBUS; only the first page is mapped, for FUTEX_WAIT (which fails with EFAULT on a
+    truncated page). Reopen (a new Segment) when `replaced()` says the writer created a
+    new object under the name (another card size)."""
+
+    def __init__(self, name="shimmer", directory="/dev/shm", trusted=None):
         self.path = os.path.join(directory, name)
-        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        self.fd = None
+        self.addr = None
+        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
         try:
             st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise FormatError("%s: not a regular file" % self.path)
+            owners = trusted_owners() if trusted is None else trusted
+            if st.st_uid not in owners:
+                raise FormatError("%s: owned by %s, not by %s; refusing to read it (--trust-user USER to accept)"
+                                  % (self.path, owner_name(st.st_uid), ", ".join(owner_name(u) for u in sorted(owners))))
+            if st.st_mode & 0o022:
+                raise FormatError("%s: mode 0%o: others may write it; refusing to read it" % (self.path, st.st_mode & 0o7777))
             self.inode = st.st_ino
             if st.st_size < 128:
                 raise FormatError("%s: %d bytes, smaller than the header" % (self.path, st.st_size))
             self.size = st.st_size
-            addr = libc.mmap(None, self.size, 1, 1, fd, 0)     # PROT_READ, MAP_SHARED
+            self.fd = fd
+            check_layout(self.path, self.header(), self.size)
+            addr = libc.mmap(None, PAGE, 1, 1, fd, 0)     # PROT_READ, MAP_SHARED: the futex word only
             if addr in (None, ctypes.c_void_p(-1).value):
                 raise OSError(ctypes.get_errno(), "mmap " + self.path)
             self.addr = addr
-        finally:
+        except BaseException:
             os.close(fd)
-        h = self.header()
-        if h["magic"] != b"SHMR" or h["version"] != 1 or h["header_size"] != 128:
-            raise FormatError("%s: not a version 1 SHMR object" % self.path)
-        if h["buffer_count"] < 3 or h["buffer_offset"] + h["buffer_count"] * h["buffer_size"] > self.size:
-            raise FormatError("%s: inconsistent buffer layout" % self.path)
-        self.frame_word = ctypes.c_uint64.from_address(self.addr + FRAME_OFFSET)
-        self.futex_word = ctypes.c_uint32.from_address(self.addr + FRAME_OFFSET)
+            self.fd = None
+            raise
 
     def close(self):
         if self.addr:
-            libc.munmap(self.addr, self.size)
+            libc.munmap(self.addr, PAGE)
             self.addr = None
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _pread(self, count, offset):
+        data = os.pread(self.fd, count, offset)
+        if len(data) != count:
+            raise FormatError("%s: shrank below its layout (truncated by its owner)" % self.path)
+        return data
 
     def header(self):
-        h = dict(zip(FIELDS, HEADER.unpack(ctypes.string_at(self.addr, HEADER.size))))
+        h = dict(zip(FIELDS, HEADER.unpack(self._pread(HEADER.size, 0))))
         h["fourcc_text"] = struct.pack("<I", h["fourcc"]).decode("ascii", "replace")
         return h
 
     def frame(self):
-        return self.frame_word.value
+        return struct.unpack("<Q", self._pread(8, FRAME_OFFSET))[0]
 
     def read_frame(self, retries=100):
         """(header, pixels) of the newest complete frame, per docs/SHM.md: load frame f1,
         copy buffer (f1 - 1) mod N, load frame again as f2; the copy is good when
         f2 - f1 <= N - 2. The header's time and focal point are taken between the two
         loads and kept only when f2 == f1. Returns (header, None) when no frame exists yet."""
+        layout = self.header()
+        n, off, bs = layout["buffer_count"], layout["buffer_offset"], layout["buffer_size"]
         for _ in range(retries):
             f1 = self.frame()
             h = self.header()
             if f1 == 0:
                 return h, None
-            n = h["buffer_count"]
-            start = self.addr + h["buffer_offset"] + ((f1 - 1) % n) * h["buffer_size"]
-            pixels = ctypes.string_at(start, h["stride"] * h["height"])
+            pixels = self._pread(layout["stride"] * layout["height"], off + ((f1 - 1) % n) * bs)
             f2 = self.frame()
             if f2 - f1 <= n - 2 and f2 == h["frame"] == f1:
                 return h, pixels
@@ -119,6 +185,8 @@ class Segment:
         r = libc.syscall(ctypes.c_long(SYS_FUTEX), ctypes.c_void_p(self.addr + FRAME_OFFSET), ctypes.c_int(FUTEX_WAIT),
                          ctypes.c_uint32(seen & 0xFFFFFFFF), ctypes.byref(ts) if ts else None, None, ctypes.c_int(0))
         e = ctypes.get_errno() if r != 0 else 0
+        if e == errno.EFAULT:
+            raise FormatError("%s: shrank below its layout (truncated by its owner)" % self.path)
         how = {0: "woken", errno.EAGAIN: "changed", errno.ETIMEDOUT: "timeout", errno.EINTR: "interrupted"}.get(e)
         if how is None:
             raise OSError(e, "futex wait on " + self.path)
@@ -154,6 +222,8 @@ def main(argv):
     p = argparse.ArgumentParser(description="Read shimmerd's shared-memory frames (docs/SHM.md).")
     p.add_argument("--name", default="shimmer", help="segment name: /dev/shm/NAME (default shimmer)")
     p.add_argument("--dir", default="/dev/shm", help=argparse.SUPPRESS)
+    p.add_argument("--trust-user", action="append", default=[], metavar="USER",
+                   help="also read segments owned by USER (root, this user and shimmerd are trusted)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("header", help="print the header as JSON")
     s = sub.add_parser("snapshot", help="write the newest frame to a PPM file")
@@ -164,10 +234,18 @@ def main(argv):
     f.add_argument("--timeout", type=float, default=None, help="give up after this many seconds without a frame")
     a = p.parse_args(argv)
     try:
-        seg = Segment(a.name, a.dir)
+        seg = Segment(a.name, a.dir, trusted_owners(a.trust_user))
     except (OSError, FormatError) as e:
         print("shmread: %s" % e, file=sys.stderr)
         return 66 if isinstance(e, FileNotFoundError) else 65
+    try:
+        return run(a, seg)
+    except FormatError as e:
+        print("shmread: %s" % e, file=sys.stderr)
+        return 65
+
+
+def run(a, seg):
     if a.command == "header":
         print(json.dumps(printable(seg.header())))
     elif a.command == "snapshot":

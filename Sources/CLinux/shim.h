@@ -32,6 +32,9 @@ static inline long shim_futex_wake(uint32_t *addr, int count) { return syscall(S
 static inline long shim_futex_wait(uint32_t *addr, uint32_t expected, const struct timespec *timeout) { return syscall(SYS_futex, addr, FUTEX_WAIT, expected, timeout, NULL, 0); }
 static inline int shim_open_nofollow(const char *path, int flags, unsigned mode) { return open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode); }
 static inline int shim_openat_nofollow(int dirfd, const char *name, int flags, unsigned mode) { return openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode); }
+// O_PATH (a handle on an inode, opened for nothing) is a GNU extension glibc hides from
+// Swift's Glibc module; its value is the kernel's (include/uapi/asm-generic/fcntl.h).
+static inline int shim_open_path_nofollow(const char *path) { return open(path, 010000000 | O_NOFOLLOW | O_CLOEXEC); }
 static inline int shim_errno(void) { return errno; }
 // The shm header's `frame` word (spec/interfaces.md): a 64-bit store with release ordering
 // after the pixels, a load with acquire ordering on the reader side.

@@ -88,6 +88,12 @@ struct ReplayCommand: Subcommand {
         let renderer = try CardFactory.renderer(effective.card)
         let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
             ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
+        if let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
+           count > ReplayTimeline.maximumFrames {
+            throw Failure(.dataError, "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "
+                          + "\(count) frames at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps: more than the "
+                          + "\(ReplayTimeline.maximumFrames) a replay writes; cut the trace or lower Sink.fps")
+        }
         let frames = ReplayTimeline.frames(contents, fps: effective.sink.fps, origin: origin, source: source)
         guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
 

@@ -39,6 +39,54 @@ package final class FileDescriptor: @unchecked Sendable {
         return FileDescriptor(adopting: fd, path: path)
     }
 
+    /// `open(2)` with O_PATH | O_NOFOLLOW | O_CLOEXEC: a handle on the inode `path` names
+    /// now, opened for nothing (no device is woken, no FIFO waits for a peer). A symbolic
+    /// link is not followed: the handle is the link itself (`status().kind` says so).
+    /// `reopen` later opens that same inode, whatever the path has become meanwhile.
+    package static func pin(_ path: String) throws -> FileDescriptor {
+        let fd = try retryingEINTR("open", path: path) { shim_open_path_nofollow(path) }
+        return FileDescriptor(adopting: fd, path: path)
+    }
+
+    /// Opens the inode this descriptor refers to again, with `flags`, through
+    /// /proc/self/fd (proc(5): the magic link reopens the file itself, never what a path
+    /// names now), and checks that the new descriptor is that same inode (ESTALE if not).
+    package func reopen(_ flags: Int32) throws -> FileDescriptor {
+        let pinned = try status()
+        let fd = try retryingEINTR("open", path: path) { Glibc.open("/proc/self/fd/\(rawValue)", flags | O_CLOEXEC) }
+        let again = FileDescriptor(adopting: fd, path: path)
+        let st = try again.status()
+        guard st.device == pinned.device, st.inode == pinned.inode else { throw SystemError("reopen", path: path, errno: ESTALE) }
+        return again
+    }
+
+    /// `posix_fallocate(3)` of bytes 0..<size: the space is reserved now, so a later
+    /// store into a mapping of it cannot fail (SIGBUS) for want of space. ENOSPC when
+    /// the file system cannot hold it.
+    package func reserve(_ size: Int) throws {
+        while true {
+            let e = posix_fallocate(rawValue, 0, off_t(size))
+            if e == 0 { return }
+            if e == EINTR { continue }
+            throw SystemError("reserve \(size) bytes for", path: path, errno: e)
+        }
+    }
+
+    /// `pread(2)` into `buffer` at `offset`, retrying EINTR and short reads: the bytes
+    /// read (fewer than asked only at the end of the file, e.g. a file truncated under
+    /// the reader).
+    package func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try retryingEINTR("pread", path: path) {
+                pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     /// `fstat(2)`.
     package func status() throws -> FileStatus {
         var st = stat()
@@ -87,6 +135,18 @@ package final class FileDescriptor: @unchecked Sendable {
 package struct FileStatus: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         case regular, directory, characterDevice, fifo, symbolicLink, other
+
+        /// "a regular file", "a FIFO", ... for log lines.
+        package var phrase: String {
+            switch self {
+            case .regular: "a regular file"
+            case .directory: "a directory"
+            case .characterDevice: "a character device"
+            case .fifo: "a FIFO"
+            case .symbolicLink: "a symbolic link"
+            case .other: "a socket or block device"
+            }
+        }
     }
 
     package var kind: Kind
@@ -137,6 +197,24 @@ package struct FileStatus: Sendable, Equatable {
 
 /// The effective user id (`geteuid(2)`), for ownership checks.
 package func effectiveUserID() -> uid_t { geteuid() }
+
+/// The login name of `uid` (`getpwuid_r(3)`), nil when it has none.
+package func userName(of uid: uid_t) -> String? {
+    var pw = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil, let name = pw.pw_name else { return nil }
+    return String(cString: name)
+}
+
+/// The uid of the user `name` (`getpwnam_r(3)`), nil when there is none.
+package func userID(named name: String) -> uid_t? {
+    var pw = passwd()
+    var result: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwnam_r(name, &pw, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+    return pw.pw_uid
+}
 
 /// `unlink(2)`.
 package func unlinkFile(_ path: String) throws {

@@ -7,18 +7,29 @@ package enum FileSystem {
     /// one: a temporary file in the same directory, fsync'd, then `rename(2)`. A failure
     /// leaves no partial file behind.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
-        let tmp = path + ".tmp-\(getpid())"
-        let fd = try retryingEINTR("create", path: tmp) {
-            shim_open_nofollow(tmp, O_WRONLY | O_CREAT | O_TRUNC, UInt32(mode))
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let dir = try FileDescriptor.open(parent, O_RDONLY | O_DIRECTORY)
+        try writeAtomically(bytes, named: name, in: dir, mode: mode)
+    }
+
+    /// The same, as `name` in the open directory `dir` (openat, renameat): the file lands
+    /// in the directory that was opened, whatever its path names by now.
+    package static func writeAtomically(_ bytes: [UInt8], named name: String, in dir: FileDescriptor, mode: mode_t = 0o644) throws {
+        let tmp = name + ".tmp-\(getpid())"
+        let path = dir.path + "/" + name
+        let fd = try retryingEINTR("create", path: dir.path + "/" + tmp) {
+            shim_openat_nofollow(dir.rawValue, tmp, O_WRONLY | O_CREAT | O_TRUNC, UInt32(mode))
         }
         var ok = false
         defer {
             close(fd)
-            if !ok { unlink(tmp) }
+            if !ok { unlinkat(dir.rawValue, tmp, 0) }
         }
-        try writeAll(fd, bytes, path: tmp)
-        try retryingEINTR("fsync", path: tmp) { fsync(fd) }
-        try retryingEINTR("rename to", path: path) { rename(tmp, path) }
+        try writeAll(fd, bytes, path: dir.path + "/" + tmp)
+        try retryingEINTR("fsync", path: dir.path + "/" + tmp) { fsync(fd) }
+        try retryingEINTR("rename to", path: path) { renameat(dir.rawValue, tmp, dir.rawValue, name) }
         ok = true
     }
 
@@ -46,15 +57,49 @@ package enum FileSystem {
         }
     }
 
+    /// Why `readRegularFile` refused a file.
+    package struct RefusedFile: Error, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
+    }
+
+    /// Reads a whole regular file of at most `limit` bytes. The open never blocks
+    /// (O_NONBLOCK: a FIFO does not wait for a writer) and the type is checked on the
+    /// descriptor, so a FIFO, a device (/dev/zero) or a directory is refused at once,
+    /// and a file larger than `limit` is refused after reading `limit` + 1 bytes at most.
+    package static func readRegularFile(_ path: String, atMost limit: Int) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        let st = try fd.status()
+        guard st.kind == .regular else {
+            throw RefusedFile(path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
+        }
+        guard st.size <= limit else {
+            throw RefusedFile(path: path, reason: "\(st.size) bytes, more than the \(limit) read at most")
+        }
+        let bytes = try read(fd.rawValue, path: path, atMost: limit + 1)
+        guard bytes.count <= limit else {
+            throw RefusedFile(path: path, reason: "more than the \(limit) bytes read at most")
+        }
+        return bytes
+    }
+
     /// Reads a whole file.
     package static func read(_ path: String) throws -> [UInt8] {
         let fd = try retryingEINTR("open", path: path) { open(path, O_RDONLY | O_CLOEXEC) }
         defer { close(fd) }
+        return try read(fd, path: path, atMost: Int.max)
+    }
+
+    /// Reads until the end of the file or `limit` bytes.
+    private static func read(_ fd: Int32, path: String, atMost limit: Int) throws -> [UInt8] {
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
+            let want = min(chunk.count, limit - out.count)
+            if want == 0 { return out }
             let n = try chunk.withUnsafeMutableBytes { buf in
-                try retryingEINTR("read", path: path) { Glibc.read(fd, buf.baseAddress, buf.count) }
+                try retryingEINTR("read", path: path) { Glibc.read(fd, buf.baseAddress, want) }
             }
             if n == 0 { return out }
             out.append(contentsOf: chunk[0..<n])

@@ -5,6 +5,8 @@ package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
     case notFinite
     /// |a| is (practically) zero: no direction.
     case zeroVector
+    /// |a| overflows a Double (components near 1e308): no direction can be computed.
+    case overflow
     /// An angular velocity beyond any real gyroscope's range.
     case outOfRange
 
@@ -12,6 +14,7 @@ package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notFinite: "non-finite acceleration"
         case .zeroVector: "zero acceleration vector"
+        case .overflow: "acceleration too large to compute (|a| overflows a double)"
         case .outOfRange: "angular velocity beyond \(Int(Self.largestRate)) rad/s"
         }
     }
@@ -35,7 +38,12 @@ package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
     /// Nil when `a` is usable.
     package static func check(_ a: Vector3) -> SampleRejection? {
         guard a.isFinite else { return .notFinite }
-        guard a.length > zeroThreshold else { return .zeroVector }
+        // Checked before the zero test: components near 1e308 make |a| infinite, and
+        // normalising by it gives a zero direction. Any finite |a| is kept: the attitude
+        // is scale invariant (attitude.md); the device's 32 g check is in Sensors.
+        let length = a.length
+        guard length.isFinite else { return .overflow }
+        guard length > zeroThreshold else { return .zeroVector }
         return nil
     }
 }

@@ -24,6 +24,9 @@ package struct SinkError: Error, CustomStringConvertible {
     package var sink: String
     package var message: String
     package var permanent: Bool
+    /// Frames `publish` reported as published that never reached the output whole (a
+    /// reader that left in the middle of one): the caller takes them off its count.
+    package var lostFrames: UInt64 = 0
 
     package init(sink: String, _ message: String, permanent: Bool = false) {
         self.sink = sink

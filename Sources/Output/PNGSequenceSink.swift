@@ -1,3 +1,4 @@
+import Glibc
 import LinuxSystem
 import PNG
 import Raster
@@ -11,6 +12,10 @@ import Raster
 /// the same memory; the files are `fileName(firstNumber) ... fileName(nextNumber - 1)`.
 package final class PNGSequenceSink: FrameSink {
     package let directory: String
+    private let folder: FileDescriptor
+    /// Frame numbers stop short of this (a trillion: 1000 years at 30 frames a second), so
+    /// `+ 1` on a number read from a file name cannot overflow.
+    package static let maximumNumber: UInt64 = 1_000_000_000_000
     private let buffer: PixelBuffer
     private let coverage: [UInt8]
     package private(set) var framesPublished: UInt64 = 0
@@ -24,11 +29,25 @@ package final class PNGSequenceSink: FrameSink {
         do { try FileSystem.createDirectories(directory) } catch {
             throw SinkError(sink: "png", "cannot create \(directory): \(error)", permanent: true)
         }
+        // Opened once, never through a symbolic link: every frame goes into this
+        // directory (openat), whatever its name comes to point at.
+        do { folder = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
+        catch let e as SystemError where (e.errno == ELOOP || e.errno == ENOTDIR)
+                  && (try? FileStatus.of(directory, followLinks: false).kind) == .symbolicLink {
+            throw SinkError(sink: "png", "\(directory) is a symbolic link; refusing to follow it", permanent: true)
+        } catch {
+            throw SinkError(sink: "png", "cannot open \(directory): \(error)", permanent: true)
+        }
         let names: [String]
         do { names = try FileSystem.list(directory) } catch {
             throw SinkError(sink: "png", "cannot list \(directory): \(error)", permanent: true)
         }
-        firstNumber = (names.compactMap(Self.number(ofFileName:)).max() ?? 0) + 1
+        let highest = names.compactMap(Self.number(ofFileName:)).max() ?? 0
+        guard highest < Self.maximumNumber else {
+            throw SinkError(sink: "png", "\(directory) holds \(Self.fileName(highest)); numbering cannot go on after it "
+                            + "(at most \(Self.fileName(Self.maximumNumber))); use another directory", permanent: true)
+        }
+        firstNumber = highest + 1
         nextNumber = firstNumber
         buffer = PixelBuffer(width: width, height: height)
         self.coverage = coverage
@@ -55,10 +74,14 @@ package final class PNGSequenceSink: FrameSink {
 
     @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
-        let path = directory + "/" + Self.fileName(nextNumber)
+        let name = Self.fileName(nextNumber)
+        let path = directory + "/" + name
+        guard nextNumber <= Self.maximumNumber else {
+            throw SinkError(sink: "png", "\(directory): frame numbers end at \(Self.fileName(Self.maximumNumber))", permanent: true)
+        }
         do {
             let bytes = try PNGCodec.encode(CardImage.rgba(buffer.pixmap, coverage: coverage))
-            try FileSystem.writeAtomically(bytes, to: path)
+            try FileSystem.writeAtomically(bytes, named: name, in: folder)
         } catch {
             throw SinkError(sink: "png", "cannot write \(path): \(error)")
         }

@@ -37,6 +37,15 @@ package final class RawFrameSink: FrameSink {
     private let clock: () -> Double
     private let report: (String) -> Void
     private var output: FileDescriptor?
+    /// The FIFO found at `path` at start (an O_PATH handle), opened for writing once a
+    /// reader is there.
+    private var fifo: FileDescriptor?
+    /// A regular file: a write that fails part-way (ENOSPC) is cut back to `fileSize`.
+    private var isRegularFile = false
+    /// Bytes of the regular file: whole frames only, after the padding.
+    private var fileSize = 0
+    /// The failure that ended the sink (a reader gone), thrown again by every later publish.
+    private var endError: SinkError?
     /// The descriptor's status flags before O_NONBLOCK was added: stdout is shared with
     /// whoever started the daemon, so its flags are put back on close.
     private var originalFlags: Int32?
@@ -78,19 +87,42 @@ package final class RawFrameSink: FrameSink {
             let fd = dup(1)
             guard fd >= 0 else { throw SinkError(sink: "raw", "stdout: \(String(cString: strerror(errno)))", permanent: true) }
             try adopt(FileDescriptor(adopting: fd, path: "stdout"))
-        } else if (try? FileStatus.of(path).kind) != .fifo {
-            // Never through a symbolic link: a root daemon told to write /tmp/out.raw
-            // must not write wherever a link there points.
-            let fd: FileDescriptor
-            do { fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, mode: 0o644) }
-            catch let e as SystemError where e.errno == ELOOP {
-                throw SinkError(sink: "raw", "\(path) is a symbolic link; refusing to follow it", permanent: true)
-            } catch {
-                throw SinkError(sink: "raw", "\(error)", permanent: true)
-            }
-            try padToFrameBoundary(fd)
-            try adopt(fd)
+            return
         }
+        // The path is looked at once, without following a symbolic link: a root daemon
+        // told to write /tmp/out.raw must never write wherever a link there points, now
+        // or after someone swaps the name.
+        func refuse(_ why: String) -> SinkError { SinkError(sink: "raw", "\(path) \(why); refusing to write it", permanent: true) }
+        if let pinned = try? FileDescriptor.pin(path) {
+            let kind: FileStatus.Kind
+            do { kind = try pinned.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
+            switch kind {
+            case .fifo:
+                // Until a reader comes the FIFO is opened again on each frame; always this
+                // inode (`reopen`), never what the name has become.
+                fifo = pinned
+                return
+            case .regular: break
+            case .symbolicLink: throw refuse("is a symbolic link")
+            case let other: throw refuse("is \(other.phrase), not a FIFO or a regular file")
+            }
+        }
+        let fd: FileDescriptor
+        do {
+            // O_NONBLOCK: should a FIFO take the name between the look and the open, the
+            // open does not wait for its reader; the type is checked on the descriptor.
+            fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, mode: 0o644)
+        } catch let e as SystemError where e.errno == ELOOP {
+            throw refuse("is a symbolic link")
+        } catch {
+            throw SinkError(sink: "raw", "\(error)", permanent: true)
+        }
+        let kind: FileStatus.Kind
+        do { kind = try fd.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
+        guard kind == .regular else { throw refuse("is \(kind.phrase), not a FIFO or a regular file") }
+        isRegularFile = true
+        try padToFrameBoundary(fd)
+        try adopt(fd)
     }
 
     deinit { close() }
@@ -103,10 +135,11 @@ package final class RawFrameSink: FrameSink {
     /// Bytes of the frame in flight not yet taken by the reader (0: none in flight).
     package var bytesInFlight: Int { pending.count - pendingStart }
 
-    package var isBacklogged: Bool { bytesInFlight > 0 }
+    package var isBacklogged: Bool { !ended && bytesInFlight > 0 }
 
     @discardableResult
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
+        if let endError { throw endError }
         guard !ended else { throw SinkError(sink: "raw", "\(summary) has ended", permanent: true) }
         let now = clock()
         tokens = min(Self.burst, tokens + (now - (lastRefill ?? now)) * fps)
@@ -116,7 +149,10 @@ package final class RawFrameSink: FrameSink {
         // The frame in flight goes first; while it is unfinished, a new one would tear it.
         guard try finishFrameInFlight(out) else { return drop(.readerBusy) }
         let p = buffer.pixmap
-        let written = try write(out, p.base, count: frameBytes)
+        let written: Int
+        do { written = try write(out, p.base, count: frameBytes) } catch {
+            throw cutBackToWholeFrames(error)
+        }
         if written < frameBytes {
             if pending.count != frameBytes { pending = [UInt8](repeating: 0, count: frameBytes) }
             pending.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: p.base, byteCount: frameBytes) }
@@ -124,6 +160,7 @@ package final class RawFrameSink: FrameSink {
         }
         tokens -= 1
         framesPublished += 1
+        if isRegularFile { fileSize += frameBytes }
         return .published
     }
 
@@ -159,10 +196,17 @@ package final class RawFrameSink: FrameSink {
             case EINTR: continue
             case EAGAIN: return done
             case EPIPE:
+                // A frame the reader took only part of was counted when it was handed
+                // over; it never arrived whole.
+                let lost: UInt64 = bytesInFlight > 0 ? 1 : 0
+                framesPublished -= lost
                 ended = true
                 output = nil
-                throw SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
-                                permanent: true)
+                var e = SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
+                                  permanent: true)
+                e.lostFrames = lost
+                endError = e
+                throw e
             case let e:
                 throw SinkError(sink: "raw", "write \(out.path): \(String(cString: strerror(e)))")
             }
@@ -173,8 +217,9 @@ package final class RawFrameSink: FrameSink {
     /// The output, opening a FIFO once a reader is there; nil while it has none.
     private func openFIFOIfNeeded() throws(SinkError) -> FileDescriptor? {
         if let output { return output }
+        guard let fifo else { return nil }
         do {
-            let fd = try FileDescriptor.open(path, O_WRONLY | O_NONBLOCK)
+            let fd = try fifo.reopen(O_WRONLY | O_NONBLOCK)
             try adopt(fd)
             return fd
         } catch let e as SystemError where e.errno == ENXIO {
@@ -184,6 +229,19 @@ package final class RawFrameSink: FrameSink {
         } catch {
             throw SinkError(sink: "raw", "\(error)")
         }
+    }
+
+    /// A regular file whose write failed part-way (a full disk) is cut back to its whole
+    /// frames, so every later frame stays on a frame boundary; the error says so.
+    private func cutBackToWholeFrames(_ error: SinkError) -> SinkError {
+        guard isRegularFile, let out = output, !error.permanent else { return error }
+        var e = error
+        if (try? out.truncate(to: fileSize)) != nil {
+            e.message += "; the partial frame was removed (\(fileSize / frameBytes) whole frames in the file)"
+        } else {
+            e.message += "; the partial frame could not be removed: \(String(cString: strerror(errno)))"
+        }
+        return e
     }
 
     /// Makes `fd` the output, non-blocking.
@@ -201,6 +259,7 @@ package final class RawFrameSink: FrameSink {
         let size: Int
         do { size = try fd.status().size } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
         let partial = size % frameBytes
+        fileSize = size
         guard partial > 0 else { return }
         let zeros = [UInt8](repeating: 0, count: frameBytes - partial)
         let (written, error) = FileSystem.writeAsMuchAsPossible(fd.rawValue, zeros)
@@ -208,6 +267,7 @@ package final class RawFrameSink: FrameSink {
             throw SinkError(sink: "raw", "\(path): cannot complete its partial last frame: \(String(cString: strerror(error)))", permanent: true)
         }
         paddedBytes = written
+        fileSize = size + written
     }
 
     /// Gives a frame in flight at most `drainSeconds` to go out, restores the output's

@@ -10,6 +10,13 @@ package struct SharedMemoryHeader: Sendable, Equatable {
     /// Buffers start on page boundaries so readers can map one buffer on its own.
     package static let alignment = 4096
     package static let minimumBufferCount = 3
+    /// Bounds every reader and the writer hold to, so that no header, however crafted,
+    /// makes arithmetic on it overflow or a reader allocate without bound: at most
+    /// 8192 px a side (a 4K panel's card fits twice over), at most 8 buffers, the first
+    /// buffer within the first MiB.
+    package static let maximumDimension: UInt32 = 8192
+    package static let maximumBufferCount: UInt32 = 8
+    package static let maximumBufferOffset: UInt64 = 1 << 20
 
     /// Byte offsets of the fields.
     package enum Offset {
@@ -113,9 +120,19 @@ package struct SharedMemoryHeader: Sendable, Equatable {
         focalX = Float(bitPattern: get(Offset.focalX, UInt32.self))
         focalY = Float(bitPattern: get(Offset.focalY, UInt32.self))
         writerPID = get(Offset.writerPID, UInt32.self)
-        guard bufferCount >= UInt32(Self.minimumBufferCount), bufferOffset % UInt64(Self.alignment) == 0,
-              bufferSize % UInt64(Self.alignment) == 0, bufferOffset >= UInt64(Self.size),
-              UInt64(stride) * UInt64(height) <= bufferSize else { return nil }
+        // Every field bounded before any arithmetic on it (a crafted header must not trap).
+        guard (1...Self.maximumDimension).contains(width), (1...Self.maximumDimension).contains(height),
+              UInt64(stride) >= UInt64(width) * 4, UInt64(stride) <= UInt64(Self.maximumDimension) * 4 + UInt64(Self.alignment),
+              (UInt32(Self.minimumBufferCount)...Self.maximumBufferCount).contains(bufferCount),
+              bufferOffset >= UInt64(Self.size), bufferOffset <= Self.maximumBufferOffset, bufferOffset % UInt64(Self.alignment) == 0,
+              bufferSize % UInt64(Self.alignment) == 0, UInt64(stride) * UInt64(height) <= bufferSize,
+              bufferSize <= UInt64(Self.roundUp(Int(stride) * Int(height))) else { return nil }
+    }
+
+    /// Why a `width` x `height` card cannot be shared in this format; nil when it can.
+    package static func unsupportedSize(width: Int, height: Int) -> String? {
+        guard width < 1 || height < 1 || width > Int(maximumDimension) || height > Int(maximumDimension) else { return nil }
+        return "the card is \(width) x \(height) px; a shared-memory segment holds at most \(maximumDimension) x \(maximumDimension)"
     }
 
     /// Same geometry and buffers (what a restarted writer needs to reuse an object).

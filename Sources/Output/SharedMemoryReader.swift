@@ -3,8 +3,18 @@ import LinuxSystem
 
 /// The reading side of the shared-memory frames object (spec/interfaces.md "Shared-memory
 /// frames"; docs/SHM.md "Reading"). It never writes: the object is opened O_RDONLY |
-/// O_NOFOLLOW and mapped PROT_READ, so a bug here cannot disturb the daemon or other
-/// readers.
+/// O_NOFOLLOW, so a bug here cannot disturb the daemon or other readers.
+///
+/// Whoever creates NAME first chooses what its readers get, so the object is trusted
+/// only when it is a regular file owned by root, by this user or by the `shimmerd` user
+/// (the service's, `trustedOwners`), and writable by its owner alone. Every header field
+/// is bounded (`SharedMemoryHeader(bytes:)`) before any arithmetic on it, so the memory
+/// a reader takes is bounded too (one frame of at most 8192 x 8192 px).
+///
+/// No pixel or header word is loaded from a mapping: they are read with pread(2) from
+/// the open object, so an owner that truncates it under the reader gives a short read
+/// (`Read.gone`), never SIGBUS. Only the futex word is mapped (FUTEX_WAIT on a page the
+/// truncation took fails with EFAULT inside the kernel, also no signal).
 ///
 /// The layout is read once, at open: a writer never changes the layout of an object in
 /// place (another card size means a new object under the same name, see `replaced()`).
@@ -15,7 +25,7 @@ package final class SharedMemoryReader: @unchecked Sendable {
         /// It exists but is not ready: being created (short, no magic yet).
         case notReady(String)
         /// It cannot be used: a symbolic link, not a regular file, no permission, not
-        /// a version 1 SHMR object.
+        /// a version 1 SHMR object, an owner not trusted, writable by others.
         case refused(String)
 
         package var description: String {
@@ -33,6 +43,16 @@ package final class SharedMemoryReader: @unchecked Sendable {
         case frame(number: UInt64, focalX: Float, focalY: Float)
         /// The writer lapped the reader on every try (it never happens at sane rates).
         case torn
+        /// The object is smaller than its layout now (its owner truncated it): reopen.
+        case gone
+    }
+
+    /// Owners whose objects a reader shows: root, the reader's own user, and the
+    /// service's user `shimmerd` where it exists.
+    package static func defaultTrustedOwners() -> Set<uid_t> {
+        var owners: Set<uid_t> = [0, effectiveUserID()]
+        if let service = userID(named: "shimmerd") { owners.insert(service) }
+        return owners
     }
 
     package let path: String
@@ -41,10 +61,16 @@ package final class SharedMemoryReader: @unchecked Sendable {
     package let header: SharedMemoryHeader
     /// st_ino of the mapped object, to notice a replacement under the same name.
     package let inode: UInt64
-    private let mapping: MemoryMapping
+    private let file: FileDescriptor
+    /// The header's first page, mapped only for FUTEX_WAIT on the frame word.
+    private let futexPage: MemoryMapping
+    /// Where `readNewest` copies a frame (`header.stride * header.height` bytes), freed
+    /// with the reader.
+    private let pixels: UnsafeMutableRawBufferPointer
 
-    /// Opens /dev/shm/NAME (`directory`/`name`) read-only and maps all of it.
-    package init(name: String, directory: String = "/dev/shm") throws(OpenError) {
+    /// Opens /dev/shm/NAME (`directory`/`name`) read-only and checks it.
+    package init(name: String, directory: String = "/dev/shm",
+                 trustedOwners: Set<uid_t> = SharedMemoryReader.defaultTrustedOwners()) throws(OpenError) {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .refused("invalid segment name \"\(name)\"")
         }
@@ -52,7 +78,7 @@ package final class SharedMemoryReader: @unchecked Sendable {
         let fd: FileDescriptor
         do {
             let dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
-            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDONLY)
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDONLY | O_NONBLOCK)
         } catch let e as SystemError where e.errno == ENOENT {
             throw .missing("\(path) does not exist")
         } catch let e as SystemError where e.errno == ELOOP {
@@ -63,52 +89,75 @@ package final class SharedMemoryReader: @unchecked Sendable {
         let st: FileStatus
         do { st = try fd.status() } catch { throw .refused("\(error)") }
         guard st.kind == .regular else { throw .refused("\(path) is not a regular file") }
+        guard trustedOwners.contains(st.ownerUID) else {
+            let trusted = trustedOwners.sorted().map { uid in userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)" }
+            throw .refused("\(path) is owned by uid \(st.ownerUID)" + (userName(of: st.ownerUID).map { " (\($0))" } ?? "")
+                           + ", not by " + trusted.joined(separator: ", ") + "; refusing to show it")
+        }
+        guard st.permissions & 0o022 == 0 else {
+            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others may write it; refusing to show it")
+        }
         guard st.size >= SharedMemoryHeader.size else { throw .notReady("\(path) is \(st.size) bytes, still being created") }
-        let m: MemoryMapping
-        do { m = try MemoryMapping(fd, byteCount: st.size, writable: false) } catch { throw .refused("\(error)") }
+        var bytes = [UInt8](repeating: 0, count: SharedMemoryHeader.size)
+        let got: Int
+        do { got = try bytes.withUnsafeMutableBytes { try fd.read(at: 0, into: $0) } } catch { throw .refused("\(error)") }
         // The writer stores the magic last, so a header with the magic is complete.
-        guard SharedWord.loadAcquire32(at: m.base) == UInt32(littleEndian: 0x524D_4853) else {   // "SHMR"
+        guard got == SharedMemoryHeader.size, Array(bytes[0..<4]) == SharedMemoryHeader.magic else {
             throw .notReady("\(path) has no SHMR header yet")
         }
-        let bytes = Array(UnsafeRawBufferPointer(start: m.base, count: SharedMemoryHeader.size))
         guard let h = SharedMemoryHeader(bytes: bytes) else {
-            throw .refused("\(path) is not a version 1 SHMR object with a consistent layout")
+            throw .refused("\(path) is not a version 1 SHMR object with a consistent layout within bounds")
         }
         guard h.fourcc == SharedMemoryHeader.xrgb8888 else {
             throw .refused("\(path) has pixel format 0x\(String(h.fourcc, radix: 16)), not XRGB8888")
         }
-        guard h.stride >= h.width * 4, st.size >= h.totalSize else {
+        guard st.size >= h.totalSize else {
             throw .refused("\(path) is \(st.size) bytes, too small for its \(h.bufferCount) buffers")
         }
+        do { futexPage = try MemoryMapping(fd, byteCount: SharedMemoryHeader.alignment, writable: false) } catch { throw .refused("\(error)") }
         header = h
         inode = st.inode
-        mapping = m
+        file = fd
+        pixels = .allocate(byteCount: Int(h.stride) * Int(h.height), alignment: 16)
     }
 
-    private var frameWord: UnsafeRawPointer { UnsafeRawPointer(mapping.base + SharedMemoryHeader.Offset.frame) }
+    deinit { pixels.deallocate() }
 
-    /// Number of the newest complete frame (acquire load of offset 48); 0 = none yet.
-    package var frame: UInt64 { SharedWord.loadAcquire(at: mapping.base + SharedMemoryHeader.Offset.frame) }
+    private var frameWord: UnsafeRawPointer { UnsafeRawPointer(futexPage.base + SharedMemoryHeader.Offset.frame) }
+
+    /// A little-endian word of the header, read with pread; nil once the object shrank.
+    private func word<T: FixedWidthInteger>(at offset: Int, _: T.Type) -> T? {
+        var v = T.zero
+        let n = withUnsafeMutableBytes(of: &v) { (try? file.read(at: offset, into: $0)) ?? 0 }
+        return n == MemoryLayout<T>.size ? T(littleEndian: v) : nil
+    }
+
+    /// Number of the newest complete frame (offset 48); 0 = none yet (or the object shrank).
+    package var frame: UInt64 { word(at: SharedMemoryHeader.Offset.frame, UInt64.self) ?? 0 }
 
     /// The writer's pid; 0 when no writer is attached (it exited, or retired the object).
-    package var writerPID: UInt32 { SharedWord.loadAcquire32(at: mapping.base + SharedMemoryHeader.Offset.writerPID) }
+    package var writerPID: UInt32 { word(at: SharedMemoryHeader.Offset.writerPID, UInt32.self) ?? 0 }
 
     /// Hands the newest frame's pixels (`header.height` rows of `header.stride` bytes,
-    /// XRGB8888) to `body`, per docs/SHM.md: load `frame` as f1, let `body` copy buffer
+    /// XRGB8888) to `body`, per docs/SHM.md: load `frame` as f1, copy buffer
     /// (f1 - 1) mod N, load `frame` again as f2; the copy is good when f2 - f1 <= N - 2,
     /// else it is retried. The focal point is read between the loads (informative when
-    /// the writer raced it, docs/SHM.md).
+    /// the writer raced it, docs/SHM.md). The copy is pread(2) into the reader's own
+    /// buffer, so a truncation under it is `.gone`, not a signal.
     package func readNewest<E: Error>(tries: Int = 8, _ body: (UnsafeRawPointer) throws(E) -> Void) throws(E) -> Read {
         let n = UInt64(header.bufferCount)
         for _ in 0..<tries {
-            let f1 = frame
+            guard let f1 = word(at: SharedMemoryHeader.Offset.frame, UInt64.self) else { return .gone }
             if f1 == 0 { return .noFrame }
-            let base = UnsafeRawPointer(mapping.base)
-            let focalX = Float(bitPattern: UInt32(littleEndian: base.loadUnaligned(fromByteOffset: SharedMemoryHeader.Offset.focalX, as: UInt32.self)))
-            let focalY = Float(bitPattern: UInt32(littleEndian: base.loadUnaligned(fromByteOffset: SharedMemoryHeader.Offset.focalY, as: UInt32.self)))
-            try body(base + header.offset(ofBuffer: Int((f1 - 1) % n)))
-            let f2 = frame
-            if f2 &- f1 <= n - 2 { return .frame(number: f1, focalX: focalX, focalY: focalY) }
+            guard let fx = word(at: SharedMemoryHeader.Offset.focalX, UInt32.self),
+                  let fy = word(at: SharedMemoryHeader.Offset.focalY, UInt32.self) else { return .gone }
+            let offset = header.offset(ofBuffer: Int((f1 - 1) % n))
+            let got = (try? file.read(at: offset, into: pixels)) ?? 0
+            guard got == pixels.count, let f2 = word(at: SharedMemoryHeader.Offset.frame, UInt64.self) else { return .gone }
+            if f2 &- f1 <= n - 2 {
+                try body(UnsafeRawPointer(pixels.baseAddress!))
+                return .frame(number: f1, focalX: Float(bitPattern: fx), focalY: Float(bitPattern: fy))
+            }
         }
         return .torn
     }

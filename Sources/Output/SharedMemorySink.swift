@@ -70,6 +70,10 @@ package final class SharedMemorySink: FrameSink {
         self.report = report
         self.clock = clock
         path = directory + "/" + name
+        if let why = SharedMemoryHeader.unsupportedSize(width: width, height: height) { throw fail(why) }
+        guard mode & 0o7022 == 0 else {
+            throw fail("mode 0\(String(mode, radix: 8)) would let others write \(path); use one without group or other write (0640)")
+        }
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
         let dir: FileDescriptor
@@ -94,24 +98,29 @@ package final class SharedMemorySink: FrameSink {
             if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
                 throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
             }
-            if let h = existing, h.hasSameLayout(as: layout) {
+            let why = Self.whyNotReusable(existing, fd, layout: layout)
+            if let h = existing, why == nil {
                 report("shm \(path): reusing the existing object at frame \(h.frame)")
             } else {
-                // Another layout (or not ours at all): retire it and start a new one.
+                // Another layout, a mode that let others write, a counter at its end, not
+                // ours at all: whoever holds it keeps the old object; this run starts a new one.
                 Self.detachOld(fd, report: report)
                 do {
                     try unlinkFile(path)
                     fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
                 } catch { throw fail("cannot replace \(path): \(error)") }
-                report("shm \(path): the existing object had another layout; replaced it (readers must reopen)")
+                report("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
                 existing = nil
                 created = true
             }
         }
         do {
             try fd.setMode(mode)
-            if created { try fd.truncate(to: layout.totalSize) }
+            if created { try Self.reserve(fd, layout.totalSize, path: path, directory: directory) }
             mapping = try MemoryMapping(fd, byteCount: layout.totalSize)
+        } catch let e as SinkError {
+            if created { try? unlinkFile(path) }
+            throw e
         } catch {
             if created { try? unlinkFile(path) }
             throw fail("\(error)")
@@ -134,22 +143,62 @@ package final class SharedMemorySink: FrameSink {
 
     deinit { close() }
 
+    /// Why an object left by an earlier run must not be reused; nil when it may.
+    private static func whyNotReusable(_ existing: SharedMemoryHeader?, _ fd: FileDescriptor,
+                                       layout: SharedMemoryHeader) -> String? {
+        guard let h = existing else { return "had no valid header" }
+        guard h.hasSameLayout(as: layout) else { return "had another layout" }
+        guard let st = try? fd.status() else { return "could not be examined" }
+        // Others may have opened it for writing while it allowed them; a later fchmod
+        // would not take their descriptors away.
+        if st.permissions & 0o7022 != 0 { return "had mode 0\(String(st.permissions, radix: 8)) (others could write it)" }
+        if st.size != h.totalSize { return "is \(st.size) bytes, not the \(h.totalSize) of its layout" }
+        if h.frame >= maximumReusedFrame { return "had frame counter \(h.frame), near its end" }
+        return nil
+    }
+
+    /// A reused object's frame counter goes on from where it is: far below 2^64, so
+    /// `frame += 1` cannot overflow (at 1000 frames a second, 2^62 lasts 146 million years).
+    static let maximumReusedFrame: UInt64 = 1 << 62
+
+    /// ftruncate and posix_fallocate: the object's pages are reserved now, so a full
+    /// /dev/shm is one line at start instead of a SIGBUS at the first store into a page
+    /// tmpfs cannot supply.
+    private static func reserve(_ fd: FileDescriptor, _ size: Int, path: String, directory: String) throws {
+        try fd.truncate(to: size)
+        do { try fd.reserve(size) } catch let e as SystemError where e.errno == ENOSPC {
+            throw SinkError(sink: "shm", "\(path): \(directory) has no room for its \(size) bytes (No space left on device); "
+                            + "free space there or make it larger", permanent: true)
+        }
+    }
+
     private static func openExisting(_ dir: FileDescriptor, _ name: String, path: String) throws -> FileDescriptor {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR)
         } catch let e as SystemError where e.errno == ELOOP {
             throw SinkError(sink: "shm", "\(path) is a symbolic link; refusing to follow it", permanent: true)
+        } catch let e as SystemError where e.errno == EACCES {
+            // Most often someone else's object (an earlier run as root): say whose.
+            if let st = try? FileStatus.of(path, followLinks: false) { try refuseAnotherOwner(st, path: path) }
+            throw e
         }
         let st = try fd.status()
         guard st.kind == .regular else {
             throw SinkError(sink: "shm", "\(path) is not a regular file; refusing to use it", permanent: true)
         }
-        guard st.ownerUID == effectiveUserID() else {
-            throw SinkError(sink: "shm", "\(path) is owned by uid \(st.ownerUID), not by this user (uid \(effectiveUserID())); "
-                            + "refusing to take it over", permanent: true)
-        }
+        try refuseAnotherOwner(st, path: path)
         return fd
+    }
+
+    private static func refuseAnotherOwner(_ st: FileStatus, path: String) throws(SinkError) {
+        guard st.ownerUID == effectiveUserID() else {
+            let owner = "uid \(st.ownerUID)" + (userName(of: st.ownerUID).map { " (\($0))" } ?? "")
+            let me = "uid \(effectiveUserID())" + (userName(of: effectiveUserID()).map { " (\($0))" } ?? "")
+            throw SinkError(sink: "shm", "\(path) is owned by \(owner), not by \(me) that runs shimmerd; not taking it over. "
+                            + "If no shimmerd of \(owner) uses it (an earlier run as that user left it): sudo rm \(path); "
+                            + "else set Sink.name", permanent: true)
+        }
     }
 
     private static func readHeader(_ fd: FileDescriptor) -> SharedMemoryHeader? {
@@ -196,7 +245,7 @@ package final class SharedMemorySink: FrameSink {
             let fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
             do {
                 try fd.setMode(mode)
-                try fd.truncate(to: header.totalSize)
+                try Self.reserve(fd, header.totalSize, path: path, directory: directory)
                 fresh = try MemoryMapping(fd, byteCount: header.totalSize)
             } catch {
                 try? unlinkFile(path)
@@ -204,6 +253,8 @@ package final class SharedMemorySink: FrameSink {
             }
         } catch let e as SystemError where e.errno == EEXIST {
             throw SinkError(sink: "shm", "\(path) exists again (someone else created it); not taking it over")
+        } catch let e as SinkError {
+            throw SinkError(sink: "shm", e.message)
         } catch { throw fail(error) }
         let old = mapping.base, new = fresh.base
         // The buffers first (readers of the new object find the newest frame at once),
@@ -231,6 +282,9 @@ package final class SharedMemorySink: FrameSink {
     /// A new `Sink.mode` for the open object (a reload that kept the segment): fchmod,
     /// and the mode a recreated object gets from now on.
     package func setMode(_ newMode: mode_t) throws(SinkError) {
+        guard newMode & 0o7022 == 0 else {
+            throw SinkError(sink: "shm", "mode 0\(String(newMode, radix: 8)) would let others write \(path); keeping 0\(String(mode, radix: 8))")
+        }
         do { try mapping.file.setMode(newMode) } catch {
             throw SinkError(sink: "shm", "cannot change the mode of \(path) to 0\(String(newMode, radix: 8)): \(error)")
         }

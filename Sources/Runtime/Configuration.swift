@@ -1,3 +1,4 @@
+import Motion
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
 /// then `--set` (spec/interfaces.md "Configuration"). Values are typed and validated as
 /// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.
@@ -28,7 +29,7 @@ package struct Configuration: Sendable, Equatable {
 
     /// "Sink.path = /x (FILE:LINE)": a value and where it came from, for error lines.
     package func describe(_ key: String, _ value: String) -> String {
-        "\(key) = \(value)" + (origin(of: key).map { " (\($0))" } ?? " (the default)")
+        "\(key) = \(value.abbreviated)" + (origin(of: key).map { " (\($0.abbreviated))" } ?? " (the default)")
     }
 
     package static let defaultPath = "/etc/shimmerd/shimmerd.conf"

@@ -125,9 +125,11 @@ package enum ConfigurationKeys {
         choice("Sink", "name", "shared-memory segment name (/dev/shm/NAME)", accepted: "a name of letters, digits, '.', '_' and '-'",
                \.sink.name, valid: { !$0.isEmpty && $0.count < 200 && $0 != "." && $0 != ".."
                    && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } }),
-        ConfigurationKey(section: "Sink", name: "mode", accepted: "an octal file mode such as 0640",
+        ConfigurationKey(section: "Sink", name: "mode", accepted: "an octal file mode such as 0640, with no write bit for group or others",
                          help: "file mode of the shared-memory segment", apply: { config, value in
                              guard let m = UInt32(value, radix: 8), m <= 0o777 else { return "not an octal mode from 0000 to 0777" }
+                             // A reader that may write could truncate it under the daemon (SIGBUS).
+                             guard m & 0o022 == 0 else { return "lets group or others write the segment (allowed: no 0020 or 0002 bit, e.g. 0640 or 0644)" }
                              config.sink.mode = m
                              return nil
                          }, show: { "0" + String($0.sink.mode, radix: 8) }),

@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Motion
 
 /// Reads configuration: INI text like systemd's own files (`[Section]`, `key = value`,
 /// whole-line comments with `#` or `;`), the default file and its drop-ins, and `--set`.
@@ -35,11 +36,15 @@ package enum ConfigurationLoader {
         return config
     }
 
+    /// The largest configuration file read (the shipped one, every key commented, is
+    /// under 16 KiB).
+    package static let maximumFileSize = 1 << 20
+
     /// Reads and applies one file.
     static func apply(file: String, to config: inout Configuration) throws(Failure) {
         try refuseIfUnsafe(file)
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(file) } catch {
+        do { bytes = try FileSystem.readRegularFile(file, atMost: maximumFileSize) } catch {
             throw Failure(.configuration, "cannot read configuration: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -92,7 +97,7 @@ package enum ConfigurationLoader {
             let at = "\(file):\(lineNumber)"
             if first == "[" {
                 guard line.unicodeScalars.last == "]" else {
-                    throw Failure(.configuration, "\(at): malformed section header \"\(line)\"")
+                    throw Failure(.configuration, "\(at): malformed section header \"\(line.abbreviated)\"")
                 }
                 let name = String(line.unicodeScalars.dropFirst().dropLast()).trimmingSpaces()
                 guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
@@ -103,9 +108,9 @@ package enum ConfigurationLoader {
                 continue
             }
             guard let eq = line.unicodeScalars.firstIndex(of: "=") else {
-                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line)\"")
+                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line.abbreviated)\"")
             }
-            guard let section else { throw Failure(.configuration, "\(at): \"\(line)\" is outside any [Section]") }
+            guard let section else { throw Failure(.configuration, "\(at): \"\(line.abbreviated)\" is outside any [Section]") }
             let key = String(line.unicodeScalars[..<eq]).trimmingSpaces()
             let value = String(line.unicodeScalars[line.unicodeScalars.index(after: eq)...]).trimmingSpaces()
             try set(section: section, key: key, value: value, at: at, into: &config)
@@ -114,7 +119,7 @@ package enum ConfigurationLoader {
 
     /// Applies `Section.key=value` from the command line.
     package static func applyOverride(_ override: String, to config: inout Configuration) throws(Failure) {
-        let at = "--set \(override)"
+        let at = "--set \(override.abbreviated)"
         guard let eq = override.firstIndex(of: "="), let dot = override[..<eq].firstIndex(of: ".") else {
             throw Failure(.usage, "\(at): expected Section.key=value")
         }
@@ -128,15 +133,15 @@ package enum ConfigurationLoader {
         guard let entry = ConfigurationKeys.find(section: section, name: key) else {
             let names = ConfigurationKeys.all.filter { $0.section.lowercased() == section.lowercased() }.map(\.name)
             if names.isEmpty {
-                throw Failure(.configuration, "\(at): unknown section [\(section)]; sections are "
+                throw Failure(.configuration, "\(at): unknown section [\(section.abbreviated)]; sections are "
                               + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
             }
-            throw Failure(.configuration, "\(at): unknown key \"\(key)\" in [\(section)]; keys are " + names.joined(separator: ", "))
+            throw Failure(.configuration, "\(at): unknown key \"\(key.abbreviated)\" in [\(section.abbreviated)]; keys are " + names.joined(separator: ", "))
         }
         if let problem = entry.apply(&config, value) {
             // As in systemd's files, "#" and ";" start a comment only at the start of a line.
             let inline = value.contains(" #") || value.contains(" ;") || value.contains("\t#") || value.contains("\t;")
-            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value)\" is \(problem)"
+            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value.abbreviated)\" is \(problem)"
                           + (inline ? "; inline comments are not supported; put the comment on its own line" : ""))
         }
         config.origins[entry.qualifiedName] = at

@@ -246,7 +246,32 @@ package final class Daemon {
         let speed = c.sensor.traceSpeed.map { "speed \(formatNumber($0))" } ?? "as fast as possible"
         let gyro = source.gyroCount > 0 ? ", \(source.gyroCount) gyroscope readings" : ""
         log.notice("sensor: trace \(file), \(source.readings.count) readings\(gyro), \(speed)", ["sensor.device": "trace:" + file])
+        if let s = c.sensor.traceSpeed, let wait = Self.longestWait(source.readings.map(\.t)), wait.seconds > Self.longWait {
+            // Played at its recorded times: a trace cut from a long run, or with a pause,
+            // waits that long in real time; say so rather than wait silently.
+            log.notice("trace \(file): \(formatNumber(wait.seconds)) s without a reading "
+                       + (wait.from == 0 ? "before the first one" : "after t = \(formatNumber(wait.from)) s")
+                       + "; at speed \(formatNumber(s)) that is \(formatNumber(wait.seconds / s)) s of waiting (Sensor.trace_speed = max plays it at once)",
+                       ["sensor.device": "trace:" + file])
+        }
         return source
+    }
+
+    /// Seconds of trace time that a played trace spends waiting before its readings
+    /// worth a line.
+    static let longWait = 10.0
+
+    /// The longest stretch without a reading, from t = 0 through the readings' times
+    /// (file order), and where it starts; nil for no readings.
+    static func longestWait(_ times: [Double]) -> (seconds: Double, from: Double)? {
+        var previous = 0.0
+        var best: (seconds: Double, from: Double)?
+        for t in times {
+            let gap = t - previous
+            if gap > (best?.seconds ?? -1) { best = (gap, previous) }
+            previous = max(previous, t)
+        }
+        return best
     }
 
     private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {

@@ -83,6 +83,7 @@ final class FramePublisher {
             // The slot's contents are now unknown to the sink: repaint it fully next time.
             targets[slot].invalidate()
             if error.permanent {
+                counters.published -= min(error.lostFrames, counters.published)
                 log.notice("\(error); stopping", ["sink": sink.summary])
                 ended = true
                 return

@@ -563,6 +563,11 @@ package final class AccelerometerService {
                                      write: (String, String) throws(SensorError) -> Void)
         -> (String, restore: (file: String, text: String)?)
     {
+        if info.availableListIsGarbage {
+            let list = info.availableText.abbreviated
+            return ("\(info.attribute) = \(info.currentText) kept: its _available list \"\(list)\" holds no frequency "
+                    + "(\(info.unusableEntries.count) entries not a number above 0 and at most 100000 Hz)", nil)
+        }
         guard let target = info.target(forRate: rateHz) else {
             return ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
         }

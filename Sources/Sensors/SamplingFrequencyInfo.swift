@@ -8,6 +8,14 @@ package struct SamplingFrequencyInfo: Hashable, Sendable {
     package var currentText: String
     package var currentHz: Double?
     package var availableHz: [Double]
+    /// Entries of the `_available` list that are no frequency (not a number, not above 0,
+    /// or above `highestHz`), as the driver wrote them; a garbage list is never obeyed.
+    package var unusableEntries: [String] = []
+    /// The `_available` attribute's text, for the log line.
+    package var availableText = ""
+
+    /// Hz: no IIO accelerometer or gyroscope samples faster (the fastest parts: 6.4 kHz).
+    package static let highestHz = 100_000.0
 
     /// - Parameter channel: `accel` or `anglvel`: whose per-type attribute wins over the
     ///   device's shared one.
@@ -18,13 +26,24 @@ package struct SamplingFrequencyInfo: Hashable, Sendable {
         currentText = text
         currentHz = try? SysfsNumber.parse(text).get()
         let list = s.text("in_\(channel)_sampling_frequency_available") ?? s.text("sampling_frequency_available") ?? ""
-        availableHz = list.split(separator: " ").compactMap { try? SysfsNumber.parse($0).get() }.sorted()
+        availableText = list
+        var usable: [Double] = []
+        for entry in list.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
+            if let v = try? SysfsNumber.parse(entry).get(), v > 0, v <= Self.highestHz { usable.append(v) }
+            else { unusableEntries.append(String(entry)) }
+        }
+        availableHz = usable.sorted()
     }
+
+    /// True when the driver offers a list but none of it is a frequency: nothing is
+    /// written then (the wanted rate might be one the part does not take).
+    package var availableListIsGarbage: Bool { availableHz.isEmpty && !unusableEntries.isEmpty }
 
     /// The value to write for a wanted rate: the lowest available value at or above
     /// `max(wanted, 10 Hz)`, else the highest available one; without a list, the wanted
     /// rate itself. Nil when the current value already fits.
     package func target(forRate wantedHz: Double) -> Double? {
+        guard !availableListIsGarbage else { return nil }
         let want = max(wantedHz, AccelerometerSettings.minimumHardwareRateHz)
         let choice: Double
         if availableHz.isEmpty {

@@ -37,6 +37,10 @@ package enum ReplayTimeline {
         case samples, frames
     }
 
+    /// The most frames a replay renders: an hour at 60 fps (4.5 GB of PNG at the default
+    /// size, 282 GB raw). A longer span is refused before anything is allocated.
+    package static let maximumFrames = 216_000
+
     /// `floor((t1 - t0) * fps) + 1`, with a nanosecond of slack so that 5 s at 60 fps is
     /// 301 frames, not 300 after rounding.
     package static func frameCount(span: ClosedRange<Double>, fps: Double) -> Int {

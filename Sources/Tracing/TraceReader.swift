@@ -115,8 +115,14 @@ package struct TraceReadError: Error, CustomStringConvertible, Equatable {
 /// - any other line that is not a JSON object with a `type`, or a known record with a
 ///   missing or mistyped field, is an error naming the line.
 package enum TraceReader {
-    /// Parses a whole trace from memory (pure).
-    package static func parse(_ bytes: [UInt8], path: String) throws(TraceReadError) -> TraceContents {
+    /// The latest `t` a record may have: seconds since the daemon started, so 10^10 s
+    /// (317 years) is beyond any run, and every duration, frame count or plot coordinate
+    /// derived from two times stays far from overflow.
+    package static let maximumTime = 1e10
+
+    /// Parses a whole trace from memory (pure). With `boundingTimes` (what `read` does), a
+    /// record whose `t` is outside 0 ... `maximumTime` is an error naming its line.
+    package static func parse(_ bytes: [UInt8], path: String, boundingTimes: Bool = false) throws(TraceReadError) -> TraceContents {
         var contents = TraceContents()
         let decoder = JSONDecoder()
         var start = 0
@@ -130,7 +136,13 @@ package enum TraceReader {
             if line.last == 0x0D { line = line.dropLast() }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             do {
-                contents.entries.append(try decoder.decode(TraceEntry.self, from: Data(line)))
+                let entry = try decoder.decode(TraceEntry.self, from: Data(line))
+                if boundingTimes, let t = entry.t, !(0...maximumTime).contains(t) {
+                    throw TraceReadError(path: path, line: number, message: "\"t\" = \(t) is outside 0 ... 1e10 s")
+                }
+                contents.entries.append(entry)
+            } catch let bad as TraceReadError {
+                throw bad
             } catch let unknown as TraceEntry.UnknownRecordType {
                 contents.unknownTypes[unknown.type, default: 0] += 1
             } catch {
@@ -138,20 +150,53 @@ package enum TraceReader {
                     contents.truncatedLastLine = true
                     break
                 }
-                throw TraceReadError(path: path, line: number, message: explain(error))
+                throw TraceReadError(path: path, line: number, message: unrepresentableNumber(in: line) ?? explain(error))
             }
         }
         contents.lineCount = number
         return contents
     }
 
+    /// The largest trace read whole (about 5 million records; `Trace.max_size` rotates
+    /// long recordings into files of a chosen size).
+    package static let maximumFileSize = 1 << 30
+
     /// Reads and parses `path`. A file that cannot be read is an error without a line.
     package static func read(path: String) throws(TraceReadError) -> TraceContents {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path) } catch {
+        do { bytes = try FileSystem.readRegularFile(path, atMost: maximumFileSize) } catch {
             throw TraceReadError(path: path, line: nil, message: "cannot read: \(error)")
         }
-        return try parse(bytes, path: path)
+        return try parse(bytes, path: path, boundingTimes: true)
+    }
+
+    /// Foundation only says "not valid JSON" of a line holding NaN, Infinity or 1e400: the
+    /// first such token outside strings, named, or nil.
+    static func unrepresentableNumber(in line: ArraySlice<UInt8>) -> String? {
+        var inString = false, escaped = false
+        var token: [UInt8] = []
+        func verdict() -> String? {
+            defer { token.removeAll(keepingCapacity: true) }
+            guard !token.isEmpty else { return nil }
+            let text = String(decoding: token, as: UTF8.self)
+            if ["nan", "infinity", "-infinity", "+infinity", "inf", "-inf"].contains(text.lowercased()) {
+                return "\(text) is not a JSON number (JSON has no NaN or infinity)"
+            }
+            if let v = Double(text), v.isInfinite { return "\(text) is beyond the range of a double" }
+            return nil
+        }
+        for b in line {
+            if inString {
+                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                continue
+            }
+            let isTokenByte = (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+                || b == 0x2B || b == 0x2D || b == 0x2E
+            if isTokenByte { token.append(b); continue }
+            if let why = verdict() { return why }
+            if b == 0x22 { inString = true }
+        }
+        return verdict()
     }
 
     /// One short phrase for a decoding error.
@@ -170,7 +215,8 @@ package enum TraceReader {
         case .typeMismatch(let type, let c), .valueNotFound(let type, let c):
             return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is not \(describe(type))"
         case .dataCorrupted(let c):
-            return c.codingPath.isEmpty ? "not a JSON object" : "\"\(path(c))\" is invalid: \(c.debugDescription)"
+            guard c.codingPath.isEmpty else { return "\"\(path(c))\" is invalid: \(c.debugDescription)" }
+            return "not a JSON object"
         @unknown default:
             return "not a trace record"
         }

@@ -137,7 +137,7 @@ package final class ViewerSession {
                 next = .noFrameYet
             } else {
                 next = pid == 0 ? .stopped : .live(writerPID: pid)
-                showNewest(reader, window)
+                showNewest(reader, window, watcher)
             }
         } else {
             next = .waiting(reason: lastOpenFailure ?? "\(settings.path) does not exist yet")
@@ -171,7 +171,7 @@ package final class ViewerSession {
         }
     }
 
-    private func showNewest(_ reader: SharedMemoryReader, _ window: FrameWindow) {
+    private func showNewest(_ reader: SharedMemoryReader, _ window: FrameWindow, _ watcher: FrameWatcher) {
         let latest = reader.frame
         guard latest != shownFrame else { return }
         do {
@@ -185,6 +185,10 @@ package final class ViewerSession {
                 paint(window)
             case .noFrame:
                 break
+            case .gone:
+                log.warning("view: \(reader.path) shrank below its layout (truncated by its owner); reopening it")
+                self.reader = nil
+                watcher.watch(nil)
             case .torn:
                 log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
             }

@@ -2,8 +2,10 @@
 changes), which needs umockdev's preload library in this process too; re-exec under it
 when it is missing. Run as: /usr/bin/python3 -m pytest Tests/IntegrationTests"""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -37,6 +39,16 @@ def shm_name():
     yield name
     if os.path.lexists("/dev/shm/" + name):
         os.unlink("/dev/shm/" + name)
+
+
+@pytest.fixture
+def open_dir():
+    """A directory everyone may write, as /tmp is (pytest's tmp_path is 0700 root): for
+    user nobody, and for a neighbour swapping names."""
+    d = tempfile.mkdtemp(prefix="shimmerd-open-", dir="/tmp")
+    os.chmod(d, 0o777)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def pytest_sessionstart(session):

@@ -467,6 +467,39 @@ def shm_header(name):
     return h[:4], struct.unpack_from("<Q", h, 48)[0], struct.unpack_from("<I", h, 72)[0]
 
 
+def tilt_until_exit(bed, dev, p, roll=0.0):
+    """Tilts `dev` one way and back, twice a second, until process `p` exits (a raw
+    sink whose reader left ends at its next frame)."""
+    while p.poll() is None:
+        roll = 0.12 if roll <= 0 else -0.12
+        bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+        try:
+            p.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def craft_segment(name, width=700, height=467, stride=None, count=3, offset=4096, size=None, frame=1, writer=0,
+                  length=None):
+    """/dev/shm/NAME written by hand (spec/interfaces.md's header), any field as given,
+    mode 0640: what a neighbour or a broken writer could leave. The file is `length`
+    bytes (default: what the header's layout says, sparse)."""
+    stride = width * 4 if stride is None else stride
+    size = (stride * height + 4095) // 4096 * 4096 if size is None else size
+    h = bytearray(128)
+    struct.pack_into("<4sIIIIIII", h, 0, b"SHMR", 1, 128, width, height, stride, 0x34325258, count)
+    struct.pack_into("<QQQQffI", h, 32, offset, size, frame, 0, 175.0, 233.3, writer)
+    path = "/dev/shm/" + name
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o640)
+    try:
+        os.fchmod(fd, 0o640)
+        os.write(fd, bytes(h))
+        os.ftruncate(fd, length if length is not None else min(offset + count * size, 1 << 40))
+    finally:
+        os.close(fd)
+    return path
+
+
 def close_to(a, b, tol):
     return all(abs(x - y) <= tol for x, y in zip(a, b))
 

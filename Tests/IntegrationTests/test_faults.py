@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, shm_header, wait_until
+from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, shm_header, tilt_until_exit, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -437,13 +437,7 @@ def test_raw_reader_exits(bed_factory, tmp_path):
             got += len(chunk)
         before = snapshot(trace)
     # The pipe has no reader now: the next frame ends the sink, and the run.
-    while p.poll() is None:
-        roll = 0.12 if roll <= 0 else -0.12
-        bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
-        try:
-            p.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            pass
+    tilt_until_exit(bed, dev, p, roll)
     assert p.wait(timeout=WAIT) == 0, logs
     wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
     ended = [l for l in logs if "EPIPE" in l]

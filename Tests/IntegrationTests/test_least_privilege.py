@@ -14,7 +14,6 @@ import re
 import shutil
 import stat
 import socket
-import tempfile
 import time
 
 import pytest
@@ -29,15 +28,6 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop t
 
 
 
-
-
-@pytest.fixture
-def open_dir():
-    """A directory user nobody may write (pytest's tmp_path is 0700 root)."""
-    d = tempfile.mkdtemp(prefix="shimmerd-priv-", dir="/tmp")
-    os.chmod(d, 0o777)
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def readable_testbed(bed):

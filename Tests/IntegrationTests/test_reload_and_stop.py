@@ -26,7 +26,7 @@ import pytest
 
 from harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, shm_header, wait_until
 from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, records, snapshot, wait_record
-from test_least_privilege import NOBODY, open_dir, readable_testbed  # noqa: F401  (open_dir is a fixture)
+from test_least_privilege import NOBODY, readable_testbed
 from test_traces import synthetic_trace
 
 FRAME = 700 * 467 * 4      # bytes of one raw frame of the default card

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import scene_colors
-from harness import REPO, SHIMMERD, WAIT, Device, pose, wait_until
+from harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, wait_until
 
 READER = os.path.join(REPO, "tools", "shmread.py")
 CARD_W, CARD_H = 700, 467
@@ -453,3 +453,48 @@ def test_framebuffer_missing_device_is_reported_once_then_attached(bed_factory, 
     oy = (SCREEN_H - CARD_H) // 2
     assert fb[oy * SCREEN_W * 4:(oy + 1) * SCREEN_W * 4] != original[oy * SCREEN_W * 4:(oy + 1) * SCREEN_W * 4]
     assert fb[:oy * SCREEN_W * 4] == original[:oy * SCREEN_W * 4]
+
+
+# --- tools/shmread.py on hostile segments ---
+
+def shmread(*args):
+    """tools/shmread.py in a process of its own, its address space capped at 1 GiB: a
+    reader that believed a header would fail for memory or crash."""
+    return subprocess.run(["prlimit", "--as=%d" % (1 << 30), "--", sys.executable, READER, *args],
+                          env=reader_env(), capture_output=True, text=True, timeout=WAIT)
+
+
+def test_shmread_refuses_a_segment_owned_by_another_user_unless_trusted(shm_name):
+    path = craft_segment(shm_name)
+    os.chown(path, 65534, 65534)
+    r = shmread("--name", shm_name, "header")
+    assert r.returncode == 65, r.stderr
+    assert "%s: owned by nobody (uid 65534), not by root (uid 0)" % path in r.stderr and "--trust-user" in r.stderr, r.stderr
+    r = shmread("--name", shm_name, "--trust-user", "nobody", "header")
+    assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
+
+
+@pytest.mark.parametrize("fields", [
+    {"width": 2**30, "stride": 4096},
+    {"height": 2**20},
+    {"size": 2**63},
+    {"count": 2**31, "size": 2**40},
+    {"width": 16000, "height": 16000},
+], ids=["width-2^30", "height-2^20", "buffer_size-2^63", "count-times-size", "16000x16000"])
+def test_shmread_refuses_a_crafted_header(shm_name, fields):
+    craft_segment(shm_name, **fields, length=None if fields.get("width") == 16000 else 1 << 20)
+    r = shmread("--name", shm_name, "snapshot", os.devnull)
+    assert r.returncode == 65 and "out of bounds" in r.stderr, (r.returncode, r.stderr[-500:])
+
+
+def test_shmread_survives_a_segment_truncated_under_it(shm_name):
+    """Truncated after the header was checked: a short read and FormatError, never SIGBUS
+    (in a process of its own, so a signal could not take the test run with it)."""
+    path = craft_segment(shm_name)
+    script = ("import os, sys; sys.path.insert(0, %r); import shmread\n"
+              "seg = shmread.Segment(%r)\n"
+              "os.truncate(%r, 4096)\n"
+              "try:\n    seg.read_frame()\nexcept shmread.FormatError as e:\n    print(e); sys.exit(65)\n"
+              % (os.path.dirname(READER), shm_name, path))
+    r = subprocess.run([sys.executable, "-c", script], env=reader_env(), capture_output=True, text=True, timeout=WAIT)
+    assert r.returncode == 65 and "shrank below its layout" in r.stdout, (r.returncode, r.stdout, r.stderr[-500:])

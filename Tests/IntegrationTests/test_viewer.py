@@ -15,7 +15,7 @@ import pytest
 
 import scene_colors
 import xshot
-from harness import REPO, SHIMMERD, WAIT, Daemon
+from harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment
 from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env, wait_until
 
 sys.path.insert(0, os.path.join(REPO, "tools"))
@@ -355,3 +355,48 @@ def test_no_display_at_all_gives_shimmerd_s_line_first_and_alone(shm_name):
     assert r.stderr.splitlines() == ["shimmerd: view: cannot open a window: no display: neither DISPLAY (X11) nor "
                                      "WAYLAND_DISPLAY is set and XDG_RUNTIME_DIR is unset; run it in a desktop session, "
                                      "or set DISPLAY or WAYLAND_DISPLAY"], r.stderr
+
+
+# --- hostile segments: refused or survived, never a crash ---
+
+def test_a_segment_owned_by_another_user_is_not_shown(xserver, shm_name):
+    """Whoever takes the name first would choose what the window shows: an object owned
+    by someone other than root, the viewer's user or shimmerd is refused in one line."""
+    path = craft_segment(shm_name)
+    os.chown(path, 65534, 65534)
+    v = Viewer(xserver, shm_name)
+    _, line = v.d.wait_log(r"view: .*refusing to show it", "the refusal")
+    assert "%s is owned by uid 65534 (nobody), not by root (uid 0)" % path in line, line
+    wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
+    assert v.maps() == []
+    assert v.stop() == 0, v.d.logs
+
+
+@pytest.mark.parametrize("fields", [
+    {"width": 2**30, "stride": 4096},
+    {"size": 2**63},
+    {"count": 2**31, "size": 2**40},
+    {"width": 16000, "height": 16000},
+], ids=["width-2^30", "buffer_size-2^63", "count-times-size-overflows", "16000x16000"])
+def test_a_crafted_header_is_refused_not_a_crash(xserver, shm_name, fields):
+    # 16000 x 16000 is whole (3 GB, sparse): refused for its size, not for a short file.
+    craft_segment(shm_name, **fields, length=None if fields.get("width") == 16000 else 1 << 20)
+    v = Viewer(xserver, shm_name)
+    _, line = v.d.wait_log(r"view: .*not a version 1 SHMR object with a consistent layout within bounds", "the refusal")
+    wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
+    with open("/proc/%d/status" % v.d.p.pid) as f:
+        rss_kib = int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+    assert rss_kib < 512 * 1024, rss_kib
+    assert v.stop() == 0, v.d.logs
+
+
+def test_a_segment_truncated_under_the_viewer_is_survived(xserver, shm_name):
+    """The owner truncates the object the viewer has open: no SIGBUS; the viewer reads
+    no frame in it any more and says it is waiting."""
+    path = craft_segment(shm_name)
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: the writer of .* stopped; keeping its last frame", "the segment's frame shown")
+    os.truncate(path, 0)
+    v.d.wait_log(r"view: waiting for the first frame in %s" % re.escape(path), "the truncated segment noticed")
+    assert v.d.poll() is None, v.d.logs
+    assert v.stop() == 0, v.d.logs

@@ -1,0 +1,4 @@
+// libFuzzer runs `fuzzShmHeader` (LLVMFuzzerTestOneInput) with this process's arguments.
+import FuzzSupport
+
+runFuzzer()

@@ -1,0 +1,440 @@
+"""Hostile files and neighbours, on the real binary: paths swapped for links, FIFOs and
+devices where files are expected, segments left or shaped by others, full file
+systems, readers that leave mid-frame. Each test is one attack from docs/RELIABILITY.md
+("Hostile files and neighbours") and asserts what shimmerd does instead of crashing,
+hanging or writing where it must not."""
+import json
+import os
+import pathlib
+import signal
+import stat
+import struct
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+from harness import SHIMMERD, WAIT, Device, close_to, pose, tilt_until_exit, wait_until
+
+FIXTURE = "bmc150_bosc0200_ideapad_d330"
+QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
+         "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
+NOBODY = 65534
+AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"]
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to mount, or to act as another user)")
+
+
+def records(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as f:
+        text = f.read().decode()
+    return [json.loads(line) for line in text.split("\n")[:-1] if line]
+
+
+class Run:
+    """shimmerd run with a trace; `tilt` waits for a sample and the sink's answer to it
+    (a `frame` or a `dropped` record)."""
+
+    def __init__(self, bed, tmp_path, *extra, prefix=()):
+        self.bed = bed
+        self.dev = Device(FIXTURE)
+        self.trace = str(tmp_path / "trace.jsonl")
+        self.roll = 0.0
+        bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
+        self.d = bed.spawn("run", *QUIET, "--set", "Trace.path=" + self.trace, *extra, prefix=prefix)
+        self.wait(lambda r: r["type"] == "baseline", "baseline")
+
+    def wait(self, predicate, what, start=0):
+        def find():
+            rs = records(self.trace)
+            return next(((i, r) for i, r in enumerate(rs) if i >= start and predicate(r)), None)
+        return wait_until(find, what, self.d)
+
+    def tilt(self, what="frames"):
+        self.roll = -0.1 if self.roll > 0 else 0.1 + 0.001 * (len(records(self.trace)) % 40)
+        raw = self.dev.raw_for(pose(self.roll, 0.02))
+        self.bed.set_raw(self.dev, raw)
+        got = self.dev.accel_of(raw)
+        i, s = self.wait(lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "the sample (%s)" % what)
+        return self.wait(lambda r: r["type"] in ("frame", "dropped") and r["t"] >= s["t"], "the sink's answer (%s)" % what, i)[1]
+
+    def stop(self):
+        assert self.d.poll() is None, "shimmerd exited (%s); log:\n%s" % (self.d.poll(), "\n".join(self.d.logs[-20:]))
+        assert self.d.stop() == 0, "\n".join(self.d.logs[-20:])
+
+
+@pytest.fixture
+def victim(tmp_path):
+    """A root-only file that nothing may change."""
+    v = tmp_path / "victim"
+    v.write_bytes(b"root only")
+    os.chmod(v, 0o600)
+    return v
+
+
+# --- the raw sink's path ---
+
+def test_raw_sink_refuses_a_symlink_to_a_fifo(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.raw"
+    link.symlink_to(fifo)
+    r = bed.run("run", "--set", "Sink.type=raw", "--set", "Sink.path=%s" % link, "--duration", "1")
+    assert r.returncode == 73, r.stderr
+    assert "%s is a symbolic link; refusing to write it" % link in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("path,kind", [("/dev/zero", "a character device"), ("/tmp", "a directory")])
+def test_raw_sink_refuses_what_is_not_a_fifo_or_file(bed_factory, path, kind):
+    bed = bed_factory(FIXTURE)
+    r = bed.run("run", "--set", "Sink.type=raw", "--set", "Sink.path=" + path, "--duration", "1")
+    assert r.returncode == 73 and "%s is %s, not a FIFO or a regular file" % (path, kind) in r.stderr, r.stderr
+
+
+@needs_root
+def test_raw_fifo_swapped_for_a_symlink_is_never_followed(bed_factory, tmp_path, open_dir, victim):
+    """The FIFO waits for its reader in a directory others may write; the name is
+    swapped for a link to a root-only file. Frames keep going nowhere ("no reader":
+    the daemon reopens the FIFO it found, never the name), the file is untouched."""
+    bed = bed_factory(FIXTURE)
+    fifo = os.path.join(open_dir, "frames.raw")
+    os.mkfifo(fifo, 0o666)
+    run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo)
+    assert run.tilt("before the swap")["type"] == "dropped"
+    os.unlink(fifo)
+    os.symlink(str(victim), fifo)
+    for k in range(3):
+        answer = run.tilt("after the swap %d" % k)
+        assert answer["type"] == "dropped" and answer["reason"] == "no reader", answer
+    assert victim.read_bytes() == b"root only"
+    run.stop()
+
+
+# --- shm segment modes, ownership and reuse ---
+
+def test_world_writable_sink_mode_is_refused(bed_factory):
+    bed = bed_factory(FIXTURE)
+    for mode in ("0666", "0660", "0642"):
+        r = bed.run("check-config", "--set", "Sink.mode=" + mode)
+        assert r.returncode == 78, (mode, r.stdout, r.stderr)
+        assert "Sink.mode" in r.stderr and mode in r.stderr and "group or others write" in r.stderr, r.stderr
+    assert bed.run("check-config", "--set", "Sink.mode=0644").returncode == 0
+
+
+def shm_run(bed, tmp_path, name, *extra):
+    """A run of its own directory (its own trace) writing segment `name`."""
+    d = tempfile.mkdtemp(dir=tmp_path)
+    return Run(bed, pathlib.Path(d), "--set", "Sink.type=shm", "--set", "Sink.name=" + name, *extra)
+
+
+def patch_header(name, offset, fmt, value):
+    with open("/dev/shm/" + name, "r+b") as f:
+        f.seek(offset)
+        f.write(struct.pack(fmt, value))
+
+
+def test_segment_that_was_world_writable_is_replaced_not_reused(bed_factory, tmp_path, shm_name):
+    """A segment left by an earlier run with mode 0666: someone opened it read-write then.
+    The restart makes a new object; truncating the old one harms nobody."""
+    bed = bed_factory(FIXTURE)
+    first = shm_run(bed, tmp_path, shm_name)
+    first.tilt()
+    first.stop()
+    seg = "/dev/shm/" + shm_name
+    os.chmod(seg, 0o666)
+    old = os.open(seg, os.O_RDWR)
+    try:
+        again = shm_run(bed, tmp_path, shm_name)
+        _, line = again.d.wait_log(r"replaced it", "the replacement")
+        assert "had mode 0666 (others could write it)" in line, line
+        assert os.fstat(old).st_ino != os.stat(seg).st_ino
+        assert stat.S_IMODE(os.stat(seg).st_mode) == 0o640
+        os.ftruncate(old, 0)
+        for _ in range(3):
+            assert again.tilt("after the old object was truncated")["type"] == "frame"
+        again.stop()
+    finally:
+        os.close(old)
+
+
+@pytest.mark.parametrize("field,offset,fmt,value,why", [
+    ("frame", 48, "<Q", 2**64 - 1, "had frame counter 18446744073709551615, near its end"),
+    ("buffer_size", 40, "<Q", 2**63, "had no valid header"),
+    ("width", 12, "<I", 2**30, "had no valid header"),
+])
+def test_crafted_header_of_a_left_segment_is_not_trusted(bed_factory, tmp_path, shm_name, field, offset, fmt, value, why):
+    bed = bed_factory(FIXTURE)
+    first = shm_run(bed, tmp_path, shm_name)
+    first.tilt()
+    first.stop()
+    patch_header(shm_name, offset, fmt, value)
+    again = shm_run(bed, tmp_path, shm_name)
+    _, line = again.d.wait_log(r"replaced it", "the replacement")
+    assert why in line, line
+    for _ in range(2):
+        assert again.tilt("after the replacement")["type"] == "frame"
+    again.stop()
+
+
+@needs_root
+def test_segment_left_by_root_is_refused_with_what_to_do(bed_factory, tmp_path, shm_name, open_dir):
+    """A test run as root left the segment; the service's user cannot use it. One line
+    says whose it is and the command that frees the name; exit 73."""
+    bed = bed_factory(FIXTURE)
+    first = shm_run(bed, tmp_path, shm_name)
+    first.tilt()
+    first.stop()
+    os.chmod(bed.root, 0o755)
+    r = subprocess.run([*AS_NOBODY, SHIMMERD, "run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                        "--duration", "1"],
+                       env=bed.env, capture_output=True, text=True, timeout=WAIT, cwd=open_dir)
+    assert r.returncode == 73, r.stderr
+    line = [l for l in r.stderr.splitlines() if shm_name in l]
+    assert len(line) == 1, r.stderr
+    assert "is owned by uid 0 (root), not by uid 65534 (nobody) that runs shimmerd" in line[0], line[0]
+    assert "sudo rm /dev/shm/%s" % shm_name in line[0], line[0]
+
+
+def in_small_namespace(mount_at, size, argv):
+    """argv in a private mount namespace where `mount_at` is a fresh tmpfs of `size`."""
+    script = 'mount -t tmpfs -o size=%s,mode=1777 tmpfs "$0" && exec "$@"' % size
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, mount_at, *argv]
+
+
+@needs_root
+def test_full_dev_shm_is_one_line_not_sigbus(bed_factory, shm_name):
+    bed = bed_factory(FIXTURE)
+    r = subprocess.run(in_small_namespace("/dev/shm", "1m", [SHIMMERD, "run", "--set", "Sink.type=shm", "--set",
+                                                              "Sink.name=" + shm_name, "--duration", "3"]),
+                       env=bed.env, capture_output=True, text=True, timeout=WAIT)
+    assert r.returncode == 73, (r.returncode, r.stderr)
+    assert "/dev/shm has no room for its" in r.stderr and "No space left on device" in r.stderr, r.stderr
+
+
+# --- the raw file and FIFO: whole frames ---
+
+@needs_root
+def test_raw_file_on_a_full_disk_keeps_whole_frames(bed_factory, tmp_path):
+    """A 1 MiB file system holds twelve 81,900-byte frames (175 x 117 px at Card.scale=0.5)
+    and part of a thirteenth: the part is cut away, so every later frame would start on a
+    frame boundary."""
+    bed = bed_factory(FIXTURE)
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (%s)" % r.stderr.strip())
+    try:
+        out = mnt / "frames.raw"
+        run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=%s" % out, "--set", "Card.scale=0.5")
+        frame = 175 * 117 * 4
+        for _ in range(8):
+            run.tilt()
+            if any("No space left on device" in l for l in run.d.logs):
+                break
+        _, line = run.d.wait_log(r"No space left on device", "the full disk")
+        assert "the partial frame was removed (12 whole frames in the file)" in line, line
+        assert os.path.getsize(out) == 12 * frame
+        run.stop()
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_raw_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path):
+    """The reader takes 100,000 bytes of the first 1,307,600-byte frame and exits: the
+    documented EPIPE line, and no frame counted that it did not get whole."""
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    r, w = os.pipe()
+    p = subprocess.Popen([SHIMMERD, "run", *QUIET, "--set", "Sink.type=raw"], env=bed.env, stdout=w,
+                         stderr=subprocess.PIPE, text=True)
+    os.close(w)
+    bed.children.append(p)
+    logs = []
+    threading.Thread(target=lambda: [logs.append(l.rstrip("\n")) for l in p.stderr], daemon=True).start()
+    got = 0
+    with os.fdopen(r, "rb") as reader:
+        while got < 100_000:
+            chunk = reader.read(100_000 - got)
+            assert chunk, "the stream ended early"
+            got += len(chunk)
+    tilt_until_exit(bed, dev, p)
+    assert p.wait(timeout=WAIT) == 0, logs
+    wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
+    ended = [l for l in logs if "ended" in l]
+    assert len(ended) == 1 and "went away (EPIPE) after 0 frames; the raw sink has ended" in ended[0], logs
+    assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
+
+
+# --- configuration files that are not files ---
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "huge"])
+def test_configuration_that_is_not_a_small_file_is_refused_at_once(bed_factory, open_dir, kind):
+    bed = bed_factory(FIXTURE)
+    if kind == "fifo":
+        path = os.path.join(open_dir, "shimmerd.conf")
+        os.mkfifo(path)
+        why = "a FIFO, not a regular file; refusing to read it"
+    elif kind == "zero":
+        path = "/dev/zero"
+        why = "a character device, not a regular file; refusing to read it"
+    else:
+        path = os.path.join(open_dir, "shimmerd.conf")
+        with open(path, "wb") as f:
+            f.truncate(2 << 30)     # sparse: 2 GiB of zeros
+        why = "2147483648 bytes, more than the 1048576 read at most"
+    # As root a world-writable /dev/zero is refused for its mode already; nobody reads it.
+    r = subprocess.run([*(AS_NOBODY if os.geteuid() == 0 else []), SHIMMERD, "check-config", "--config", str(path)],
+                       env=bed.env, capture_output=True, text=True, timeout=WAIT, cwd="/")
+    assert r.returncode == 78 and "%s: %s" % (path, why) in r.stderr, r.stderr
+
+
+def test_a_fifo_drop_in_is_refused_at_once(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("")
+    (tmp_path / "shimmerd.conf.d").mkdir()
+    os.mkfifo(tmp_path / "shimmerd.conf.d" / "10-fifo.conf")
+    r = bed.run("check-config", "--config", str(conf), timeout=WAIT)
+    assert r.returncode == 78 and "10-fifo.conf: a FIFO, not a regular file" in r.stderr, r.stderr
+
+
+def test_sighup_with_the_configuration_swapped_for_a_fifo(bed_factory, tmp_path):
+    """The running daemon is not frozen in open(2): the reload is refused in one line,
+    frames go on, SIGTERM stops it."""
+    bed = bed_factory(FIXTURE)
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("[Sink]\ntype = null\n")
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    trace = str(tmp_path / "trace.jsonl")
+    d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Trace.path=" + trace)
+    wait_until(lambda: any(r["type"] == "baseline" for r in records(trace)), "baseline", d)
+    conf.unlink()
+    os.mkfifo(conf)
+    n = len(d.logs)
+    d.p.send_signal(signal.SIGHUP)
+    _, line = d.wait_log(r"SIGHUP: configuration not reloaded", "the refused reload", start=n)
+    assert "a FIFO, not a regular file" in line, line
+    raw = dev.raw_for(pose(0.1, 0))
+    bed.set_raw(dev, raw)
+    got = dev.accel_of(raw)
+    wait_until(lambda: any(r["type"] == "sample" and close_to(r["accel"], got, 1e-6) for r in records(trace)),
+               "a sample after the refused reload", d)
+    assert d.stop() == 0
+
+
+# --- the png sink's directory ---
+
+def test_png_sink_refuses_a_symlinked_directory(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / "frames"
+    link.symlink_to(elsewhere)
+    r = bed.run("run", "--set", "Sink.type=png", "--set", "Sink.path=%s" % link, "--duration", "1")
+    assert r.returncode == 73 and "%s is a symbolic link; refusing to follow it" % link in r.stderr, r.stderr
+    assert os.listdir(elsewhere) == []
+
+
+def test_png_directory_with_the_highest_frame_number_is_refused(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    out = tmp_path / "frames"
+    out.mkdir()
+    (out / "frame-18446744073709551615.png").write_bytes(b"")
+    r = bed.run("run", "--set", "Sink.type=png", "--set", "Sink.path=%s" % out, "--duration", "1")
+    assert r.returncode == 73, (r.returncode, r.stderr)
+    assert "holds frame-18446744073709551615.png; numbering cannot go on after it" in r.stderr, r.stderr
+
+
+# --- traces with times and numbers no run produces ---
+
+def sample_line(t, seq=0):
+    return '{"type":"sample","t":%s,"seq":%d,"accel":[0,-9.8,0],"dpitch":0,"droll":0,"focal":[175,233]}\n' % (t, seq)
+
+
+@pytest.mark.parametrize("command", ["plot", "replay"])
+@pytest.mark.parametrize("times,why", [
+    (["0.5", "1e308"], '"t" = 1e+308 is outside 0 ... 1e10 s'),
+    (["-1e9", "1e9"], '"t" = -1000000000.0 is outside 0 ... 1e10 s'),
+    (["0.5", "NaN"], "NaN is not a JSON number (JSON has no NaN or infinity)"),
+    (["0.5", "1e400"], "1e400 is beyond the range of a double"),
+], ids=["t-1e308", "t-minus-1e9-to-1e9", "nan", "1e400"])
+def test_trace_times_and_numbers_out_of_range_are_named(bed_factory, tmp_path, command, times, why):
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(sample_line(t, k) for k, t in enumerate(times)))
+    out = tmp_path / ("out.svg" if command == "plot" else "out.raw")
+    r = bed.run(command, str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65 and "%s:%d: %s" % (trace, 1 if times[0].startswith("-") else 2, why) in r.stderr, \
+        (r.returncode, r.stderr[-500:])
+    assert not out.exists()
+
+
+def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_path):
+    """Three records a day apart would be 5,184,001 frames at 60 fps (6.8 TB raw)."""
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "day.jsonl"
+    trace.write_text(sample_line(0) + sample_line(43200, 1) + sample_line(86400, 2))
+    out = tmp_path / "out.raw"
+    r = bed.run("replay", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65, (r.returncode, r.stderr[-500:])
+    assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
+    assert not out.exists()
+
+
+# --- words that say what happened ---
+
+def test_a_reading_of_1e308_is_not_called_a_zero_vector(bed_factory, tmp_path):
+    """|a| of (0, 1e308, 1e308) overflows; normalised, it looked like no direction."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(sample_line("%.1f" % (0.1 * k), k).replace("[0,-9.8,0]", "[0,-9.8,%.1f]" % (0.1 * k))
+                              for k in range(6))
+                      + sample_line("0.7", 6).replace("[0,-9.8,0]", "[0,1e308,1e308]"))
+    out = str(tmp_path / "out.jsonl")
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                "--set", "Attitude.baseline_samples=3", "--set", "Sink.type=null", "--set", "Trace.path=" + out,
+                timeout=WAIT)
+    assert r.returncode == 0, r.stderr
+    rejected = [x for x in records(out) if x["type"] == "reading" and x["use"] == "rejected"]
+    assert [x["reason"] for x in rejected] == ["acceleration too large to compute (|a| overflows a double)"], rejected
+
+
+def test_a_huge_configuration_value_is_not_echoed_whole(bed_factory, tmp_path):
+    bed = bed_factory(FIXTURE)
+    conf = tmp_path / "shimmerd.conf"
+    conf.write_text("[Sink]\nname = %s/\n" % ("a" * 900_000))
+    r = bed.run("check-config", "--config", str(conf), timeout=WAIT)
+    assert r.returncode == 78, r.stderr[-300:]
+    assert len(r.stderr) < 1000 and "... (900001 bytes)" in r.stderr, r.stderr[-300:]
+
+
+@pytest.mark.parametrize("garbage", ["nan inf -5", "0 -1"])
+def test_a_garbage_frequency_list_is_not_obeyed(bed_factory, tmp_path, garbage):
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_attr(dev.syspath, "in_accel_sampling_frequency_available", garbage + "\n")
+    before = bed.attr(dev.syspath, "in_accel_sampling_frequency")
+    run = Run(bed, tmp_path, "--set", "Sink.type=null")
+    _, line = run.d.wait_log(r"using iio:device0", "the attach line")
+    assert 'in_accel_sampling_frequency = %s kept: its _available list "%s" holds no frequency' % (before.strip(), garbage) \
+        in line, line
+    run.stop()
+    assert bed.attr(dev.syspath, "in_accel_sampling_frequency") == before
+
+
+def test_a_trace_played_at_its_times_says_when_it_will_wait_long(bed_factory, tmp_path):
+    """The first reading at t = 1e9 s (31 years): one line says so, instead of a silent wait."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "late.jsonl"
+    source.write_text(sample_line("1e9"))
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sink.type=null", "--duration", "1",
+                timeout=WAIT)
+    assert r.returncode == 0, r.stderr
+    assert "trace %s: 1000000000 s without a reading before the first one; at speed 1 that is 1000000000 s of waiting" \
+        % source in r.stderr, r.stderr
