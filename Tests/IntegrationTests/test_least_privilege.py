@@ -11,7 +11,6 @@ falling back to poll for a user who may not write buffer/enable
 (test_monitor.py::test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable)."""
 import os
 import re
-import shutil
 import stat
 import socket
 import time
