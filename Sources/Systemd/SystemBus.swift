@@ -1,0 +1,94 @@
+import CSystemd
+import Glibc
+
+/// A connection to the system bus through libsystemd's sd-bus, used only without
+/// blocking: `sd_bus_open_system` connects (a Unix socket connects at once or fails),
+/// the Hello, the match and every call are asynchronous, and the caller's loop polls
+/// `fileDescriptor` and calls `process()` when it is readable.
+///
+/// What it offers is a watch of one well-known name: whether it has an owner now and
+/// each change (`NameOwnerChanged`), as a callback.
+package final class SystemBus {
+    private let bus: OpaquePointer
+    private var slots: [OpaquePointer] = []
+    private var nameWatches: [NameWatch] = []
+
+    /// `sd_bus_open_system()`: `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket.
+    /// - Throws: the errno text when there is no bus to connect to.
+    package init() throws(SystemBusError) {
+        var b: OpaquePointer?
+        let r = sd_bus_open_system(&b)
+        guard r >= 0, let b else { throw SystemBusError(operation: "sd_bus_open_system", errno: -r) }
+        bus = b
+    }
+
+    deinit {
+        for s in slots { sd_bus_slot_unref(s) }
+        sd_bus_flush_close_unref(bus)
+    }
+
+    /// `sd_bus_get_fd()`: readable when a message is waiting.
+    package var fileDescriptor: Int32 { sd_bus_get_fd(bus) }
+
+    /// `sd_bus_process()` until nothing is left to do; never waits. Returns false once
+    /// the connection is lost (the bus went away).
+    @discardableResult
+    package func process() -> Bool {
+        while true {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 { return false }
+            if r == 0 { return true }
+        }
+    }
+
+    /// Calls `changed(hasOwner)` once with whether `name` has an owner now, and again on
+    /// every change of its owner.
+    package func watchName(_ name: String, changed: @escaping (Bool) -> Void) throws(SystemBusError) {
+        let w = NameWatch(name: name, changed: changed)
+        nameWatches.append(w)
+        let user = Unmanaged.passUnretained(w).toOpaque()
+        var slot: OpaquePointer?
+        let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        var r = sd_bus_add_match_async(bus, &slot, match, { m, user, _ in
+            guard let m, let user else { return 0 }
+            let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
+            var strings: [String] = []
+            for _ in 0..<3 {
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
+                strings.append(String(cString: p))
+            }
+            if strings[0] == w.name { w.changed(!strings[2].isEmpty) }
+            return 0
+        }, nil, user)
+        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
+        slots.append(slot)
+        var call: OpaquePointer?
+        r = shimmerd_bus_get_name_owner_async(bus, &call, name, { m, user, _ in
+            guard let m, let user else { return 0 }
+            let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
+            // An error reply (org.freedesktop.DBus.Error.NameHasNoOwner) means no owner.
+            w.changed(sd_bus_message_is_method_error(m, nil) == 0)
+            return 0
+        }, user)
+        guard r >= 0, let call else { throw SystemBusError(operation: "GetNameOwner", errno: -r) }
+        slots.append(call)
+    }
+
+    private final class NameWatch {
+        let name: String
+        let changed: (Bool) -> Void
+        init(name: String, changed: @escaping (Bool) -> Void) {
+            self.name = name
+            self.changed = changed
+        }
+    }
+}
+
+/// A failed sd-bus call: which, and the errno it returned.
+package struct SystemBusError: Error, CustomStringConvertible {
+    package var operation: String
+    package var errno: Int32
+    package var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
