@@ -23,8 +23,7 @@ package struct FrequencyRestore: Sendable {
 
     /// Nil when it may be put back; else why not.
     private var changedMeanwhile: String? {
-        guard let p = syspath, case .success(let raw) = SysfsAttributeFile.read("\(p)/\(file)") else { return nil }
-        let now = String(raw[...].trimmingASCIIWhitespace())
+        guard let p = syspath, let now = SysfsAttributeFile.value("\(p)/\(file)") else { return nil }
         if now == written { return nil }
         // The kernel may print what was written in its own form (62.5 -> 62.500000).
         if let a = try? SysfsNumber.parse(now).get(), let b = try? SysfsNumber.parse(written).get(), abs(a - b) < 1e-6 {

@@ -54,9 +54,7 @@ final class IIOScanBuffer {
         if let p = device.syspath {
             let files = ["buffer/length", "buffer/watermark"] + device.scanElements.map { "scan_elements/in_\($0.name)_en" }
             for f in files {
-                if case .success(let text) = SysfsAttributeFile.read("\(p)/\(f)") {
-                    previousAttributes.append((f, String(text[...].trimmingASCIIWhitespace())))
-                }
+                if let text = SysfsAttributeFile.value("\(p)/\(f)") { previousAttributes.append((f, text)) }
             }
         }
         let scanChannels = d.channels.filter { $0.isScanElement && !$0.isOutput }
@@ -156,8 +154,7 @@ final class IIOScanBuffer {
         var failed: [String] = []
         if let p = syspath {
             for (f, text) in previousAttributes {
-                guard case .success(let now) = SysfsAttributeFile.read("\(p)/\(f)"),
-                      String(now[...].trimmingASCIIWhitespace()) != text else { continue }
+                guard let now = SysfsAttributeFile.value("\(p)/\(f)"), now != text else { continue }
                 if case .failure(let e) = SysfsAttributeFile.write("\(p)/\(f)", text) { failed.append("\(f) = \(text) (\(e))") }
             }
         }
