@@ -30,6 +30,9 @@ packages=(
   # which also checks 60-shimmerd.rules (udevadm test, in a namespace made by util-linux's
   # unshare)
   debhelper dpkg-dev lintian init-system-helpers udev util-linux
+  # test: the real iio-sensor-proxy and its monitor-sensor beside shimmerd on one device,
+  # on a private system bus of a real dbus-daemon (test_sensor_proxy.py)
+  iio-sensor-proxy dbus-daemon
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh
