@@ -9,9 +9,12 @@ import Glibc
 /// What it offers is a watch of one well-known name: whether it has an owner now and
 /// each change (`NameOwnerChanged`), as a callback.
 package final class SystemBus {
-    private let bus: OpaquePointer
+    /// The `sd_bus *`, for the objects served on it (`BusObject`).
+    let raw: OpaquePointer
+    private var bus: OpaquePointer { raw }
     private var slots: [OpaquePointer] = []
     private var nameWatches: [NameWatch] = []
+    private var nameRequests: [NameRequest] = []
 
     /// `sd_bus_open_system()`: `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket.
     /// - Throws: the errno text when there is no bus to connect to.
@@ -19,7 +22,7 @@ package final class SystemBus {
         var b: OpaquePointer?
         let r = sd_bus_open_system(&b)
         guard r >= 0, let b else { throw SystemBusError(operation: "sd_bus_open_system", errno: -r) }
-        bus = b
+        raw = b
     }
 
     deinit {
@@ -39,6 +42,29 @@ package final class SystemBus {
             if r < 0 { return false }
             if r == 0 { return true }
         }
+    }
+
+    /// Asks for the well-known `name` (`sd_bus_request_name_async`, no flags: a second
+    /// daemon does not take it over); `done` gets nil once it is ours, else why not.
+    package func requestName(_ name: String, done: @escaping (String?) -> Void) throws(SystemBusError) {
+        let w = NameRequest(name: name, done: done)
+        nameRequests.append(w)
+        var slot: OpaquePointer?
+        let r = sd_bus_request_name_async(bus, &slot, name, 0, { m, user, _ in
+            guard let m, let user else { return 0 }
+            let w = Unmanaged<NameRequest>.fromOpaque(user).takeUnretainedValue()
+            if let e = sd_bus_message_get_error(m), sd_bus_error_is_set(e) != 0 {
+                w.done("\(e.pointee.name.map { String(cString: $0) } ?? "error"): \(e.pointee.message.map { String(cString: $0) } ?? "")")
+                return 0
+            }
+            var code: UInt32 = 0
+            _ = sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &code)
+            // 1: primary owner, 4: already ours; 2: queued and 3: exists (another has it).
+            w.done(code == 1 || code == 4 ? nil : "\(w.name) is owned by another process")
+            return 0
+        }, Unmanaged.passUnretained(w).toOpaque())
+        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_request_name_async", errno: -r) }
+        slots.append(slot)
     }
 
     /// Calls `changed(hasOwner)` once with whether `name` has an owner now, and again on
@@ -74,6 +100,15 @@ package final class SystemBus {
         }, user)
         guard r >= 0, let call else { throw SystemBusError(operation: "GetNameOwner", errno: -r) }
         slots.append(call)
+    }
+
+    private final class NameRequest {
+        let name: String
+        let done: (String?) -> Void
+        init(name: String, done: @escaping (String?) -> Void) {
+            self.name = name
+            self.done = done
+        }
     }
 
     private final class NameWatch {

@@ -76,7 +76,8 @@ def test_files_are_where_debian_puts_them(debs):
                  "/usr/share/man/man8/shimmerd.8.gz", "/usr/share/man/man5/shimmerd.conf.5.gz",
                  "/usr/share/bash-completion/completions/shimmerd", "/usr/share/zsh/vendor-completions/_shimmerd",
                  "/usr/share/doc/shimmerd/README.md", "/usr/share/doc/shimmerd/changelog.gz",
-                 "/usr/share/doc/shimmerd/copyright"]:
+                 "/usr/share/doc/shimmerd/copyright", "/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf",
+                 "/usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml"]:
         assert path in daemon, path
     assert daemon["/usr/bin/shimmerd"].startswith("-rwxr-xr-x")
     viewer = contents(debs["shimmerd-view"])
