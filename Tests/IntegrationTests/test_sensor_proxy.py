@@ -149,3 +149,46 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
     assert d.stop() == 0
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+
+
+def test_the_buffer_is_given_back_when_the_device_is_tagged_later(bed_factory, bus):
+    """iio-sensor-proxy installed while shimmerd runs: its rules tag the device (a udev
+    change event with IIO_SENSOR_PROXY_TYPE). shimmerd, reading the untagged device's
+    buffer, gives it back at once with its attributes as they were, and polls; then
+    iio-sensor-proxy starts and rotates the screen."""
+    dev = Device(BMC150)
+    text = "".join(line + "\n" for line in dev.text.splitlines() if not line.startswith("E: IIO_SENSOR_PROXY_TYPE="))
+    bed = bed_factory()
+    bed.add(text)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    untouched = buffer_state(bed, dev)
+    pipe = ScanPipe(bed, dev)
+    stop = threading.Event()
+    pipe.feed(bed, lambda t: (0.0, 0.0), stop)
+    try:
+        d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                      extra_env=bus.env)
+        _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+        assert attached["mode"] == "buffer"
+        d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+        assert buffer_state(bed, dev)["buffer/enable"] == "1"
+        start = len(d.records)
+        bed.tb.set_property(dev.syspath, "IIO_SENSOR_PROXY_TYPE", "iio-poll-accel iio-buffer-accel")
+        bed.tb.uevent(dev.syspath, "change")
+        d.wait_log(r"udev change event: iio-sensor-proxy may read it .*; giving its buffer back, polling from now on",
+                   "the buffer given back")
+        _, again = d.wait_for(lambda r: r["type"] == "attached", "attached again", start=start)
+        assert again["mode"] == "poll"
+        stop.set()
+        assert buffer_state(bed, dev) == untouched
+        _, mon, seen = start_sensor_proxy(bed, bus)
+        left = buffer_state(bed, dev)
+        device = Device3(bed, dev, buffered=False)
+        for roll, orientation in TURNS[:2]:
+            device.set(roll)
+            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+        assert buffer_state(bed, dev) == left
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == left
+    finally:
+        stop.set()
