@@ -15,6 +15,7 @@ package final class SystemBus {
     private var slots: [OpaquePointer] = []
     private var nameWatches: [NameWatch] = []
     private var nameRequests: [NameRequest] = []
+    private var propertyWatches: [PropertiesWatch] = []
 
     /// `sd_bus_open_system()`: `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket.
     /// - Throws: the errno text when there is no bus to connect to.
@@ -91,7 +92,8 @@ package final class SystemBus {
         guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
         slots.append(slot)
         var call: OpaquePointer?
-        r = shimmerd_bus_get_name_owner_async(bus, &call, name, { m, user, _ in
+        r = shimmerd_bus_call_with_string_async(bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                "org.freedesktop.DBus", "GetNameOwner", name, { m, user, _ in
             guard let m, let user else { return 0 }
             let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
             // An error reply (org.freedesktop.DBus.Error.NameHasNoOwner) means no owner.
@@ -100,6 +102,58 @@ package final class SystemBus {
         }, user)
         guard r >= 0, let call else { throw SystemBusError(operation: "GetNameOwner", errno: -r) }
         slots.append(call)
+    }
+
+    /// Calls `changed` with the properties of `interface` on `destination`'s object `path`:
+    /// all of them once (`GetAll`), then what each `PropertiesChanged` carries. Values of
+    /// types `BusValue` does not have are left out.
+    package func watchProperties(destination: String, path: String, interface: String,
+                                 changed: @escaping ([(String, BusValue)]) -> Void) throws(SystemBusError) {
+        let w = PropertiesWatch(interface: interface, changed: changed)
+        propertyWatches.append(w)
+        let user = Unmanaged.passUnretained(w).toOpaque()
+        var slot: OpaquePointer?
+        let match = "type='signal',sender='\(destination)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
+            + "member='PropertiesChanged',arg0='\(interface)'"
+        var r = sd_bus_add_match_async(bus, &slot, match, { m, user, _ in
+            guard let m, let user else { return 0 }
+            var p: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0 else { return 0 }
+            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+            w.changed(BusMessageReader.dictionary(m))
+            return 0
+        }, nil, user)
+        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
+        slots.append(slot)
+        var call: OpaquePointer?
+        r = shimmerd_bus_call_with_string_async(bus, &call, destination, path, "org.freedesktop.DBus.Properties", "GetAll",
+                                                interface, { m, user, _ in
+            guard let m, let user else { return 0 }
+            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+            if sd_bus_message_is_method_error(m, nil) != 0 {
+                let e = sd_bus_message_get_error(m)
+                w.failed = e?.pointee.message.map { String(cString: $0) } ?? "GetAll failed"
+                return 0
+            }
+            w.changed(BusMessageReader.dictionary(m))
+            return 0
+        }, user)
+        guard r >= 0, let call else { throw SystemBusError(operation: "GetAll", errno: -r) }
+        slots.append(call)
+    }
+
+    /// Why the last `watchProperties` GetAll failed (the name has no owner, access
+    /// denied), nil when it did not.
+    package var propertiesFailure: String? { propertyWatches.last?.failed }
+
+    private final class PropertiesWatch {
+        let interface: String
+        let changed: ([(String, BusValue)]) -> Void
+        var failed: String?
+        init(interface: String, changed: @escaping ([(String, BusValue)]) -> Void) {
+            self.interface = interface
+            self.changed = changed
+        }
     }
 
     private final class NameRequest {

@@ -1,6 +1,6 @@
 """shimmerd on the system bus (org.shimmerd.Shimmerd1), through the real binary on a
 private dbus-daemon, read and called with systemd's busctl: the properties follow a
-tilt, PropertiesChanged carries the change, Recalibrate() captures a new baseline, and
+tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
 the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd
 recalibrate while anyone else may only read. Without a bus the daemon says so once and
 goes on."""
@@ -72,8 +72,15 @@ def test_properties_follow_a_tilt_and_recalibrate_makes_a_new_baseline(bed_facto
                                     "--match=type='signal',interface='org.freedesktop.DBus.Properties',path='%s'" % PATH],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         bed.children.append(signals)
+        watcher = bed.spawn("monitor", "--dbus", "--json", extra_env=bus.env)
+        _, first = watcher.wait_for(lambda r: r.get("type") == "status", "monitor --dbus: the state")
+        assert first["SensorMode"] == "poll" and first["Sensor"] == prop(bus, "Sensor")
         bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))       # turned 0.3 rad clockwise: dRoll 0.3
         wait_until(lambda: abs(prop(bus, "DRoll") - 0.3) < 0.01, "DRoll 0.3", daemon=d)
+        # monitor --dbus shows it (from PropertiesChanged).
+        watcher.wait_for(lambda r: r.get("type") == "status" and "DRoll" in r["changed"]
+                         and abs(r["DRoll"] - 0.3) < 0.01, "monitor --dbus: DRoll 0.3")
+        assert watcher.stop() == 0
         assert abs(prop(bus, "DPitch")) < 0.01
         focal = prop(bus, "FocalPoint")
         assert len(focal) == 2 and focal != [175, 350 * 2 / 3]
