@@ -23,14 +23,14 @@ package final class StatusBus {
     static let minimumInterval = 0.1
 
     /// One property: its name, D-Bus type, whether changes are signalled, what it is.
-    struct Property {
-        var name: String
-        var type: String
-        var signalled: Bool
-        var doc: String
+    package struct Property {
+        package var name: String
+        package var type: String
+        package var signalled: Bool
+        package var doc: String
     }
 
-    static let properties: [Property] = [
+    package static let properties: [Property] = [
         Property(name: "State", type: "s", signalled: true,
                  doc: "waiting (no accelerometer), moving, or still (the device lies still: no frames)"),
         Property(name: "Sensor", type: "s", signalled: true, doc: "the accelerometer in use, e.g. iio:device0 (bmc150_accel); empty while waiting"),
