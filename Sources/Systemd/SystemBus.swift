@@ -74,10 +74,9 @@ package final class SystemBus {
         let w = NameWatch(name: name, changed: changed)
         nameWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        var slot: OpaquePointer?
         let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
-        var r = sd_bus_add_match_async(bus, &slot, match, { m, user, _ in
+        try subscribe(match, onSignal: { m, user, _ in
             guard let m, let user else { return 0 }
             let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
             var strings: [String] = []
@@ -88,19 +87,30 @@ package final class SystemBus {
             }
             if strings[0] == w.name { w.changed(!strings[2].isEmpty) }
             return 0
-        }, nil, user)
-        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
-        slots.append(slot)
-        var call: OpaquePointer?
-        r = shimmerd_bus_call_with_string_async(bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                "org.freedesktop.DBus", "GetNameOwner", name, { m, user, _ in
+        }, thenCall: ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", name),
+           onReply: { m, user, _ in
             guard let m, let user else { return 0 }
             let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
             // An error reply (org.freedesktop.DBus.Error.NameHasNoOwner) means no owner.
             w.changed(sd_bus_message_is_method_error(m, nil) == 0)
             return 0
-        }, user)
-        guard r >= 0, let call else { throw SystemBusError(operation: "GetNameOwner", errno: -r) }
+        }, user: user)
+    }
+
+    /// Adds the match rule `match` (its signals go to `onSignal`), then makes the
+    /// asynchronous call `thenCall` with its one string argument (the reply goes to
+    /// `onReply`): the state now, then its changes, none lost in between. Keeps both slots.
+    private func subscribe(_ match: String, onSignal: sd_bus_message_handler_t,
+                           thenCall c: (destination: String, path: String, interface: String, member: String, argument: String),
+                           onReply: sd_bus_message_handler_t, user: UnsafeMutableRawPointer) throws(SystemBusError) {
+        var slot: OpaquePointer?
+        var r = sd_bus_add_match_async(bus, &slot, match, onSignal, nil, user)
+        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
+        slots.append(slot)
+        var call: OpaquePointer?
+        r = shimmerd_bus_call_with_string_async(bus, &call, c.destination, c.path, c.interface, c.member, c.argument,
+                                                onReply, user)
+        guard r >= 0, let call else { throw SystemBusError(operation: c.member, errno: -r) }
         slots.append(call)
     }
 
@@ -112,22 +122,16 @@ package final class SystemBus {
         let w = PropertiesWatch(interface: interface, changed: changed)
         propertyWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        var slot: OpaquePointer?
         let match = "type='signal',sender='\(destination)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
             + "member='PropertiesChanged',arg0='\(interface)'"
-        var r = sd_bus_add_match_async(bus, &slot, match, { m, user, _ in
+        try subscribe(match, onSignal: { m, user, _ in
             guard let m, let user else { return 0 }
             var p: UnsafePointer<CChar>?
             guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0 else { return 0 }
             let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
             w.changed(BusMessageReader.dictionary(m))
             return 0
-        }, nil, user)
-        guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
-        slots.append(slot)
-        var call: OpaquePointer?
-        r = shimmerd_bus_call_with_string_async(bus, &call, destination, path, "org.freedesktop.DBus.Properties", "GetAll",
-                                                interface, { m, user, _ in
+        }, thenCall: (destination, path, "org.freedesktop.DBus.Properties", "GetAll", interface), onReply: { m, user, _ in
             guard let m, let user else { return 0 }
             let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
             if sd_bus_message_is_method_error(m, nil) != 0 {
@@ -137,9 +141,7 @@ package final class SystemBus {
             }
             w.changed(BusMessageReader.dictionary(m))
             return 0
-        }, user)
-        guard r >= 0, let call else { throw SystemBusError(operation: "GetAll", errno: -r) }
-        slots.append(call)
+        }, user: user)
     }
 
     /// Why the last `watchProperties` GetAll failed (the name has no owner, access
