@@ -192,3 +192,42 @@ def test_the_buffer_is_given_back_when_the_device_is_tagged_later(bed_factory, b
         assert buffer_state(bed, dev) == left
     finally:
         stop.set()
+
+
+def test_a_buffer_shimmerd_used_is_left_as_it_found_it(bed_factory):
+    """No other reader (no system bus): shimmerd reads the buffer, and on SIGTERM puts back
+    buffer/length, buffer/watermark, the scan elements and the trigger as they were."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    untouched = buffer_state(bed, dev)
+    pipe = ScanPipe(bed, dev)
+    stop = threading.Event()
+    pipe.feed(bed, lambda t: (0.0, 0.0), stop)
+    try:
+        d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                      extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
+        _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+        assert attached["mode"] == "buffer"
+        d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+        assert buffer_state(bed, dev) != untouched          # enabled, its length and watermark set
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == untouched
+    finally:
+        stop.set()
+
+
+def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
+    """shimmerd lowered an unshared device's rate (125 -> 62.5 Hz for Sensor.rate 60); another
+    program set 250 Hz since: on exit the rate stays theirs, with one line saying so."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.mode=poll",
+                  extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert "125.000000 -> 62.500000" in attached["sampling_frequency"]
+    bed.set_attr(dev.syspath, RATE, "250.000000\n")
+    assert d.stop() == 0
+    assert bed.attr(dev.syspath, RATE).strip() == "250.000000"
+    assert any("in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000" in line
+               for line in d.logs), d.logs
