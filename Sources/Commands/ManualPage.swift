@@ -31,7 +31,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
             ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
             ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; started by udev where an accelerometer appears, not enabled by the package (systemctl enable shimmerd starts it on every boot)"),
             ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' and gyroscopes' device nodes and the IIO attributes buffer mode writes, and starts the service where an accelerometer appears (SYSTEMD_WANTS)"),
-            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties, root, group shimmerd and the console user may call Recalibrate()"),
+            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties, root and group shimmerd may call Recalibrate()"),
             ("/usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml", "the D-Bus interface, as the daemon serves it"),
             ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video"),
             ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),

@@ -7,8 +7,8 @@ import Tracing
 /// a desktop widget (the sensor and gyroscope in use and how they are read, the
 /// baseline's age, dPitch, dRoll, the focal point, the sink, frames published, the state)
 /// and `Recalibrate()`, a new baseline. The policy of who may call what is the bus's
-/// (dbus/org.shimmerd.Shimmerd1.conf: anyone may read, root, group shimmerd and the
-/// console user may recalibrate).
+/// (dbus/org.shimmerd.Shimmerd1.conf: anyone may read, root and group shimmerd may
+/// recalibrate).
 ///
 /// Never blocks the loop: sd-bus's descriptor is in the loop's poll set and is processed
 /// only when readable; requests, replies and signals are all asynchronous.
