@@ -140,7 +140,7 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
     before = dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE))
     trace = os.path.join(bed.root, "trace.jsonl")
     d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Trace.path=" + trace,
-                  extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
+                  extra_env=NO_BUS)
     d.wait_log(r"in poll mode: auto: its buffer is already enabled by another program \(buffer/enable = 1\): "
                r"polling, the buffer left alone", "why it polls")
     d.wait_log(r"in_accel_sampling_frequency = 125\.000000 kept: another reader may use the device", "rate kept")
@@ -149,6 +149,20 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
     assert d.stop() == 0
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+
+
+NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"}
+
+
+def monitor_in_buffer_mode(bed, dev, stop, env):
+    """The node fed with level scans until `stop` is set, and shimmerd monitor reading them
+    from the buffer, past its first sample."""
+    ScanPipe(bed, dev).feed(bed, lambda t: (0.0, 0.0), stop)
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3", extra_env=env)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "buffer"
+    d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+    return d
 
 
 def test_the_buffer_is_given_back_when_the_device_is_tagged_later(bed_factory, bus):
@@ -162,15 +176,9 @@ def test_the_buffer_is_given_back_when_the_device_is_tagged_later(bed_factory, b
     bed.add(text)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     untouched = buffer_state(bed, dev)
-    pipe = ScanPipe(bed, dev)
     stop = threading.Event()
-    pipe.feed(bed, lambda t: (0.0, 0.0), stop)
     try:
-        d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
-                      extra_env=bus.env)
-        _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
-        assert attached["mode"] == "buffer"
-        d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+        d = monitor_in_buffer_mode(bed, dev, stop, bus.env)
         assert buffer_state(bed, dev)["buffer/enable"] == "1"
         start = len(d.records)
         bed.tb.set_property(dev.syspath, "IIO_SENSOR_PROXY_TYPE", "iio-poll-accel iio-buffer-accel")
@@ -200,15 +208,9 @@ def test_a_buffer_shimmerd_used_is_left_as_it_found_it(bed_factory):
     dev = Device(BMC150)
     bed = bed_factory(BMC150)
     untouched = buffer_state(bed, dev)
-    pipe = ScanPipe(bed, dev)
     stop = threading.Event()
-    pipe.feed(bed, lambda t: (0.0, 0.0), stop)
     try:
-        d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
-                      extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
-        _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
-        assert attached["mode"] == "buffer"
-        d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+        d = monitor_in_buffer_mode(bed, dev, stop, NO_BUS)
         assert buffer_state(bed, dev) != untouched          # enabled, its length and watermark set
         assert d.stop() == 0
         assert buffer_state(bed, dev) == untouched
@@ -223,7 +225,7 @@ def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
     bed = bed_factory(BMC150)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     d = bed.spawn("monitor", "--json", "--set", "Sensor.mode=poll",
-                  extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
+                  extra_env=NO_BUS)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert "125.000000 -> 62.500000" in attached["sampling_frequency"]
     bed.set_attr(dev.syspath, RATE, "250.000000\n")
