@@ -73,7 +73,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
-        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "LinuxSystem"]),
+        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "LinuxSystem"]),
         .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "DRM", "Udev"]),
         .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem"]),
 

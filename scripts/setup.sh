@@ -34,6 +34,9 @@ packages=(
   # namespace for /dev/shm (util-linux's unshare), drops to nobody (setpriv) and runs
   # tools/shmread.py with its address space capped (prlimit)
   mount
+  # test: the real iio-sensor-proxy and its monitor-sensor beside shimmerd on one device,
+  # on a private system bus of a real dbus-daemon (test_sensor_proxy.py)
+  iio-sensor-proxy dbus-daemon
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh

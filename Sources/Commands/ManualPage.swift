@@ -1,4 +1,5 @@
 import Runtime
+import Sensors
 
 /// The manual pages shimmerd(8) and shimmerd.conf(5) in man(7) format, generated from the
 /// tables that drive everything else: the subcommands' option tables (`ShimmerdMain.commands`,
@@ -35,20 +36,37 @@ package enum ManualPage: String, CaseIterable, Sendable {
         return [
             (Configuration.defaultPath, "the configuration, see shimmerd.conf(5); a conffile of the package, so local edits survive an upgrade"),
             (Configuration.defaultPath + ".d/*.conf", "drop-ins, read after the file in lexical order"),
-            ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers (IIO devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
+            ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers and gyroscopes (IIO devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
             ("/dev/dri/card*", "the DRM cards of Sink.type = drm (Sink.device; auto is the first with a connected display), group video"),
             (SinkFactory.framebufferDevice(sink.device), "the framebuffer of Sink.type = framebuffer (Sink.device), group video"),
             ("/dev/tty0", "the console, put in graphics mode (KD_GRAPHICS) while the drm or framebuffer sink shows the card and given back on exit; group tty"),
             ("/dev/input/event*", "the kernel's tablet-mode switch (SW_TABLET_MODE): folding a convertible captures a new baseline; 60-shimmerd.rules gives group shimmerd read access to a switch with an input device of its own"),
             ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by shimmerd view"),
             ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
-            ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd, enabled when the package is installed"),
-            ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' device nodes and the IIO attributes buffer mode writes"),
+            ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; started by udev where an accelerometer appears, not enabled by the package (systemctl enable shimmerd starts it on every boot)"),
+            ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' and gyroscopes' device nodes and the IIO attributes buffer mode writes, and starts the service where an accelerometer appears (SYSTEMD_WANTS)"),
+            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties, root and group shimmerd may call Recalibrate()"),
+            ("/usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml", "the D-Bus interface, as the daemon serves it"),
             ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video"),
             ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
             ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every graphical session: systemctl --user enable --now shimmerd-view.service"),
         ]
     }
+
+    /// How shimmerd shares a sensor with iio-sensor-proxy (the screen rotation of GNOME,
+    /// KDE and Phosh) and any other reader: what it finds, what it does.
+    static let sharing: [(when: String, does: String)] = [
+        ("the device is tagged IIO_SENSOR_PROXY_TYPE (iio-sensor-proxy's udev rules) and there is a system bus",
+         "polls its raw attributes; never enables, disables or reconfigures its buffer (enable, scan elements, length, watermark, trigger): iio-sensor-proxy may read it at any time, through the buffer (HID sensor hubs) or raw reads that I2C drivers refuse while a buffer runs"),
+        ("buffer/enable already reads 1",
+         "the buffer is another program's: polls, and leaves the buffer as it is, on exit too"),
+        ("raw reads fail with EBUSY",
+         "another program runs the buffer of a driver that refuses raw reads meanwhile: one line, a retry every second"),
+        ("iio-sensor-proxy appears (" + BufferSharing.sensorProxyBusName + " on the system bus, or a udev change event tags the device) while shimmerd reads the buffer",
+         "gives the buffer back at once, with its attributes as they were, and goes on polling"),
+        ("the device may be shared",
+         "its sampling frequency is only ever raised, never lowered; on exit it is put back only if it still holds what shimmerd wrote"),
+    ]
 
     static func daemonPage(_ commands: [any Subcommand.Type]) -> String {
         var r = Roff()
@@ -99,6 +117,25 @@ package enum ManualPage: String, CaseIterable, Sendable {
             An option's value follows it as the next argument or after "=" (--out=FILE). "--" ends \
             the options. --set may be given more than once; the last value of a key wins.
             """)
+        r.section("SHARING THE SENSOR")
+        r.text("""
+            Every GNOME, KDE and Phosh install has iio-sensor-proxy, which reads the same \
+            accelerometer to rotate the screen. Each reason is said in the log line that names the mode.
+            """)
+        for s in sharing {
+            r.tagged(Roff.italic(s.when), s.does)
+        }
+        r.section("D-BUS INTERFACE")
+        r.text("""
+            shimmerd run owns \(StatusBus.name) on the system bus, with the object \(StatusBus.path) \
+            and its interface \(StatusBus.interface): the method Recalibrate() captures a new baseline \
+            (as SIGUSR1 does), and these read-only properties change with the daemon, signalled by \
+            PropertiesChanged at most ten times a second. shimmerd monitor --dbus shows them; without a \
+            system bus the daemon says so once and runs without it.
+            """)
+        for p in StatusBus.properties {
+            r.tagged(Roff.bold(p.name) + " (\(p.type))", p.doc)
+        }
         r.section("SIGNALS")
         r.text("shimmerd run acts on these signals:")
         for s in DaemonSignals.all {
@@ -114,6 +151,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
                  "set by systemd for a Type=notify service: shimmerd reports readiness, status and the watchdog heartbeat there (sd_notify(3))")
         r.tagged(Roff.bold("JOURNAL_STREAM"),
                  "set by systemd when standard error is the journal: log lines then carry sd-daemon priority prefixes such as <4>")
+        r.tagged(Roff.bold("DBUS_SYSTEM_BUS_ADDRESS"),
+                 "the system bus (default unix:path=/run/dbus/system_bus_socket): where shimmerd offers \(StatusBus.name) and watches iio-sensor-proxy")
         r.tagged(Roff.bold("SDL_VIDEODRIVER"), "for shimmerd view: the SDL2 video driver (x11 or wayland)")
         r.section("FILES")
         for f in files {
@@ -129,7 +168,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.example(["shimmerd run --set Sink.type=raw | ffmpeg -f rawvideo -pix_fmt bgr0 -s 700x467 -r 60 -i - out.mp4"])
         r.section("SEE ALSO")
         r.raw(Roff.seeAlso([("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
-                            ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3)]))
+                            ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3),
+                            ("iio-sensor-proxy", 8), ("monitor-sensor", 1), ("busctl", 1)]))
         r.paragraph()
         r.text("/usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd.")
         return r.output

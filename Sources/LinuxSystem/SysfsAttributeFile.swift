@@ -27,6 +27,18 @@ package enum SysfsAttributeFile {
         return .success(String(decoding: buf[0..<n], as: UTF8.self))
     }
 
+    /// The attribute's value: its text without the trailing newline, blanks and NULs
+    /// (libiio writes a terminating NUL, which sysfs ignores and a plain file keeps);
+    /// nil when it cannot be read.
+    package static func value(_ path: String) -> String? {
+        guard case .success(let text) = read(path) else { return nil }
+        let junk: Set<Character> = [" ", "\t", "\n", "\r", "\0"]
+        var t = Substring(text)
+        while let c = t.last, junk.contains(c) { t = t.dropLast() }
+        while let c = t.first, junk.contains(c) { t = t.dropFirst() }
+        return String(t)
+    }
+
     /// Writes `value` in one `write(2)`, as sysfs expects (O_TRUNC is a no-op on sysfs
     /// and keeps a regular file, e.g. under umockdev, exact).
     package static func write(_ path: String, _ value: String) -> Result<Void, SysfsError> {

@@ -28,6 +28,8 @@ package final class Daemon {
     package private(set) var config: Configuration
     package private(set) var trace: TraceWriter?
     package private(set) var framesPublished: UInt64 = 0
+    /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
+    private var bus: StatusBus?
     package var onFrame: ((UInt64, Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
@@ -78,6 +80,8 @@ package final class Daemon {
         trace = running.trace
         defer { notifier.stopping() }
         let counters = RunCounters()
+        // The real daemon offers its state on the system bus; a demo or a replay does not.
+        if case .configured = sourceChoice, traceClock == nil { bus = StatusBus(log: log, clock: clock) }
         var pipeline = makePipeline(running, counters)
         while true {
             let outcome = pipeline.run(signals: signals, until: duration)
@@ -127,7 +131,7 @@ package final class Daemon {
     private func makePipeline(_ a: Assembly, _ counters: RunCounters) -> Pipeline {
         Heap.trim()   // the fonts and the precomputation's scratch are freed by now
         let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: wait)
+                                counters: counters, wait: wait, bus: bus)
         pipeline.onFrame = { [weak self] n, t in
             guard let self else { return }
             self.framesPublished = n

@@ -32,6 +32,10 @@ struct MotionStage {
     /// The sensor went away; its return captures a new baseline.
     private var detached = false
     private(set) var samples = 0
+    /// The last sample's tilt (radians) and the mapper's target (points), and when the
+    /// baseline was captured: what the bus shows (`StatusBus`).
+    private(set) var lastTilt = (dPitch: 0.0, dRoll: 0.0)
+    private(set) var baselineAt: Double?
 
     /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
     static let deadBand = 0.2
@@ -106,6 +110,7 @@ struct MotionStage {
         followSampleInterval(at: now)
         let r = tracker.process(acceleration: a, at: now)
         if let b = r.baseline {
+            baselineAt = now
             trace?.append(TraceRecord.Baseline(t: now, up: [b.up.x, b.up.y, b.up.z]))
         }
         guard let s = r.sample else {
@@ -113,6 +118,7 @@ struct MotionStage {
             return .none
         }
         samples += 1
+        lastTilt = (s.tilt.dPitchRadians, s.tilt.dRollRadians)
         still.observe(s.focal, at: now)
         lastAngle = (s.tilt.dPitchRadians * s.tilt.dPitchRadians + s.tilt.dRollRadians * s.tilt.dRollRadians).squareRoot()
         // Dead band: sensor noise well under a pixel does not move the point.
@@ -158,12 +164,16 @@ struct MotionStage {
     /// so that a replay recaptures at the same point.
     mutating func recapture(_ why: String, at now: Double, trace: TraceWriter?) {
         tracker.recapture()
+        baselineAt = nil
         restingSince = nil
         trace?.append(TraceRecord.Recapture(t: now, reason: why))
     }
 
     /// Gyroscope readings are being fused.
     var isFusing: Bool { tracker.estimator.isFusing }
+
+    /// The point the last frame was drawn around (points).
+    var drawnFocal: FocalPoint { smoother.position }
 
     /// The drawn point has reached the target and stopped: no frame is needed.
     var isSettled: Bool { smoother.isSettled }

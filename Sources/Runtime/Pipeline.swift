@@ -59,6 +59,8 @@ package final class Pipeline {
     /// `TraceClock`'s, which advances its own time instead.
     package typealias Wait = (_ fds: [Int32], _ timeout: Double, _ readable: inout [Int32]) -> Void
     let wait: Wait
+    /// The daemon on the system bus, nil without one (`StatusBus`).
+    let bus: StatusBus?
     private var motion: MotionStage
     private let publisher: FramePublisher
     package let counters: RunCounters
@@ -89,7 +91,9 @@ package final class Pipeline {
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
     package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
                  counters: RunCounters = RunCounters(),
-                 wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }) {
+                 wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
+                 bus: StatusBus? = nil) {
+        self.bus = bus
         self.parts = parts
         self.trace = trace
         self.log = log
@@ -149,12 +153,14 @@ package final class Pipeline {
             if parts.source.isExhausted && motion.isSettled && !pacer.owesFrame { break loop }
             heartbeat.beat(at: now, notifier)
             trace?.flushIfDue(now: now)
+            if let bus { serve(bus, readable: readable, at: now) }
 
             let timeout = sleep(pacer, heartbeat, until: deadline, now: now)
             fds.removeAll(keepingCapacity: true)
             parts.source.appendFileDescriptors(to: &fds)
             parts.sink.appendFileDescriptors(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
+            if let bus { fds.append(bus.fileDescriptor) }
             wait(fds, timeout, &readable)
         }
         trace?.flush()
@@ -197,6 +203,33 @@ package final class Pipeline {
             ready = true
             notifier.ready(status: status)
         }
+    }
+
+    /// The bus: its requests when its descriptor is readable (`Recalibrate()` captures a
+    /// new baseline, as SIGUSR1 does), and the properties' present values, gathered only
+    /// when a `PropertiesChanged` may go out (so the loop allocates nothing in between).
+    private func serve(_ bus: StatusBus, readable: [Int32], at now: Double) {
+        if readable.contains(bus.fileDescriptor) {
+            for caller in bus.process() {
+                log.notice("D-Bus Recalibrate() from \(caller): recapturing the baseline")
+                motion.recapture("D-Bus Recalibrate() from \(caller)", at: now, trace: trace)
+            }
+        }
+        guard bus.isDue(now: now) else { return }
+        var s = bus.status
+        let attachment = (parts.source as? AccelerometerService)?.attachment
+        s.state = attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
+        s.sensor = attachment?.device.displayName ?? ""
+        s.sensorMode = attachment?.mode ?? ""
+        s.sensorModeReason = attachment?.modeReason ?? ""
+        s.gyroscope = attachment?.gyro?.gyro?.displayName ?? ""
+        s.baselineAt = motion.baselineAt
+        (s.dPitch, s.dRoll) = motion.lastTilt
+        s.focal = (motion.drawnFocal.x, motion.drawnFocal.y)
+        s.sink = parts.sink.summary
+        s.frames = counters.published
+        bus.status = s
+        bus.publish(now: now)
     }
 
     /// A device lying still is read slowly; the first sample that moves restores the rate.

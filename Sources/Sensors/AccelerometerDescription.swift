@@ -39,6 +39,8 @@ package struct AccelerometerDescription: ScanBufferDescription {
     package var trigger: String?
     package var triggerIsCurrent: Bool
     package var timestampClock: String?
+    package var bufferEnabled: Bool
+    package var sensorProxyType: String?
     package var udevProperties: [String: String]
     /// Why the device cannot be used at all (nil when usable).
     package var skipReason: String?
@@ -82,6 +84,8 @@ package struct AccelerometerDescription: ScanBufferDescription {
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
         (trigger, triggerIsCurrent) = s.bufferTrigger()
         timestampClock = s.timestampClock
+        bufferEnabled = s.bufferEnabled
+        sensorProxyType = s.sensorProxyType
 
         samplingFrequency = SamplingFrequencyInfo(snapshot: s)
 

@@ -59,6 +59,9 @@ package final class AccelerometerService {
     private let log: SensorLog
     private let udev: UdevContext?
     private let monitor: UdevMonitor?
+    /// iio-sensor-proxy on the system bus (local devices only): a device it may read is
+    /// polled, its buffer left alone (`BufferSharing`).
+    private let sensorProxy: SensorProxyWatch?
     private var context: Context?
     private var driver: (any AccelerometerDriver)?
     private var calibration = AccelCalibration(scale: Vector3(1, 1, 1))
@@ -78,7 +81,7 @@ package final class AccelerometerService {
     private var gyroProblems: [ReadProblem] = []
     /// Places each reading of a wakeup in time.
     private var timeline = ReadingTimeline()
-    private var restoreFrequency: (file: String, text: String)?
+    private var restoreFrequency: FrequencyRestore?
     private var lastWaitingReason: String?
     private var nextAttachAttempt = 0.0
     /// When `attachAgainForBuffer` looks next.
@@ -121,7 +124,11 @@ package final class AccelerometerService {
         if case .uri = settings.device {
             udev = nil
             monitor = nil
+            sensorProxy = nil
         } else {
+            sensorProxy = SensorProxyWatch(noBus: { why in
+                log(.info, "no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used", [:])
+            })
             let u: UdevContext
             do { u = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
             udev = u
@@ -152,6 +159,7 @@ package final class AccelerometerService {
     /// its own buffer).
     package func appendFileDescriptors(to fds: inout [Int32]) {
         if let m = monitor { fds.append(m.fileDescriptor) }
+        if let fd = sensorProxy?.fileDescriptor { fds.append(fd) }
         if let fd = bufferDescriptor { fds.append(fd) }
         if let fd = gyroDescriptor { fds.append(fd) }
         for sw in tabletSwitches { fds.append(sw.fileDescriptor) }
@@ -195,6 +203,9 @@ package final class AccelerometerService {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
+        if let w = sensorProxy, let fd = w.fileDescriptor, readable.contains(fd), w.process() {
+            events += sensorProxyChanged(now: now)
+        }
         if gyroLookupDue {
             gyroLookupDue = false
             events += takeUpGyroscope()
@@ -217,6 +228,7 @@ package final class AccelerometerService {
         }
         readOnce(now: now, into: &events)
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
+        if rawReadsRefused { nextRead = max(nextRead, now + Self.refusedRetry) }
         events += dropUnreachableRemote(now: now)
     }
 
@@ -333,10 +345,44 @@ package final class AccelerometerService {
         if action == "add" || action == "change", driver == nil {
             nextAttachAttempt = now
         }
+        if action == "change", let a = attachment, a.device.syspath == d.syspath, a.mode == "buffer",
+           let s = Discovery.snapshot(of: d, triggerNames: []),
+           let why = BufferSharing.reason(sensorProxyType: s.sensorProxyType, sensorProxy: sensorProxyState) {
+            return giveBackBuffer(why: "udev change event: \(why)", now: now)
+        }
         if action == "add" || action == "change", driver != nil, !gyro.isUsed, settings.gyro != .none {
             gyroLookupDue = true    // once the burst of events is taken
         }
         return []
+    }
+
+    /// What is known of iio-sensor-proxy; `.noBus` for a remote device.
+    private var sensorProxyState: BufferSharing.SensorProxy { sensorProxy?.state ?? .noBus }
+
+    /// iio-sensor-proxy came or went on the system bus: said in one line; a buffer it may
+    /// read is given back at once.
+    private func sensorProxyChanged(now: Double) -> [Event] {
+        let state = sensorProxyState
+        let text = switch state {
+        case .noBus: "the system bus connection was lost"
+        case .bus(running: true): "\(BufferSharing.sensorProxyBusName) appeared on the system bus"
+        case .bus: "\(BufferSharing.sensorProxyBusName) is not on the system bus"
+        }
+        log(.info, "iio-sensor-proxy: \(text)", [:])
+        guard let a = attachment, a.mode == "buffer",
+              let why = BufferSharing.reason(sensorProxyType: a.device.sensorProxyType, sensorProxy: state) else { return [] }
+        return giveBackBuffer(why: why, now: now)
+    }
+
+    /// Releases a buffer another reader may want (disabled, its attributes put back) and
+    /// attaches again at once, polling.
+    private func giveBackBuffer(why: String, now: Double) -> [Event] {
+        guard let a = attachment else { return [] }
+        detach()
+        nextAttachAttempt = now
+        log(.notice, "\(a.device.displayName): \(why); giving its buffer back, polling from now on",
+            ["sensor.device": a.device.id])
+        return [.detached(a.device.displayName, reason: why)]
     }
 
     /// Looks for a gyroscope to pair with the attached accelerometer (one appeared, or
@@ -362,7 +408,7 @@ package final class AccelerometerService {
             context = nil
         }
         let how = gyro.start(pairing, accelerometer: a.device, driver: drv, context: context, local: true,
-                             settings: settings)
+                             settings: settings, sensorProxy: sensorProxyState)
         guard gyro.isUsed else {
             refuseGyroscope("gyroscope found but not used: \(how)", device: a.device)
             return []
@@ -456,10 +502,11 @@ package final class AccelerometerService {
         // Scans per buffer wakeup. Over the network a refill blocks until its scans came
         // (libiio's network backend has no poll descriptor): one scan per read there.
         let local = chosen.syspath != nil
+        let shared = BufferSharing.reason(chosen, sensorProxy: sensorProxyState)
         let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
         if let c = localContext {
             made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local, scansPerWakeup: scansPerWakeup,
-                                      gyro: ownGyro)
+                                      gyro: ownGyro, shared: shared)
         } else {
             made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: contextError)
         }
@@ -474,10 +521,10 @@ package final class AccelerometerService {
         lastData = nil
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
         calibration = chosen.calibration(invert: settings.invert)
-        let freq = setSamplingFrequency(chosen, driver: drv)
+        let freq = setSamplingFrequency(chosen, driver: drv, shared: shared != nil)
         lastGyroRefusal = nil
         let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: localContext, local: local,
-                                  settings: settings)
+                                  settings: settings, sensorProxy: sensorProxyState)
         reserveGyroscopeReadings()
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
                            selectionReason: selection.reason, samplingFrequency: freq,
@@ -501,8 +548,10 @@ package final class AccelerometerService {
 
     /// `Sensor.mode` for a libiio context: buffer where the device supports it and the
     /// process may write its buffer attributes, else poll; says why.
+    /// - Parameter shared: why another reader may be using the device
+    ///   (`BufferSharing`): then it is polled whatever `mode` says, and its buffer left alone.
     static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool,
-                              scansPerWakeup: Int = 1, gyro: GyroscopeDescription? = nil)
+                              scansPerWakeup: Int = 1, gyro: GyroscopeDescription? = nil, shared: String? = nil)
         -> Result<(any AccelerometerDriver, String), SensorError>
     {
         let bufferProblem = BufferPermission.problem(d, local: local)
@@ -514,6 +563,11 @@ package final class AccelerometerService {
                 do { return .success((try IIOPolledAccelerometer(device: d, context: context), why)) }
                 catch { return .failure(error) }
             }
+        }
+        if let shared, mode != .poll {
+            let why = "\(mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(shared)"
+            return d.pollCapable ? poll("\(why): polling, the buffer left alone")
+                : .failure(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
         }
         switch mode {
         case .poll:
@@ -549,27 +603,40 @@ package final class AccelerometerService {
         catch { return .failure(error) }
     }
 
-    private func setSamplingFrequency(_ d: AccelerometerDescription, driver: any AccelerometerDriver) -> String {
+    private func setSamplingFrequency(_ d: AccelerometerDescription, driver: any AccelerometerDriver, shared: Bool) -> String {
         guard let info = d.samplingFrequency else { return "no sampling_frequency attribute" }
-        let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: d.syspath,
+        let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: d.syspath, shared: shared,
                                                         write: driver.writeAttribute)
         restoreFrequency = restore
         return text
     }
 
     /// Writes the sampling frequency that fits `rateHz` (`SamplingFrequencyInfo.target`)
-    /// where the process may; says what was done, and what to write back on release.
-    static func setSamplingFrequency(_ info: SamplingFrequencyInfo, rateHz: Double, syspath: String?,
+    /// where the process may; says what was done, and what to write back on release (the
+    /// file, the text it had, the text written). Where another reader may be reading
+    /// (`shared`) it is only ever raised (`BufferSharing.sharedTarget`).
+    static func setSamplingFrequency(_ info: SamplingFrequencyInfo, rateHz: Double, syspath: String?, shared: Bool = false,
                                      write: (String, String) throws(SensorError) -> Void)
-        -> (String, restore: (file: String, text: String)?)
+        -> (String, restore: FrequencyRestore?)
     {
         if info.availableListIsGarbage {
             let list = info.availableText.abbreviated
             return ("\(info.attribute) = \(info.currentText) kept: its _available list \"\(list)\" holds no frequency "
                     + "(\(info.unusableEntries.count) entries not a number above 0 and at most 100000 Hz)", nil)
         }
-        guard let target = info.target(forRate: rateHz) else {
-            return ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
+        let target: Double
+        if shared {
+            guard let t = BufferSharing.sharedTarget(info, rateHz: rateHz) else {
+                return info.target(forRate: rateHz) == nil
+                    ? ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
+                    : ("\(info.attribute) = \(info.currentText) kept: another reader may use the device, and it is never lowered under one", nil)
+            }
+            target = t
+        } else {
+            guard let t = info.target(forRate: rateHz) else {
+                return ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
+            }
+            target = t
         }
         if let p = syspath, !SysfsAttributeFile.isWritable("\(p)/\(info.attribute)") {
             return ("\(info.attribute) = \(info.currentText) kept: not writable by this process", nil)
@@ -577,8 +644,9 @@ package final class AccelerometerService {
         let text = SamplingFrequencyInfo.text(target)
         do {
             try write(info.attribute, text)
-            return ("\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); restored on exit",
-                    (info.attribute, info.currentText))
+            return ("\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); "
+                    + "restored on exit unless changed meanwhile",
+                    FrequencyRestore(file: info.attribute, text: info.currentText, written: text, syspath: syspath))
         } catch {
             return ("\(info.attribute) = \(info.currentText) kept: \(error)", nil)
         }
@@ -594,8 +662,10 @@ package final class AccelerometerService {
             log(.warning, "\(error)", ["sensor.device": d.device.id])
         }
         if let r = restoreFrequency, !deviceGone {
-            do { try d.writeAttribute(r.file, r.text) } catch {
-                log(.warning, "cannot restore \(r.file) = \(r.text): \(error)", ["sensor.device": d.device.id])
+            do {
+                if let why = try r.putBack(write: d.writeAttribute) { log(.info, why, ["sensor.device": d.device.id]) }
+            } catch {
+                log(.warning, "\(error)", ["sensor.device": d.device.id])
             }
         }
         restoreFrequency = nil
@@ -611,6 +681,23 @@ package final class AccelerometerService {
 
     // MARK: reading
 
+    /// The kernel refuses raw reads (EBUSY): another program has the device's buffer
+    /// enabled (bmc150, kxcjk-1013, st_sensors and mxc4005 answer raw reads so while their
+    /// buffer runs). Reads are retried every `refusedRetry` seconds until they are answered.
+    private var rawReadsRefused = false
+    static let refusedRetry = 1.0
+    /// strerror(EBUSY), as the read problems carry it.
+    static let busyText = "Device or resource busy"
+
+    /// The first refused raw read: one line.
+    private func refused(_ p: ReadProblem, device: AccelerometerDescription) {
+        guard !rawReadsRefused else { return }
+        rawReadsRefused = true
+        log(.warning, "\(device.displayName): the kernel refuses raw reads (\(p.attribute): \(p.reason)): another program "
+            + "has its buffer enabled; shimmerd leaves it alone and retries every \(Int(Self.refusedRetry)) s",
+            ["sensor.device": device.id, "sensor.attribute": p.attribute])
+    }
+
     /// Whether the last read gave a reading (good or rejected).
     private var lastReadHadData = false
     /// The last read's transport failure (the device or the connection, not a bad value).
@@ -623,6 +710,10 @@ package final class AccelerometerService {
 
     private func readOnce(now: Double, into events: inout [Event]) {
         guard let drv = driver else { return }
+        if lastReadHadData, rawReadsRefused {
+            rawReadsRefused = false
+            log(.notice, "\(drv.device.displayName): raw reads answered again", ["sensor.device": drv.device.id])
+        }
         lastReadHadData = false
         lastReadError = nil
         driverEvents.removeAll(keepingCapacity: true)
@@ -640,7 +731,11 @@ package final class AccelerometerService {
             switch e {
             case .problem(let p):
                 if p.isReadFailure { lastReadError = p.reason }
-                report(p, device: drv.device, now: now)
+                if p.isReadFailure, drv.modeName != "buffer", p.reason.contains(Self.busyText) {
+                    refused(p, device: drv.device)
+                } else {
+                    report(p, device: drv.device, now: now)
+                }
             case .note(let n):
                 log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
             case .gyroProblem(let p):

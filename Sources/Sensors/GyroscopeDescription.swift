@@ -31,6 +31,8 @@ package struct GyroscopeDescription: ScanBufferDescription {
     package var trigger: String?
     package var triggerIsCurrent: Bool
     package var timestampClock: String?
+    package var bufferEnabled: Bool
+    package var sensorProxyType: String?
     /// Why it cannot be used (nil when usable).
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
@@ -59,6 +61,8 @@ package struct GyroscopeDescription: ScanBufferDescription {
         scanElements = s.scanElements()
         (trigger, triggerIsCurrent) = s.bufferTrigger()
         timestampClock = s.timestampClock
+        bufferEnabled = s.bufferEnabled
+        sensorProxyType = s.sensorProxyType
         samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
 
         var chosen: (MountMatrix, String)?

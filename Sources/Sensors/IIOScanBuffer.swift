@@ -1,5 +1,6 @@
 import Glibc
 import IIO
+import LinuxSystem
 import Motion
 
 /// A device's IIO buffer, as the buffered drivers of the accelerometer and of a gyroscope
@@ -35,6 +36,10 @@ final class IIOScanBuffer {
     private let node: String
     private var buffer: Buffer?
     private var previousTrigger: Device??
+    /// The buffer attributes as they were before this buffer touched them (sysfs file
+    /// name relative to the device, text), written back on `close`; local devices only.
+    private var previousAttributes: [(file: String, text: String)] = []
+    private let syspath: String?
 
     init(device: some ScanBufferDescription, context: Context, scansPerRefill: Int) throws(SensorError) {
         deviceName = device.displayName
@@ -44,7 +49,14 @@ final class IIOScanBuffer {
             throw SensorError(device: device.displayName, "not in the libiio context \(context.uri)")
         }
         iio = d
+        syspath = device.syspath
         layout = try device.scanLayout.get()
+        if let p = device.syspath {
+            let files = ["buffer/length", "buffer/watermark"] + device.scanElements.map { "scan_elements/in_\($0.name)_en" }
+            for f in files {
+                if let text = SysfsAttributeFile.value("\(p)/\(f)") { previousAttributes.append((f, text)) }
+            }
+        }
         let scanChannels = d.channels.filter { $0.isScanElement && !$0.isOutput }
         for c in scanChannels { c.enable() }
         if let t = device.trigger, !device.triggerIsCurrent {
@@ -133,14 +145,28 @@ final class IIOScanBuffer {
         try IIOAttributeWriter.write(iio, file: file, value: value, deviceName: deviceName)
     }
 
-    /// Disables the buffer and puts back the trigger it replaced. Idempotent.
+    /// Disables the buffer and puts back what it changed: the trigger, `buffer/length`,
+    /// `buffer/watermark` and the scan elements' enables (as another reader of the
+    /// device, iio-sensor-proxy, had them). Idempotent.
     func close() throws(SensorError) {
         buffer = nil
         pollDescriptor = nil
-        guard case .some(let old) = previousTrigger else { return }
-        previousTrigger = nil
-        do { try iio.setTrigger(old) } catch {
-            throw SensorError(device: deviceName, "cannot put back trigger/current_trigger = \(old?.name ?? "(none)"): \(error)")
+        var failed: [String] = []
+        if let p = syspath {
+            for (f, text) in previousAttributes {
+                guard let now = SysfsAttributeFile.value("\(p)/\(f)"), now != text else { continue }
+                if case .failure(let e) = SysfsAttributeFile.write("\(p)/\(f)", text) { failed.append("\(f) = \(text) (\(e))") }
+            }
+        }
+        previousAttributes = []
+        if case .some(let old) = previousTrigger {
+            previousTrigger = nil
+            do { try iio.setTrigger(old) } catch {
+                failed.append("trigger/current_trigger = \(old?.name ?? "(none)") (\(error))")
+            }
+        }
+        if !failed.isEmpty {
+            throw SensorError(device: deviceName, "cannot put back \(failed.joined(separator: "; "))")
         }
     }
 

@@ -22,7 +22,9 @@ final class PairedGyroscope {
     var bufferWakesUs = true
     /// Consecutive reads that failed (the reads themselves, not bad values).
     var failures = 0
-    private var restoreFrequency: (file: String, text: String)?
+    private var restoreFrequency: FrequencyRestore?
+    /// Another reader may use the sibling (`BufferSharing`): its rate is only raised.
+    private var shared = false
 
     /// Readings are used.
     var isUsed: Bool { calibration != nil }
@@ -31,8 +33,10 @@ final class PairedGyroscope {
     /// - Parameters:
     ///   - context: the libiio context to read a sibling through; nil when there is none.
     ///   - local: the devices are this machine's (their sysfs files can be checked).
+    ///   - sensorProxy: what is known of iio-sensor-proxy (`BufferSharing`).
     func start(_ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
-               context: Context?, local: Bool, settings: AccelerometerSettings) -> String {
+               context: Context?, local: Bool, settings: AccelerometerSettings,
+               sensorProxy: BufferSharing.SensorProxy = .noBus) -> String {
         release(deviceGone: false)
         failures = 0
         bufferWakesUs = true
@@ -49,8 +53,10 @@ final class PairedGyroscope {
         // The rate it will sample at once its sampling frequency is set.
         let deviceHz = g.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz } ?? settings.rateHz
         let made: (any GyroscopeDriver, String)
+        let sharedWhy = BufferSharing.reason(g, sensorProxy: sensorProxy)
+        shared = sharedWhy != nil
         switch Self.makeDriver(g, accelerometer: accelerometer, bufferMode: driver.modeName == "buffer", context: context,
-                               local: local, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz)) {
+                               local: local, shared: sharedWhy, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz)) {
         case .success(let m): made = m
         case .failure(let e): return "none (\(e))"
         }
@@ -67,7 +73,7 @@ final class PairedGyroscope {
     /// (`BufferPermission`'s rules, timestamps on the accelerometer's clock), else polled
     /// with each reading; says which and why.
     static func makeDriver(_ g: GyroscopeDescription, accelerometer a: AccelerometerDescription, bufferMode: Bool,
-                           context: Context, local: Bool, scansPerRefill: Int)
+                           context: Context, local: Bool, shared: String? = nil, scansPerRefill: Int)
         -> Result<(any GyroscopeDriver, String), SensorError>
     {
         func poll(_ how: String) -> Result<(any GyroscopeDriver, String), SensorError> {
@@ -75,7 +81,7 @@ final class PairedGyroscope {
             catch { return .failure(error) }
         }
         guard bufferMode else { return poll("polled with each reading") }
-        var problem = BufferPermission.problem(g, local: local)
+        var problem = shared.map { "\($0), so its buffer is left alone" } ?? BufferPermission.problem(g, local: local)
         if problem == nil, g.timestampClock != a.timestampClock {
             // Its scans are placed among the accelerometer's by their timestamps.
             problem = "its timestamps are on clock \(g.timestampClock ?? "(unknown)"), "
@@ -95,7 +101,7 @@ final class PairedGyroscope {
     private func setSamplingFrequency(_ d: any GyroscopeDriver, rateHz: Double) -> String {
         guard let info = d.device.samplingFrequency else { return "no sampling_frequency attribute" }
         let (text, restore) = AccelerometerService.setSamplingFrequency(info, rateHz: rateHz, syspath: d.device.syspath,
-                                                                        write: d.writeAttribute)
+                                                                        shared: shared, write: d.writeAttribute)
         restoreFrequency = restore
         return text
     }
@@ -108,9 +114,7 @@ final class PairedGyroscope {
         if let s = sibling {
             do { try s.close() } catch { errors.append(error) }
             if let r = restoreFrequency, !deviceGone {
-                do { try s.writeAttribute(r.file, r.text) } catch {
-                    errors.append(SensorError(device: s.device.displayName, "cannot restore \(r.file) = \(r.text): \(error.message)"))
-                }
+                do { _ = try r.putBack(write: s.writeAttribute) } catch { errors.append(error) }
             }
         }
         restoreFrequency = nil

@@ -24,6 +24,12 @@ package protocol ScanBufferDescription: Sendable {
     /// `current_timestamp_clock` (`realtime`, `monotonic`, ...): the clock of the scans'
     /// `timestamp` element; nil when the device does not say.
     var timestampClock: String? { get }
+    /// `buffer/enable` reads 1: a buffer is running (someone else's, as shimmerd looks
+    /// before it enables one).
+    var bufferEnabled: Bool { get }
+    /// The udev property `IIO_SENSOR_PROXY_TYPE` iio-sensor-proxy's rules put on every
+    /// device it may read (`iio-poll-accel iio-buffer-accel`), nil without it.
+    var sensorProxyType: String? { get }
 }
 
 extension ScanBufferDescription {
@@ -68,6 +74,12 @@ extension AttributeSnapshot {
         }
         return (nil, false)
     }
+
+    /// `buffer/enable` reads 1.
+    var bufferEnabled: Bool { text("buffer/enable") == "1" }
+
+    /// The udev property `IIO_SENSOR_PROXY_TYPE`, nil when absent or empty.
+    var sensorProxyType: String? { udevProperties["IIO_SENSOR_PROXY_TYPE"].flatMap { $0.isEmpty ? nil : $0 } }
 
     /// `current_timestamp_clock`, nil when absent or empty.
     var timestampClock: String? { text("current_timestamp_clock").flatMap { $0.isEmpty ? nil : $0 } }

@@ -553,3 +553,63 @@ def drain_terminal(controller):
         shown += chunk
     os.close(controller)
     return shown
+
+
+class SystemBus:
+    """A private system bus: a real dbus-daemon with its own configuration (`policy`,
+    XML put inside <busconfig>, or everyone allowed everything), listening in a scratch
+    directory. `env` points DBUS_SYSTEM_BUS_ADDRESS at it."""
+
+    OPEN = ('<policy context="default"><allow user="*"/><allow own="*"/>'
+            '<allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/></policy>')
+
+    def __init__(self, policy=None):
+        self.dir = tempfile.mkdtemp(prefix="shimmerd-bus-")
+        self.address = "unix:path=" + os.path.join(self.dir, "system_bus_socket")
+        conf = os.path.join(self.dir, "system.conf")
+        with open(conf, "w") as f:
+            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
+                    '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    "<busconfig><type>system</type><listen>%s</listen><auth>EXTERNAL</auth>%s</busconfig>\n"
+                    % (self.address, policy if policy is not None else self.OPEN))
+        self.p = subprocess.Popen(["dbus-daemon", "--config-file=" + conf, "--nofork", "--print-address"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.p.stdout.readline().startswith("unix:"), "dbus-daemon did not start"
+        self.env = {"DBUS_SYSTEM_BUS_ADDRESS": self.address}
+
+    def close(self):
+        self.p.terminate()
+        self.p.wait(timeout=10)
+
+
+class Lines:
+    """A program's output lines, read by a thread (iio-sensor-proxy's monitor-sensor)."""
+
+    def __init__(self, argv, env):
+        self.p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        threading.Thread(target=lambda: [self.lines.append(line.rstrip("\n")) for line in self.p.stdout],
+                         daemon=True).start()
+
+    def wait_line(self, pattern, what, start=0, timeout=WAIT):
+        """(index, match) of the first line at index >= start matching `pattern`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i in range(start, len(self.lines)):
+                m = re.search(pattern, self.lines[i])
+                if m:
+                    return i, m
+            time.sleep(0.05)
+        raise AssertionError("timed out waiting for %s; output:\n%s" % (what, "\n".join(self.lines[-30:])))
+
+    def poll(self):
+        return self.p.poll()
+
+    def terminate(self):
+        self.p.terminate()
+
+    def wait(self, timeout=None):
+        return self.p.wait(timeout=timeout)
+
+    def kill(self):
+        self.p.kill()

@@ -75,3 +75,36 @@ def test_only_a_switch_without_keys_is_given_to_the_service(tmp_path, fixtures, 
     assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
     assert ("ID_INPUT_SWITCH=1" in out) == (gets_acl or "asus" in syspath)
     assert any(ACL in x for x in lines) == gets_acl, lines
+
+
+HUB = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0003"
+
+
+def test_a_gyroscope_of_its_own_gets_the_accelerometers_treatment(tmp_path):
+    """A HID hub's gyro_3d (in_anglvel_*, no accel channels): its node and the attributes
+    buffer mode writes go to group shimmerd, its rate attribute included."""
+    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200076.3.auto/iio:device3")
+    lines = rule_lines(out)
+    assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
+    assert any(re.search(r"60-shimmerd.rules:\d+ MODE 0660", x) for x in lines), lines
+    [run] = [x for x in lines if " RUN " in x]
+    assert "chgrp shimmerd" in run and "in_anglvel_sampling_frequency" in run and "buffer/enable" in run
+    assert re.search(r"^SHIMMERD_SENSOR=gyroscope$", out, re.M), out[-2000:]
+
+
+@pytest.mark.parametrize("fixtures,syspath,wanted", [
+    (["bmc150_bosc0200_ideapad_d330"],
+     "/sys/devices/pci0000:00/0000:00:16.0/i2c_designware.0/i2c-0/i2c-BOSC0200:00/iio:device0", True),
+    (["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200073.2.auto/iio:device2", True),
+    (["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200076.3.auto/iio:device3", False),
+    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/i8042/serio0/input/input3/event3", False),
+], ids=["bmc150 accelerometer", "HID accel_3d", "HID gyro_3d alone", "keyboard"])
+def test_the_service_is_started_where_there_is_an_accelerometer(tmp_path, fixtures, syspath, wanted):
+    """udev, not the boot, starts shimmerd: an accelerometer is tagged for systemd and
+    wants shimmerd.service (as iio-sensor-proxy's rules want theirs); a gyroscope alone
+    and any other device do not."""
+    out = udev_test(tmp_path, fixtures, syspath)
+    wants = re.findall(r"^SYSTEMD_WANTS=(.*)$", out, re.M)
+    assert any("shimmerd.service" in w.split() for w in wants) == wanted, out[-2000:]
+    if wanted:
+        assert re.search(r"^TAGS=.*:systemd:", out, re.M), out[-2000:]

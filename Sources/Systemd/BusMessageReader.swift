@@ -1,0 +1,57 @@
+import CSystemd
+
+/// Reads the `a{sv}` of a message (GetAll's reply, PropertiesChanged's second argument)
+/// into `BusValue`s, through the non-variadic sd-bus readers.
+enum BusMessageReader {
+    private static func code(_ c: Character) -> CChar { CChar(UInt8(ascii: c.unicodeScalars.first!)) }
+
+    static func dictionary(_ m: OpaquePointer) -> [(String, BusValue)] {
+        var out: [(String, BusValue)] = []
+        guard sd_bus_message_enter_container(m, code("a"), "{sv}") > 0 else { return out }
+        while sd_bus_message_enter_container(m, code("e"), "sv") > 0 {
+            var p: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(m, code("s"), &p) > 0, let p else { break }
+            let name = String(cString: p)
+            var type: CChar = 0
+            var contents: UnsafePointer<CChar>?
+            guard sd_bus_message_peek_type(m, &type, &contents) > 0, let contents else { break }
+            let signature = String(cString: contents)
+            if let v = variant(m, signature) {
+                out.append((name, v))
+            } else {
+                _ = sd_bus_message_skip(m, "v")
+            }
+            _ = sd_bus_message_exit_container(m)
+        }
+        _ = sd_bus_message_exit_container(m)
+        return out
+    }
+
+    /// The variant's value when its type is one of `BusValue`'s (the variant consumed),
+    /// else nil (the variant left unread).
+    private static func variant(_ m: OpaquePointer, _ signature: String) -> BusValue? {
+        guard ["s", "d", "t", "b", "(dd)"].contains(signature),
+              sd_bus_message_enter_container(m, code("v"), signature) > 0 else { return nil }
+        defer { _ = sd_bus_message_exit_container(m) }
+        switch signature {
+        case "s":
+            var p: UnsafePointer<CChar>?
+            return sd_bus_message_read_basic(m, code("s"), &p) > 0 ? p.map { .string(String(cString: $0)) } : nil
+        case "d":
+            var d = 0.0
+            return sd_bus_message_read_basic(m, code("d"), &d) > 0 ? .double(d) : nil
+        case "t":
+            var n: UInt64 = 0
+            return sd_bus_message_read_basic(m, code("t"), &n) > 0 ? .uint64(n) : nil
+        case "b":
+            var b: Int32 = 0
+            return sd_bus_message_read_basic(m, code("b"), &b) > 0 ? .bool(b != 0) : nil
+        default:
+            var x = 0.0, y = 0.0
+            guard sd_bus_message_enter_container(m, code("r"), "dd") > 0 else { return nil }
+            defer { _ = sd_bus_message_exit_container(m) }
+            return sd_bus_message_read_basic(m, code("d"), &x) > 0 && sd_bus_message_read_basic(m, code("d"), &y) > 0
+                ? .point(x, y) : nil
+        }
+    }
+}

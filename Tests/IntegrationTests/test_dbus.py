@@ -1,0 +1,161 @@
+"""shimmerd on the system bus (org.shimmerd.Shimmerd1), through the real binary on a
+private dbus-daemon, read and called with systemd's busctl: the properties follow a
+tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
+the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd
+recalibrate while anyone else may only read. Without a bus the daemon says so once and
+goes on."""
+import grp
+import json
+import os
+import subprocess
+
+import pytest
+
+from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
+
+BMC150 = "bmc150_bosc0200_ideapad_d330"
+NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
+POLICY = os.path.join(REPO, "dbus", "org.shimmerd.Shimmerd1.conf")
+# Debian's system bus defaults (/usr/share/dbus-1/system.conf): nothing may be owned and no
+# method called unless a policy allows it; replies and signals flow; the bus itself answers.
+SYSTEM_DEFAULTS = """
+<policy context="default">
+  <allow user="*"/>
+  <deny own="*"/>
+  <deny send_type="method_call"/>
+  <allow send_type="signal"/>
+  <allow send_requested_reply="true" send_type="method_return"/>
+  <allow send_requested_reply="true" send_type="error"/>
+  <allow receive_type="method_call"/>
+  <allow receive_type="method_return"/>
+  <allow receive_type="error"/>
+  <allow receive_type="signal"/>
+  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+</policy>
+"""
+
+
+def busctl(bus, *args, prefix=(), check=True):
+    r = subprocess.run([*prefix, "busctl", "--address=" + bus.address, "--json=short", *args],
+                       capture_output=True, text=True, timeout=WAIT)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def prop(bus, name):
+    return json.loads(busctl(bus, "get-property", NAME, PATH, IFACE, name).stdout)["data"]
+
+
+def start(bed_factory, bus):
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Attitude.filter=none",
+                  "--set", "Attitude.baseline_samples=3", extra_env=bus.env)
+    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken")
+    wait_until(lambda: prop(bus, "BaselineAge") >= 0, "a baseline", daemon=d)
+    return dev, bed, d
+
+
+def test_properties_follow_a_tilt_and_recalibrate_makes_a_new_baseline(bed_factory):
+    bus = SystemBus()
+    try:
+        dev, bed, d = start(bed_factory, bus)
+        assert prop(bus, "Sensor").startswith("iio:device0 (")
+        assert prop(bus, "SensorMode") == "poll"
+        assert prop(bus, "State") in ("moving", "still")
+        assert prop(bus, "Sink") == "null"
+        signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
+                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',path='%s'" % PATH],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        bed.children.append(signals)
+        watcher = bed.spawn("monitor", "--dbus", "--json", extra_env=bus.env)
+        _, first = watcher.wait_for(lambda r: r.get("type") == "status", "monitor --dbus: the state")
+        assert first["SensorMode"] == "poll" and first["Sensor"] == prop(bus, "Sensor")
+        bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))       # turned 0.3 rad clockwise: dRoll 0.3
+        wait_until(lambda: abs(prop(bus, "DRoll") - 0.3) < 0.01, "DRoll 0.3", daemon=d)
+        # monitor --dbus shows it (from PropertiesChanged).
+        watcher.wait_for(lambda r: r.get("type") == "status" and "DRoll" in r["changed"]
+                         and abs(r["DRoll"] - 0.3) < 0.01, "monitor --dbus: DRoll 0.3")
+        assert watcher.stop() == 0
+        assert abs(prop(bus, "DPitch")) < 0.01
+        focal = prop(bus, "FocalPoint")
+        assert len(focal) == 2 and focal != [175, 350 * 2 / 3]
+        assert prop(bus, "FramesPublished") > 0
+        # PropertiesChanged said so, with the interface and the new value.
+        changed = None
+        for line in signals.stdout:
+            m = json.loads(line)
+            if m.get("member") == "PropertiesChanged":
+                iface, props, _ = m["payload"]["data"]
+                if iface == IFACE and "DRoll" in props and abs(props["DRoll"]["data"] - 0.3) < 0.01:
+                    changed = props
+                    break
+        assert changed is not None
+        age = prop(bus, "BaselineAge")
+        busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate")
+        d.wait_log(r"D-Bus Recalibrate\(\) from :1\.\d+: recapturing the baseline", "the recalibration")
+        # The new baseline is the turned pose: no tilt from it, and it is younger.
+        wait_until(lambda: abs(prop(bus, "DRoll")) < 0.01, "DRoll 0 from the new baseline", daemon=d)
+        assert 0 <= prop(bus, "BaselineAge") < age + 0.5
+        assert d.stop() == 0
+    finally:
+        bus.close()
+
+
+@pytest.fixture
+def shimmerd_group():
+    """Group shimmerd (the package's sysusers file creates it), made here when missing."""
+    try:
+        grp.getgrnam("shimmerd")
+        made = False
+    except KeyError:
+        subprocess.run(["groupadd", "--system", "shimmerd"], check=True)
+        made = True
+    yield "shimmerd"
+    if made:
+        subprocess.run(["groupdel", "shimmerd"], check=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to call as other users")
+def test_the_policy_lets_root_and_group_shimmerd_recalibrate_and_others_read(bed_factory, shimmerd_group):
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    os.chmod(bus.dir, 0o755)      # other users reach the socket
+    try:
+        _, _, d = start(bed_factory, bus)
+        nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
+        member = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + shimmerd_group)
+        # Anyone reads.
+        r = busctl(bus, "get-property", NAME, PATH, IFACE, "SensorMode", prefix=nobody)
+        assert json.loads(r.stdout)["data"] == "poll"
+        # Others may not recalibrate...
+        r = busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=nobody, check=False)
+        assert r.returncode != 0 and "Access denied" in r.stderr, r.stderr
+        # ...nor take the name.
+        r = subprocess.run([*nobody, "busctl", "--address=" + bus.address, "call", "org.freedesktop.DBus",
+                            "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName", "su", NAME, "0"],
+                           capture_output=True, text=True, timeout=WAIT)
+        assert r.returncode != 0, r.stdout
+        # Group shimmerd and root may.
+        busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=member)
+        busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate")
+        i, _ = d.wait_log(r"D-Bus Recalibrate\(\) from", "the member's call")
+        d.wait_log(r"D-Bus Recalibrate\(\) from", "root's call", start=i + 1)
+        assert sum("D-Bus Recalibrate()" in line for line in d.logs) == 2
+        assert d.stop() == 0
+    finally:
+        bus.close()
+
+
+def test_without_a_bus_the_daemon_says_so_once_and_runs(bed_factory):
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--duration", "1.5",
+                  extra_env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"})
+    assert d.wait(timeout=WAIT) == 0
+    assert sum("no system bus" in line and "org.shimmerd.Shimmerd1 is not offered" in line for line in d.logs) == 1
+    assert any("stopped after" in line for line in d.logs), d.logs

@@ -1,0 +1,235 @@
+"""shimmerd beside iio-sensor-proxy, the screen-rotation service of GNOME, KDE and Phosh:
+the real iio-sensor-proxy and its monitor-sensor on a private system bus, with the real
+shimmerd, on the same umockdev device. iio-sensor-proxy must see every orientation change
+while shimmerd follows the tilt, and the device's buffer (enable, scan elements, length,
+watermark, trigger) and sampling frequency must stay as iio-sensor-proxy left them, during
+shimmerd's run and after it, whichever starts first. A buffer some other program enabled
+is left alone too, SIGTERM included."""
+import glob
+import os
+import threading
+import time
+
+import pytest
+
+from harness import Device, Lines, ScanPipe, SystemBus, pose, wait_until
+
+BMC150 = "bmc150_bosc0200_ideapad_d330"      # I2C: iio-sensor-proxy polls in_accel_*_raw
+HID = "hid_accel3d_ish_convertible"          # HID sensor hub: iio-sensor-proxy uses the buffer
+SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
+# The poses of the test and the orientation iio-sensor-proxy reports for each: upright,
+# turned a quarter clockwise, upright, a quarter anticlockwise, upright.
+TURNS = [(1.5708, "left-up"), (0.0, "normal"), (-1.5708, "right-up"), (0.0, "normal")]
+
+
+RATE = "in_accel_sampling_frequency"          # both fixtures' (no shared sampling_frequency)
+
+
+def buffer_state(bed, dev):
+    """Every attribute of the device's buffer, by file name."""
+    root = bed.root + dev.syspath
+    files = ["buffer/enable", "buffer/length", "buffer/watermark", "trigger/current_trigger"]
+    files += sorted(os.path.relpath(f, root) for f in glob.glob(root + "/scan_elements/*_en"))
+    return {f: bed.attr(dev.syspath, f).strip() for f in files if os.path.exists(root + "/" + f)}
+
+
+class Device3:
+    """The device's pose, kept in its raw attributes (what a poller reads) and, for a HID
+    hub, fed as scans into its node (what iio-sensor-proxy's buffer reads)."""
+
+    def __init__(self, bed, dev, buffered):
+        self.bed, self.dev = bed, dev
+        self.roll = 0.0
+        self.stop = threading.Event()
+        self.set(0.0)
+        if buffered:
+            pipe = ScanPipe(bed, dev)
+
+            def feed():
+                while not self.stop.is_set():
+                    try:
+                        pipe.send(dev.scans(pose(self.roll, 0), count=1))
+                    except BlockingIOError:
+                        pass            # nobody reads: a full kernel buffer drops scans
+                    time.sleep(0.05)
+            threading.Thread(target=feed, daemon=True).start()
+
+    def set(self, roll):
+        self.roll = roll
+        self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, 0)))
+
+
+@pytest.fixture
+def bus():
+    b = SystemBus()
+    yield b
+    b.close()
+
+
+def start_sensor_proxy(bed, bus):
+    """iio-sensor-proxy and a monitor-sensor that claims the accelerometer, once it says
+    it has one and its first orientation: (proxy, monitor, index of that line)."""
+    env = dict(bed.env, **bus.env)
+    proxy = Lines([SENSOR_PROXY], env)
+    bed.children.append(proxy)
+    mon = Lines(["monitor-sensor"], env)
+    bed.children.append(mon)
+    mon.wait_line(r"=== Has accelerometer", "monitor-sensor: an accelerometer")
+    i, _ = mon.wait_line(r"Accelerometer orientation changed: normal", "monitor-sensor: upright")
+    return proxy, mon, i
+
+
+def start_shimmerd(bed, bus):
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                  "--set", "Attitude.filter=none", extra_env=bus.env)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    return d, attached
+
+
+@pytest.mark.parametrize("order", ["proxy_first", "shimmerd_first"])
+@pytest.mark.parametrize("fixture", [BMC150, HID])
+def test_sensor_proxy_keeps_rotating_while_shimmerd_follows(bed_factory, bus, fixture, order):
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
+    device = Device3(bed, dev, buffered=fixture == HID)
+    try:
+        untouched = buffer_state(bed, dev)
+        if order == "proxy_first":
+            _, mon, seen = start_sensor_proxy(bed, bus)
+            left = buffer_state(bed, dev)       # as iio-sensor-proxy set it up
+            d, attached = start_shimmerd(bed, bus)
+        else:
+            d, attached = start_shimmerd(bed, bus)
+            assert buffer_state(bed, dev) == untouched
+            _, mon, seen = start_sensor_proxy(bed, bus)
+            left = buffer_state(bed, dev)
+        assert attached["mode"] == "poll"
+        # Why: iio-sensor-proxy's udev tag, or (a HID hub, iio-sensor-proxy first) its buffer.
+        d.wait_log(r"in poll mode: auto: (iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
+                   r"iio-buffer-accel|its buffer is already enabled by another program)", "why it polls")
+        rate = float(bed.attr(dev.syspath, RATE))       # raised, never lowered under the other reader
+        start = len(d.records)
+        for roll, orientation in TURNS:
+            device.set(roll)
+            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+            # shimmerd follows: dRoll is the turn (attitude.md; filter off, 12-bit counts).
+            start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
+                                  "dRoll %.2f" % roll, start=start)
+            assert buffer_state(bed, dev) == left
+            assert float(bed.attr(dev.syspath, RATE)) >= rate
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == left
+        assert mon.poll() is None           # monitor-sensor still has its accelerometer
+    finally:
+        device.stop.set()
+
+
+def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
+    """No iio-sensor-proxy, no system bus: a buffer already enabled (another program's) is
+    neither used, nor reconfigured, nor disabled; shimmerd polls and says why. Its
+    sampling frequency is not lowered under the other reader either."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    root = bed.root + dev.syspath
+    for f in glob.glob(root + "/scan_elements/*_en"):
+        bed.set_attr(dev.syspath, os.path.relpath(f, root), "1")
+    bed.set_attr(dev.syspath, "trigger/current_trigger", "bmc150_accel-dev0")
+    bed.set_attr(dev.syspath, "buffer/enable", "1")
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    before = dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE))
+    trace = os.path.join(bed.root, "trace.jsonl")
+    d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Trace.path=" + trace,
+                  extra_env=NO_BUS)
+    d.wait_log(r"in poll mode: auto: its buffer is already enabled by another program \(buffer/enable = 1\): "
+               r"polling, the buffer left alone", "why it polls")
+    d.wait_log(r"in_accel_sampling_frequency = 125\.000000 kept: another reader may use the device", "rate kept")
+    wait_until(lambda: os.path.exists(trace) and '"type":"sample"' in open(trace).read().replace(" ", ""),
+               "a polled sample in the trace", daemon=d)
+    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+    assert d.stop() == 0
+    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+
+
+NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"}
+
+
+def monitor_in_buffer_mode(bed, dev, stop, env):
+    """The node fed with level scans until `stop` is set, and shimmerd monitor reading them
+    from the buffer, past its first sample."""
+    ScanPipe(bed, dev).feed(bed, lambda t: (0.0, 0.0), stop)
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3", extra_env=env)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "buffer"
+    d.wait_for(lambda r: r["type"] == "sample", "a buffered sample")
+    return d
+
+
+def test_the_buffer_is_given_back_when_the_device_is_tagged_later(bed_factory, bus):
+    """iio-sensor-proxy installed while shimmerd runs: its rules tag the device (a udev
+    change event with IIO_SENSOR_PROXY_TYPE). shimmerd, reading the untagged device's
+    buffer, gives it back at once with its attributes as they were, and polls; then
+    iio-sensor-proxy starts and rotates the screen."""
+    dev = Device(BMC150)
+    text = "".join(line + "\n" for line in dev.text.splitlines() if not line.startswith("E: IIO_SENSOR_PROXY_TYPE="))
+    bed = bed_factory()
+    bed.add(text)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    untouched = buffer_state(bed, dev)
+    stop = threading.Event()
+    try:
+        d = monitor_in_buffer_mode(bed, dev, stop, bus.env)
+        assert buffer_state(bed, dev)["buffer/enable"] == "1"
+        start = len(d.records)
+        bed.tb.set_property(dev.syspath, "IIO_SENSOR_PROXY_TYPE", "iio-poll-accel iio-buffer-accel")
+        bed.tb.uevent(dev.syspath, "change")
+        d.wait_log(r"udev change event: iio-sensor-proxy may read it .*; giving its buffer back, polling from now on",
+                   "the buffer given back")
+        _, again = d.wait_for(lambda r: r["type"] == "attached", "attached again", start=start)
+        assert again["mode"] == "poll"
+        stop.set()
+        assert buffer_state(bed, dev) == untouched
+        _, mon, seen = start_sensor_proxy(bed, bus)
+        left = buffer_state(bed, dev)
+        device = Device3(bed, dev, buffered=False)
+        for roll, orientation in TURNS[:2]:
+            device.set(roll)
+            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+        assert buffer_state(bed, dev) == left
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == left
+    finally:
+        stop.set()
+
+
+def test_a_buffer_shimmerd_used_is_left_as_it_found_it(bed_factory):
+    """No other reader (no system bus): shimmerd reads the buffer, and on SIGTERM puts back
+    buffer/length, buffer/watermark, the scan elements and the trigger as they were."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    untouched = buffer_state(bed, dev)
+    stop = threading.Event()
+    try:
+        d = monitor_in_buffer_mode(bed, dev, stop, NO_BUS)
+        assert buffer_state(bed, dev) != untouched          # enabled, its length and watermark set
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == untouched
+    finally:
+        stop.set()
+
+
+def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
+    """shimmerd lowered an unshared device's rate (125 -> 62.5 Hz for Sensor.rate 60); another
+    program set 250 Hz since: on exit the rate stays theirs, with one line saying so."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.mode=poll",
+                  extra_env=NO_BUS)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert "125.000000 -> 62.500000" in attached["sampling_frequency"]
+    bed.set_attr(dev.syspath, RATE, "250.000000\n")
+    assert d.stop() == 0
+    assert bed.attr(dev.syspath, RATE).strip() == "250.000000"
+    assert any("in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000" in line
+               for line in d.logs), d.logs
