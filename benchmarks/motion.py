@@ -34,8 +34,10 @@ Paths:
 - walking: the sweep carried by a walker: a 2 Hz step bounce in the world frame, mostly
   vertical (2.5 m/s^2, with harmonics at 4 and 6 Hz: about 3.5 m/s^2 peak), a little
   fore-aft at 2 Hz and a 1 Hz sway.
-- taps: the sweep, tapped every 0.7-2 s (at random): a 10-30 ms spike of 10-30 m/s^2 in a
-  random direction, the gyroscope ringing for a moment (40 Hz, up to 0.3 rad/s).
+- taps: the sweep, tapped every 0.7-2 s (at random): a 10-30 ms knock of 10-30 m/s^2 in a
+  random direction and its rebound (the hand holds the device: a tap leaves it where it
+  was, its velocity unchanged), the case ringing for a moment (a 40 Hz vibration of up to
+  0.3 rad/s that leaves the orientation where it was).
 - still, still-1lsb, still-3lsb: lying flat for 26 s (accelerometer noise 2, 1 and 3 LSB).
 - tilt: lying flat 6 s, then tilted 0.5 deg in pitch within 10 ms, then held for 2 s.
 
@@ -252,9 +254,11 @@ def walk_acceleration(t):
 
 
 class Taps:
-    """Taps on the case: every 0.7-2 s (at random, from 2 s on) a 10-30 ms spike of
-    10-30 m/s^2 in a random direction (device frame), and the gyroscope ringing for a
-    moment (40 Hz, 0.05-0.3 rad/s, decaying in 30 ms)."""
+    """Taps on the case: every 0.7-2 s (at random, from 2 s on) a 10-30 ms knock of
+    10-30 m/s^2 in a random direction (device frame) and the rebound that stops it (the
+    same, reversed, for as long: a held device ends a tap at rest where it was), and the
+    case ringing for a moment: an angle of A exp(-t / 30 ms) sin(2 pi 40 Hz t), its rate
+    peaking at 0.05-0.3 rad/s, which starts and ends at no turn."""
 
     def __init__(self, rng, duration):
         self.taps = []
@@ -272,13 +276,18 @@ class Taps:
         for t0, length, size, d, _, _ in self.taps:
             if t0 <= t < t0 + length:
                 a = [a[k] + size * d[k] for k in range(3)]
+            elif t0 + length <= t < t0 + 2 * length:
+                a = [a[k] - size * d[k] for k in range(3)]
         return a
 
     def rate(self, t):
+        """The ringing's rate: the derivative of its angle (so it integrates to no turn)."""
         w = [0.0, 0.0, 0.0]
+        omega, tau = 2 * math.pi * 40, 0.03
         for t0, _, _, _, size, axis in self.taps:
-            if t0 <= t < t0 + 0.15:
-                s = size * math.exp(-(t - t0) / 0.03) * math.sin(2 * math.pi * 40 * (t - t0))
+            if t0 <= t < t0 + 0.3:
+                x = t - t0
+                s = size / omega * math.exp(-x / tau) * (omega * math.cos(omega * x) - math.sin(omega * x) / tau)
                 w = [w[k] + s * axis[k] for k in range(3)]
         return w
 

@@ -398,7 +398,7 @@ package final class AccelerometerService {
         }
         let pairing = GyroPairing.pair(accelerometer: a.device, gyroscopes: Discovery.gyroscopes(snapshots),
                                        selector: settings.gyro, configuredMatrix: settings.gyroMountMatrix)
-        guard let found = pairing.gyro else {
+        guard pairing.gyro != nil else {
             log(.debug, "no gyroscope to take up: \(pairing.reason)", [:])
             return []
         }
