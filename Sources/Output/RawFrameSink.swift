@@ -103,6 +103,18 @@ package final class RawFrameSink: FrameSink {
                 fifo = pinned
                 return
             case .regular: break
+            case .characterDevice:
+                // A terminal named explicitly (Sink.path=$(tty)): the user asked for
+                // binary on it. Any other device is refused.
+                let tty: FileDescriptor
+                do { tty = try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode: 0) } catch {
+                    throw SinkError(sink: "raw", "\(error)", permanent: true)
+                }
+                guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
+                    throw refuse("is a character device that is not a terminal, not a FIFO or a regular file")
+                }
+                try adopt(tty)
+                return
             case .symbolicLink: throw refuse("is a symbolic link")
             case let other: throw refuse("is \(other.phrase), not a FIFO or a regular file")
             }

@@ -127,7 +127,7 @@ package final class AccelerometerService {
             sensorProxy = nil
         } else {
             sensorProxy = SensorProxyWatch(noBus: { why in
-                log(.info, "no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used", [:])
+                log(.debug, "no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used", [:])
             })
             let u: UdevContext
             do { u = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
