@@ -26,6 +26,19 @@ ACCELEROMETER = "bmc150_bosc0200_ideapad_d330"
 IMU = "inv_mpu6500_combined_imu"
 
 
+def turn_between(a, b):
+    """The rotation vector (rad, device frame) that carries gravity's direction `a` onto
+    `b` under du/dt = -w x u: along b x a, by the angle between them."""
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(x * x for x in b))
+    ua, ub = [x / na for x in a], [x / nb for x in b]
+    c = [ub[1] * ua[2] - ub[2] * ua[1], ub[2] * ua[0] - ub[0] * ua[2], ub[0] * ua[1] - ub[1] * ua[0]]
+    s = math.sqrt(sum(x * x for x in c))
+    if s == 0:
+        return [0.0, 0.0, 0.0]
+    angle = math.atan2(s, sum(x * y for x, y in zip(ua, ub)))
+    return [x / s * angle for x in c]
+
+
 @pytest.mark.parametrize("fixture,radius", [(ACCELEROMETER, 0.12), (IMU, 0.03)])
 def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, release_shimmerd, malloc_count_library,
                                                          shm_name, fixture, radius):
@@ -56,7 +69,16 @@ def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, r
         for k in range(start, start + steps):
             before = frames_published(shm_name)
             a = 0.3 * k
-            pipe.send(dev.scans(pose(radius * math.sin(a), radius * math.cos(a)), count=group))
+            now = pose(radius * math.sin(a), radius * math.cos(a))
+            if fixture == IMU:
+                # The gyroscope turns with the tilt (in the step's first scan, 10 ms), so
+                # that the fusion follows it at once, as it follows a real turn.
+                was = pose(radius * math.sin(a - 0.3), radius * math.cos(a - 0.3))
+                turn = [x / 0.01 for x in turn_between(was, now)]
+                pipe.send(dev.scans(now, count=1, gyro_raw=dev.gyro_raw_for(turn))
+                          + (dev.scans(now, count=group - 1) if group > 1 else b""))
+            else:
+                pipe.send(dev.scans(now, count=group))
             wait_until(lambda: frames_published(shm_name) > before, "a frame for step %d" % k, d)
 
     # Warm-up: the baseline (3 readings: each read takes a group's newest scan), the
