@@ -111,7 +111,7 @@ package final class RawFrameSink: FrameSink {
                     throw SinkError(sink: "raw", "\(error)", permanent: true)
                 }
                 guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
-                    throw refuse("is a character device that is not a terminal, not a FIFO or a regular file")
+                    throw refuse("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
                 }
                 try adopt(tty)
                 return
