@@ -6,6 +6,7 @@ hanging or writing where it must not."""
 import json
 import os
 import pathlib
+import re
 import signal
 import stat
 import struct
@@ -52,13 +53,18 @@ class Run:
             return next(((i, r) for i, r in enumerate(rs) if i >= start and predicate(r)), None)
         return wait_until(find, what, self.d)
 
-    def tilt(self, what="frames"):
+    def tilt(self, what="frames", or_log=None):
+        """The sink's answer to a new tilt; with `or_log`, a log line matching it counts
+        as the answer too (a frame the sink failed to write leaves no record)."""
         self.roll = -0.1 if self.roll > 0 else 0.1 + 0.001 * (len(records(self.trace)) % 40)
         raw = self.dev.raw_for(pose(self.roll, 0.02))
         self.bed.set_raw(self.dev, raw)
         got = self.dev.accel_of(raw)
         i, s = self.wait(lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "the sample (%s)" % what)
-        return self.wait(lambda r: r["type"] in ("frame", "dropped") and r["t"] >= s["t"], "the sink's answer (%s)" % what, i)[1]
+        logged = (lambda: any(re.search(or_log, line) for line in self.d.logs)) if or_log else (lambda: False)
+        answer = self.wait(lambda r: logged() or (r["type"] in ("frame", "dropped") and r["t"] >= s["t"]),
+                           "the sink's answer (%s)" % what, i)[1]
+        return None if logged() else answer
 
     def stop(self):
         assert self.d.poll() is None, "shimmerd exited (%s); log:\n%s" % (self.d.poll(), "\n".join(self.d.logs[-20:]))
@@ -232,8 +238,7 @@ def test_raw_file_on_a_full_disk_keeps_whole_frames(bed_factory, tmp_path):
         run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=%s" % out, "--set", "Card.scale=0.5")
         frame = 175 * 117 * 4
         for _ in range(8):
-            run.tilt()
-            if any("No space left on device" in l for l in run.d.logs):
+            if run.tilt(or_log="No space left on device") is None:
                 break
         _, line = run.d.wait_log(r"No space left on device", "the full disk")
         assert "the partial frame was removed (12 whole frames in the file)" in line, line
