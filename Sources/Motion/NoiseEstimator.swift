@@ -35,7 +35,11 @@ package struct NoiseEstimator: Sendable {
         defer { previous = u }
         guard let p = previous, u != p else { return }
         let d = u - p
-        sum += d.dot(d) / 2
+        // One difference counts for at most 9 times the variance estimated so far (a
+        // white-noise difference exceeds that once in 8000): a tap or a knock is one
+        // reading far from the rest and would otherwise set the window's mean alone.
+        let a = angle
+        sum += min(d.dot(d) / 2, 9 * a * a)
         count += 1
         if count >= window {
             windows[next] = sum / Double(count)
