@@ -60,6 +60,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
          "polls its raw attributes; never enables, disables or reconfigures its buffer (enable, scan elements, length, watermark, trigger): iio-sensor-proxy may read it at any time, through the buffer (HID sensor hubs) or raw reads that I2C drivers refuse while a buffer runs"),
         ("buffer/enable already reads 1",
          "the buffer is another program's: polls, and leaves the buffer as it is, on exit too"),
+        ("the device node will not open (EBUSY)",
+         "another program has it open (the kernel opens an IIO device node for one program at a time): polls, and leaves the buffer as it is"),
         ("raw reads fail with EBUSY",
          "another program runs the buffer of a driver that refuses raw reads meanwhile: one line, a retry every second"),
         ("iio-sensor-proxy appears (" + BufferSharing.sensorProxyBusName + " on the system bus, or a udev change event tags the device) while shimmerd reads the buffer",

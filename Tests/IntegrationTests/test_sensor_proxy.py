@@ -334,3 +334,32 @@ def test_raw_reads_refused_while_another_program_has_the_buffer_are_waited_for(b
     d.wait_log(r"iio:device0 \([^)]*\): raw reads answered again", "reads answered", start=i + 1)
     d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
     assert d.stop() == 0
+
+
+def test_a_device_node_another_program_holds_is_left_to_it_and_polled(bed_factory, refusing_files):
+    """No iio-sensor-proxy (no system bus), buffer off, but another program has the device
+    node open: the IIO character device opens once, and shimmerd's open is EBUSY. One line
+    (the attach line) names the node and says another program reads it; shimmerd polls, the
+    buffer attributes as they were, during the run and after SIGTERM; the tilt is followed."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    untouched = buffer_state(bed, dev)
+    node = refusing_files(os.path.join(bed.root, "dev", dev.id), "", "open")
+    node.refuse()
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                  "--set", "Attitude.filter=none", extra_env=NO_BUS)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "poll"
+    d.wait_log(r"in poll mode: auto: its device node /dev/iio:device0 is open in another program, which reads the device "
+               r"\(EBUSY on open\): polling, the buffer left alone", "why it polls")
+    assert node.opens() >= 1                 # it did try the node
+    assert buffer_state(bed, dev) == untouched
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    start = len(d.records)
+    bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
+    assert buffer_state(bed, dev) == untouched
+    assert d.stop() == 0
+    assert buffer_state(bed, dev) == untouched
+    assert sum("is open in another program" in line for line in d.logs) == 1
