@@ -363,3 +363,43 @@ def test_a_device_node_another_program_holds_is_left_to_it_and_polled(bed_factor
     assert d.stop() == 0
     assert buffer_state(bed, dev) == untouched
     assert sum("is open in another program" in line for line in d.logs) == 1
+
+
+@pytest.mark.parametrize("fixture", [BMC150, HID])
+def test_sensor_proxy_appearing_on_the_bus_finds_the_buffer_untouched(bed_factory, bus, fixture):
+    """shimmerd first, on a device iio-sensor-proxy's rules tag, with a system bus on which
+    iio-sensor-proxy is not running yet: the device is polled from the start (iio-sensor-proxy
+    may start at any time), so there is no buffer to give back when it appears. shimmerd sees
+    net.hadess.SensorProxy appear, stays attached in poll mode (no release, no new attach),
+    the buffer is as iio-sensor-proxy sets it, every orientation change is reported, and
+    shimmerd follows the tilt."""
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
+    device = Device3(bed, dev, buffered=fixture == HID)
+    try:
+        untouched = buffer_state(bed, dev)
+        d, attached = start_shimmerd(bed, bus)
+        assert attached["mode"] == "poll"
+        d.wait_log(r"in poll mode: auto: iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
+                   r"iio-buffer-accel; net\.hadess\.SensorProxy on the system bus: (not known yet|not running now, but may "
+                   r"start at any time)\): polling, the buffer left alone", "why it polls")
+        assert buffer_state(bed, dev) == untouched
+        attaches = sum(r["type"] == "attached" for r in d.records)
+        _, mon, seen = start_sensor_proxy(bed, bus)
+        d.wait_log(r"iio-sensor-proxy: net\.hadess\.SensorProxy appeared on the system bus", "the name seen")
+        left = buffer_state(bed, dev)
+        start = len(d.records)
+        for roll, orientation in TURNS:
+            device.set(roll)
+            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+            start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
+                                  "dRoll %.2f" % roll, start=start)
+            assert buffer_state(bed, dev) == left
+        assert not any("giving its buffer back" in line for line in d.logs), d.logs
+        assert sum(r["type"] == "attached" for r in d.records) == attaches
+        assert not any(r["type"] == "detached" for r in d.records)
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == left
+        assert mon.poll() is None
+    finally:
+        device.stop.set()
