@@ -64,8 +64,10 @@ package enum ManualPage: String, CaseIterable, Sendable {
          "another program has it open (the kernel opens an IIO device node for one program at a time): polls, and leaves the buffer as it is"),
         ("raw reads fail with EBUSY",
          "another program runs the buffer of a driver that refuses raw reads meanwhile: one line, a retry every second"),
-        ("iio-sensor-proxy appears (" + BufferSharing.sensorProxyBusName + " on the system bus, or a udev change event tags the device) while shimmerd reads the buffer",
+        ("a udev change event tags the device (iio-sensor-proxy installed) while shimmerd reads its buffer",
          "gives the buffer back at once, with its attributes as they were, and goes on polling"),
+        ("iio-sensor-proxy appears (" + BufferSharing.sensorProxyBusName + " on the system bus)",
+         "one line; a device it may read was polled from the start, its buffer never taken"),
         ("the device may be shared",
          "its sampling frequency is only ever raised, never lowered; on exit it is put back only if it still holds what shimmerd wrote"),
     ]
