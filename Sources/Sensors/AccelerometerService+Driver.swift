@@ -25,8 +25,12 @@ extension AccelerometerService {
         // Another reader's buffer: polled, left alone (`BufferSharing`).
         func leaveAlone(_ why: String) -> Result<(any AccelerometerDriver, String), SensorError> {
             let why = "\(mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(why)"
-            return d.pollCapable ? poll("\(why): polling, the buffer left alone")
-                : .failure(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
+            if d.pollCapable { return poll("\(why): polling, the buffer left alone") }
+            guard d.unreadableRaws.isEmpty else {
+                return .failure(SensorError(device: d.displayName, "\(why), and the kernel refuses its raw attributes while that "
+                    + "buffer runs (\(d.unreadableRaws.joined(separator: ", ")) would not read); looking again every second"))
+            }
+            return .failure(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
         }
         if let shared, mode != .poll { return leaveAlone(shared) }
         if mode == .poll { return poll("Sensor.mode = poll") }

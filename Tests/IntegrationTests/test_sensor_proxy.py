@@ -403,3 +403,42 @@ def test_sensor_proxy_appearing_on_the_bus_finds_the_buffer_untouched(bed_factor
         assert mon.poll() is None
     finally:
         device.stop.set()
+
+
+def test_raw_reads_refused_before_shimmerd_starts_are_waited_for(bed_factory, bus, refusing_files):
+    """Another program runs the buffer of a tagged bmc150 before shimmerd starts, and the
+    kernel refuses the raw attributes: one waiting line says the buffer is that program's
+    and which raw attribute would not read; the daemon waits, looking again every second.
+    Once the buffer is off and reads are answered, it attaches, polling (iio-sensor-proxy
+    may read the device), with the buffer as that program left it, and follows the tilt."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    bed.set_attr(dev.syspath, "buffer/enable", "1")
+    x = refusing_files(bed.root + dev.syspath + "/in_accel_x_raw", "%d\n" % dev.raw_for(pose(0, 0))[0], "read")
+    x.refuse()
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                  "--set", "Attitude.filter=none", extra_env=bus.env)
+    _, waiting = d.wait_for(lambda r: r["type"] == "waiting", "waiting")
+    assert ("its buffer is already enabled by another program (buffer/enable = 1), and the kernel refuses its raw "
+            "attributes while that buffer runs (in_accel_x_raw would not read); looking again every second") in waiting["reason"]
+    opens = x.opens()
+    wait_until(lambda: x.opens() >= opens + 2, "two more looks at in_accel_x_raw", daemon=d)
+    assert not any(r["type"] == "attached" for r in d.records)
+    assert sum(r["type"] == "waiting" for r in d.records) == 1
+    # The other program is done: buffer off, reads answered.
+    bed.set_attr(dev.syspath, "buffer/enable", "0")
+    left = buffer_state(bed, dev)
+    x.serve("%d\n" % dev.raw_for(pose(0, 0))[0])
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "poll" and "iio-sensor-proxy may read it" in attached["mode_reason"]
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    start = len(d.records)
+    turned = dev.raw_for(pose(0.3, 0))
+    for axis, v in zip("yz", turned[1:]):
+        bed.set_attr(dev.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
+    x.serve("%d\n" % turned[0])
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
+    assert buffer_state(bed, dev) == left
+    assert d.stop() == 0
+    assert buffer_state(bed, dev) == left
