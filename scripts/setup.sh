@@ -37,6 +37,9 @@ packages=(
   # test: the real iio-sensor-proxy and its monitor-sensor beside shimmerd on one device,
   # on a private system bus of a real dbus-daemon (test_sensor_proxy.py)
   iio-sensor-proxy dbus-daemon
+  # test: a device that answers EBUSY, as the kernel does for a buffer another program
+  # holds: a FUSE file mounted over a testbed file (Tests/IntegrationTests/support/refusing_file.py)
+  python3-fusepy
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh

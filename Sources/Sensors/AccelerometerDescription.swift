@@ -32,6 +32,9 @@ package struct AccelerometerDescription: ScanBufferDescription {
     package var samplingFrequency: SamplingFrequencyInfo?
     /// All three `in_accel_*_raw` exist.
     package var pollCapable: Bool
+    /// The raw attributes that exist but would not read (`AttributeSnapshot.unreadable`:
+    /// refused while another program's buffer runs); empty when they read.
+    package var unreadableRaws: [String]
     /// All three `scan_elements/in_accel_*_en` exist, with a device node (or remote).
     package var bufferCapable: Bool
     /// Every scan element, in index order (`ScanBufferDescription`).
@@ -80,6 +83,7 @@ package struct AccelerometerDescription: ScanBufferDescription {
         let scans = axes.filter { s.attributes["scan_elements/in_accel_\($0)_en"] != nil }
         channels = axes.filter { raws.contains($0) || scans.contains($0) }.map { "accel_\($0)" }
         pollCapable = raws.count == 3
+        unreadableRaws = axes.map { "in_accel_\($0)_raw" }.filter { s.unreadable.contains($0) }
         scanElements = s.scanElements()
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
         (trigger, triggerIsCurrent) = s.bufferTrigger()

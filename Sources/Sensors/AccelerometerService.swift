@@ -546,63 +546,6 @@ package final class AccelerometerService {
         return [.waiting(reason)]
     }
 
-    /// `Sensor.mode` for a libiio context: buffer where the device supports it and the
-    /// process may write its buffer attributes, else poll; says why.
-    /// - Parameter shared: why another reader may be using the device
-    ///   (`BufferSharing`): then it is polled whatever `mode` says, and its buffer left alone.
-    static func makeIIODriver(_ d: AccelerometerDescription, context: Context, mode: SensorMode, local: Bool,
-                              scansPerWakeup: Int = 1, gyro: GyroscopeDescription? = nil, shared: String? = nil)
-        -> Result<(any AccelerometerDriver, String), SensorError>
-    {
-        let bufferProblem = BufferPermission.problem(d, local: local)
-        func poll(_ why: String) -> Result<(any AccelerometerDriver, String), SensorError> {
-            do { return .success((try IIOPolledAccelerometer(device: d, context: context, gyro: gyro), why)) }
-            catch {
-                // A gyroscope that libiio cannot read must not cost the accelerometer.
-                guard gyro != nil else { return .failure(error) }
-                do { return .success((try IIOPolledAccelerometer(device: d, context: context), why)) }
-                catch { return .failure(error) }
-            }
-        }
-        if let shared, mode != .poll {
-            let why = "\(mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(shared)"
-            return d.pollCapable ? poll("\(why): polling, the buffer left alone")
-                : .failure(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
-        }
-        switch mode {
-        case .poll:
-            return poll("Sensor.mode = poll")
-        case .buffer:
-            if let p = bufferProblem { return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(p)")) }
-            do { return .success((try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup,
-                                                               gyro: gyro != nil),
-                                     "Sensor.mode = buffer")) }
-            catch { return .failure(error) }
-        case .auto:
-            if let p = bufferProblem {
-                return d.pollCapable ? poll("auto: \(p)") : .failure(SensorError(device: d.displayName, p))
-            }
-            do {
-                let b = try IIOBufferedAccelerometer(device: d, context: context, scansPerWakeup: scansPerWakeup,
-                                                     gyro: gyro != nil)
-                return .success((b, "auto: the device has scan elements and trigger \(d.trigger ?? "?"), and its buffer attributes are writable"))
-            } catch {
-                return d.pollCapable ? poll("auto: buffer setup failed (\(error))") : .failure(error)
-            }
-        }
-    }
-
-    static func makeSysfsDriver(_ d: AccelerometerDescription, mode: SensorMode, contextError: IIOError?)
-        -> Result<(any AccelerometerDriver, String), SensorError>
-    {
-        let why = "libiio cannot build a local context (\(contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
-        if mode == .buffer {
-            return .failure(SensorError(device: d.displayName, "Sensor.mode = buffer, but \(why)"))
-        }
-        do { return .success((try SysfsPolledAccelerometer(device: d), why)) }
-        catch { return .failure(error) }
-    }
-
     private func setSamplingFrequency(_ d: AccelerometerDescription, driver: any AccelerometerDriver, shared: Bool) -> String {
         guard let info = d.samplingFrequency else { return "no sampling_frequency attribute" }
         let (text, restore) = Self.setSamplingFrequency(info, rateHz: settings.rateHz, syspath: d.syspath, shared: shared,

@@ -15,6 +15,10 @@ package struct AttributeSnapshot: Sendable {
     package var udevProperties: [String: String]
     /// Names of the triggers of the same context (`name` of each `triggerN`).
     package var triggerNames: [String]
+    /// Files the device's directory lists that would not read: the kernel refused them
+    /// (an I2C accelerometer's `in_accel_*_raw` is EBUSY while another program's buffer
+    /// runs). Local devices only.
+    package var unreadable: Set<String> = []
 
     package init(id: String, index: Int, syspath: String?, devnode: String?, attributes: [String: String],
                  udevProperties: [String: String], triggerNames: [String]) {

@@ -50,6 +50,14 @@ package enum BufferSharing {
         return nil
     }
 
+    /// Why a buffer whose device node would not open (EBUSY) is left alone: the kernel
+    /// lets one program at a time open an IIO device node, and another has it (whoever
+    /// opens second loses; iio-sensor-proxy holds a HID hub's node while a client wants
+    /// rotation).
+    package static func nodeHeldReason(devnode: String) -> String {
+        "its device node \(devnode) is open in another program, which reads the device (EBUSY on open)"
+    }
+
     /// The sampling frequency to write where another reader may be reading: only a
     /// higher one (a lower one would slow the other reader down); nil to leave it.
     package static func sharedTarget(_ info: SamplingFrequencyInfo, rateHz: Double) -> Double? {

@@ -28,14 +28,18 @@ package enum Discovery {
         let sysname = d.sysname
         guard sysname.hasPrefix("iio:device"), let index = Int(sysname.dropFirst("iio:device".count)) else { return nil }
         var attributes: [String: String] = [:]
+        var unreadable: Set<String> = []
+        let listed = Set(d.sysattrNames)
         // Every scan element, whatever its channel (temperature, steps, ...): buffer mode
         // enables them all, so the scan layout must hold them all.
         let scanFiles = ((try? FileSystem.list(d.syspath + "/scan_elements")) ?? []).map { "scan_elements/" + $0 }
-        for name in Set(d.sysattrNames).union(AttributeSnapshot.interestingAttributes).union(scanFiles) {
-            if let v = d.sysattr(name) { attributes[name] = v }
+        for name in listed.union(AttributeSnapshot.interestingAttributes).union(scanFiles) {
+            if let v = d.sysattr(name) { attributes[name] = v } else if listed.contains(name) { unreadable.insert(name) }
         }
-        return AttributeSnapshot(id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,
-                                 attributes: attributes, udevProperties: d.properties, triggerNames: triggerNames)
+        var s = AttributeSnapshot(id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,
+                                  attributes: attributes, udevProperties: d.properties, triggerNames: triggerNames)
+        s.unreadable = unreadable
+        return s
     }
 
     /// Every device of a libiio context, described from libiio's attributes mapped back

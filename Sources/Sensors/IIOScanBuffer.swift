@@ -89,7 +89,7 @@ final class IIOScanBuffer {
             buffer = b
             pollDescriptor = try? b.pollFileDescriptor()
         } catch {
-            throw SensorError(device: deviceName, "cannot create the buffer: \(error)")
+            throw SensorError(device: deviceName, "cannot create the buffer: \(error)", errno: error.code)
         }
     }
 

@@ -2,16 +2,22 @@
 private dbus-daemon, read and called with systemd's busctl: the properties follow a
 tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
 the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd
-recalibrate while anyone else may only read. Without a bus the daemon says so once and
-goes on."""
+recalibrate while anyone else may only read, and lets the service's own user, shimmerd,
+own the name. While the card moves without pause, PropertiesChanged goes out at most ten
+times a second. Without a bus the daemon says so once and goes on."""
 import grp
 import json
+import math
 import os
+import pwd
 import subprocess
+import threading
+import time
 
 import pytest
 
 from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
+from test_least_privilege import readable_testbed
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"
 NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
@@ -116,8 +122,8 @@ def shimmerd_group():
         subprocess.run(["groupadd", "--system", "shimmerd"], check=True)
         made = True
     yield "shimmerd"
-    if made:
-        subprocess.run(["groupdel", "shimmerd"], check=True)
+    if made and subprocess.run(["getent", "group", "shimmerd"], capture_output=True).returncode == 0:
+        subprocess.run(["groupdel", "shimmerd"], check=True)    # userdel may have taken it with the user
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to call as other users")
@@ -147,6 +153,100 @@ def test_the_policy_lets_root_and_group_shimmerd_recalibrate_and_others_read(bed
         assert sum("D-Bus Recalibrate()" in line for line in d.logs) == 2
         assert d.stop() == 0
     finally:
+        bus.close()
+
+
+@pytest.fixture
+def shimmerd_user(shimmerd_group):
+    """User shimmerd in group shimmerd, as systemd/shimmerd.sysusers makes them; made here
+    when missing."""
+    try:
+        pwd.getpwnam("shimmerd")
+        made = False
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                        "--gid", shimmerd_group, "shimmerd"], check=True)
+        made = True
+    yield "shimmerd"
+    if made:
+        subprocess.run(["userdel", "shimmerd"], check=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the daemon as user shimmerd")
+def test_the_service_user_shimmerd_owns_the_name_under_the_shipped_policy(bed_factory, shimmerd_user, open_dir):
+    """The daemon as the unit runs it (User=shimmerd, Group=shimmerd), unprivileged, on a bus
+    with the system defaults and the shipped policy: it takes org.shimmerd.Shimmerd1 (the
+    bus says the owner is user shimmerd), serves its properties, and root's Recalibrate()
+    reaches it."""
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    os.chmod(bus.dir, 0o755)      # user shimmerd reaches the socket
+    try:
+        dev = Device(BMC150)
+        bed = bed_factory(BMC150)
+        bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+        readable_testbed(bed)
+        conf = os.path.join(open_dir, "shimmerd.conf")
+        open(conf, "w").close()
+        os.chmod(conf, 0o644)
+        d = bed.spawn("run", "--config", conf, "--set", "Sink.type=null", "--set", "Sensor.rate=50",
+                      "--set", "Attitude.baseline_samples=3", extra_env=bus.env,
+                      prefix=["setpriv", "--reuid=" + shimmerd_user, "--regid=shimmerd", "--clear-groups", "--"])
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken")
+        with open("/proc/%d/status" % d.p.pid) as f:
+            uids = dict(l.split(":", 1) for l in f.read().splitlines())["Uid"].split()
+        uid = pwd.getpwnam(shimmerd_user).pw_uid
+        assert uids == [str(uid)] * 4
+        r = busctl(bus, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                   "GetConnectionUnixUser", "s", NAME)
+        assert json.loads(r.stdout)["data"] == [uid]
+        wait_until(lambda: prop(bus, "SensorMode") == "poll", "the properties served", daemon=d)
+        busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate")
+        d.wait_log(r"D-Bus Recalibrate\(\) from :1\.\d+: recapturing the baseline", "root's call")
+        assert d.stop() == 0
+    finally:
+        bus.close()
+
+
+def test_properties_changed_at_most_ten_times_a_second_while_the_card_moves(bed_factory):
+    """The device turns without pause (a sway of 0.2 rad every 2 s, read at 50 Hz, so the
+    tilt changes at every sample): PropertiesChanged is counted on the bus over the
+    seconds between the first and last signal: more than none, at most ten a second plus
+    one. A bound on a count, taken from the bus's own timestamps."""
+    bus = SystemBus()
+    moving = threading.Event()
+    try:
+        dev, bed, d = start(bed_factory, bus)
+        signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
+                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
+                                    "member='PropertiesChanged',path='%s'" % PATH],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        bed.children.append(signals)
+        moving.set()
+
+        def sway():
+            t0 = time.monotonic()
+            while moving.is_set():
+                bed.set_raw(dev, dev.raw_for(pose(0.2 * math.sin(math.pi * (time.monotonic() - t0)), 0)))
+                time.sleep(0.01)
+        threading.Thread(target=sway, daemon=True).start()
+        stamps = []
+
+        def count():
+            for line in signals.stdout:
+                m = json.loads(line)
+                if m.get("member") == "PropertiesChanged" and m["payload"]["data"][0] == IFACE:
+                    stamps.append(m["timestamp-realtime"] / 1e6)
+        threading.Thread(target=count, daemon=True).start()
+        wait_until(lambda: len(stamps) >= 2 and stamps[-1] - stamps[0] >= 4.0, "4 s of PropertiesChanged", daemon=d)
+        moving.clear()
+        signals.terminate()
+        stamps = list(stamps)
+        seconds = stamps[-1] - stamps[0]
+        assert seconds >= 4.0, (len(stamps), seconds)
+        assert 0 < len(stamps) <= 10 * seconds + 1, (len(stamps), seconds)
+        assert d.stop() == 0
+    finally:
+        moving.clear()
         bus.close()
 
 

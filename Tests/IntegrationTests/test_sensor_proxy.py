@@ -7,12 +7,14 @@ shimmerd's run and after it, whichever starts first. A buffer some other program
 is left alone too, SIGTERM included."""
 import glob
 import os
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from harness import Device, Lines, ScanPipe, SystemBus, pose, wait_until
+from harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_until
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"      # I2C: iio-sensor-proxy polls in_accel_*_raw
 HID = "hid_accel3d_ish_convertible"          # HID sensor hub: iio-sensor-proxy uses the buffer
@@ -233,3 +235,210 @@ def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
     assert bed.attr(dev.syspath, RATE).strip() == "250.000000"
     assert any("in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000" in line
                for line in d.logs), d.logs
+
+
+class RefusingFile:
+    """One file of the testbed (a raw attribute, the device node) served by
+    support/refusing_file.py, a FUSE file system mounted over it: `text` while serving,
+    EBUSY in read(2) or open(2) (`where`) while refusing, as the kernel answers for a
+    device whose buffer or node another program holds. `opens()` counts the attempts."""
+
+    def __init__(self, path, text, where):
+        self.path = path
+        self.control, self.count = path + ".control", path + ".opens"
+        self.serve(text)
+        open(self.count, "w").close()
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
+        self.p = subprocess.Popen([sys.executable, os.path.join(HERE, "support", "refusing_file.py"), "--in", where,
+                                   "--count", self.count, path, self.control], env=env)
+        wait_until(lambda: self.mounted() or self.p.poll() is not None, "the FUSE mount on " + path)
+        assert self.mounted(), "refusing_file.py did not mount %s (exit %s)" % (path, self.p.poll())
+
+    def mounted(self):
+        with open("/proc/self/mountinfo") as f:
+            return any(line.split()[4] == self.path for line in f)
+
+    def _write(self, text):
+        with open(self.control + ".new", "w") as f:
+            f.write(text)
+        os.replace(self.control + ".new", self.control)
+
+    def serve(self, text):
+        self._write(text)
+
+    def refuse(self):
+        self._write("EBUSY\n")
+
+    def opens(self):
+        with open(self.count) as f:
+            return len(f.read().splitlines())
+
+    def close(self):
+        subprocess.run(["umount", "-l", self.path], capture_output=True)
+        try:
+            self.p.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+@pytest.fixture
+def refusing_files():
+    made = []
+
+    def make(path, text, where):
+        f = RefusingFile(path, text, where)
+        made.append(f)
+        return f
+    yield make
+    for f in made:
+        f.close()
+
+
+def test_raw_reads_refused_while_another_program_has_the_buffer_are_waited_for(bed_factory, refusing_files):
+    """An I2C accelerometer (bmc150) polled by shimmerd; another program enables its buffer,
+    and the kernel answers every in_accel_*_raw read with EBUSY (bmc150-accel-core.c). One
+    line says so, the daemon runs on and retries once a second (not at its 50 Hz), the
+    buffer stays the other program's; once the buffer is off, reads are answered and the
+    samples come again, with the device's new pose."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    x = refusing_files(bed.root + dev.syspath + "/in_accel_x_raw", "%d\n" % dev.raw_for(pose(0, 0))[0], "read")
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.mode=poll", "--set", "Sensor.rate=50",
+                  "--set", "Attitude.baseline_samples=3", "--set", "Attitude.filter=none", extra_env=NO_BUS)
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    start = len(d.records)
+    d.wait_for(lambda r: r["type"] == "sample", "a polled sample", start=start)
+    # The other program enables its buffer: raw reads are refused from now on.
+    bed.set_attr(dev.syspath, "buffer/enable", "1")
+    x.refuse()
+    i, _ = d.wait_log(r"iio:device0 \([^)]*\): the kernel refuses raw reads \(in_accel_x_raw: .*Device or "
+                      r"resource busy.*\): another program has its buffer enabled; shimmerd leaves it alone and retries "
+                      r"every 1 s", "the refusal")
+    refused_at, opens = time.monotonic(), x.opens()
+    time.sleep(3)
+    assert d.poll() is None
+    retries, seconds = x.opens() - opens, time.monotonic() - refused_at
+    # A retry a second, not a read every 20 ms: a count over the three seconds.
+    assert 1 <= retries <= seconds + 2, (retries, seconds)
+    assert sum("refuses raw reads" in line for line in d.logs) == 1
+    assert not any("sample skipped" in line for line in d.logs[i:]), d.logs[i:]
+    assert bed.attr(dev.syspath, "buffer/enable").strip() == "1"
+    # The buffer off again, the device turned: the next retry is answered.
+    start = len(d.records)
+    turned = dev.raw_for(pose(0.3, 0))
+    for axis, v in zip("yz", turned[1:]):
+        bed.set_attr(dev.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
+    bed.set_attr(dev.syspath, "buffer/enable", "0")
+    x.serve("%d\n" % turned[0])
+    d.wait_log(r"iio:device0 \([^)]*\): raw reads answered again", "reads answered", start=i + 1)
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
+    assert d.stop() == 0
+
+
+def test_a_device_node_another_program_holds_is_left_to_it_and_polled(bed_factory, refusing_files):
+    """No iio-sensor-proxy (no system bus), buffer off, but another program has the device
+    node open: the IIO character device opens once, and shimmerd's open is EBUSY. One line
+    (the attach line) names the node and says another program reads it; shimmerd polls, the
+    buffer attributes as they were, during the run and after SIGTERM; the tilt is followed."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    untouched = buffer_state(bed, dev)
+    node = refusing_files(os.path.join(bed.root, "dev", dev.id), "", "open")
+    node.refuse()
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                  "--set", "Attitude.filter=none", extra_env=NO_BUS)
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "poll"
+    d.wait_log(r"in poll mode: auto: its device node /dev/iio:device0 is open in another program, which reads the device "
+               r"\(EBUSY on open\): polling, the buffer left alone", "why it polls")
+    assert node.opens() >= 1                 # it did try the node
+    assert buffer_state(bed, dev) == untouched
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    start = len(d.records)
+    bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
+    assert buffer_state(bed, dev) == untouched
+    assert d.stop() == 0
+    assert buffer_state(bed, dev) == untouched
+    assert sum("is open in another program" in line for line in d.logs) == 1
+
+
+@pytest.mark.parametrize("fixture", [BMC150, HID])
+def test_sensor_proxy_appearing_on_the_bus_finds_the_buffer_untouched(bed_factory, bus, fixture):
+    """shimmerd first, on a device iio-sensor-proxy's rules tag, with a system bus on which
+    iio-sensor-proxy is not running yet: the device is polled from the start (iio-sensor-proxy
+    may start at any time), so there is no buffer to give back when it appears. shimmerd sees
+    net.hadess.SensorProxy appear, stays attached in poll mode (no release, no new attach),
+    the buffer is as iio-sensor-proxy sets it, every orientation change is reported, and
+    shimmerd follows the tilt."""
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
+    device = Device3(bed, dev, buffered=fixture == HID)
+    try:
+        untouched = buffer_state(bed, dev)
+        d, attached = start_shimmerd(bed, bus)
+        assert attached["mode"] == "poll"
+        d.wait_log(r"in poll mode: auto: iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
+                   r"iio-buffer-accel; net\.hadess\.SensorProxy on the system bus: (not known yet|not running now, but may "
+                   r"start at any time)\): polling, the buffer left alone", "why it polls")
+        assert buffer_state(bed, dev) == untouched
+        attaches = sum(r["type"] == "attached" for r in d.records)
+        _, mon, seen = start_sensor_proxy(bed, bus)
+        d.wait_log(r"iio-sensor-proxy: net\.hadess\.SensorProxy appeared on the system bus", "the name seen")
+        left = buffer_state(bed, dev)
+        start = len(d.records)
+        for roll, orientation in TURNS:
+            device.set(roll)
+            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+            start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
+                                  "dRoll %.2f" % roll, start=start)
+            assert buffer_state(bed, dev) == left
+        assert not any("giving its buffer back" in line for line in d.logs), d.logs
+        assert sum(r["type"] == "attached" for r in d.records) == attaches
+        assert not any(r["type"] == "detached" for r in d.records)
+        assert d.stop() == 0
+        assert buffer_state(bed, dev) == left
+        assert mon.poll() is None
+    finally:
+        device.stop.set()
+
+
+def test_raw_reads_refused_before_shimmerd_starts_are_waited_for(bed_factory, bus, refusing_files):
+    """Another program runs the buffer of a tagged bmc150 before shimmerd starts, and the
+    kernel refuses the raw attributes: one waiting line says the buffer is that program's
+    and which raw attribute would not read; the daemon waits, looking again every second.
+    Once the buffer is off and reads are answered, it attaches, polling (iio-sensor-proxy
+    may read the device), with the buffer as that program left it, and follows the tilt."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    bed.set_attr(dev.syspath, "buffer/enable", "1")
+    x = refusing_files(bed.root + dev.syspath + "/in_accel_x_raw", "%d\n" % dev.raw_for(pose(0, 0))[0], "read")
+    x.refuse()
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.rate=50", "--set", "Attitude.baseline_samples=3",
+                  "--set", "Attitude.filter=none", extra_env=bus.env)
+    _, waiting = d.wait_for(lambda r: r["type"] == "waiting", "waiting")
+    assert ("its buffer is already enabled by another program (buffer/enable = 1), and the kernel refuses its raw "
+            "attributes while that buffer runs (in_accel_x_raw would not read); looking again every second") in waiting["reason"]
+    opens = x.opens()
+    wait_until(lambda: x.opens() >= opens + 2, "two more looks at in_accel_x_raw", daemon=d)
+    assert not any(r["type"] == "attached" for r in d.records)
+    assert sum(r["type"] == "waiting" for r in d.records) == 1
+    # The other program is done: buffer off, reads answered.
+    bed.set_attr(dev.syspath, "buffer/enable", "0")
+    left = buffer_state(bed, dev)
+    x.serve("%d\n" % dev.raw_for(pose(0, 0))[0])
+    _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
+    assert attached["mode"] == "poll" and "iio-sensor-proxy may read it" in attached["mode_reason"]
+    d.wait_for(lambda r: r["type"] == "baseline", "baseline")
+    start = len(d.records)
+    turned = dev.raw_for(pose(0.3, 0))
+    for axis, v in zip("yz", turned[1:]):
+        bed.set_attr(dev.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
+    x.serve("%d\n" % turned[0])
+    d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - 0.3) < 0.01, "dRoll 0.3", start=start)
+    assert buffer_state(bed, dev) == left
+    assert d.stop() == 0
+    assert buffer_state(bed, dev) == left

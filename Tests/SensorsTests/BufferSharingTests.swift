@@ -50,3 +50,25 @@ func aSharedRateIsOnlyRaised(_ current: String, _ rate: Double, _ written: Doubl
     let info = description(frequency: current).samplingFrequency!
     #expect(BufferSharing.sharedTarget(info, rateHz: rate) == written)
 }
+
+@Test func aRawAttributeTheKernelRefusedIsToldFromOneThatIsMissing() {
+    var attrs = ["name": "bmc150_accel\n", "in_accel_y_raw": "0\n", "in_accel_z_raw": "512\n", "in_accel_scale": "0.009582\n",
+                 "buffer/enable": "1\n"]
+    for (i, a) in ["x", "y", "z"].enumerated() {
+        attrs["scan_elements/in_accel_\(a)_en"] = "1\n"
+        attrs["scan_elements/in_accel_\(a)_index"] = "\(i)\n"
+        attrs["scan_elements/in_accel_\(a)_type"] = "le:s12/16>>4\n"
+    }
+    var s = AttributeSnapshot(id: "iio:device0", index: 0, syspath: "/sys/devices/x/iio:device0", devnode: "/dev/iio:device0",
+                              attributes: attrs, udevProperties: [:], triggerNames: [])
+    let missing = AccelerometerDescription(snapshot: s, configuredMatrix: nil)
+    #expect(!missing.pollCapable && missing.unreadableRaws.isEmpty)
+    s.unreadable = ["in_accel_x_raw", "buffer/data_available"]     // listed, but EBUSY on read
+    let refused = AccelerometerDescription(snapshot: s, configuredMatrix: nil)
+    #expect(!refused.pollCapable && refused.unreadableRaws == ["in_accel_x_raw"])
+}
+
+@Test func aHeldNodeIsNamed() {
+    #expect(BufferSharing.nodeHeldReason(devnode: "/dev/iio:device3")
+            == "its device node /dev/iio:device3 is open in another program, which reads the device (EBUSY on open)")
+}
