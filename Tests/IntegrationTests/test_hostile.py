@@ -438,3 +438,61 @@ def test_a_trace_played_at_its_times_says_when_it_will_wait_long(bed_factory, tm
     assert r.returncode == 0, r.stderr
     assert "trace %s: 1000000000 s without a reading before the first one; at speed 1 that is 1000000000 s of waiting" \
         % source in r.stderr, r.stderr
+
+
+def write_samples(path, count, damaged_at=None):
+    """`count` sample records 10 ms apart; line `damaged_at` (1-based) is not JSON."""
+    with open(path, "w") as f:
+        for first in range(0, count, 100_000):
+            f.write("".join('{"type":"sample","t":\n' if k + 1 == damaged_at else sample_line("%.2f" % (0.01 * k), k)
+                            for k in range(first, min(count, first + 100_000))))
+
+
+def vm_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def test_a_trace_of_two_million_records_plays_in_bounded_memory(bed_factory, tmp_path):
+    """Read whole, 2,000,000 records (200 MB) took 630 MB (VmHWM) and more than a minute
+    before the first sample; read as it plays, the first sample comes after the first
+    batch and the daemon's peak stays that of a short run."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "long.jsonl"
+    write_samples(source, 2_000_000)
+    out = tmp_path / "trace.jsonl"
+    d = bed.spawn("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                  "--set", "Sink.type=null", "--set", "Trace.path=%s" % out)
+
+    def played():
+        with open(out, "rb") if out.exists() else open(os.devnull, "rb") as f:
+            return f.read().count(b'"type":"sample"')
+    # Three batches of 4096: the file has been read on while playing.
+    wait_until(lambda: played() >= 3 * 4096, "three batches of samples in the daemon's trace", d)
+    peak = vm_hwm_kib(d.p.pid)
+    assert peak < 64 * 1024, "VmHWM %d KiB" % peak
+    d.wait_log(r"sensor: trace .*long\.jsonl, 4096 readings read ahead, the rest read as it plays", "the sensor line")
+    assert d.stop() == 0, "\n".join(d.logs[-20:])
+
+
+def test_a_damaged_line_beyond_the_first_batch_ends_the_run_naming_it(bed_factory, tmp_path):
+    """Read as it plays, a damaged line further on than the first batch is met while
+    playing: the samples before it are played, then the run ends with the line the
+    start would have given (exit 65, file:line); check-config says it up front (exit 78,
+    as for any configuration run refuses)."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "damaged.jsonl"
+    write_samples(source, 10_000, damaged_at=9_000)
+    out = tmp_path / "trace.jsonl"
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                "--set", "Attitude.baseline_samples=3", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out,
+                timeout=WAIT * 3)
+    why = " = trace:%s:9000: not a JSON object" % source
+    last = r.stderr.strip().splitlines()[-1]
+    assert r.returncode == 65 and last.startswith("shimmerd: Sensor.device (") and last.endswith(why), (r.returncode, r.stderr[-500:])
+    # Every reading before the damaged line was played: the baseline's as `reading`
+    # records, the rest as samples.
+    played = [x for x in records(out) if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
+    assert len(played) == 8_999, len(played)
+    c = bed.run("check-config", "--set", "Sensor.device=trace:%s" % source, timeout=WAIT)
+    assert c.returncode == 78 and c.stderr.strip() == last, (c.returncode, c.stderr[-500:], last)
