@@ -6,6 +6,7 @@ hanging or writing where it must not."""
 import json
 import os
 import pathlib
+import select
 import signal
 import stat
 import struct
@@ -123,6 +124,20 @@ def test_world_writable_sink_mode_is_refused(bed_factory):
         assert "Sink.mode" in r.stderr and mode in r.stderr and "group or others write" in r.stderr, r.stderr
     assert bed.run("check-config", "--set", "Sink.mode=0644").returncode == 0
 
+
+
+@pytest.mark.parametrize("mode", ["0666", "0777"])
+def test_run_refuses_a_world_writable_sink_mode_with_check_configs_line(bed_factory, shm_name, mode):
+    """`run` itself, not only check-config: the same one line, exit 78, no segment made."""
+    bed = bed_factory(FIXTURE)
+    args = ("--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sink.mode=" + mode)
+    check = bed.run("check-config", *args)
+    assert check.returncode == 78 and "group or others write" in check.stderr, check.stderr
+    r = bed.run("run", *QUIET, *args, "--duration", "5", timeout=WAIT)
+    assert r.returncode == 78, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == check.stderr.strip().splitlines() and mode in r.stderr, \
+        (r.stderr, check.stderr)
+    assert not os.path.lexists("/dev/shm/" + shm_name)
 
 def shm_run(bed, tmp_path, name, *extra):
     """A run of its own directory (its own trace) writing segment `name`."""
@@ -267,6 +282,46 @@ def test_raw_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path)
     wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
     ended = [l for l in logs if "ended" in l]
     assert len(ended) == 1 and "went away (EPIPE) after 0 frames; the raw sink has ended" in ended[0], logs
+    assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
+
+
+
+def test_a_fifo_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path):
+    """The same with a FIFO at Sink.path: the sink opens it once a reader is there
+    (through the handle it took at start), the reader takes 100,000 bytes of the first
+    frame and leaves; the EPIPE line names the FIFO, no frame is counted."""
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    fifo = str(tmp_path / "frames.raw")
+    os.mkfifo(fifo, 0o600)
+    p = subprocess.Popen([SHIMMERD, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo],
+                         env=bed.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    bed.children.append(p)
+    logs = []
+    threading.Thread(target=lambda: [logs.append(l.rstrip("\n")) for l in p.stderr], daemon=True).start()
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)   # a reader at once; the daemon finds it
+    got = 0
+    roll = 0.0
+    try:
+        wait_until(lambda: any("sink raw" in l for l in logs), "the start line")
+        while got < 100_000:
+            # Frames come when the card moves: tilt until the bytes of the first are here.
+            roll = 0.12 if roll <= 0 else -0.12
+            bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+            ready, _, _ = select.select([reader], [], [], 0.5)
+            if ready:
+                chunk = os.read(reader, 100_000 - got)
+                got += len(chunk)
+            assert p.poll() is None, logs
+    finally:
+        os.close(reader)
+    tilt_until_exit(bed, dev, p)
+    assert p.wait(timeout=WAIT) == 0, logs
+    wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
+    ended = [l for l in logs if "ended" in l]
+    assert len(ended) == 1 and ("the reader of %s went away (EPIPE) after 0 frames; the raw sink has ended" % fifo) \
+        in ended[0], logs
     assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
 
 
