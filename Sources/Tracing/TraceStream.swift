@@ -91,7 +91,13 @@ package final class TraceStream {
     private func nextLine() throws(TraceReadError) -> (ArraySlice<UInt8>, Bool)? {
         var searched = start
         while true {
-            if let newline = buffer[searched...].firstIndex(of: 0x0A) {
+            let newline = buffer[searched...].firstIndex(of: 0x0A)
+            let end = newline ?? buffer.count
+            guard end - start <= Self.maximumLineLength else {
+                throw TraceReadError(path: path, line: lineCount + 1,
+                                     message: "a line longer than \(Self.maximumLineLength) bytes is not a trace record")
+            }
+            if let newline {
                 defer { start = newline + 1 }
                 return (buffer[start..<newline], false)
             }
@@ -100,13 +106,9 @@ package final class TraceStream {
                 defer { start = buffer.count }
                 return (buffer[start...], true)
             }
-            guard buffer.count - start <= Self.maximumLineLength else {
-                throw TraceReadError(path: path, line: lineCount + 1,
-                                     message: "a line longer than \(Self.maximumLineLength) bytes is not a trace record")
-            }
+            // `fill` moves the unconsumed bytes to the front: the search goes on after them.
             searched = buffer.count - start
             try fill()
-            // `fill` moved the unconsumed bytes to the front.
         }
     }
 
