@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import LinuxSystem
 
 /// A trace read record by record, for a trace played as the sensor (`Sensor.device =
@@ -24,6 +25,7 @@ package final class TraceStream {
     /// Entries served from memory instead of a file (tests, traces already read).
     private var memory: [TraceEntry]
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: TraceStream.chunkSize)
     /// The first byte of `buffer` not yet consumed.
     private var start = 0
     /// The file offset just past `buffer`'s last byte.
@@ -91,7 +93,7 @@ package final class TraceStream {
     private func nextLine() throws(TraceReadError) -> (ArraySlice<UInt8>, Bool)? {
         var searched = start
         while true {
-            let newline = buffer[searched...].firstIndex(of: 0x0A)
+            let newline = Self.newline(in: buffer, from: searched)
             let end = newline ?? buffer.count
             guard end - start <= Self.maximumLineLength else {
                 throw TraceReadError(path: path, line: lineCount + 1,
@@ -112,23 +114,30 @@ package final class TraceStream {
         }
     }
 
-    /// Drops the consumed bytes and appends the next chunk of the file.
+    /// The index of the first newline at or after `from`: memchr(3), as a generic
+    /// search over a slice costs more than decoding the line in a debug build.
+    private static func newline(in bytes: [UInt8], from: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { p in
+            guard from < p.count, let base = p.baseAddress,
+                  let hit = memchr(base + from, 0x0A, p.count - from) else { return nil }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Drops the consumed bytes and appends the next chunk of the file (read into
+    /// `chunk`, allocated once, then copied: appending zeros to read in place costs an
+    /// element-by-element loop in a debug build).
     private func fill() throws(TraceReadError) {
         guard let fd else { return }
         buffer.removeSubrange(0..<start)
         start = 0
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
         let n: Int
         do {
-            n = try buffer.withUnsafeMutableBytes { bytes in
-                try fd.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
-            }
+            n = try chunk.withUnsafeMutableBytes { try fd.read(at: offset, into: $0) }
         } catch {
-            buffer.removeLast(Self.chunkSize)
             throw TraceReadError(path: path, line: nil, message: "cannot read: \(error)")
         }
-        buffer.removeLast(Self.chunkSize - n)
+        buffer.append(contentsOf: chunk[0..<n])
         offset += n
         if n == 0 { endOfFile = true }
     }
