@@ -69,11 +69,7 @@ package enum FileSystem {
     /// descriptor, so a FIFO, a device (/dev/zero) or a directory is refused at once,
     /// and a file larger than `limit` is refused after reading `limit` + 1 bytes at most.
     package static func readRegularFile(_ path: String, atMost limit: Int) throws -> [UInt8] {
-        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
-        let st = try fd.status()
-        guard st.kind == .regular else {
-            throw RefusedFile(path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
-        }
+        let (fd, st) = try openRegularFile(path)
         guard st.size <= limit else {
             throw RefusedFile(path: path, reason: "\(st.size) bytes, more than the \(limit) read at most")
         }
@@ -82,6 +78,17 @@ package enum FileSystem {
             throw RefusedFile(path: path, reason: "more than the \(limit) bytes read at most")
         }
         return bytes
+    }
+
+    /// Opens a regular file for reading, as `readRegularFile` does (O_NONBLOCK, the type
+    /// checked on the descriptor), for a reader that takes it piece by piece.
+    package static func openRegularFile(_ path: String) throws -> (FileDescriptor, FileStatus) {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        let st = try fd.status()
+        guard st.kind == .regular else {
+            throw RefusedFile(path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
+        }
+        return (fd, st)
     }
 
     /// Reads a whole file.

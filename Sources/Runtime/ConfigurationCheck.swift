@@ -19,20 +19,25 @@ package enum ConfigurationCheck {
     /// a file this process may create or write.
     package static func files(_ c: Configuration) throws(Failure) {
         if case .trace(let file) = try MotionConfiguration(c).sensor.device {
-            _ = try readTrace(file, c)
+            // Read to its end, keeping nothing: what `run` meets anywhere in it is said here.
+            let stream = try openTrace(file, c)
+            do { try stream.readToEnd() } catch { throw traceFailure(error, c) }
         }
         if !c.trace.path.isEmpty {
             do { try TraceWriter.checkCreatable(c.trace.path) } catch { throw traceFailure(c, error) }
         }
     }
 
-    /// `Sensor.device = trace:FILE` read whole: a missing file is exit 66, a damaged one
-    /// exit 65 naming file:line.
-    static func readTrace(_ file: String, _ c: Configuration) throws(Failure) -> TraceContents {
-        do { return try TraceReader.read(path: file) } catch {
-            let at = c.origin(of: "Sensor.device").map { " (\($0))" } ?? ""
-            throw Failure(error.line == nil ? .noInput : .dataError, "Sensor.device\(at) = trace:\(error.description)")
-        }
+    /// `Sensor.device = trace:FILE` opened for reading as it plays.
+    static func openTrace(_ file: String, _ c: Configuration) throws(Failure) -> TraceStream {
+        do { return try TraceStream(path: file) } catch { throw traceFailure(error, c) }
+    }
+
+    /// A trace that cannot be read: a missing file is exit 66, a damaged one exit 65
+    /// naming file:line, both named where `Sensor.device` was set.
+    static func traceFailure(_ error: TraceReadError, _ c: Configuration) -> Failure {
+        let at = c.origin(of: "Sensor.device").map { " (\($0))" } ?? ""
+        return Failure(error.line == nil ? .noInput : .dataError, "Sensor.device\(at) = trace:\(error.description)")
     }
 
     /// `Trace.path` cannot be opened (exit 73), named where it was set.

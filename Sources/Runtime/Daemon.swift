@@ -87,6 +87,7 @@ package final class Daemon {
             let outcome = pipeline.run(signals: signals, until: duration)
             if outcome == .finished {
                 finish(running, keeping: nil)
+                try traceEnded(running.parts.source, running.config)
                 log.notice("stopped after \(counted(counters.published, "frame")) and \(counted(counters.samples, "sample"))"
                            + (counters.dropped > 0 ? "; \(counted(counters.dropped, "frame")) dropped" : "")
                            + (counters.unshown > 0 ? "; \(counted(counters.unshown, "frame")) not shown (no display was attached)" : ""))
@@ -223,59 +224,6 @@ package final class Daemon {
                 throw Failure(.unavailable, "\(error)")
             }
         }
-    }
-
-    /// `Sensor.device = trace:FILE`: the whole trace is read at startup; a missing file
-    /// is exit 66, a damaged one exit 65 naming file:line.
-    private func traceSource(_ file: String, _ c: Configuration) throws(Failure) -> TraceSource {
-        guard let traceClock else {
-            throw Failure(.configuration, "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
-        }
-        let contents = try ConfigurationCheck.readTrace(file, c)
-        if contents.truncatedLastLine {
-            log.warning("trace \(file) ends in a partial line (a crash mid-write?); it is ignored")
-        }
-        let source = TraceSource(path: file, contents: contents, clock: traceClock, gyroscope: c.sensor.gyro != "none")
-        if !source.isComplete && !contents.baselines.isEmpty {
-            log.notice("trace \(file) has no reading records (written before they existed): the baseline comes from its first samples, so tilts may differ from the recording")
-        }
-        if let recorded = contents.header?.attitude {
-            var differ: [String] = []
-            if recorded.filter != c.attitude.filter { differ.append("Attitude.filter=\(recorded.filter)") }
-            if recorded.baselineSamples != c.attitude.baselineSamples { differ.append("Attitude.baseline_samples=\(recorded.baselineSamples)") }
-            if !differ.isEmpty {
-                log.notice("trace \(file) was recorded with " + differ.joined(separator: ", ") + "; replaying with this run's configuration")
-            }
-        }
-        let speed = c.sensor.traceSpeed.map { "speed \(formatNumber($0))" } ?? "as fast as possible"
-        let gyro = source.gyroCount > 0 ? ", \(source.gyroCount) gyroscope readings" : ""
-        log.notice("sensor: trace \(file), \(source.readings.count) readings\(gyro), \(speed)", ["sensor.device": "trace:" + file])
-        if let s = c.sensor.traceSpeed, let wait = Self.longestWait(source.readings.map(\.t)), wait.seconds > Self.longWait {
-            // Played at its recorded times: a trace cut from a long run, or with a pause,
-            // waits that long in real time; say so rather than wait silently.
-            log.notice("trace \(file): \(formatNumber(wait.seconds)) s without a reading "
-                       + (wait.from == 0 ? "before the first one" : "after t = \(formatNumber(wait.from)) s")
-                       + "; at speed \(formatNumber(s)) that is \(formatNumber(wait.seconds / s)) s of waiting (Sensor.trace_speed = max plays it at once)",
-                       ["sensor.device": "trace:" + file])
-        }
-        return source
-    }
-
-    /// Seconds of trace time that a played trace spends waiting before its readings
-    /// worth a line.
-    static let longWait = 10.0
-
-    /// The longest stretch without a reading, from t = 0 through the readings' times
-    /// (file order), and where it starts; nil for no readings.
-    static func longestWait(_ times: [Double]) -> (seconds: Double, from: Double)? {
-        var previous = 0.0
-        var best: (seconds: Double, from: Double)?
-        for t in times {
-            let gap = t - previous
-            if gap > (best?.seconds ?? -1) { best = (gap, previous) }
-            previous = max(previous, t)
-        }
-        return best
     }
 
     private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {

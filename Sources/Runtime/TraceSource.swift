@@ -16,63 +16,139 @@ import Tracing
 /// `gyro` records are the gyroscope, in file order with the readings (spec/interfaces.md:
 /// a record at the same `t` as a reading comes first, as the daemon writes them).
 /// When the last reading has been delivered the source is exhausted and the run ends.
+///
+/// The file is read as it plays (`TraceStream`): at most `batch` items ahead of the
+/// reading being delivered, so a trace of any length starts at once and in bounded
+/// memory. What needs the file's beginning (its header, whether it has `reading`
+/// records, the longest wait) is judged on the first batch, read at start; a damaged
+/// line there fails the start (exit 65, file:line) as before, one further on ends the
+/// run when it is reached (`failure`), with the same words.
 package final class TraceSource: SampleSource {
+    /// Items read ahead of the one being delivered, at most.
+    package static let batch = 4096
+
     package let path: String
-    package let readings: [(t: Double, accel: Vector3)]
-    /// The gyroscope's readings (rad/s, device frame), if the trace has any.
-    package let gyroCount: Int
-    /// Recorded recaptures: before item `before` of `timeline` (file order), at `t`, why.
-    package let recaptures: [(before: Int, t: Double, reason: String)]
-    /// Readings and gyroscope readings in file order.
-    private let timeline: [(t: Double, value: Vector3, isGyro: Bool)]
-    /// The trace has `reading` records (the baseline's readings are all there).
-    package let isComplete: Bool
+    /// The gyroscope's readings (rad/s, device frame) read so far.
+    package private(set) var gyroCount = 0
+    /// The first batch has `reading` records (the baseline's readings are all there).
+    package private(set) var isComplete = false
+    /// The first batch has a `baseline` record.
+    package private(set) var hasBaseline = false
+    /// The trace's header, if the first batch has one.
+    package private(set) var header: TraceRecord.Header?
+    /// The whole file has been read (at start: it fitted in the first batch).
+    package private(set) var isFullyRead = false
+    /// The whole file fitted in the first batch, read at start.
+    package private(set) var readWholeAtStart = false
+    /// The file ended in a partial line (a crash mid-write), dropped.
+    package var truncatedLastLine: Bool { stream.truncatedLastLine }
+    /// The damaged line that ended the reading, if any.
+    package private(set) var failure: TraceReadError?
+    /// Said once per long wait found after the first batch: (seconds, from t).
+    package var onLongWait: ((Double, Double) -> Void)?
+
+    private struct Item {
+        var t: Double
+        var value: Vector3
+        var isGyro: Bool
+        /// Recorded recaptures, replayed just before this item.
+        var recaptures: [String]
+    }
+
+    private let stream: TraceStream
+    private let gyroscope: Bool
     private let clock: TraceClock
+    private var ahead: [Item] = []
     private var index = 0
-    private var nextRecapture = 0
+    private var delivered = 0
+    /// Recaptures read whose following reading is not read yet.
+    private var recaptures: [String] = []
+    /// The latest reading time read, for the waits between readings.
+    private var lastReadingTime = 0.0
     /// Clock time of the trace's t = 0: the daemon's start (0) unless rebuilt by SIGHUP.
     private var base: Double?
 
+    /// Reads the first batch of `stream`.
     /// - Parameter gyroscope: replay the `gyro` records (false: `Sensor.gyro = none`).
-    package init(path: String, contents: TraceContents, clock: TraceClock, gyroscope: Bool = true) {
-        self.path = path
+    package init(stream: TraceStream, clock: TraceClock, gyroscope: Bool = true) {
+        path = stream.path
+        self.stream = stream
         self.clock = clock
-        var items: [(t: Double, value: Vector3, isGyro: Bool)] = []
-        var marks: [(before: Int, t: Double, reason: String)] = []
-        var sawReading = false
-        for entry in contents.entries {
-            switch entry {
-            case .recapture(let r):
-                marks.append((items.count, r.t, r.reason))
-            case .sample(let s) where s.accel.count == 3:
-                items.append((s.t, Vector3(s.accel[0], s.accel[1], s.accel[2]), false))
-            case .reading(let r) where r.accel.count == 3:
-                sawReading = true
-                items.append((r.t, Vector3(r.accel[0], r.accel[1], r.accel[2]), false))
-            case .gyro(let g) where gyroscope && g.anglvel.count == 3:
-                items.append((g.t, Vector3(g.anglvel[0], g.anglvel[1], g.anglvel[2]), true))
-            default:
-                break
-            }
-        }
-        timeline = items
-        readings = items.filter { !$0.isGyro }.map { ($0.t, $0.value) }
-        gyroCount = items.count - readings.count
-        recaptures = marks
-        isComplete = sawReading
+        self.gyroscope = gyroscope
+        refill(first: true)
+        readWholeAtStart = isFullyRead
     }
 
-    package var summary: String { "trace \(path) (item \(index) of \(timeline.count))" }
-    package var isExhausted: Bool { index >= timeline.count }
+    /// A trace already read.
+    package convenience init(path: String, contents: TraceContents, clock: TraceClock, gyroscope: Bool = true) {
+        self.init(stream: TraceStream(entries: contents.entries, path: path), clock: clock, gyroscope: gyroscope)
+    }
+
+    /// The accelerometer's readings read ahead and not yet delivered, in file order (at
+    /// start, while `isFullyRead`: all of them).
+    package var readings: [(t: Double, accel: Vector3)] {
+        ahead[index...].filter { !$0.isGyro }.map { ($0.t, $0.value) }
+    }
+
+    /// Reads up to `batch` items after the delivered ones.
+    private func refill(first: Bool = false) {
+        ahead.removeAll(keepingCapacity: true)
+        index = 0
+        do {
+            while ahead.count < Self.batch, let entry = try stream.next() {
+                take(entry, first: first)
+            }
+        } catch {
+            failure = error
+        }
+        if stream.isAtEnd || failure != nil { isFullyRead = true }
+    }
+
+    private func take(_ entry: TraceEntry, first: Bool) {
+        switch entry {
+        case .header(let h) where first && header == nil:
+            header = h
+        case .baseline where first:
+            hasBaseline = true
+        case .recapture(let r):
+            recaptures.append(r.reason)
+        case .sample(let s) where s.accel.count == 3:
+            append(s.t, Vector3(s.accel[0], s.accel[1], s.accel[2]), isGyro: false, first: first)
+        case .reading(let r) where r.accel.count == 3:
+            if first { isComplete = true }
+            append(r.t, Vector3(r.accel[0], r.accel[1], r.accel[2]), isGyro: false, first: first)
+        case .gyro(let g) where gyroscope && g.anglvel.count == 3:
+            gyroCount += 1
+            append(g.t, Vector3(g.anglvel[0], g.anglvel[1], g.anglvel[2]), isGyro: true, first: first)
+        default:
+            break
+        }
+    }
+
+    private func append(_ t: Double, _ value: Vector3, isGyro: Bool, first: Bool) {
+        if !isGyro {
+            // The first batch's waits are said at start, from `readings`.
+            if !first, t - lastReadingTime > Daemon.longWait { onLongWait?(t - lastReadingTime, lastReadingTime) }
+            lastReadingTime = max(lastReadingTime, t)
+        }
+        ahead.append(Item(t: t, value: value, isGyro: isGyro, recaptures: recaptures))
+        recaptures.removeAll()
+    }
+
+    package var summary: String {
+        "trace \(path) (item \(delivered)" + (isFullyRead ? " of \(delivered - index + ahead.count))" : ")")
+    }
+    package var isExhausted: Bool { index >= ahead.count && isFullyRead }
     package func appendFileDescriptors(to fds: inout [Int32]) {}   // trace time: nothing to poll
 
     package func nextTimeout(now: Double) -> Double {
         guard let base else { return 0 }
-        guard index < timeline.count else {
+        if index >= ahead.count && !isFullyRead { refill() }
+        guard index < ahead.count else {
             clock.nextEvent = nil
             return .infinity
         }
-        let due = base + timeline[index].t
+        let due = base + ahead[index].t
         clock.nextEvent = due
         return max(0, due - now)
     }
@@ -80,14 +156,14 @@ package final class TraceSource: SampleSource {
     package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
         let base = self.base ?? now
         self.base = base
-        while index < timeline.count, base + timeline[index].t <= now {
-            while nextRecapture < recaptures.count, recaptures[nextRecapture].before <= index {
-                events.append(.recapture(recaptures[nextRecapture].reason))
-                nextRecapture += 1
-            }
-            let item = timeline[index]
+        while true {
+            if index >= ahead.count && !isFullyRead { refill() }
+            guard index < ahead.count, base + ahead[index].t <= now else { break }
+            let item = ahead[index]
+            for reason in item.recaptures { events.append(.recapture(reason)) }
             events.append(item.isGyro ? .gyro(item.value, at: now) : .sample(item.value, RawReading(raw: item.value), at: now))
             index += 1
+            delivered += 1
         }
     }
 

@@ -96,6 +96,9 @@ package final class AccelerometerService {
     private var lastData: Double?
     private var batchInterval: Double?
     private var limiter = RateLimitedLog(interval: 1.0)
+    /// Buffer mode: how long the node has gone without a scan (one line when it stops,
+    /// one when it delivers again).
+    private var silence: ScanSilence?
     /// The kernel's tablet-mode switches (a convertible folding into tablet mode): each
     /// change asks for a new baseline.
     private var tabletSwitches: [TabletModeSwitch] = []
@@ -227,6 +230,7 @@ package final class AccelerometerService {
             return
         }
         readOnce(now: now, into: &events)
+        if silence != nil { noteSilence(now: now) }
         schedule(now: now, waited: waited != nil, woke: woke, gotData: lastReadHadData)
         if rawReadsRefused { nextRead = max(nextRead, now + Self.refusedRetry) }
         events += dropUnreachableRemote(now: now)
@@ -520,6 +524,7 @@ package final class AccelerometerService {
         bufferWakesUs = true
         lastData = nil
         batchInterval = Double(scansPerWakeup) / deviceHz   // used only while a buffer wakes us
+        silence = drv.modeName == "buffer" ? ScanSilence(attachedAt: now) : nil
         calibration = chosen.calibration(invert: settings.invert)
         let freq = setSamplingFrequency(chosen, driver: drv, shared: shared != nil)
         lastGyroRefusal = nil
@@ -620,6 +625,24 @@ package final class AccelerometerService {
         driver = nil
         context = nil
         attachment = nil
+        silence = nil
+    }
+
+    /// A buffer that stops delivering while its device is still there (no udev event
+    /// says anything) is said once, and its return once.
+    private func noteSilence(now: Double) {
+        guard let drv = driver, let change = silence?.read(gotData: lastReadHadData, at: now,
+                                                           interval: idlePeriod ?? batchInterval ?? period) else { return }
+        let node = drv.device.devnode ?? drv.device.id
+        switch change {
+        case .silent(let seconds):
+            log(.warning, "accelerometer \(drv.device.displayName): no scan from \(node) for \(Self.number(seconds.rounded())) s "
+                + "although the device is still there; the card keeps its last attitude until scans come again",
+                ["sensor.device": drv.device.id])
+        case .delivering(let seconds):
+            log(.info, "accelerometer \(drv.device.displayName): \(node) delivering again after \(Self.number(seconds.rounded())) s without a scan",
+                ["sensor.device": drv.device.id])
+        }
     }
 
     // MARK: reading

@@ -131,34 +131,55 @@ package enum TraceReader {
             let newline = bytes[start...].firstIndex(of: 0x0A)
             let end = newline ?? bytes.count
             number += 1
-            var line = bytes[start..<end]
+            let line = bytes[start..<end]
             start = end + 1
-            if line.last == 0x0D { line = line.dropLast() }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            do {
-                let entry = try decoder.decode(TraceEntry.self, from: Data(line))
-                if boundingTimes, let t = entry.t, !(0...maximumTime).contains(t) {
-                    throw TraceReadError(path: path, line: number, message: "\"t\" = \(t) is outside 0 ... 1e10 s")
-                }
-                contents.entries.append(entry)
-            } catch let bad as TraceReadError {
-                throw bad
-            } catch let unknown as TraceEntry.UnknownRecordType {
-                contents.unknownTypes[unknown.type, default: 0] += 1
-            } catch {
-                if newline == nil {
-                    contents.truncatedLastLine = true
-                    break
-                }
-                throw TraceReadError(path: path, line: number, message: unrepresentableNumber(in: line) ?? explain(error))
+            switch try parseLine(line, number: number, isLast: newline == nil, path: path, boundingTimes: boundingTimes,
+                                 decoder: decoder, unknownTypes: &contents.unknownTypes) {
+            case .entry(let entry): contents.entries.append(entry)
+            case .skipped: continue
+            case .partial: contents.truncatedLastLine = true
             }
         }
         contents.lineCount = number
         return contents
     }
 
-    /// The largest trace read whole (about 5 million records; `Trace.max_size` rotates
-    /// long recordings into files of a chosen size).
+    /// What one line of a trace holds.
+    enum Line {
+        case entry(TraceEntry)
+        /// A blank line, or a record of a type this version does not know (counted).
+        case skipped
+        /// The last line, without its newline, did not parse: what a crash mid-write leaves.
+        case partial
+    }
+
+    /// Parses line `number` (1-based, without its newline); `isLast`: the file ends in it
+    /// without a newline. Shared by `parse` and `TraceStream`, so both say the same.
+    static func parseLine(_ bytes: ArraySlice<UInt8>, number: Int, isLast: Bool, path: String, boundingTimes: Bool,
+                          decoder: JSONDecoder, unknownTypes: inout [String: Int]) throws(TraceReadError) -> Line {
+        var line = bytes
+        if line.last == 0x0D { line = line.dropLast() }
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .skipped }
+        do {
+            let entry = try decoder.decode(TraceEntry.self, from: Data(line))
+            if boundingTimes, let t = entry.t, !(0...maximumTime).contains(t) {
+                throw TraceReadError(path: path, line: number, message: "\"t\" = \(t) is outside 0 ... 1e10 s")
+            }
+            return .entry(entry)
+        } catch let bad as TraceReadError {
+            throw bad
+        } catch let unknown as TraceEntry.UnknownRecordType {
+            unknownTypes[unknown.type, default: 0] += 1
+            return .skipped
+        } catch {
+            if isLast { return .partial }
+            throw TraceReadError(path: path, line: number, message: unrepresentableNumber(in: line) ?? explain(error))
+        }
+    }
+
+    /// The largest trace read whole, by `plot` and `replay` (about 5 million records;
+    /// `Trace.max_size` rotates long recordings into files of a chosen size). A trace
+    /// played as the sensor is read as it plays (`TraceStream`), so it has no such limit.
     package static let maximumFileSize = 1 << 30
 
     /// Reads and parses `path`. A file that cannot be read is an error without a line.

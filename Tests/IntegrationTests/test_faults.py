@@ -223,6 +223,46 @@ def test_buffer_delivers_a_short_or_corrupt_scan(bed_factory, tmp_path, fault, r
     assert not any(r["type"] == "sample" and abs(r["droll"] + 0.2) < 0.02 for r in rs)
 
 
+def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_factory, tmp_path):
+    """Buffer mode: the node stops giving scans while the device stays (no udev event,
+    the writer still open, so no EOF either): one warning naming the node and how long
+    it has been silent, not one per read; when scans come again, one line says so and
+    they are samples again."""
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    pipe = ScanPipe(bed, dev)
+    trace = str(tmp_path / "trace.jsonl")
+    d = bed.spawn("run", "--set", "Sensor.mode=buffer", "--set", "Sink.type=null", "--set", "Trace.path=" + trace,
+                  "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3")
+    stop = threading.Event()
+    feeder = pipe.feed(bed, lambda t: (0.05, 0.02), stop)
+    wait_record(trace, lambda r: r["type"] == "sample", "samples while scans come", d)
+    stop.set()
+    feeder.join()
+    n = len(d.logs)
+    _, line = d.wait_log(r"no scan from /dev/iio:device0 for \d+ s although the device is still there", "the silence line",
+                         start=n)
+    assert line.startswith("shimmerd: warning: accelerometer iio:device0 (BMA253/"), line
+    # Silent on, longer than the silence it took to say so: the timed reads go on
+    # finding nothing, and say nothing more.
+    time.sleep(3)
+    assert sum(1 for x in d.logs[n:] if "no scan from" in x) == 1, d.logs[n:]
+    assert d.poll() is None
+    start = len(records(trace))
+    stop = threading.Event()
+    feeder = pipe.feed(bed, lambda t: (-0.1, 0.02), stop)
+    d.wait_log(r"^shimmerd: accelerometer iio:device0 \(.*\): /dev/iio:device0 delivering again after \d+ s without a scan",
+               "the delivering-again line", start=n)
+    got = dev.accel_of(dev.raw_for(pose(-0.1, 0.02)))
+    wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a sample after", d, start)
+    stop.set()
+    feeder.join()
+    assert d.stop() == 0, "\n".join(d.logs[-20:])
+    pipe.close()
+    assert sum(1 for x in d.logs[n:] if "no scan from" in x) == 1, d.logs[n:]
+    assert sum(1 for x in d.logs[n:] if "delivering again" in x) == 1, d.logs[n:]
+
+
 # --- the sinks ---
 
 SCREEN_W, SCREEN_H = 800, 600

@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import re
+import select
 import signal
 import stat
 import struct
@@ -129,6 +130,20 @@ def test_world_writable_sink_mode_is_refused(bed_factory):
         assert "Sink.mode" in r.stderr and mode in r.stderr and "group or others write" in r.stderr, r.stderr
     assert bed.run("check-config", "--set", "Sink.mode=0644").returncode == 0
 
+
+
+@pytest.mark.parametrize("mode", ["0666", "0777"])
+def test_run_refuses_a_world_writable_sink_mode_with_check_configs_line(bed_factory, shm_name, mode):
+    """`run` itself, not only check-config: the same one line, exit 78, no segment made."""
+    bed = bed_factory(FIXTURE)
+    args = ("--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sink.mode=" + mode)
+    check = bed.run("check-config", *args)
+    assert check.returncode == 78 and "group or others write" in check.stderr, check.stderr
+    r = bed.run("run", *QUIET, *args, "--duration", "5", timeout=WAIT)
+    assert r.returncode == 78, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == check.stderr.strip().splitlines() and mode in r.stderr, \
+        (r.stderr, check.stderr)
+    assert not os.path.lexists("/dev/shm/" + shm_name)
 
 def shm_run(bed, tmp_path, name, *extra):
     """A run of its own directory (its own trace) writing segment `name`."""
@@ -272,6 +287,46 @@ def test_raw_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path)
     wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
     ended = [l for l in logs if "ended" in l]
     assert len(ended) == 1 and "went away (EPIPE) after 0 frames; the raw sink has ended" in ended[0], logs
+    assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
+
+
+
+def test_a_fifo_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path):
+    """The same with a FIFO at Sink.path: the sink opens it once a reader is there
+    (through the handle it took at start), the reader takes 100,000 bytes of the first
+    frame and leaves; the EPIPE line names the FIFO, no frame is counted."""
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    fifo = str(tmp_path / "frames.raw")
+    os.mkfifo(fifo, 0o600)
+    p = subprocess.Popen([SHIMMERD, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo],
+                         env=bed.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    bed.children.append(p)
+    logs = []
+    threading.Thread(target=lambda: [logs.append(l.rstrip("\n")) for l in p.stderr], daemon=True).start()
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)   # a reader at once; the daemon finds it
+    got = 0
+    roll = 0.0
+    try:
+        wait_until(lambda: any("sink raw" in l for l in logs), "the start line")
+        while got < 100_000:
+            # Frames come when the card moves: tilt until the bytes of the first are here.
+            roll = 0.12 if roll <= 0 else -0.12
+            bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+            ready, _, _ = select.select([reader], [], [], 0.5)
+            if ready:
+                chunk = os.read(reader, 100_000 - got)
+                got += len(chunk)
+            assert p.poll() is None, logs
+    finally:
+        os.close(reader)
+    tilt_until_exit(bed, dev, p)
+    assert p.wait(timeout=WAIT) == 0, logs
+    wait_until(lambda: any("stopped after" in l for l in logs), "the stop summary")
+    ended = [l for l in logs if "ended" in l]
+    assert len(ended) == 1 and ("the reader of %s went away (EPIPE) after 0 frames; the raw sink has ended" % fifo) \
+        in ended[0], logs
     assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
 
 
@@ -443,3 +498,61 @@ def test_a_trace_played_at_its_times_says_when_it_will_wait_long(bed_factory, tm
     assert r.returncode == 0, r.stderr
     assert "trace %s: 1000000000 s without a reading before the first one; at speed 1 that is 1000000000 s of waiting" \
         % source in r.stderr, r.stderr
+
+
+def write_samples(path, count, damaged_at=None):
+    """`count` sample records 10 ms apart; line `damaged_at` (1-based) is not JSON."""
+    with open(path, "w") as f:
+        for first in range(0, count, 100_000):
+            f.write("".join('{"type":"sample","t":\n' if k + 1 == damaged_at else sample_line("%.2f" % (0.01 * k), k)
+                            for k in range(first, min(count, first + 100_000))))
+
+
+def vm_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def test_a_trace_of_two_million_records_plays_in_bounded_memory(bed_factory, tmp_path):
+    """Read whole, 2,000,000 records (200 MB) took 630 MB (VmHWM) and more than a minute
+    before the first sample; read as it plays, the first sample comes after the first
+    batch and the daemon's peak stays that of a short run."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "long.jsonl"
+    write_samples(source, 2_000_000)
+    out = tmp_path / "trace.jsonl"
+    d = bed.spawn("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                  "--set", "Sink.type=null", "--set", "Trace.path=%s" % out)
+
+    def played():
+        with open(out, "rb") if out.exists() else open(os.devnull, "rb") as f:
+            return f.read().count(b'"type":"sample"')
+    # Three batches of 4096: the file has been read on while playing.
+    wait_until(lambda: played() >= 3 * 4096, "three batches of samples in the daemon's trace", d)
+    peak = vm_hwm_kib(d.p.pid)
+    assert peak < 64 * 1024, "VmHWM %d KiB" % peak
+    d.wait_log(r"sensor: trace .*long\.jsonl, 4096 readings read ahead, the rest read as it plays", "the sensor line")
+    assert d.stop() == 0, "\n".join(d.logs[-20:])
+
+
+def test_a_damaged_line_beyond_the_first_batch_ends_the_run_naming_it(bed_factory, tmp_path):
+    """Read as it plays, a damaged line further on than the first batch is met while
+    playing: the samples before it are played, then the run ends with the line the
+    start would have given (exit 65, file:line); check-config says it up front (exit 78,
+    as for any configuration run refuses)."""
+    bed = bed_factory(FIXTURE)
+    source = tmp_path / "damaged.jsonl"
+    write_samples(source, 10_000, damaged_at=9_000)
+    out = tmp_path / "trace.jsonl"
+    r = bed.run("run", "--set", "Sensor.device=trace:%s" % source, "--set", "Sensor.trace_speed=max",
+                "--set", "Attitude.baseline_samples=3", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out,
+                timeout=WAIT * 3)
+    why = " = trace:%s:9000: not a JSON object" % source
+    last = r.stderr.strip().splitlines()[-1]
+    assert r.returncode == 65 and last.startswith("shimmerd: Sensor.device (") and last.endswith(why), (r.returncode, r.stderr[-500:])
+    # Every reading before the damaged line was played: the baseline's as `reading`
+    # records, the rest as samples.
+    played = [x for x in records(out) if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
+    assert len(played) == 8_999, len(played)
+    c = bed.run("check-config", "--set", "Sensor.device=trace:%s" % source, timeout=WAIT)
+    assert c.returncode == 78 and c.stderr.strip() == last, (c.returncode, c.stderr[-500:], last)

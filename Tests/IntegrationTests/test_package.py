@@ -246,7 +246,7 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
 
     # An upgrade over itself keeps an edited conffile, asking nothing.
     with open(CONFFILE, "a") as f:
-        f.write("\n# edited here\n[Sink]\nfps = 30\n")
+        f.write("\n# edited here\n[Sink]\nfps = 30\nname = shimmerd-package-root\n")
     edited = open(CONFFILE).read()
     run("dpkg", "-i", debs["shimmerd"], stdin=subprocess.DEVNULL)
     assert open(CONFFILE).read() == edited
@@ -260,12 +260,27 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     segment = "/dev/shm/shimmerd-package-test"
     open(segment, "wb").write(b"\0" * 128)
     os.chown(segment, int(passwd[2]), int(group[2]))
+    # A test run as root leaves a root-owned segment under the configured name, which the
+    # service's user can never replace: purge removes it too. A root-owned segment under
+    # a name shimmerd does not use is not shimmerd's to remove.
+    # The default name is shimmerd's too: one a root run left earlier goes with the
+    # purge, so it is planted when absent and is expected gone either way.
+    named = "/dev/shm/shimmerd-package-root"
+    unnamed = "/dev/shm/shimmerd-package-unnamed"
+    default = "/dev/shm/shimmer"
+    before.pop(default, None)
+    for path in (named, unnamed) + (() if os.path.exists(default) else (default,)):
+        open(path, "wb").write(b"SHMR" + b"\0" * 124)
+        os.chown(path, 0, 0)
 
     # Removal keeps the conffile and the logs; purge removes everything the package made.
     run("dpkg", "--remove", "shimmerd-view", "shimmerd")
     assert os.path.exists(CONFFILE) and os.path.exists("/var/log/shimmerd/trace.jsonl")
     assert not os.path.exists("/usr/bin/shimmerd")
     run("dpkg", "--purge", "shimmerd-view", "shimmerd")
+    assert not os.path.exists(named) and not os.path.exists(default)
+    assert open(unnamed, "rb").read(4) == b"SHMR"
+    os.unlink(unnamed)
     after = snapshot()
     appeared = sorted(set(after) - set(before))
     vanished = sorted(set(before) - set(after))

@@ -474,6 +474,21 @@ def test_shmread_refuses_a_segment_owned_by_another_user_unless_trusted(shm_name
     assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
 
 
+
+@pytest.mark.parametrize("mode", [0o660, 0o620, 0o666])
+def test_shmread_refuses_a_trusted_owners_segment_that_others_may_write(shm_name, mode):
+    """Owned by root, so trusted, but writable by its group or by anyone: whoever may
+    write it chooses what is read, so it is refused as an untrusted owner's would be."""
+    path = craft_segment(shm_name)
+    os.chown(path, 0, 0)
+    os.chmod(path, mode)
+    r = shmread("--name", shm_name, "header")
+    assert r.returncode == 65, r.stderr
+    assert "%s: mode 0%o: others may write it; refusing to read it" % (path, mode) in r.stderr, r.stderr
+    os.chmod(path, 0o640)
+    r = shmread("--name", shm_name, "header")
+    assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
+
 @pytest.mark.parametrize("fields", [
     {"width": 2**30, "stride": 4096},
     {"height": 2**20},

@@ -307,6 +307,19 @@ def test_replay_progress_bar_on_a_terminal(tmp_path):
     assert "\r[" in text and "11/11 frames" in text
 
 
+def test_replay_ends_with_a_one_line_summary(tmp_path):
+    """Off a terminal there is no progress bar: the only line says what was written,
+    how long it plays and where."""
+    trace = str(tmp_path / "one.jsonl")
+    synthetic_trace(trace, seconds=1.0, fps=10)
+    out = str(tmp_path / "x.raw")
+    r = run("replay", trace, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == [
+        "shimmerd: wrote 11 frames (1.10 s at 10.00 fps, 350 x 233 px, focal points from samples) to %s" % out], r.stderr
+    assert os.path.getsize(out) == 11 * 350 * 233 * 4
+
+
 def test_replay_from_frames_holds_the_recorded_points(tmp_path):
     trace = tmp_path / "frames.jsonl"
     lines = [header(fps=4),
@@ -321,6 +334,17 @@ def test_replay_from_frames_holds_the_recorded_points(tmp_path):
 
 
 # --- plot -----------------------------------------------------------------------------
+
+def test_plot_counts_one_baseline_in_the_singular(tmp_path):
+    trace = str(tmp_path / "t.jsonl")
+    lines = synthetic_trace(trace, seconds=1.0, fps=10)
+    assert sum(1 for x in lines if x["type"] == "baseline") == 1
+    svg = str(tmp_path / "t.svg")
+    r = run("plot", trace, "--out", svg)
+    assert r.returncode == 0, r.stderr
+    samples = sum(1 for x in lines if x["type"] == "sample")
+    assert r.stderr.splitlines() == ["shimmerd: wrote %s: %d samples, 1 baseline" % (svg, samples)], r.stderr
+
 
 def test_plot_is_valid_svg_with_series_axes_and_baselines(tmp_path):
     trace = str(tmp_path / "t.jsonl")

@@ -372,6 +372,21 @@ def test_a_segment_owned_by_another_user_is_not_shown(xserver, shm_name):
     assert v.stop() == 0, v.d.logs
 
 
+
+@pytest.mark.parametrize("mode", [0o660, 0o666])
+def test_a_trusted_owners_segment_that_others_may_write_is_not_shown(xserver, shm_name, mode):
+    """Owned by root, so trusted, but writable by its group or by anyone: refused in one
+    line, as an untrusted owner's is; the window keeps its waiting screen."""
+    path = craft_segment(shm_name)
+    os.chown(path, 0, 0)
+    os.chmod(path, mode)
+    v = Viewer(xserver, shm_name)
+    _, line = v.d.wait_log(r"view: .*refusing to show it", "the refusal")
+    assert "%s has mode 0%o: others may write it; refusing to show it" % (path, mode) in line, line
+    wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
+    assert v.maps() == []
+    assert v.stop() == 0, v.d.logs
+
 @pytest.mark.parametrize("fields", [
     {"width": 2**30, "stride": 4096},
     {"size": 2**63},
