@@ -11,7 +11,8 @@ import Tracing
 
 /// The executable's entry point.
 public enum ShimmerdMain {
-    package static let version = "0.1.0"
+    /// The version, as the daemon writes it into its traces' headers.
+    package static let version = Daemon.version
 
     /// Every subcommand, in the order `--help` lists them. The first is the default.
     package static let commands: [any Subcommand.Type] = [

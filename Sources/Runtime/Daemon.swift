@@ -257,5 +257,7 @@ package final class Daemon {
             run: RunDescription.current(argv: argv, started: startedUTC))
     }
 
+    /// The version `--version`, the manual and the traces' headers give (debian/changelog
+    /// carries the package's).
     package static let version = "0.1.0"
 }

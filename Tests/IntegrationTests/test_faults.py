@@ -97,10 +97,12 @@ class Run:
         """A new pose: waits for its sample, then for a frame drawn after it."""
         self.roll = -0.1 if self.roll > 0 else 0.1 + 0.01 * len(self.frames()) % 0.05
         raw = self.dev.raw_for(pose(self.roll, 0.02))
+        # Only records traced from now on: the same pose may have been held before.
+        start = len(records(self.trace))
         self.bed.set_raw(self.dev, raw)
         got = self.dev.accel_of(raw)
         i, s = wait_record(self.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
-                           "the sample of roll %.3f (%s)" % (self.roll, what), self.d)
+                           "the sample of roll %.3f (%s)" % (self.roll, what), self.d, start)
         wait_record(self.trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame after it (%s)" % what, self.d, i)
         return s
 

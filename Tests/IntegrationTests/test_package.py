@@ -287,3 +287,18 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     assert appeared == [] and vanished == [], "left behind: %s; gone: %s" % (appeared, vanished)
     # The system user and group stay, as Debian keeps system accounts (debian/shimmerd.postrm).
     assert account_exists("passwd", "shimmerd") and account_exists("group", "shimmerd")
+
+
+def test_readme_installs_the_files_the_package_script_writes(debs):
+    """The README's install lines name the packages package-deb.sh writes, in the
+    directory it writes them to when given none."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    named = re.findall(r"apt install \./(\S+)/(\S+\.deb)", readme)
+    assert {"shimmerd", "shimmerd-view"} <= {name.split("_")[0] for _, name in named}, named
+    with open(os.path.join(REPO, "scripts", "package-deb.sh")) as f:
+        default = re.search(r"^out=\$\{1:-([^}]+)\}", f.read(), re.M).group(1)
+    built = {os.path.basename(p) for p in debs.values()}
+    for directory, name in named:
+        assert directory == default, (directory, default)
+        assert name in built, (name, sorted(built))

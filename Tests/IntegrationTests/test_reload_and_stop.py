@@ -44,10 +44,11 @@ def swing(run, what):
     """A new pose; waits for its sample (not for a frame: a stalled reader gets none)."""
     run.roll = -0.1 if run.roll > 0 else 0.1
     raw = run.dev.raw_for(pose(run.roll, 0.02))
+    start = len(records(run.trace))   # the same pose was held before: only newer records
     run.bed.set_raw(run.dev, raw)
     got = run.dev.accel_of(raw)
     return wait_record(run.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
-                       "the sample of roll %.2f (%s)" % (run.roll, what), run.d)
+                       "the sample of roll %.2f (%s)" % (run.roll, what), run.d, start)
 
 
 def stop_line(d):
