@@ -79,7 +79,7 @@ let package = Package(
 
         // Layer 3.
         .target(name: "Runtime", dependencies: [
-            "Card", "Raster", "Motion", "Fonts", "Sensors", "Output", "Tracing",
+            "Card", "Color", "Raster", "Motion", "Fonts", "Sensors", "Output", "DRM", "Tracing",
             "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
@@ -128,4 +128,10 @@ if Context.environment["SHIMMERD_FUZZ"] == "1" {
         .executableTarget(name: "FuzzShmHeader", dependencies: ["Output", "LinuxSystem", "FuzzSupport"],
                           path: "Fuzz/Sources/FuzzShmHeader"),
     ]
+}
+
+// A member (method, property, initializer) is visible only where its module is imported:
+// a use through another module's re-export fails the build instead of hiding a dependency.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

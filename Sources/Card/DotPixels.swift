@@ -1,3 +1,4 @@
+import CardKernels
 import Glibc  // libm only
 import Raster
 

@@ -1,3 +1,4 @@
+import Tracing
 import Card
 import LinuxSystem
 import Output

@@ -1,3 +1,4 @@
+import Color
 import Card
 import Glibc
 import LinuxSystem

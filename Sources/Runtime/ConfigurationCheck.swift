@@ -1,4 +1,5 @@
 import Card
+import Sensors
 import Tracing
 
 /// What `run` refuses in a configuration the parser accepted, as one set of checks for

@@ -1,3 +1,4 @@
+import DRM
 import Card
 import Glibc
 import LinuxSystem

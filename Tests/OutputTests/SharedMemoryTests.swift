@@ -1,3 +1,4 @@
+import Raster
 import Glibc
 import LinuxSystem
 import Testing

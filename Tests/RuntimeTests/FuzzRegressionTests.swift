@@ -1,5 +1,6 @@
 // Inputs that broke the configuration parser's properties under Fuzz/FuzzConfiguration
 // (scripts/fuzz.sh, docs/RELIABILITY.md "Fuzzing"), kept so that the fix stays.
+import Foundation
 import Testing
 @testable import Runtime
 

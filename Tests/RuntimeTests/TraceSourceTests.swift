@@ -1,4 +1,5 @@
 import Motion
+import Sensors
 import Testing
 @testable import Commands
 @testable import Runtime
