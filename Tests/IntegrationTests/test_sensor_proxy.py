@@ -89,6 +89,20 @@ def start_shimmerd(bed, bus):
     return d, attached
 
 
+
+def turn_through(device, mon, seen, d, bed, dev, left):
+    """Each of TURNS: iio-sensor-proxy reports the orientation, shimmerd follows (dRoll is
+    the turn: attitude.md, filter off, 12-bit counts) and the buffer stays as `left`;
+    yields after each turn for the caller's own checks."""
+    start = len(d.records)
+    for roll, orientation in TURNS:
+        device.set(roll)
+        seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
+        start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
+                              "dRoll %.2f" % roll, start=start)
+        assert buffer_state(bed, dev) == left
+        yield roll
+
 @pytest.mark.parametrize("order", ["proxy_first", "shimmerd_first"])
 @pytest.mark.parametrize("fixture", [BMC150, HID])
 def test_sensor_proxy_keeps_rotating_while_shimmerd_follows(bed_factory, bus, fixture, order):
@@ -111,14 +125,7 @@ def test_sensor_proxy_keeps_rotating_while_shimmerd_follows(bed_factory, bus, fi
         d.wait_log(r"in poll mode: auto: (iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
                    r"iio-buffer-accel|its buffer is already enabled by another program)", "why it polls")
         rate = float(bed.attr(dev.syspath, RATE))       # raised, never lowered under the other reader
-        start = len(d.records)
-        for roll, orientation in TURNS:
-            device.set(roll)
-            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
-            # shimmerd follows: dRoll is the turn (attitude.md; filter off, 12-bit counts).
-            start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
-                                  "dRoll %.2f" % roll, start=start)
-            assert buffer_state(bed, dev) == left
+        for _ in turn_through(device, mon, seen, d, bed, dev, left):
             assert float(bed.attr(dev.syspath, RATE)) >= rate
         assert d.stop() == 0
         assert buffer_state(bed, dev) == left
@@ -388,13 +395,8 @@ def test_sensor_proxy_appearing_on_the_bus_finds_the_buffer_untouched(bed_factor
         _, mon, seen = start_sensor_proxy(bed, bus)
         d.wait_log(r"iio-sensor-proxy: net\.hadess\.SensorProxy appeared on the system bus", "the name seen")
         left = buffer_state(bed, dev)
-        start = len(d.records)
-        for roll, orientation in TURNS:
-            device.set(roll)
-            seen, _ = mon.wait_line(r"Accelerometer orientation changed: " + orientation, orientation, start=seen + 1)
-            start, _ = d.wait_for(lambda r: r["type"] == "sample" and abs(r["droll"] - roll) < 0.01,
-                                  "dRoll %.2f" % roll, start=start)
-            assert buffer_state(bed, dev) == left
+        for _ in turn_through(device, mon, seen, d, bed, dev, left):
+            pass
         assert not any("giving its buffer back" in line for line in d.logs), d.logs
         assert sum(r["type"] == "attached" for r in d.records) == attaches
         assert not any(r["type"] == "detached" for r in d.records)
