@@ -18,6 +18,8 @@ package struct NoiseEstimator: Sendable {
     private var sum = 0.0
     private var count = 0
     private var previous: Vector3?
+    /// The smallest of `windows`, infinite while none is complete.
+    private var quietest = Double.infinity
 
     /// Before a window has been seen: 0.005 rad (0.3 degrees), more than any sensor in
     /// the fixtures, so the first decisions are cautious rather than twitchy.
@@ -38,14 +40,15 @@ package struct NoiseEstimator: Sendable {
         // One difference counts for at most 9 times the variance estimated so far (a
         // white-noise difference exceeds that once in 8000): a tap or a knock is one
         // reading far from the rest and would otherwise set the window's mean alone.
-        let a = angle
-        sum += min(d.dot(d) / 2, 9 * a * a)
+        sum += min(d.dot(d) / 2, 9 * variance)
         count += 1
         if count >= window {
             windows[next] = sum / Double(count)
             next = (next + 1) % windows.count
             sum = 0
             count = 0
+            quietest = .infinity
+            for w in windows where !w.isNaN { quietest = min(quietest, w) }
         }
     }
 
@@ -55,10 +58,12 @@ package struct NoiseEstimator: Sendable {
     /// Radians: the scatter of one reading's direction (root of the summed variance across
     /// `u`). The quietest complete window, or the current one once it has a few readings,
     /// or `prior`.
-    package var angle: Double {
-        var best = Double.infinity
-        for w in windows where !w.isNaN { best = min(best, w) }
-        if best.isFinite { return best.squareRoot() }
-        return count >= 8 ? (sum / Double(count)).squareRoot() : Self.prior
+    package var angle: Double { variance.squareRoot() }
+
+    /// The quietest complete window's mean, or the current one's once it has a few
+    /// readings, or `prior` squared.
+    private var variance: Double {
+        if quietest.isFinite { return quietest }
+        return count >= 8 ? sum / Double(count) : Self.prior * Self.prior
     }
 }

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
-from test_least_privilege import readable_testbed
+from test_least_privilege import unprivileged_bed
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"
 NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
@@ -181,13 +181,7 @@ def test_the_service_user_shimmerd_owns_the_name_under_the_shipped_policy(bed_fa
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # user shimmerd reaches the socket
     try:
-        dev = Device(BMC150)
-        bed = bed_factory(BMC150)
-        bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-        readable_testbed(bed)
-        conf = os.path.join(open_dir, "shimmerd.conf")
-        open(conf, "w").close()
-        os.chmod(conf, 0o644)
+        dev, bed, conf = unprivileged_bed(bed_factory, BMC150, open_dir)
         d = bed.spawn("run", "--config", conf, "--set", "Sink.type=null", "--set", "Sensor.rate=50",
                       "--set", "Attitude.baseline_samples=3", extra_env=bus.env,
                       prefix=["setpriv", "--reuid=" + shimmerd_user, "--regid=shimmerd", "--clear-groups", "--"])

@@ -43,16 +43,22 @@ def readable_testbed(bed):
     os.chmod(parent, os.stat(parent).st_mode | 0o005)
 
 
-def run_as_nobody(bed_factory, open_dir, shm_name, *args):
-    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
-    nobody may read and not write: (device, bed, daemon)."""
-    dev = Device(FIXTURE)
-    bed = bed_factory(FIXTURE)
+def unprivileged_bed(bed_factory, fixture, open_dir):
+    """A testbed of `fixture` lying flat that an unprivileged user may read, and an empty
+    configuration file anyone may read: (device, bed, configuration path)."""
+    dev = Device(fixture)
+    bed = bed_factory(fixture)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     readable_testbed(bed)
     conf = os.path.join(open_dir, "shimmerd.conf")
     open(conf, "w").close()
     os.chmod(conf, 0o644)
+    return dev, bed, conf
+
+def run_as_nobody(bed_factory, open_dir, shm_name, *args):
+    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
+    nobody may read and not write: (device, bed, daemon)."""
+    dev, bed, conf = unprivileged_bed(bed_factory, FIXTURE, open_dir)
     d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
                   "--set", "Sink.name=" + shm_name, *args,
                   prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
