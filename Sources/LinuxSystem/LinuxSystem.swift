@@ -3,7 +3,7 @@
 // mmap, shm_open and the fbdev ioctls through CLinux).
 //
 // Invariants: every C call that can fail goes through `retryingEINTR` / `SystemError`
-// (Syscalls.swift), so callers see one error type naming the operation, the path and errno.
+// (this file), so callers see one error type naming the operation, the path and errno.
 // Must not import: any other shimmerd module (layer 1a).
 import CLinux
 import Glibc

@@ -1,7 +1,7 @@
 // Motion: the pure core between an accelerometer sample and a focal point.
 //
 // Purpose: spec/attitude.md and spec/scene.md ("Focal point from tilt") as values and
-// pure functions: raw counts to m/s^2 (`AxisCalibration`), the mount matrix
+// pure functions: raw counts to m/s^2 (`AccelCalibration`), the mount matrix
 // (`MountMatrix`), the scan decoder of the IIO buffer format (`ScanType`, `ScanLayout`),
 // the baseline and tilt (`AttitudeEstimator`, `TiltFrame`), the One Euro filter
 // (`OneEuroFilter`) and the mapper (`FocalMapper`).

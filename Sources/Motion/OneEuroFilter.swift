@@ -3,7 +3,7 @@
 /// Defaults, chosen for the unit "up" vector (components in [-1, 1], so a derivative of
 /// 1 per second is about 1 rad/s of tilt) at 10 to 100 Hz:
 /// - `minCutoff` 4 Hz: a lag of 40 ms on slow motion, and a third of a 100 Hz sensor's
-///   noise left. The filter no longer has to make a resting device steady: the
+///   noise left. The filter need not make a resting device steady: the
 ///   estimator's rest gate holds the attitude still once the device lies still, with a
 ///   band derived from the noise it measures (`AttitudeEstimator`), so the filter is
 ///   tuned for motion.

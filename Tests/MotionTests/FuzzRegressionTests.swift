@@ -1,5 +1,5 @@
-// Inputs that broke a parser under Fuzz/ (scripts/fuzz.sh, docs/RELIABILITY.md
-// "Fuzzing"), kept so that the fix stays.
+// Regression inputs of the parsers fuzzed under Fuzz/ (scripts/fuzz.sh, docs/RELIABILITY.md
+// "Fuzzing"): each must be handled as its target's properties require.
 import Testing
 @testable import Motion
 

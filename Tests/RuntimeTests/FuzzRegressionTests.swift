@@ -1,5 +1,5 @@
-// Inputs that broke the configuration parser's properties under Fuzz/FuzzConfiguration
-// (scripts/fuzz.sh, docs/RELIABILITY.md "Fuzzing"), kept so that the fix stays.
+// Regression inputs of the configuration parser's properties under Fuzz/FuzzConfiguration
+// (scripts/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): each must keep them.
 import Foundation
 import Testing
 @testable import Runtime
