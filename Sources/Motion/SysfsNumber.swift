@@ -103,7 +103,7 @@ extension Substring {
     ///
     /// Works on Unicode scalars, not `Character`s: "\r\n" is a single grapheme cluster,
     /// and so is a space followed by a combining mark, so a `Character` comparison would
-    /// keep a CRLF ending (found by Fuzz/FuzzSysfsNumber).
+    /// keep a CRLF ending (Fuzz/FuzzSysfsNumber checks it).
     package func trimmingASCIIWhitespace() -> Substring {
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         let scalars = unicodeScalars

@@ -83,9 +83,9 @@ package enum ConfigurationLoader {
     /// Parses INI text; errors name `file:line`.
     ///
     /// Lines, comments, brackets and `=` are found among Unicode scalars, not `Character`s:
-    /// "\r\n" is one grapheme cluster, so splitting on the `Character` "\n" read a CRLF
-    /// file as one line, and a combining mark after `=` or a space hid it (both found by
-    /// Fuzz/FuzzConfiguration). CR is trimmed with the other spaces, as systemd does.
+    /// "\r\n" is one grapheme cluster, so splitting on the `Character` "\n" would read a
+    /// CRLF file as one line, and a combining mark after `=` or a space would hide it (both
+    /// checked by Fuzz/FuzzConfiguration). CR is trimmed with the other spaces, as systemd does.
     package static func parse(_ text: String, file: String, into config: inout Configuration) throws(Failure) {
         var section: String?
         var lineNumber = 0

@@ -3,7 +3,7 @@
 import Testing
 @testable import Motion
 
-/// FuzzScanDecoder: a huge BITS or SHIFT made `bits + shift` overflow in
+/// FuzzScanDecoder: a huge BITS or SHIFT must not make `bits + shift` overflow in
 /// `ScanType.init` (a trap, that is a crash of the daemon on a bad sysfs attribute).
 @Test(arguments: ["le:s9223372036854775807/64>>1", "le:u1/64>>9223372036854775807",
                   "be:s9223372036854775807/8>>9223372036854775807", "le:s-9223372036854775808/64>>0"])
@@ -12,8 +12,8 @@ func scanTypeWithHugeSizesIsRefused(_ text: String) {
     #expect(ScanType(bigEndian: false, signed: true, bits: Int.max, storageBits: 64, shift: 1) == nil)
 }
 
-/// FuzzSysfsNumber: "\r\n" is one `Character`, so trimming by `Character` kept a CRLF
-/// ending and white space around the text changed the result.
+/// FuzzSysfsNumber: "\r\n" is one `Character`, so trimming by `Character` would keep a
+/// CRLF ending, and white space around the text would change the result.
 @Test(arguments: [
     ("\t\r\n \r\n", SysfsNumber.Failure.empty), ("\r\n", .empty), ("12 34\r\n", .notANumber("12 34")),
 ])

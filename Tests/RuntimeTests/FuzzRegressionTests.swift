@@ -4,9 +4,9 @@ import Foundation
 import Testing
 @testable import Runtime
 
-/// Found by the fuzzer on its first seed: "\r\n" is one `Character`, so splitting lines
-/// on the `Character` "\n" read a CRLF file as a single line ("malformed section
-/// header") instead of failing at line 2, or parsing, like the same file with LF.
+/// The fuzzer's first seed: a CRLF file fails at line 2, or parses, like the same file
+/// with LF. "\r\n" is one `Character`, so splitting lines on the `Character` "\n" would
+/// read it as a single line ("malformed section header").
 @Test func crlfLineEndingsReadLikeLF() throws {
     let crash = "[Card]\r\nwidth = -5\r\n"
     #expect(failure { _ = try parse(crash) }?.message == "test.conf:2: Card.width = \"-5\" is not a number from 1 to 10000")
@@ -19,10 +19,10 @@ import Testing
     #expect(failure { _ = try parse("[Card]\r\nwidth = 5\r\nbogus\r\n") }?.message.hasPrefix("test.conf:3: ") == true)
 }
 
-/// Found while writing the round-trip property: a value starting with a combining mark
-/// after a tab parsed, but `check-config` writes `key = value`, and a space followed by a
-/// combining mark is one `Character`, which trimming by `Character` kept: the value read
-/// back with a leading space. Trimming and `=` now work on Unicode scalars.
+/// The round-trip property: a value starting with a combining mark after a tab reads
+/// back from `check-config`'s `key = value`. A space followed by a combining mark is one
+/// `Character`, which trimming by `Character` would keep, so the value would read back
+/// with a leading space; trimming and `=` work on Unicode scalars.
 @Test func renderedValueStartingWithCombiningMarkReadsBack() throws {
     let c = try parse("[Card]\nfont =\t\u{301}DejaVu\nleft_label = \u{301}\n")
     #expect(c.card.font == "\u{301}DejaVu" && c.card.leftLabel == "\u{301}")
