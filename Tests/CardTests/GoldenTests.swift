@@ -51,8 +51,8 @@ func goldenImage(_ name: String, _ fx: Double, _ fy: Double) throws {
 @Test func goldenComparisonNoticesAChange() throws {
     // The metric is not blind: the origin golden against the moved-focal render fails it.
     let renderer = try defaultRenderer()
-    // The buffer owns the pixels the pixmap points to: it must outlive the read (ASan
-    // caught the temporary freed before `rgba` read it; scripts/sanitize.sh).
+    // The buffer owns the pixels the pixmap points to: it must outlive the read (a
+    // temporary would be freed before `rgba` reads it; scripts/sanitize.sh's ASan sees that).
     let buffer = render(renderer, [(60, 60)])
     let image = withExtendedLifetime(buffer) { CardImage.rgba(buffer.pixmap, coverage: renderer.cardCoverage) }
     let (maxError, psnr) = try Golden.compare(image, to: "card-origin.png")
