@@ -5,29 +5,21 @@ struct FramePacer {
     /// Seconds between frames at most `Sink.fps`.
     let interval: Double
     private var lastFrame = -Double.infinity
-    /// When the drawn point was last advanced.
-    private var lastStep: Double
     /// A frame is owed whatever moves: the first one (the card at rest, at once), or new
     /// sink memory to paint in full.
     var owesFrame = true
 
     init(fps: Double, now: Double) {
         interval = 1 / fps
-        lastStep = now
     }
 
-    /// Whether a frame is due now; if so, the seconds to advance the drawn point by.
-    /// While nothing moves and nothing is owed, time passes without a frame.
-    mutating func frame(at now: Double, moving: Bool, sinkReady: Bool) -> Double? {
-        guard moving || owesFrame else {
-            lastStep = now
-            return nil
-        }
-        guard sinkReady, now - lastFrame >= interval * 0.999 else { return nil }
-        let dt = now - lastStep
-        lastStep = now
+    /// Whether a frame is due now (the drawn point is then moved on to `now`:
+    /// `MotionInterpreter.draw(at:)`). While nothing moves and nothing is owed, time
+    /// passes without a frame.
+    mutating func frame(at now: Double, moving: Bool, sinkReady: Bool) -> Bool {
+        guard moving || owesFrame, sinkReady, now - lastFrame >= interval * 0.999 else { return false }
         lastFrame = now
-        return dt
+        return true
     }
 
     /// How long the loop may sleep before the next frame is due, given when the next

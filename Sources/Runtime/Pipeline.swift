@@ -118,7 +118,7 @@ package final class Pipeline {
         // Kept across wakeups, emptied and refilled: a wakeup that reads a sample and
         // publishes a frame allocates nothing (Tests/IntegrationTests/test_allocations.py).
         var readable: [Int32] = []
-        var events: [AccelerometerService.Event] = []
+        var events: [SensorEvent] = []
         var fds: [Int32] = []
         var outcome = Outcome.finished
 
@@ -168,7 +168,7 @@ package final class Pipeline {
     }
 
     /// Readings, attach and detach from the source, into the motion stage.
-    private func takeEvents(at now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
+    private func takeEvents(at now: Double, readable: [Int32], into events: inout [SensorEvent]) {
         events.removeAll(keepingCapacity: true)
         parts.source.handle(now: now, readable: readable, into: &events)
         let before = motion.samples
@@ -193,8 +193,8 @@ package final class Pipeline {
     /// A frame when one is due: at most fps, only while the drawn point moves, published
     /// only when some dot changed (or a full frame is owed).
     private func frameIfDue(_ pacer: inout FramePacer, at now: Double) {
-        guard let dt = pacer.frame(at: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame) else { return }
-        let focal = motion.advance(by: dt)
+        guard pacer.frame(at: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame) else { return }
+        let focal = motion.draw(at: now)
         if publisher.update(focal) || pacer.owesFrame {
             publisher.publish(focal, at: now, trace: trace, clock: clock)
         }

@@ -13,7 +13,7 @@ package protocol SampleSource: AnyObject {
     /// `nextTimeout` when a descriptor delivers samples and the timeout is a fallback.
     func nextSampleExpected(now: Double) -> Double
     /// Appends what happened since the last call (samples, attach and detach) to `events`.
-    func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event])
+    func handle(now: Double, readable: [Int32], into events: inout [SensorEvent])
     /// Releases the device (restores what was changed on it).
     func release()
     /// Slows reading down to `period` seconds while the device lies still; nil: full rate.
@@ -28,8 +28,8 @@ extension SampleSource {
     package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
 
     /// `handle(now:readable:into:)` into a new array.
-    package func handle(now: Double, readable: [Int32]) -> [AccelerometerService.Event] {
-        var events: [AccelerometerService.Event] = []
+    package func handle(now: Double, readable: [Int32]) -> [SensorEvent] {
+        var events: [SensorEvent] = []
         handle(now: now, readable: readable, into: &events)
         return events
     }
@@ -60,11 +60,11 @@ package final class SimulatedSource: SampleSource {
     package func appendFileDescriptors(to fds: inout [Int32]) {}   // timed: nothing to poll
     package func nextTimeout(now: Double) -> Double { max(0, next - now) }
 
-    package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
+    package func handle(now: Double, readable: [Int32], into events: inout [SensorEvent]) {
         guard now >= next else { return }
         next = max(next + period, now - period)
         let a = path.acceleration(at: now)
-        events.append(.sample(a, RawReading(raw: a), at: now))
+        events.append(.motion(.acceleration(metersPerSecondSquared: a, at: now)))
     }
 
     package func release() {}

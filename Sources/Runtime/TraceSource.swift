@@ -153,15 +153,16 @@ package final class TraceSource: SampleSource {
         return max(0, due - now)
     }
 
-    package func handle(now: Double, readable: [Int32], into events: inout [AccelerometerService.Event]) {
+    package func handle(now: Double, readable: [Int32], into events: inout [SensorEvent]) {
         let base = self.base ?? now
         self.base = base
         while true {
             if index >= ahead.count && !isFullyRead { refill() }
             guard index < ahead.count, base + ahead[index].t <= now else { break }
             let item = ahead[index]
-            for reason in item.recaptures { events.append(.recapture(reason)) }
-            events.append(item.isGyro ? .gyro(item.value, at: now) : .sample(item.value, RawReading(raw: item.value), at: now))
+            for reason in item.recaptures { events.append(.motion(.recapture(reason, at: now))) }
+            events.append(.motion(item.isGyro ? .angularVelocity(radiansPerSecond: item.value, at: now)
+                                              : .acceleration(metersPerSecondSquared: item.value, at: now)))
             index += 1
             delivered += 1
         }

@@ -34,17 +34,17 @@ package struct MonitorSession {
         let service = try AccelerometerService(settings: settings, log: log)
         defer { service.detach() }
         let start = MonotonicClock.seconds()
-        var tracker = MotionTracker(attitude: attitude, mapper: mapper)
+        var motion = MotionInterpreter(attitude: attitude, mapper: mapper)
         var lastRate: Vector3?
         var readable: [Int32] = []
-        var events: [AccelerometerService.Event] = []
+        var events: [SensorEvent] = []
         var fds: [Int32] = []
         while true {
             let now = MonotonicClock.seconds() - start
             var stop = false
             for s in signals.mayBePending(readable: readable) ? signals.drain() : [] {
                 if s == SIGUSR1 {
-                    tracker.recapture()
+                    _ = motion.take(.recapture("SIGUSR1", at: now))
                     log(.notice, "SIGUSR1: recapturing the baseline", [:])
                 } else {
                     stop = true
@@ -55,7 +55,9 @@ package struct MonitorSession {
             events.removeAll(keepingCapacity: true)
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
-                handle(e, now: now, service: service, tracker: &tracker, lastRate: &lastRate, emit: emit)
+                let out = e.motionInput(at: now).map { motion.take($0) } ?? MotionInterpreter.Outcome()
+                if let line = describe(e, out, now: now, lastRate: &lastRate) { emit(line) }
+                if case .motion(.angularVelocity) = e, let line = describeGyroscope(e, out) { emit(line) }
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
             if let d = duration { timeout = min(timeout, max(0, d - (MonotonicClock.seconds() - start))) }
@@ -66,87 +68,106 @@ package struct MonitorSession {
         }
     }
 
+    /// The line (or JSON object) of a sensor event and of what the motion stage made of
+    /// it; nil when it says nothing.
     /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
-    private func handle(_ e: AccelerometerService.Event, now: Double, service: AccelerometerService,
-                        tracker: inout MotionTracker, lastRate: inout Vector3?, emit: (String) -> Void) {
+    private func describe(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
+                          lastRate: inout Vector3?) -> String? {
         switch e {
         case .waiting(let why):
-            emit(json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
-                      : "=== Waiting for an accelerometer: \(why)")
+            return json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
+                        : "=== Waiting for an accelerometer: \(why)"
         case .attached(let a):
-            tracker.recapture()
-            tracker.forgetGyroscope()
-            emit(json ? SensorJSON.object([
-                ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
-                ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
-                ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
-                ("mount_matrix_source", .string(a.device.mountMatrixSource)),
-                ("sampling_frequency", .string(a.samplingFrequency)),
-                ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
-                ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
-            ]).text : "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))\n"
-                + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"
-                + (a.gyro.map { p in "\n    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))") } ?? ""))
+            return describe(a, now: now)
         case .detached(let name, let reason):
-            emit(json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
-                                           ("reason", .string(reason))]).text
-                      : "=== Accelerometer \(name) vanished (\(reason))")
-        case .recapture(let why):
-            tracker.recapture()
-            emit(json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
-                      : "=== Capturing the baseline again (\(why))")
+            return json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
+                                             ("reason", .string(reason))]).text
+                        : "=== Accelerometer \(name) vanished (\(reason))"
         case .gyroAttached(let p, let how):
-            emit(json ? SensorJSON.object([
+            return json ? SensorJSON.object([
                 ("type", .string("gyro-attached")), ("t", .number(now)), ("gyro", .optional(p.gyro?.id)),
                 ("gyro_reason", .string(p.reason)), ("gyro_mount_matrix_source", .optional(p.matrixSource)),
                 ("how", .string(how)),
-            ]).text : "=== Gyroscope \(how)")
+            ]).text : "=== Gyroscope \(how)"
         case .gyroDetached(let name, let reason):
             lastRate = nil
-            tracker.gyroscopeGone()
-            emit(json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
-                                           ("reason", .string(reason))]).text
-                      : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
-        case .gyro(let w, let t):
+            return json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
+                                             ("reason", .string(reason))]).text
+                        : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone"
+        case .motion(.recapture(let why, _)):
+            return json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
+                        : "=== Capturing the baseline again (\(why))"
+        case .motion(.angularVelocity(let w, let t)):
             lastRate = w
-            switch tracker.process(angularVelocity: w, at: t) {
-            case .doubted(let why):
-                emit(json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
-                          : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again")
-            case .trustedAgain(let why):
-                emit(json ? SensorJSON.object([("type", .string("gyro-agrees")), ("t", .number(t)), ("reason", .string(why))]).text
-                          : "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
+            switch out.gyroscope {
+            case .doubted(let why)?:
+                return json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
+                            : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again"
+            case .trustedAgain(let why)?:
+                return json ? SensorJSON.object([("type", .string("gyro-agrees")), ("t", .number(t)), ("reason", .string(why))]).text
+                            : "=== The gyroscope agrees with the accelerometer again (\(why)); fused again"
             default:
-                break
+                return nil
             }
-            if json {
-                emit(SensorJSON.object([("type", .string("gyro")), ("t", .number(t)), ("anglvel", .vector(w))]).text)
-            }
-        case .sample(let a, let reading, let t):
-            let r = tracker.process(acceleration: a, at: t)
-            if let b = r.baseline {
-                emit(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
-                          : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
-                            + (b.portrait ? ", portrait" : ""))
-            }
-            guard let s = r.sample else { return }
-            if json {
-                emit(SensorJSON.object([
-                    ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
-                    ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
-                    ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
-                ] + (reading.timestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])).text)
-            } else {
-                let deg = 180 / Double.pi
-                emit("    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"
-                    + "  dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
-                    + "  dRoll=\(fixed(s.tilt.dRollRadians * deg, 2, sign: true))°"
-                    + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))"
-                    + (lastRate.map { w in
-                        "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), \(fixed(w.z * deg, 1, sign: true)))°/s"
-                    } ?? ""))
-            }
+        case .motion(.acceleration(_, let t, let scanNs)):
+            return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate)
+        case .motion:
+            return nil
         }
+    }
+
+    /// `--json`: the `gyro` object of a gyroscope reading (after its verdict, if any).
+    private func describeGyroscope(_ e: SensorEvent, _ out: MotionInterpreter.Outcome) -> String? {
+        guard json, case .motion(.angularVelocity(let w, let t)) = e else { return nil }
+        return SensorJSON.object([("type", .string("gyro")), ("t", .number(t)), ("anglvel", .vector(w))]).text
+    }
+
+    private func describe(_ a: AccelerometerService.Attachment, now: Double) -> String {
+        json ? SensorJSON.object([
+            ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
+            ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
+            ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
+            ("mount_matrix_source", .string(a.device.mountMatrixSource)),
+            ("sampling_frequency", .string(a.samplingFrequency)),
+            ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
+            ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
+        ]).text : "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))\n"
+            + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"
+            + (a.gyro.map { p in "\n    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))") } ?? "")
+    }
+
+    /// The baseline captured and the sample given by an acceleration, one line each.
+    private func describe(_ out: MotionInterpreter.Outcome, at t: Double, scanTimestampNs: Int64?,
+                          lastRate: Vector3?) -> String? {
+        var lines: [String] = []
+        if let b = out.baseline {
+            lines.append(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
+                              : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
+                                + (b.portrait ? ", portrait" : ""))
+        }
+        if let s = out.sample {
+            lines.append(json ? sampleObject(s, scanTimestampNs: scanTimestampNs) : sampleLine(s, lastRate: lastRate))
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    private func sampleObject(_ s: MotionSample, scanTimestampNs: Int64?) -> String {
+        SensorJSON.object([
+            ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
+            ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
+            ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
+        ] + (scanTimestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])).text
+    }
+
+    private func sampleLine(_ s: MotionSample, lastRate: Vector3?) -> String {
+        let deg = 180 / Double.pi
+        return "    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"
+            + "  dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
+            + "  dRoll=\(fixed(s.tilt.dRollRadians * deg, 2, sign: true))°"
+            + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))"
+            + (lastRate.map { w in
+                "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), \(fixed(w.z * deg, 1, sign: true)))°/s"
+            } ?? "")
     }
 }
 

@@ -100,7 +100,7 @@ final class PairedGyroscope {
     /// frequency is put back when it is released, as the accelerometer's is.
     private func setSamplingFrequency(_ d: any GyroscopeDriver, rateHz: Double) -> String {
         guard let info = d.device.samplingFrequency else { return "no sampling_frequency attribute" }
-        let (text, restore) = AccelerometerService.setSamplingFrequency(info, rateHz: rateHz, syspath: d.device.syspath,
+        let (text, restore) = SamplingFrequencyControl.set(info, rateHz: rateHz, syspath: d.device.syspath,
                                                                         shared: shared, write: d.writeAttribute)
         restoreFrequency = restore
         return text

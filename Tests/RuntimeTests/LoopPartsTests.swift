@@ -27,35 +27,33 @@ struct FramePacerTests {
     @Test func theFirstFrameIsOwedAtOnceEvenWithNothingMoving() {
         var pacer = FramePacer(fps: 60, now: 0)
         #expect(pacer.frameIn(now: 0, moving: false, sinkReady: true, sampleIn: 1) == 0)
-        #expect(pacer.frame(at: 0, moving: false, sinkReady: true) == 0)
+        let due1 = pacer.frame(at: 0, moving: false, sinkReady: true)
+        #expect(due1)
         pacer.owesFrame = false
-        #expect(pacer.frame(at: 0.5, moving: false, sinkReady: true) == nil)
+        let due2 = pacer.frame(at: 0.5, moving: false, sinkReady: true)
+        #expect(!due2)
         #expect(pacer.frameIn(now: 0.5, moving: false, sinkReady: true, sampleIn: 1) == nil)
     }
 
-    @Test func atMostFpsFramesAndTheStepCoversTheTimeSinceTheLastOne() {
+    @Test func atMostFpsFrames() {
         var pacer = FramePacer(fps: 10, now: 0)
         pacer.owesFrame = false
-        #expect(pacer.frame(at: 0.05, moving: true, sinkReady: true) == 0.05)
-        #expect(pacer.frame(at: 0.10, moving: true, sinkReady: true) == nil)     // 0.05 s after: too soon
-        let dt = pacer.frame(at: 0.15, moving: true, sinkReady: true)
-        #expect(dt.map { abs($0 - 0.10) < 1e-12 } == true)
-    }
-
-    @Test func stillTimeIsNotStepped() {
-        var pacer = FramePacer(fps: 10, now: 0)
-        pacer.owesFrame = false
-        #expect(pacer.frame(at: 5, moving: false, sinkReady: true) == nil)
-        // The point starts moving at 5 s: its first step is from then, not from 0.
-        #expect(pacer.frame(at: 5.02, moving: true, sinkReady: true).map { abs($0 - 0.02) < 1e-12 } == true)
+        let due3 = pacer.frame(at: 0.05, moving: true, sinkReady: true)
+        #expect(due3)
+        let tooSoon = pacer.frame(at: 0.10, moving: true, sinkReady: true)     // 0.05 s after
+        #expect(!tooSoon)
+        let due4 = pacer.frame(at: 0.15, moving: true, sinkReady: true)
+        #expect(due4)
     }
 
     @Test func aSinkThatCannotTakeAFrameHoldsItAndSetsNoTimer() {
         var pacer = FramePacer(fps: 60, now: 0)
         pacer.owesFrame = false
-        #expect(pacer.frame(at: 1, moving: true, sinkReady: false) == nil)
+        let due5 = pacer.frame(at: 1, moving: true, sinkReady: false)
+        #expect(!due5)
         #expect(pacer.frameIn(now: 1, moving: true, sinkReady: false, sampleIn: 0.5) == nil)
-        #expect(pacer.frame(at: 1.001, moving: true, sinkReady: true) != nil)
+        let due6 = pacer.frame(at: 1.001, moving: true, sinkReady: true)
+        #expect(due6)
     }
 
     @Test func aFrameWaitsForASampleDueWithinOneInterval() {
@@ -77,7 +75,15 @@ struct MotionStageTests {
         return MotionStage(try MotionConfiguration(c))
     }
 
-    func sample(_ a: Vector3, at t: Double) -> AccelerometerService.Event { .sample(a, RawReading(raw: a), at: t) }
+    func sample(_ a: Vector3, at t: Double) -> SensorEvent { .motion(.acceleration(metersPerSecondSquared: a, at: t)) }
+    func gyro(_ w: Vector3, at t: Double) -> SensorEvent { .motion(.angularVelocity(radiansPerSecond: w, at: t)) }
+
+    /// Frames every 10 ms from `t` for `seconds`; the last one drawn.
+    func frames(_ m: inout MotionStage, from t: Double, for seconds: Double) -> FocalPoint {
+        var p = m.drawnFocal
+        for k in 1...Int((seconds * 100).rounded()) { p = m.draw(at: t + Double(k) * 0.01) }
+        return p
+    }
 
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
         var m = try stage()
@@ -97,9 +103,9 @@ struct MotionStageTests {
         do {
             let w = try TraceWriter(path: path, log: Logger(label: "test", handler: LogHandler(minimumLevel: .error)))
             let up = Vector3(0, 0, -9.80665)
-            _ = m.take(.gyro(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
-            _ = m.take(.sample(up, RawReading(raw: up), at: 0.99), at: 1, trace: w)
-            _ = m.take(.gyro(Vector3(0, 0, 0.1), at: 0.995), at: 1, trace: w)
+            _ = m.take(gyro(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
+            _ = m.take(sample(up, at: 0.99), at: 1, trace: w)
+            _ = m.take(gyro(Vector3(0, 0, 0.1), at: 0.995), at: 1, trace: w)
             w.close()
         }
         let c = try TraceReader.read(path: path)
@@ -113,7 +119,7 @@ struct MotionStageTests {
         let up = Vector3(0, 0, -9.80665)
         for i in 0..<10 {
             let t = Double(i) * 0.01
-            _ = m.take(.gyro(.zero, at: t), at: t, trace: nil)
+            _ = m.take(gyro(.zero, at: t), at: t, trace: nil)
             _ = m.take(sample(up, at: t), at: t, trace: nil)
         }
         #expect(m.isFusing)
@@ -126,23 +132,24 @@ struct MotionStageTests {
         var m = try stage()
         _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
-        for _ in 0..<200 { _ = m.advance(by: 0.01) }
-        #expect(m.isSettled && m.advance(by: 0.01) != m.origin)
+        let moved = frames(&m, from: 0.01, for: 2)
+        #expect(moved != m.origin && m.isSettled)
         guard case .sensorState = m.take(.detached("iio:device0", reason: "removed"), at: 1, trace: nil) else {
             Issue.record("no state change")
             return
         }
         #expect(!m.isSettled)
-        for _ in 0..<200 { _ = m.advance(by: 0.01) }
-        #expect(m.isSettled && m.advance(by: 0.01) == m.origin)
+        let home = frames(&m, from: 1, for: 2)
+        #expect(home == m.origin && m.isSettled)
     }
 
     @Test func aRecaptureMakesTheNextReadingTheLevel() throws {
         var m = try stage()
         _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
-        _ = m.take(.recapture("test"), at: 1, trace: nil)
+        _ = m.take(.motion(.recapture("test", at: 1)), at: 1, trace: nil)
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
-        #expect(m.isSettled && m.advance(by: 0.01) == m.origin)
+        let level = frames(&m, from: 1.02, for: 0.01)
+        #expect(m.isSettled && level == m.origin)
     }
 }

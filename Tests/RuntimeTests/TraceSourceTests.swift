@@ -38,7 +38,7 @@ func traceMaxSizeRejectsTooSmallOrUnreadable(_ text: String) {
     var delivered: [(Double, Double)] = []
     var steps = 0
     while !source.isExhausted && steps < 1000 {
-        for case .sample(let a, _, _) in source.handle(now: clock.now, readable: []) { delivered.append((clock.now, a.z)) }
+        for case .motion(.acceleration(let a, _, _)) in source.handle(now: clock.now, readable: []) { delivered.append((clock.now, a.z)) }
         // The loop's own timers cut waits short too (frames, heartbeat): 1/60 s here.
         let timeout = min(source.nextTimeout(now: clock.now), 1.0 / 60)
         _ = clock.wait([], timeoutSeconds: timeout)
@@ -92,8 +92,8 @@ func replayOutputKindFollowsThePath(_ path: String, _ kind: String) throws {
     while !source.isExhausted && steps < 100 {
         for e in source.handle(now: clock.now, readable: []) {
             switch e {
-            case .gyro(let w, _): order.append("gyro \(w.x) at \(clock.now)")
-            case .sample(let a, _, _): order.append("accel \(a.y) at \(clock.now)")
+            case .motion(.angularVelocity(let w, _)): order.append("gyro \(w.x) at \(clock.now)")
+            case .motion(.acceleration(let a, _, _)): order.append("accel \(a.y) at \(clock.now)")
             default: break
             }
         }

@@ -1,0 +1,217 @@
+/// Readings -> attitude -> the mapper's target -> the drawn focal point: the one reader
+/// of `MotionInput`, which the daemon, `shimmerd monitor` and `shimmerd replay` all run.
+/// Pure: time is a parameter, and each input returns what became of it (`Outcome`) for
+/// the caller to log, trace or print.
+///
+/// - The drawn point is a critically damped spring (`FocalSmoother`) on the input's
+///   clock: a new target takes over from the time of the reading before the one that
+///   set it, and `draw(at:)` moves the point on to the time of a frame. What is drawn at
+///   a time is therefore a function of the readings and of the earlier frames' times
+///   only, whatever the wakeups between them, which is what lets a replay of a trace
+///   draw what the daemon drew.
+/// - The spring's half-life follows the sample interval while the device moves
+///   (`FocalSmoother.halfLife(sampleInterval:)`): 6 ms at 100 Hz, 60 ms at 10 Hz.
+/// - Targets that move less than `deadBand` points are sensor noise and move nothing.
+/// - A device that rests `recaptureAfter` seconds farther than `recaptureAngle` from its
+///   baseline (a convertible folded into tablet mode, a tablet laid on a table) gets a
+///   new baseline there.
+package struct MotionInterpreter: Sendable {
+    /// What one input did. Every field is empty unless that happened.
+    package struct Outcome: Sendable {
+        /// An acceleration: what the estimator made of it (a tilt, a reading taken for
+        /// or refused by the baseline, a rejected reading).
+        package var acceleration: AttitudeStep?
+        /// The baseline this acceleration completed.
+        package var baseline: TiltFrame?
+        /// The sample this acceleration gave (its tilt and the mapper's target).
+        package var sample: MotionSample?
+        /// An angular velocity: what became of it.
+        package var gyroscope: GyroStep?
+        /// The baseline was dropped: the next readings capture a new one.
+        package var recapture: Recapture?
+
+        package init() {}
+    }
+
+    /// Why a baseline was dropped.
+    package enum Recapture: Sendable, Equatable {
+        /// `MotionInput.recapture`: why.
+        case asked(String)
+        /// The sensor attached again after it went away.
+        case sensorBack
+        /// The device rested far from its baseline: how long, how far.
+        case restedFar(String)
+
+        package var reason: String {
+            switch self {
+            case .asked(let why), .restedFar(let why): why
+            case .sensorBack: "the accelerometer attached again"
+            }
+        }
+    }
+
+    /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
+    package static let deadBand = 0.2
+
+    private var tracker: MotionTracker
+    private var smoother: FocalSmoother
+    /// The time the spring has been moved on to.
+    private var smoothedUntil = -Double.infinity
+    private var still = StillnessDetector()
+    /// Seconds between samples while moving (smoothed), and the last reading's time.
+    private var sampleInterval: Double?
+    private var lastReadingAt: Double?
+    /// Since when the attitude has rested (the estimator's rest gate holds), and the
+    /// angle of the last tilt from the baseline.
+    private var restingSince: Double?
+    private var lastAngle = 0.0
+    private let recaptureAfter: Double
+    private let recaptureAngle: Double
+    /// The sensor went away; its return captures a new baseline.
+    private var detached = false
+
+    /// The focal point of an untilted device (the mapper's origin).
+    package let origin: FocalPoint
+    package private(set) var samples = 0
+    /// The last sample's tilt (radians) and when the baseline was captured.
+    package private(set) var lastTilt = (dPitch: 0.0, dRoll: 0.0)
+    package private(set) var baselineAt: Double?
+
+    /// - Parameter recaptureAfter: seconds (0: never); `recaptureAngle`: radians.
+    package init(attitude: AttitudeConfiguration, mapper: FocalMapper, recaptureAfter: Double = 0,
+                 recaptureAngle: Double = 0) {
+        tracker = MotionTracker(attitude: attitude, mapper: mapper)
+        origin = mapper.origin
+        smoother = FocalSmoother(at: mapper.origin)
+        self.recaptureAfter = recaptureAfter
+        self.recaptureAngle = recaptureAngle
+    }
+
+    /// Takes one input.
+    package mutating func take(_ input: MotionInput) -> Outcome {
+        var out = Outcome()
+        switch input {
+        case .acceleration(let a, let t, _):
+            take(acceleration: a, at: t, into: &out)
+        case .angularVelocity(let w, let t):
+            out.gyroscope = tracker.process(angularVelocity: w, at: t)
+        case .attached:
+            if detached {
+                recapture()
+                out.recapture = .sensorBack
+            }
+            detached = false
+            tracker.forgetGyroscope()      // a new sensor: its gyroscope is judged afresh
+        case .detached(let t):
+            detached = true
+            retarget(origin, from: t)
+        case .gyroscopeGone:
+            tracker.gyroscopeGone()
+        case .recapture(let why, _):
+            recapture()
+            out.recapture = .asked(why)
+        }
+        return out
+    }
+
+    /// Drops the baseline: the next readings capture a new one.
+    private mutating func recapture() {
+        tracker.recapture()
+        baselineAt = nil
+        restingSince = nil
+    }
+
+    private mutating func take(acceleration a: Vector3, at t: Double, into out: inout Outcome) {
+        let previous = lastReadingAt
+        followSampleInterval(at: t)
+        let r = tracker.process(acceleration: a, at: t)
+        out.acceleration = r.step
+        if let b = r.baseline {
+            baselineAt = t
+            out.baseline = b
+        }
+        guard let s = r.sample else { return }
+        out.sample = s
+        samples += 1
+        lastTilt = (s.tilt.dPitchRadians, s.tilt.dRollRadians)
+        still.observe(s.focal, at: t)
+        lastAngle = (s.tilt.dPitchRadians * s.tilt.dPitchRadians + s.tilt.dRollRadians * s.tilt.dRollRadians).squareRoot()
+        if abs(s.focal.x - smoother.target.x) > Self.deadBand || abs(s.focal.y - smoother.target.y) > Self.deadBand {
+            retarget(s.focal, from: previous ?? t)
+        }
+        if let why = recaptureIfRestingFar(at: t) { out.recapture = .restedFar(why) }
+    }
+
+    /// The spring heads for `target` from time `t` (or from where it has been moved on
+    /// to, if later).
+    private mutating func retarget(_ target: FocalPoint, from t: Double) {
+        advance(to: t)
+        smoother.target = target
+    }
+
+    private mutating func advance(to t: Double) {
+        if smoothedUntil == -.infinity { smoothedUntil = t }
+        guard t > smoothedUntil else { return }
+        smoother.step(t - smoothedUntil)
+        smoothedUntil = t
+    }
+
+    /// The spring's half-life from the time between readings, learnt while the device
+    /// moves (a resting device is read slowly on purpose; that pace says nothing about
+    /// the sensor).
+    private mutating func followSampleInterval(at t: Double) {
+        defer { lastReadingAt = t }
+        guard let last = lastReadingAt else { return }
+        advance(to: last)          // the steps so far keep the half-life they had
+        guard !isResting(at: t) else { return }
+        let dt = t - last
+        guard dt > 0, dt < 0.5 else { return }
+        let interval = sampleInterval.map { dt < $0 ? dt : 0.8 * $0 + 0.2 * dt } ?? dt
+        sampleInterval = interval
+        smoother.setHalfLife(FocalSmoother.halfLife(sampleInterval: interval))
+    }
+
+    /// A new baseline where the device has come to rest far from the old one: why.
+    private mutating func recaptureIfRestingFar(at t: Double) -> String? {
+        guard recaptureAfter > 0, tracker.estimator.gate.isAtRest else {
+            restingSince = nil
+            return nil
+        }
+        let since = restingSince ?? t
+        restingSince = since
+        guard t - since >= recaptureAfter, lastAngle >= recaptureAngle else { return nil }
+        let degrees = (lastAngle * 180 / Double.pi).rounded()
+        recapture()
+        return "rested \(Self.text(recaptureAfter)) s at \(Int(degrees)) degrees from the baseline"
+    }
+
+    /// Moves the drawn point on to `t` and returns it: a frame drawn at `t`.
+    package mutating func draw(at t: Double) -> FocalPoint {
+        advance(to: t)
+        return smoother.position
+    }
+
+    /// Where the point would be drawn at `t`, without drawing a frame there (a replay's
+    /// frames between the recorded ones).
+    package func point(at t: Double) -> FocalPoint {
+        var copy = self
+        return copy.draw(at: t)
+    }
+
+    /// Gyroscope readings are being fused.
+    package var isFusing: Bool { tracker.estimator.isFusing }
+
+    /// The point the last frame was drawn around (points).
+    package var drawnFocal: FocalPoint { smoother.position }
+
+    /// The drawn point has reached the target and stopped: no frame is needed.
+    package var isSettled: Bool { smoother.isSettled }
+
+    /// The device lies still and the picture has settled: the source may read slowly.
+    package func isResting(at t: Double) -> Bool { still.isStill(at: t) && smoother.isSettled }
+
+    /// "2", "2.5": seconds as a person writes them.
+    private static func text(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+}

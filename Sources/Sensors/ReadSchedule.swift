@@ -1,0 +1,91 @@
+/// When the accelerometer is read next: at `Sensor.rate`, slowly while the device lies
+/// still, or, in buffer mode, when the kernel's batch is due (the device node wakes the
+/// caller; a timed read is the fallback for a batch that does not come). Pure: time is a
+/// parameter, seconds.
+struct ReadSchedule: Sendable {
+    /// Seconds between reads at full rate: `1 / Sensor.rate`.
+    let fullRatePeriod: Double
+    /// When the next timed read is due.
+    private(set) var nextRead = 0.0
+    /// Buffer mode: the device node is waited on (it has given data when readable);
+    /// cleared when it reports readable without data (an emulated node at its end, a
+    /// failing device), set again when a timed read finds data.
+    private(set) var bufferWakesUs = true
+    /// When the last read that found data happened while waiting on the buffer, and the
+    /// smoothed time between such reads (the batch interval the kernel delivers).
+    private(set) var lastData: Double?
+    private(set) var batchInterval: Double?
+
+    init(rateHz: Double) {
+        fullRatePeriod = 1 / max(rateHz, 0.1)
+    }
+
+    /// While set, reads happen at most every `idlePeriod` seconds: the device has lain
+    /// still for a while, so a still device costs next to nothing. Cleared on the first
+    /// sample that moves: full rate from then on.
+    var idlePeriod: Double? {
+        didSet {
+            if idlePeriod == nil, oldValue != nil { nextRead = 0 }
+            lastData = nil
+        }
+    }
+
+    /// Seconds between timed reads.
+    var period: Double { max(fullRatePeriod, idlePeriod ?? 0) }
+
+    /// Whether reads wait on the device node: buffer mode, moving (a still device is read
+    /// on the idle timer, and the kernel buffer keeps its scans meanwhile).
+    var waitsOnNode: Bool { idlePeriod == nil && bufferWakesUs }
+
+    /// A device attached at `now`, delivering `batchInterval` seconds of scans per wakeup
+    /// in buffer mode: read at once.
+    mutating func attached(now: Double, batchInterval: Double) {
+        bufferWakesUs = true
+        lastData = nil
+        self.batchInterval = batchInterval
+        nextRead = now
+    }
+
+    func isDue(now: Double) -> Bool { now >= nextRead }
+
+    /// No timed read before `t` (reads the kernel refuses are retried slowly).
+    mutating func postpone(until t: Double) { nextRead = max(nextRead, t) }
+
+    /// How long the caller may sleep before the next timed read.
+    func timeout(now: Double) -> Double { max(0, nextRead - now) }
+
+    /// When the next sample should be there: waiting on the node, one batch interval after
+    /// the last one; otherwise the next timed read.
+    func nextSampleExpected(now: Double, waitedOnNode: Bool) -> Double {
+        if waitedOnNode, let last = lastData, let gap = batchInterval { return max(0, last + gap - now) }
+        return timeout(now: now)
+    }
+
+    /// After a read at `now`: `waited`, whether the node was waited on; `woke`, whether it
+    /// woke the caller; `gotData`, whether the read found a reading.
+    mutating func didRead(now: Double, waited: Bool, woke: Bool, gotData: Bool) {
+        guard waited else {
+            nextRead = max(nextRead + period, now - period)
+            if gotData, !bufferWakesUs { bufferWakesUs = true }
+            lastData = nil
+            return
+        }
+        let expected = batchInterval ?? period
+        if gotData {
+            // The kernel's pace, learnt: consecutive batches only (a gap of two or more
+            // intervals is a batch the timed read took, or a pause).
+            if let last = lastData, now - last > 0.5 * expected, now - last < 1.5 * expected {
+                batchInterval = 0.8 * expected + 0.2 * (now - last)
+            }
+            lastData = now
+            nextRead = now + 1.1 * (batchInterval ?? period)
+        } else if woke {
+            // Readable without data: not a real watermark; timed reads from here on.
+            bufferWakesUs = false
+            lastData = nil
+            nextRead = now + period
+        } else {
+            nextRead = now + expected    // a late batch: the node wakes the caller when it comes
+        }
+    }
+}
