@@ -8,9 +8,9 @@ import Raster
 import Runtime
 import Tracing
 
-/// `shimmerd replay TRACE.jsonl --out PATH [--from samples|frames] [--set ...]`: the
-/// frames a trace describes, at a constant `Sink.fps` on the trace's clock (see
-/// `ReplayTimeline` for which focal points and why).
+/// `shimmerd replay TRACE.jsonl --out PATH [--from samples|frames] [--at fps|frames] [--set ...]`:
+/// the frames a trace describes, at a constant `Sink.fps` on the trace's clock, or at the
+/// recorded frames' times (see `ReplayTimeline` for which focal points and why).
 ///
 /// The output kind follows the path: `-` or `*.raw` raw XRGB8888 frames (stdout, a file
 /// or a FIFO, for ffmpeg); `*.png` or `*.apng` one animated PNG; anything else a
@@ -25,6 +25,8 @@ struct ReplayCommand: Subcommand {
                    completion: .file()),
         OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points",
                    completion: .words(["samples", "frames"])),
+        OptionSpec("--at", value: "fps|frames", help: "fps: frames at Sink.fps from the first record to the last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
+                   completion: .words(["fps", "frames"])),
         .set,
     ]
     static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
@@ -51,6 +53,8 @@ struct ReplayCommand: Subcommand {
     var trace: String
     var output: Output
     var source: ReplayTimeline.Source
+    /// `--at frames`: at the recorded frames' times.
+    var atRecordedFrames: Bool
     var overrides: [String]
 
     init(_ a: ParsedArguments) throws(Failure) {
@@ -64,6 +68,9 @@ struct ReplayCommand: Subcommand {
             throw Failure(.usage, "replay: --from \"\(from)\": expected samples or frames")
         }
         source = s
+        let at = a.value("--at") ?? "fps"
+        guard at == "fps" || at == "frames" else { throw Failure(.usage, "replay: --at \"\(at)\": expected fps or frames") }
+        atRecordedFrames = at == "frames"
         overrides = a.all("--set")
     }
 
@@ -88,13 +95,14 @@ struct ReplayCommand: Subcommand {
         let renderer = try CardFactory.renderer(effective.card)
         let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
             ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
-        if let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
+        if !atRecordedFrames, let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
            count > ReplayTimeline.maximumFrames {
             throw Failure(.dataError, "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "
                           + "\(count) frames at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps: more than the "
                           + "\(ReplayTimeline.maximumFrames) a replay writes; cut the trace or lower Sink.fps")
         }
-        let frames = ReplayTimeline.frames(contents, fps: effective.sink.fps, origin: origin, source: source)
+        let frames = ReplayTimeline.frames(contents, at: atRecordedFrames ? .recorded : .fps(effective.sink.fps),
+                                           origin: origin, source: source)
         guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
 
         var writer = try ReplayWriter(output, renderer: renderer, fps: effective.sink.fps, count: frames.count)

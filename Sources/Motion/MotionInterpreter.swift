@@ -3,15 +3,7 @@
 /// Pure: time is a parameter, and each input returns what became of it (`Outcome`) for
 /// the caller to log, trace or print.
 ///
-/// - The drawn point is a critically damped spring (`FocalSmoother`) on the input's
-///   clock: a new target takes over from the time of the reading before the one that
-///   set it, and `draw(at:)` moves the point on to the time of a frame. What is drawn at
-///   a time is therefore a function of the readings and of the earlier frames' times
-///   only, whatever the wakeups between them, which is what lets a replay of a trace
-///   draw what the daemon drew.
-/// - The spring's half-life follows the sample interval while the device moves
-///   (`FocalSmoother.halfLife(sampleInterval:)`): 6 ms at 100 Hz, 60 ms at 10 Hz.
-/// - Targets that move less than `deadBand` points are sensor noise and move nothing.
+/// - What is drawn comes from `FocalDrawing`, which a replay of a trace runs alone.
 /// - A device that rests `recaptureAfter` seconds farther than `recaptureAngle` from its
 ///   baseline (a convertible folded into tablet mode, a tablet laid on a table) gets a
 ///   new baseline there.
@@ -50,17 +42,8 @@ package struct MotionInterpreter: Sendable {
         }
     }
 
-    /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
-    package static let deadBand = 0.2
-
     private var tracker: MotionTracker
-    private var smoother: FocalSmoother
-    /// The time the spring has been moved on to.
-    private var smoothedUntil = -Double.infinity
-    private var still = StillnessDetector()
-    /// Seconds between samples while moving (smoothed), and the last reading's time.
-    private var sampleInterval: Double?
-    private var lastReadingAt: Double?
+    private var drawing: FocalDrawing
     /// Since when the attitude has rested (the estimator's rest gate holds), and the
     /// angle of the last tilt from the baseline.
     private var restingSince: Double?
@@ -82,7 +65,7 @@ package struct MotionInterpreter: Sendable {
                  recaptureAngle: Double = 0) {
         tracker = MotionTracker(attitude: attitude, mapper: mapper)
         origin = mapper.origin
-        smoother = FocalSmoother(at: mapper.origin)
+        drawing = FocalDrawing(at: mapper.origin)
         self.recaptureAfter = recaptureAfter
         self.recaptureAngle = recaptureAngle
     }
@@ -104,7 +87,7 @@ package struct MotionInterpreter: Sendable {
             tracker.forgetGyroscope()      // a new sensor: its gyroscope is judged afresh
         case .detached(let t):
             detached = true
-            retarget(origin, from: t)
+            drawing.retarget(origin, from: t)
         case .gyroscopeGone:
             tracker.gyroscopeGone()
         case .recapture(let why, _):
@@ -122,9 +105,8 @@ package struct MotionInterpreter: Sendable {
     }
 
     private mutating func take(acceleration a: Vector3, at t: Double, into out: inout Outcome) {
-        let previous = lastReadingAt
-        followSampleInterval(at: t)
         let r = tracker.process(acceleration: a, at: t)
+        drawing.reading(at: t, target: r.sample?.focal)
         out.acceleration = r.step
         if let b = r.baseline {
             baselineAt = t
@@ -134,41 +116,8 @@ package struct MotionInterpreter: Sendable {
         out.sample = s
         samples += 1
         lastTilt = (s.tilt.dPitchRadians, s.tilt.dRollRadians)
-        still.observe(s.focal, at: t)
         lastAngle = (s.tilt.dPitchRadians * s.tilt.dPitchRadians + s.tilt.dRollRadians * s.tilt.dRollRadians).squareRoot()
-        if abs(s.focal.x - smoother.target.x) > Self.deadBand || abs(s.focal.y - smoother.target.y) > Self.deadBand {
-            retarget(s.focal, from: previous ?? t)
-        }
         if let why = recaptureIfRestingFar(at: t) { out.recapture = .restedFar(why) }
-    }
-
-    /// The spring heads for `target` from time `t` (or from where it has been moved on
-    /// to, if later).
-    private mutating func retarget(_ target: FocalPoint, from t: Double) {
-        advance(to: t)
-        smoother.target = target
-    }
-
-    private mutating func advance(to t: Double) {
-        if smoothedUntil == -.infinity { smoothedUntil = t }
-        guard t > smoothedUntil else { return }
-        smoother.step(t - smoothedUntil)
-        smoothedUntil = t
-    }
-
-    /// The spring's half-life from the time between readings, learnt while the device
-    /// moves (a resting device is read slowly on purpose; that pace says nothing about
-    /// the sensor).
-    private mutating func followSampleInterval(at t: Double) {
-        defer { lastReadingAt = t }
-        guard let last = lastReadingAt else { return }
-        advance(to: last)          // the steps so far keep the half-life they had
-        guard !isResting(at: t) else { return }
-        let dt = t - last
-        guard dt > 0, dt < 0.5 else { return }
-        let interval = sampleInterval.map { dt < $0 ? dt : 0.8 * $0 + 0.2 * dt } ?? dt
-        sampleInterval = interval
-        smoother.setHalfLife(FocalSmoother.halfLife(sampleInterval: interval))
     }
 
     /// A new baseline where the device has come to rest far from the old one: why.
@@ -186,29 +135,19 @@ package struct MotionInterpreter: Sendable {
     }
 
     /// Moves the drawn point on to `t` and returns it: a frame drawn at `t`.
-    package mutating func draw(at t: Double) -> FocalPoint {
-        advance(to: t)
-        return smoother.position
-    }
-
-    /// Where the point would be drawn at `t`, without drawing a frame there (a replay's
-    /// frames between the recorded ones).
-    package func point(at t: Double) -> FocalPoint {
-        var copy = self
-        return copy.draw(at: t)
-    }
+    package mutating func draw(at t: Double) -> FocalPoint { drawing.draw(at: t) }
 
     /// Gyroscope readings are being fused.
     package var isFusing: Bool { tracker.estimator.isFusing }
 
     /// The point the last frame was drawn around (points).
-    package var drawnFocal: FocalPoint { smoother.position }
+    package var drawnFocal: FocalPoint { drawing.position }
 
     /// The drawn point has reached the target and stopped: no frame is needed.
-    package var isSettled: Bool { smoother.isSettled }
+    package var isSettled: Bool { drawing.isSettled }
 
     /// The device lies still and the picture has settled: the source may read slowly.
-    package func isResting(at t: Double) -> Bool { still.isStill(at: t) && smoother.isSettled }
+    package func isResting(at t: Double) -> Bool { drawing.isResting(at: t) }
 
     /// "2", "2.5": seconds as a person writes them.
     private static func text(_ v: Double) -> String {

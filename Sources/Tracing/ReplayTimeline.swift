@@ -16,25 +16,31 @@ package struct ReplayFrame: Sendable, Equatable {
     }
 }
 
-/// The frames a trace describes, at a constant frame rate (pure: `shimmerd replay`).
+/// The frames a trace describes (pure: `shimmerd replay`).
 ///
-/// The timeline runs from the first to the last record that has a time, `t0 ... t1`;
-/// frame k is at `t0 + k / fps`, so there are `floor((t1 - t0) * fps) + 1` frames
-/// (a 5 s trace at 60 fps: 301). A video needs a constant rate; the daemon's own frames
-/// are paced by the loop and skipped while the picture is still, so they cannot be
-/// copied one for one.
+/// By default (`Times.fps`) the timeline runs from the first to the last record that has
+/// a time, `t0 ... t1`; frame k is at `t0 + k / fps`, so there are
+/// `floor((t1 - t0) * fps) + 1` frames (a 5 s trace at 60 fps: 301): a video needs a
+/// constant rate. `Times.recorded` draws at the recorded `frame` records' times instead:
+/// the daemon's own frames, one for one.
 ///
-/// - `.samples` (the default): the samples' focal points (the mapper's targets) go
-///   through the daemon's own `FocalSmoother`, exactly as the loop uses it: before each
-///   frame the target becomes the newest sample at or before the frame's time, then the
-///   smoother steps by the frame interval. It works for any trace that has `sample`
-///   records (the spec's), and renders at any `fps`.
+/// - `.samples` (the default): the trace's readings and the mapper's targets of its
+///   `sample` records go through the daemon's own `FocalDrawing`, in file order, the
+///   recorded frames moving the spring on as the daemon's did: a replay at the recorded
+///   times draws what the daemon drew. It works for any trace that has `sample` records
+///   (the spec's), at any `fps`.
 /// - `.frames`: the focal points of the recorded `frame` records, each held until the
 ///   next: what the daemon actually drew, resampled to the constant rate.
 /// Before the first sample or frame the card is at rest at `origin`.
 package enum ReplayTimeline {
     package enum Source: String, Sendable, CaseIterable {
         case samples, frames
+    }
+
+    /// When the frames are: at a constant rate, or at the recorded frames' times.
+    package enum Times: Sendable, Equatable {
+        case fps(Double)
+        case recorded
     }
 
     /// The most frames a replay renders: an hour at 60 fps (4.5 GB of PNG at the default
@@ -47,37 +53,55 @@ package enum ReplayTimeline {
         Int(((span.upperBound - span.lowerBound) * fps + 1e-9).rounded(.down)) + 1
     }
 
-    package static func frames(_ trace: TraceContents, fps: Double, origin: FocalPoint, source: Source) -> [ReplayFrame] {
-        guard let span = trace.timeSpan, fps > 0 else { return [] }
-        let count = frameCount(span: span, fps: fps)
-        let points: [(t: Double, focal: FocalPoint)] = switch source {
-        case .samples: trace.samples.compactMap { s in s.focal.count == 2 ? (s.t, FocalPoint(x: s.focal[0], y: s.focal[1])) : nil }
-        case .frames: trace.frames.compactMap { f in f.focal.count == 2 ? (f.t, FocalPoint(x: f.focal[0], y: f.focal[1])) : nil }
+    /// The times frames are drawn at.
+    package static func times(_ trace: TraceContents, _ times: Times) -> [Double] {
+        switch times {
+        case .recorded:
+            return trace.frames.map(\.t)
+        case .fps(let fps):
+            guard let span = trace.timeSpan, fps > 0 else { return [] }
+            return (0..<frameCount(span: span, fps: fps)).map { span.lowerBound + Double($0) / fps }
         }
-        var smoother = FocalSmoother(at: origin)   // the daemon's, with its defaults
+    }
+
+    package static func frames(_ trace: TraceContents, fps: Double, origin: FocalPoint, source: Source) -> [ReplayFrame] {
+        frames(trace, at: .fps(fps), origin: origin, source: source)
+    }
+
+    package static func frames(_ trace: TraceContents, at timing: Times, origin: FocalPoint, source: Source) -> [ReplayFrame] {
+        let times = times(trace, timing)
+        var out: [ReplayFrame] = []
+        out.reserveCapacity(times.count)
+        var drawing = FocalDrawing(at: origin)
         var held = origin
         var next = 0
-        var previousT = span.lowerBound
-        var out: [ReplayFrame] = []
-        out.reserveCapacity(count)
-        for k in 0..<count {
-            let t = span.lowerBound + Double(k) / fps
-            while next < points.count, points[next].t <= t {
-                held = points[next].focal
+        for (k, t) in times.enumerated() {
+            // Records in file order up to the first one later than t: a reading the daemon
+            // took after a later frame comes after that frame's record.
+            while next < trace.entries.count {
+                if let rt = trace.entries[next].t {
+                    guard rt <= t else { break }
+                    take(trace.entries[next], source: source, drawing: &drawing, held: &held)
+                }
                 next += 1
             }
-            let focal: FocalPoint
-            switch source {
-            case .samples:
-                smoother.target = held
-                smoother.step(t - previousT)
-                focal = smoother.position
-            case .frames:
-                focal = held
-            }
-            previousT = t
-            out.append(ReplayFrame(index: k, t: t, focal: focal))
+            out.append(ReplayFrame(index: k, t: t, focal: source == .samples ? drawing.point(at: t) : held))
         }
         return out
+    }
+
+    private static func take(_ entry: TraceEntry, source: Source, drawing: inout FocalDrawing, held: inout FocalPoint) {
+        switch (source, entry) {
+        case (.samples, .sample(let s)):
+            drawing.reading(at: s.t, target: s.focal.count == 2 ? FocalPoint(x: s.focal[0], y: s.focal[1]) : nil)
+        case (.samples, .reading(let r)):
+            drawing.reading(at: r.t, target: nil)
+        case (.samples, .frame(let f)):
+            _ = drawing.draw(at: f.t)
+        case (.frames, .frame(let f)) where f.focal.count == 2:
+            held = FocalPoint(x: f.focal[0], y: f.focal[1])
+        default:
+            break
+        }
     }
 }

@@ -84,13 +84,14 @@ def synthetic_trace(path, seconds=5.0, rate=60, fps=30):
 class Recording:
     """`shimmerd run` recording a trace from the bmc150 fixture in poll mode, filter off."""
 
-    def __init__(self, bed_factory, tmp_path):
+    def __init__(self, bed_factory, tmp_path, *settings):
         self.dev = Device("bmc150_bosc0200_ideapad_d330")
         self.bed = bed_factory(self.dev.fixture)
         self.bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
         self.path = str(tmp_path / "recorded.jsonl")
-        self.d = self.bed.spawn("run", "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none",
-                                "--set", "Sink.type=null", "--set", "Trace.path=" + self.path, "--set", "Log.level=warning")
+        settings = settings or ("Attitude.filter=none", "Sink.type=null")
+        self.d = self.bed.spawn("run", "--set", "Sensor.mode=poll", *[a for s in settings for a in ("--set", s)],
+                                "--set", "Trace.path=" + self.path, "--set", "Log.level=warning")
         wait_for_record(self.path, lambda r: r["type"] == "baseline", "baseline")
 
     def tilt(self, roll, lean):
@@ -318,6 +319,32 @@ def test_replay_ends_with_a_one_line_summary(tmp_path):
     assert r.stderr.splitlines() == [
         "shimmerd: wrote 11 frames (1.10 s at 10.00 fps, 350 x 233 px, focal points from samples) to %s" % out], r.stderr
     assert os.path.getsize(out) == 11 * 350 * 233 * 4
+
+
+def test_replay_at_the_recorded_times_paints_the_frames_the_daemon_painted(bed_factory, tmp_path):
+    """The daemon paints PNG frames (its filter on) while the fixture is tilted and left
+    to settle; `replay --at frames` of its trace, which draws from the trace's readings
+    and targets through the daemon's own spring, paints the same frames, pixel for pixel."""
+    painted = tmp_path / "daemon"
+    rec = Recording(bed_factory, tmp_path, "Sink.type=png", "Sink.path=" + str(painted), "Card.scale=0.5")
+    for roll, lean in [(0.3, 0.0), (0.0, -0.2), (-0.25, 0.15), (0.1, 0.05)]:
+        rec.tilt(roll, lean)
+        time.sleep(0.3)
+    assert rec.d.stop() == 0
+    recorded = records(rec.path, "frame")
+    replayed = tmp_path / "replayed"
+    r = run("replay", rec.path, "--at", "frames", "--out", str(replayed))
+    assert r.returncode == 0, r.stderr
+    index = records(str(replayed / "frames.jsonl"))
+    assert len(index) == len(recorded) > 20
+    assert [f["t"] for f in index] == [f["t"] for f in recorded]
+    assert [f["focal"] for f in index] == [f["focal"] for f in recorded]
+    daemon_pngs = sorted(p for p in os.listdir(painted) if p.startswith("frame-"))
+    assert len(daemon_pngs) == len(recorded)
+    moved = {tuple(f["focal"]) for f in recorded}
+    assert len(moved) > 10, "the frames should follow the tilts"
+    for name in daemon_pngs:
+        assert png_rgba(str(painted / name)) == png_rgba(str(replayed / name)), name
 
 
 def test_replay_from_frames_holds_the_recorded_points(tmp_path):

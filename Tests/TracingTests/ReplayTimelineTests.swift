@@ -1,3 +1,4 @@
+import Glibc
 import Motion
 import Testing
 @testable import Tracing
@@ -22,23 +23,59 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
     #expect(frames.enumerated().allSatisfy { $0.element.index == $0.offset && $0.element.t == 2 + Double($0.offset) / 60 })
 }
 
-@Test func samplesGoThroughTheDaemonsSmoother() {
-    // A step from the origin to +50 pt at t = 1: the frames follow the same critically
-    // damped spring the daemon's loop uses, stepped by the frame interval.
+@Test func samplesGoThroughTheDaemonsSpring() {
+    // A step from the origin to +50 pt with the reading at t = 1: the target takes over
+    // `FocalDrawing.maximumLead` before it (the reading before is a second older), and the
+    // frames follow the daemon's critically damped spring from there.
     let trace = TraceContents(entries: [sample(0, 175, 233), sample(1, 225, 233), sample(3, 225, 233)])
     let frames = ReplayTimeline.frames(trace, fps: 50, origin: origin, source: .samples)
-    var smoother = FocalSmoother(at: origin)
-    var previous = 0.0
+    let from = 1 - FocalDrawing.maximumLead
     for f in frames {
-        smoother.target = f.t >= 1 ? FocalPoint(x: 225, y: 233) : FocalPoint(x: 175, y: 233)
-        smoother.step(f.t - previous)
-        previous = f.t
-        #expect(f.focal == smoother.position)
+        var smoother = FocalSmoother(at: origin)
+        if f.t >= 1 {
+            smoother.target = FocalPoint(x: 225, y: 233)
+            smoother.step(f.t - from)
+        }
+        #expect(abs(f.focal.x - smoother.position.x) < 1e-9 && f.focal.y == 233)
     }
     // It moves toward the target without overshoot and arrives.
     let xs = frames.map(\.focal.x)
     #expect(zip(xs, xs.dropFirst()).allSatisfy { $0 <= $1 } && xs.allSatisfy { $0 <= 225 })
     #expect(frames[49].focal.x == 175 && frames[50].focal.x > 175 && frames.last?.focal.x == 225)
+}
+
+/// The daemon's frames, drawn again from the trace's readings and targets at the
+/// recorded times, are the recorded frames: the recorded frames move the spring on as
+/// the daemon's did, readings taken after a later frame come after it in the file.
+@Test func atTheRecordedTimesTheSamplesGiveTheRecordedFrames() {
+    var drawing = FocalDrawing(at: origin)
+    var entries: [TraceEntry] = []
+    var frame = 0
+    for i in 0..<300 {
+        let t = Double(i) * 0.01
+        // A 1 Hz sway of 40 pt, read at 100 Hz, with a reading refused for the baseline
+        // now and then; frames at 60 fps on their own timer between the readings.
+        let target = i % 37 == 0 ? nil : FocalPoint(x: 175 + 40 * sin(2 * Double.pi * t), y: 233)
+        drawing.reading(at: t, target: target)
+        if let target {
+            entries.append(.sample(TraceRecord.Sample(t: t, seq: i, accel: [0, 0, -9.8], dpitch: 0, droll: 0,
+                                                      focal: [target.x, target.y])))
+        } else {
+            entries.append(.reading(TraceRecord.Reading(t: t, accel: [0, 0, -9.8], use: "baseline")))
+        }
+        let frameAt = Double(frame) / 60
+        if frameAt <= t + 0.005 && frameAt > t - 0.005 {
+            let p = drawing.draw(at: t + 0.004)
+            entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(frame), focal: [p.x, p.y], dots: 1, pixels: 1)))
+        }
+        while Double(frame) / 60 <= t + 0.005 { frame += 1 }
+    }
+    let trace = TraceContents(entries: entries)
+    let replayed = ReplayTimeline.frames(trace, at: .recorded, origin: origin, source: .samples)
+    #expect(replayed.count == trace.frames.count && replayed.count > 100)
+    for (r, f) in zip(replayed, trace.frames) {
+        #expect(r.t == f.t && r.focal.x == f.focal[0] && r.focal.y == f.focal[1])
+    }
 }
 
 @Test func framesSourceHoldsTheRecordedFocalPoints() {
