@@ -3,36 +3,16 @@ import Motion
 /// One IIO gyroscope (channels `in_anglvel_{x,y,z}`, attitude.md section 9): what
 /// `shimmerd sensors` reports and what the drivers need to read it. Pure: built from the
 /// same `AttributeSnapshot` as an accelerometer (a combined IMU is both).
-package struct GyroscopeDescription: ScanBufferDescription {
-    package var id: String
-    package var index: Int
-    package var syspath: String?
-    package var devnode: String?
-    package var name: String?
-    package var label: String?
-    /// `anglvel_x`, `anglvel_y`, `anglvel_z` (those with `_raw` or a scan element).
-    package var channels: [String]
-    /// rad/s per count, per axis.
-    package var scale: Vector3
-    /// Counts.
-    package var offset: Vector3
+package struct GyroscopeDescription: IIODeviceDescription {
+    package var facts: IIODeviceFacts
+    /// `anglvel_x`, `anglvel_y`, `anglvel_z`, their scale (rad/s per count) and offset
+    /// (counts). A gyroscope in a device of its own (a HID hub's `gyro_3d`) is read from
+    /// its own buffer when the accelerometer is.
+    package var axes: AxisChannels
     /// The gyroscope's own matrix (`in_anglvel_mount_matrix`, `mount_matrix`,
     /// `in_mount_matrix`) and its source, else identity (`default:identity`).
     package var ownMatrix: MountMatrix
     package var ownMatrixSource: String
-    /// All three `in_anglvel_*_raw` exist.
-    package var pollCapable: Bool
-    /// All three `scan_elements/in_anglvel_*_en` exist, with a device node (or remote).
-    package var bufferCapable: Bool
-    /// Every scan element, in index order, and the buffer's trigger
-    /// (`ScanBufferDescription`): a gyroscope in a device of its own (a HID hub's
-    /// `gyro_3d`) is read from its own buffer when the accelerometer is.
-    package var scanElements: [(name: String, index: Int, type: String)]
-    package var trigger: String?
-    package var triggerIsCurrent: Bool
-    package var timestampClock: String?
-    package var bufferEnabled: Bool
-    package var sensorProxyType: String?
     /// Why it cannot be used (nil when usable).
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
@@ -45,61 +25,18 @@ package struct GyroscopeDescription: ScanBufferDescription {
 
     /// Nil unless the device has angular velocity channels.
     package init?(snapshot s: AttributeSnapshot) {
-        let axes = ["x", "y", "z"]
-        let raws = axes.filter { s.attributes["in_anglvel_\($0)_raw"] != nil }
-        let scans = axes.filter { s.attributes["scan_elements/in_anglvel_\($0)_en"] != nil }
-        channels = axes.filter { raws.contains($0) || scans.contains($0) }.map { "anglvel_\($0)" }
-        guard !channels.isEmpty else { return nil }
-        id = s.id
-        index = s.index
-        syspath = s.syspath
-        devnode = s.devnode
-        name = s.text("name")
-        label = s.text("label").flatMap { $0.isEmpty ? nil : $0 }
-        pollCapable = raws.count == 3
-        bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
-        scanElements = s.scanElements()
-        (trigger, triggerIsCurrent) = s.bufferTrigger()
-        timestampClock = s.timestampClock
-        bufferEnabled = s.bufferEnabled
-        sensorProxyType = s.sensorProxyType
+        axes = AxisChannels(snapshot: s, channel: "anglvel")
+        guard !axes.channels.isEmpty else { return nil }
+        facts = IIODeviceFacts(snapshot: s)
         samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
-
         var chosen: (MountMatrix, String)?
         for a in Self.mountMatrixAttributes where chosen == nil {
             if let text = s.attributes[a], case .success(let m) = MountMatrix.parse(text) { chosen = (m, "sysfs:\(a)") }
         }
         (ownMatrix, ownMatrixSource) = chosen ?? (.identity, "default:identity")
-
-        var skip: String?
-        switch AxisValueResolver.resolve(channel: "anglvel", kind: "scale", defaultValue: nil, lookup: { s.attributes[$0] }) {
-        case .success(let r?):
-            scale = r.0
-            if !(scale.x > 0 && scale.y > 0 && scale.z > 0) { skip = "scale \(scale) is not positive" }
-        case .success(nil):
-            scale = Vector3(1, 1, 1)
-            skip = "no in_anglvel_scale or in_anglvel_[xyz]_scale attribute"
-        case .failure(let f):
-            scale = Vector3(1, 1, 1)
-            skip = "bad scale: \(f)"
-        }
-        switch AxisValueResolver.resolve(channel: "anglvel", kind: "offset", defaultValue: 0, lookup: { s.attributes[$0] }) {
-        case .success(let r?): offset = r.0
-        case .success(nil): offset = .zero
-        case .failure(let f):
-            offset = .zero
-            skip = skip ?? "bad offset: \(f)"
-        }
-        if !pollCapable && !bufferCapable {
-            skip = skip ?? "angular velocity channels incomplete: \(channels.joined(separator: ", "))"
-        }
-        skipReason = skip
-    }
-
-    package var displayName: String {
-        var s = id
-        if let name { s += " (\(name))" }
-        return s
+        skipReason = axes.valueProblem
+            ?? (!axes.pollCapable && !axes.bufferCapable
+                ? "angular velocity channels incomplete: \(axes.channels.joined(separator: ", "))" : nil)
     }
 }
 

@@ -46,6 +46,6 @@ func usageErrorsAreExit64NamingTheProblem(_ args: [String], _ mention: String) {
 
 @Test func synopsisShowsRequiredOptionsFirstAndWithoutBrackets() {
     #expect(Synopsis.of(RenderCommand.self) == " --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]...")
-    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl --out PATH [--from samples|frames] [--set Section.key=value]...")
+    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl --out PATH [--from samples|frames] [--at fps|frames] [--set Section.key=value]...")
     #expect(Synopsis.of(RunCommand.self) == " [--config PATH] [--set Section.key=value]... [--duration SECONDS]")
 }

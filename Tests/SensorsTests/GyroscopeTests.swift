@@ -69,8 +69,8 @@ private func hid(_ id: Int, _ usage: String, _ name: String, channel: String, sc
                                          configuredMatrix: nil)
     let sibling = try #require(GyroscopeDescription(snapshot: hid(4, "200076", "gyro_3d", channel: "anglvel", scale: "0.000174533")))
     var stranger = try #require(GyroscopeDescription(snapshot: mpu6050()))
-    stranger.id = "iio:device5"
-    stranger.index = 5
+    stranger.facts.id = "iio:device5"
+    stranger.facts.index = 5
     let p = GyroPairing.pair(accelerometer: accel, gyroscopes: [stranger, sibling], selector: .auto, configuredMatrix: nil)
     #expect(p.gyro?.id == "iio:device4")
     #expect(p.reason.hasPrefix("same parent device as the accelerometer"))
