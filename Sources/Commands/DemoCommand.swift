@@ -1,9 +1,9 @@
 import Glibc
 import LinuxSystem
+import Motion
 import Output
 import PNG
 import Runtime
-import Sensors
 import Tracing
 
 /// `shimmerd demo [--out DIR]`: the whole pipeline on the embedded simulated

@@ -4,7 +4,7 @@
 // describe it (scale, offset, mount matrix and where each came from, location,
 // sampling frequencies, poll/buffer capability), choose one per `Sensor.device`, read
 // it through a driver (`IIOPolledAccelerometer`, `IIOBufferedAccelerometer`,
-// `SysfsPolledAccelerometer`, `SimulatedAccelerometer`), follow hotplug, and turn raw
+// `SysfsPolledAccelerometer`), follow hotplug, and turn raw
 // counts into device-frame m/s^2 for the attitude (`AccelerometerService`).
 // Invariants: bad input (empty, non-numeric, NaN, inf, huge raw values, a zero vector,
 // a malformed mount matrix, read errors) never reaches the attitude: the sample is

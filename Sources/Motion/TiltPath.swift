@@ -1,8 +1,5 @@
-import Glibc
-import Motion
-
 /// A scripted tilt path: keyframes of (time, dRoll, dPitch) offsets from a base pose,
-/// interpolated linearly and looped. Used by `shimmerd demo`, which needs no hardware.
+/// interpolated linearly and looped. Used by `shimmerd demo`, which needs no hardware, and by the benchmarks.
 package struct TiltPath: Sendable {
     package struct Keyframe: Sendable {
         package var t: Double
@@ -67,35 +64,4 @@ package struct TiltPath: Sendable {
         return Vector3(upright.x * cos(roll) - upright.y * sin(roll),
                        upright.x * sin(roll) + upright.y * cos(roll), upright.z)
     }
-}
-
-/// The simulated accelerometer: readings from a `TiltPath` at the time asked, already in
-/// m/s^2 (scale 1, identity matrix).
-package final class SimulatedAccelerometer: AccelerometerDriver {
-    package let device: AccelerometerDescription
-    package var modeName: String { "simulated" }
-    private let path: TiltPath
-    private let start: Double
-
-    /// - Parameter start: the time the path starts, on the clock `read(at:)` uses.
-    package init(path: TiltPath = .demo, start: Double) {
-        self.path = path
-        self.start = start
-        let snapshot = AttributeSnapshot(
-            id: "simulated", index: -1, syspath: nil, devnode: nil,
-            attributes: ["name": "shimmerd-simulated", "in_accel_scale": "1", "in_accel_x_raw": "0",
-                         "in_accel_y_raw": "0", "in_accel_z_raw": "0"],
-            udevProperties: [:], triggerNames: [])
-        device = AccelerometerDescription(snapshot: snapshot, configuredMatrix: nil)
-    }
-
-    package func read(at now: Double, into events: inout [DriverEvent]) {
-        events.append(.reading(RawReading(raw: path.acceleration(at: now - start))))
-    }
-
-    package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {
-        throw SensorError(device: device.displayName, "a simulated accelerometer has no \(file)")
-    }
-
-    package func close() {}
 }
