@@ -277,26 +277,6 @@ package enum TraceRecord {
         }
     }
 
-    /// One JSON line, newline included.
-    package static func line<R: Encodable>(_ record: R) -> [UInt8] {
-        if let fast = record as? FastJSONRecord {
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(256)
-            fast.appendJSON(to: &bytes)
-            bytes.append(0x0A)
-            return bytes
-        }
-        return codableLine(record)
-    }
-
-    /// The Codable encoding (sorted keys): every record type, and the reference the
-    /// hand-written encodings are tested against.
-    package static func codableLine<R: Encodable>(_ record: R) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        // The records hold only finite numbers, strings and arrays: encoding cannot fail.
-        var bytes = (try? encoder.encode(record)).map { [UInt8]($0) } ?? Array("{}".utf8)
-        bytes.append(0x0A)
-        return bytes
-    }
+    /// One JSON line, newline included (`TraceJSON`).
+    package static func line<R: Encodable>(_ record: R) -> [UInt8] { TraceJSON.line(record) }
 }

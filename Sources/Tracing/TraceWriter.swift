@@ -106,25 +106,13 @@ package final class TraceWriter {
         guard !closed else { return }
         if let h = record as? TraceRecord.Header { header = h }
         if let b = record as? TraceRecord.Baseline { baseline = b }
-        pending += TraceRecord.line(record)
+        TraceJSON.append(record, to: &pending)
         queued()
     }
 
     /// What a crash writes out (`CrashFlush`): the queue as it is now.
     private func registerForCrash() {
         pending.withUnsafeBytes { CrashFlush.register(fileDescriptor: fd, $0) }
-    }
-
-    /// The records of every sample and every frame: encoded straight onto the queue
-    /// (no type tests, no line of their own), the same bytes as `append<R>` writes.
-    package func append(_ record: TraceRecord.Sample) { appendFast(record) }
-    package func append(_ record: TraceRecord.Frame) { appendFast(record) }
-
-    private func appendFast(_ record: some FastJSONRecord) {
-        guard !closed else { return }
-        record.appendJSON(to: &pending)
-        pending.append(0x0A)
-        queued()
     }
 
     /// After a line joined the queue: bounds and rotation.

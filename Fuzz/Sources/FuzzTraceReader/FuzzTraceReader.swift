@@ -7,9 +7,9 @@
 // - what was read writes back: every record encoded with the writer's own
 //   `TraceRecord.line` reads back to the same records, with nothing unknown and nothing
 //   truncated. (This is the trace's round trip: replay and trace-as-sensor rely on it.)
-//   For sample, frame, baseline and reading records `line` is the hand-written JSON
-//   (TraceRecord+FastJSON.swift); those records also go through JSONEncoder, which the
-//   fast form claims to match, and must read back the same.
+//   Every record also goes through Foundation's JSONEncoder, the reference `line`
+//   (`TraceJSON`, the records' Codable conformance) claims to match, and must read back
+//   the same.
 import FoundationEssentials
 import FuzzSupport
 import Tracing
@@ -71,13 +71,14 @@ private func line(_ entry: TraceEntry) -> [UInt8] {
     }
 }
 
-/// JSONEncoder's line for a record that `line` writes by hand; nil for the others.
+/// JSONEncoder's line for a record.
 private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     let data: Data?
     switch entry {
-    case .header, .recapture: return nil
+    case .header(let r): data = try? encoder.encode(r)
+    case .recapture(let r): data = try? encoder.encode(r)
     case .baseline(let r): data = try? encoder.encode(r)
     case .sample(let r): data = try? encoder.encode(r)
     case .reading(let r): data = try? encoder.encode(r)
