@@ -1,0 +1,117 @@
+import Testing
+@testable import Motion
+
+/// The motion stage the daemon, `monitor` and `replay` share: what each input does, and
+/// a drawn point that depends on the readings and the frames' times only.
+struct MotionInterpreterTests {
+    static let g = 9.80665
+    static let origin = FocalPoint(x: 175, y: 233)
+
+    func interpreter(recaptureAfter: Double = 0, filter: AttitudeFilter = .none) -> MotionInterpreter {
+        MotionInterpreter(attitude: AttitudeConfiguration(baselineSamples: 1, filter: filter),
+                          mapper: FocalMapper(origin: Self.origin), recaptureAfter: recaptureAfter,
+                          recaptureAngle: 0.2)
+    }
+
+    /// Rolled by `roll` radians about the screen's normal, flat on its back.
+    func reading(roll: Double, at t: Double) -> MotionInput {
+        .acceleration(metersPerSecondSquared: Vector3(Self.g * sin(roll), 0, -Self.g * cos(roll)), at: t)
+    }
+
+    @Test func theFirstReadingIsTheBaselineAndLaterOnesAreSamples() {
+        var m = interpreter()
+        let first = m.take(reading(roll: 0, at: 0))
+        #expect(first.baseline != nil && first.sample != nil && m.baselineAt == 0)
+        let second = m.take(reading(roll: 0.1, at: 0.01))
+        #expect(second.baseline == nil && second.sample?.seq == 1 && m.samples == 2)
+        #expect(abs(m.lastTilt.dRoll - 0.1) < 1e-9)
+    }
+
+    @Test func aSensorBackAfterItWentAwayCapturesANewBaselineAndEasesHomeMeanwhile() {
+        var m = interpreter()
+        _ = m.take(reading(roll: 0, at: 0))
+        _ = m.take(reading(roll: 0.1, at: 0.01))
+        #expect(m.draw(at: 1) != Self.origin)
+        _ = m.take(.detached(at: 1))
+        #expect(m.draw(at: 3) == Self.origin && m.isSettled)
+        #expect(m.take(.attached(at: 3)).recapture == .sensorBack)
+        let back = m.take(reading(roll: 0.1, at: 3.01))
+        #expect(back.baseline != nil && abs(m.lastTilt.dRoll) < 1e-9)
+        // The first attach is no recapture: there was nothing to recapture.
+        var fresh = interpreter()
+        #expect(fresh.take(.attached(at: 0)).recapture == nil)
+    }
+
+    @Test func aRecaptureIsSaidWithItsReason() {
+        var m = interpreter()
+        _ = m.take(reading(roll: 0, at: 0))
+        #expect(m.take(.recapture("SIGUSR1", at: 1)).recapture == .asked("SIGUSR1"))
+        #expect(m.baselineAt == nil)
+        #expect(m.take(reading(roll: 0.2, at: 1.01)).baseline != nil)
+    }
+
+    @Test func aGyroscopeGoneStopsTheFusion() {
+        var m = interpreter()
+        for i in 0..<150 {
+            let t = Double(i) * 0.01
+            #expect(m.take(.angularVelocity(radiansPerSecond: .zero, at: t)).gyroscope != nil)
+            _ = m.take(reading(roll: 0, at: t))
+        }
+        #expect(m.isFusing)
+        _ = m.take(.gyroscopeGone(at: 1.5))
+        _ = m.take(reading(roll: 0, at: 1.51))
+        #expect(!m.isFusing)
+    }
+
+    /// A spring at rest is not moved by the time that passes, and the first reading
+    /// after a quiet spell takes over at most `FocalDrawing.maximumLead` before it.
+    @Test func stillTimeIsNotDrawnAndAPauseDoesNotJump() {
+        var m = interpreter()
+        _ = m.take(reading(roll: 0, at: 0))
+        #expect(m.draw(at: 5) == Self.origin && m.isSettled)
+        _ = m.take(reading(roll: 0.1, at: 10))
+        var spring = FocalSmoother(at: Self.origin)
+        spring.target = FocalMapper(origin: Self.origin).focalPoint(for: Tilt(dPitchRadians: 0, dRollRadians: 0.1))
+        spring.step(FocalDrawing.maximumLead + 0.005)
+        let drawn = m.draw(at: 10.005)
+        #expect(abs(drawn.x - spring.position.x) < 1e-9 && abs(drawn.y - spring.position.y) < 1e-9)
+        #expect(drawn != spring.target)
+    }
+
+    /// The same readings give the same frames whatever else the loop drew in between at
+    /// the readings' own times (the wakeups that took them).
+    @Test func theFramesDependOnTheReadingsAndTheFrameTimesOnly() {
+        var sparse = interpreter(), dense = interpreter()
+        var a: [FocalPoint] = [], b: [FocalPoint] = []
+        for i in 0..<200 {
+            let t = Double(i) * 0.01
+            let input = reading(roll: 0.15 * sin(2 * Double.pi * t), at: t)
+            _ = sparse.take(input)
+            _ = dense.take(input)
+            _ = dense.draw(at: t)                       // a frame at every reading that changed no dot
+            if i % 3 == 0 {
+                a.append(sparse.draw(at: t + 0.004))    // the frames that were published
+                b.append(dense.draw(at: t + 0.004))
+            }
+        }
+        #expect(a.count == 67)
+        for (x, y) in zip(a, b) { #expect(abs(x.x - y.x) < 1e-9 && abs(x.y - y.y) < 1e-9) }
+        #expect(Set(a.map(\.x)).count > 50)
+    }
+
+    @Test func restingFarFromTheBaselineRecapturesThere() {
+        // The rest gate, which says the device rests, holds behind the filter.
+        var m = interpreter(recaptureAfter: 1, filter: .oneEuro(.defaults))
+        _ = m.take(reading(roll: 0, at: 0))
+        var said: [MotionInterpreter.Recapture] = []
+        for i in 1...300 {
+            if let r = m.take(reading(roll: 0.5, at: Double(i) * 0.01)).recapture { said.append(r) }
+        }
+        #expect(said.count == 1)
+        if case .restedFar(let why)? = said.first {
+            #expect(why == "rested 1 s at 29 degrees from the baseline")
+        } else {
+            Issue.record("no recapture: \(said)")
+        }
+    }
+}
