@@ -48,13 +48,9 @@ extension AccelerometerService {
         let local = chosen.syspath != nil
         let shared = BufferSharing.reason(chosen, sensorProxy: sensorProxyState)
         let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
-        let made: Result<(any AccelerometerDriver, String), SensorError>
-        if let c = found.context {
-            made = Self.makeIIODriver(chosen, context: c, mode: settings.mode, local: local, scansPerWakeup: scansPerWakeup,
-                                      gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }, shared: shared)
-        } else {
-            made = Self.makeSysfsDriver(chosen, mode: settings.mode, contextError: found.contextError)
-        }
+        let made = AccelerometerDriverTable.open(.init(
+            device: chosen, context: found.context, contextError: found.contextError, mode: settings.mode, local: local,
+            scansPerWakeup: scansPerWakeup, gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }, shared: shared))
         switch made {
         case .success(let (drv, modeReason)):
             context = found.context
