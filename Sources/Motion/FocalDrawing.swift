@@ -19,6 +19,10 @@ package struct FocalDrawing: Sendable {
     package static let maximumLead = 0.1
 
     private var smoother: FocalSmoother
+    /// The point the last frame was drawn around. The readings move the spring on too, so
+    /// it can settle between two frames; the picture has settled only once a frame shows
+    /// where it settled.
+    private var drawn: FocalPoint
     /// The time the spring has been moved on to.
     private var smoothedUntil = -Double.infinity
     private var still = StillnessDetector()
@@ -28,6 +32,7 @@ package struct FocalDrawing: Sendable {
 
     package init(at origin: FocalPoint) {
         smoother = FocalSmoother(at: origin)
+        drawn = origin
     }
 
     /// A reading at `t`; `target`, the mapper's target it gave (nil for a reading taken
@@ -52,7 +57,8 @@ package struct FocalDrawing: Sendable {
     /// Moves the drawn point on to `t` and returns it: a frame drawn at `t`.
     package mutating func draw(at t: Double) -> FocalPoint {
         advance(to: t)
-        return smoother.position
+        drawn = smoother.position
+        return drawn
     }
 
     /// Where the point would be drawn at `t`, without drawing a frame there.
@@ -62,13 +68,14 @@ package struct FocalDrawing: Sendable {
     }
 
     /// The point the last frame was drawn around (points).
-    package var position: FocalPoint { smoother.position }
+    package var position: FocalPoint { drawn }
 
-    /// The drawn point has reached the target and stopped: no frame is needed.
-    package var isSettled: Bool { smoother.isSettled }
+    /// The spring has reached the target and stopped, and the last frame shows it: no
+    /// frame is needed.
+    package var isSettled: Bool { smoother.isSettled && drawn == smoother.position }
 
     /// The targets have stayed put a while and the picture has settled.
-    package func isResting(at t: Double) -> Bool { still.isStill(at: t) && smoother.isSettled }
+    package func isResting(at t: Double) -> Bool { still.isStill(at: t) && isSettled }
 
     private mutating func advance(to t: Double) {
         if smoothedUntil == -.infinity { smoothedUntil = t }
@@ -84,7 +91,9 @@ package struct FocalDrawing: Sendable {
         defer { lastReadingAt = t }
         guard let last = lastReadingAt else { return }
         advance(to: last)
-        guard !isResting(at: t) else { return }
+        // Resting as the readings tell it, whatever the frames drawn (a replay has only
+        // the frames that were published).
+        guard !(still.isStill(at: t) && smoother.isSettled) else { return }
         let dt = t - last
         guard dt > 0, dt < 0.5 else { return }
         let interval = sampleInterval.map { dt < $0 ? dt : 0.8 * $0 + 0.2 * dt } ?? dt

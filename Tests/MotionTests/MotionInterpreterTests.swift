@@ -99,6 +99,19 @@ struct MotionInterpreterTests {
         #expect(Set(a.map(\.x)).count > 50)
     }
 
+    /// Readings move the spring on between frames (a display that takes a while to show
+    /// one): it may settle meanwhile, but it is not settled until a frame shows it there.
+    @Test func aSpringThatSettlesBetweenFramesStillOwesTheFrameThatShowsIt() {
+        var m = interpreter()
+        _ = m.take(reading(roll: 0, at: 0))
+        _ = m.take(reading(roll: 0.1, at: 0.01))
+        let first = m.draw(at: 0.01)
+        for i in 2...300 { _ = m.take(reading(roll: 0.1, at: Double(i) * 0.01)) }
+        #expect(!m.isSettled && m.drawnFocal == first && !m.isResting(at: 3))
+        let last = m.draw(at: 3)
+        #expect(m.isSettled && last != first && m.drawnFocal == last)
+    }
+
     @Test func restingFarFromTheBaselineRecapturesThere() {
         // The rest gate, which says the device rests, holds behind the filter.
         var m = interpreter(recaptureAfter: 1, filter: .oneEuro(.defaults))
