@@ -97,7 +97,7 @@ let package = Package(
                                                     "LinuxSystem"],
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "LinuxSystem"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),

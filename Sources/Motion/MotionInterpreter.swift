@@ -61,11 +61,12 @@ package struct MotionInterpreter: Sendable {
     package private(set) var baselineAt: Double?
 
     /// - Parameter recaptureAfter: seconds (0: never); `recaptureAngle`: radians.
+    /// - Parameter frameInterval: seconds between frames at most (`1 / Sink.fps`).
     package init(attitude: AttitudeConfiguration, mapper: FocalMapper, recaptureAfter: Double = 0,
-                 recaptureAngle: Double = 0) {
+                 recaptureAngle: Double = 0, frameInterval: Double = 1.0 / 60) {
         tracker = MotionTracker(attitude: attitude, mapper: mapper)
         origin = mapper.origin
-        drawing = FocalDrawing(at: mapper.origin)
+        drawing = FocalDrawing(at: mapper.origin, frameInterval: frameInterval)
         self.recaptureAfter = recaptureAfter
         self.recaptureAngle = recaptureAngle
     }
@@ -134,17 +135,25 @@ package struct MotionInterpreter: Sendable {
         return "rested \(Self.text(recaptureAfter)) s at \(Int(degrees)) degrees from the baseline"
     }
 
-    /// Moves the drawn point on to `t` and returns it: a frame drawn at `t`.
+    /// Where a frame at `t` draws the point (`FocalDrawing.point(at:)`).
+    package func point(at t: Double) -> FocalPoint { drawing.point(at: t) }
+
+    /// A frame published at `t`: the drawn point's clock moves on to it.
+    @discardableResult
     package mutating func draw(at t: Double) -> FocalPoint { drawing.draw(at: t) }
+
+    /// A frame at `t` that changed nothing on the picture.
+    package mutating func unchanged(at t: Double) { drawing.unchanged(at: t) }
 
     /// Gyroscope readings are being fused.
     package var isFusing: Bool { tracker.estimator.isFusing }
 
-    /// The point the last frame was drawn around (points).
+    /// The point the picture shows (points).
     package var drawnFocal: FocalPoint { drawing.position }
 
-    /// The drawn point has reached the target and stopped: no frame is needed.
-    package var isSettled: Bool { drawing.isSettled }
+    /// The drawn point has reached the target by `t` and the picture shows it: no frame
+    /// is needed.
+    package func isSettled(at t: Double) -> Bool { drawing.isSettled(at: t) }
 
     /// The device lies still and the picture has settled: the source may read slowly.
     package func isResting(at t: Double) -> Bool { drawing.isResting(at: t) }

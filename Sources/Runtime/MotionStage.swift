@@ -13,7 +13,8 @@ struct MotionStage {
 
     init(_ motion: MotionConfiguration) {
         interpreter = MotionInterpreter(attitude: motion.attitude, mapper: motion.mapper,
-                                        recaptureAfter: motion.recaptureAfter, recaptureAngle: motion.recaptureAngle)
+                                        recaptureAfter: motion.recaptureAfter, recaptureAngle: motion.recaptureAngle,
+                                        frameInterval: 1 / max(motion.sensor.framesPerSecond ?? 60, 1))
     }
 
     /// What a source event means to the rest of the loop.
@@ -92,11 +93,14 @@ struct MotionStage {
     var baselineAt: Double? { interpreter.baselineAt }
     var isFusing: Bool { interpreter.isFusing }
     var drawnFocal: FocalPoint { interpreter.drawnFocal }
-    var isSettled: Bool { interpreter.isSettled }
+    func isSettled(at now: Double) -> Bool { interpreter.isSettled(at: now) }
     func isResting(at now: Double) -> Bool { interpreter.isResting(at: now) }
-
-    /// Moves the drawn point on to `now` (a frame) and returns it.
+    /// Where a frame at `now` draws the point.
+    func point(at now: Double) -> FocalPoint { interpreter.point(at: now) }
+    /// A frame published at `now`.
     mutating func draw(at now: Double) -> FocalPoint { interpreter.draw(at: now) }
+    /// A frame at `now` that changed nothing on the picture.
+    mutating func unchanged(at now: Double) { interpreter.unchanged(at: now) }
 
     /// The `reading` record of a reading that gave no sample (baseline collection or
     /// rejected), so the trace holds every reading; nil for non-finite values, which

@@ -150,7 +150,7 @@ package final class Pipeline {
             frameIfDue(&pacer, at: now)
             restIfStill(at: now)
             // A trace played to its end: finish once the picture has settled.
-            if parts.source.isExhausted && motion.isSettled && !pacer.owesFrame { break loop }
+            if parts.source.isExhausted && motion.isSettled(at: now) && !pacer.owesFrame { break loop }
             heartbeat.beat(at: now, notifier)
             trace?.flushIfDue(now: now)
             if let bus { serve(bus, readable: readable, at: now) }
@@ -193,10 +193,13 @@ package final class Pipeline {
     /// A frame when one is due: at most fps, only while the drawn point moves, published
     /// only when some dot changed (or a full frame is owed).
     private func frameIfDue(_ pacer: inout FramePacer, at now: Double) {
-        guard pacer.frame(at: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame) else { return }
-        let focal = motion.draw(at: now)
+        guard pacer.frame(at: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame) else { return }
+        let focal = motion.point(at: now)
         if publisher.update(focal) || pacer.owesFrame {
             publisher.publish(focal, at: now, trace: trace, clock: clock)
+            _ = motion.draw(at: now)
+        } else {
+            motion.unchanged(at: now)
         }
         pacer.owesFrame = false
         if !ready {
@@ -244,7 +247,7 @@ package final class Pipeline {
     /// Seconds until the sensor, the next frame, the heartbeat or the deadline is due.
     private func sleep(_ pacer: FramePacer, _ heartbeat: Heartbeat, until deadline: Double?, now: Double) -> Double {
         var timeout = min(parts.source.nextTimeout(now: now), Pipeline.maxSleep)
-        if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled, sinkReady: parts.sink.isReadyForFrame,
+        if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
                                        sampleIn: parts.source.nextSampleExpected(now: now)) {
             timeout = min(timeout, frameIn)
         }

@@ -72,7 +72,8 @@ package enum ReplayTimeline {
         let times = times(trace, timing)
         var out: [ReplayFrame] = []
         out.reserveCapacity(times.count)
-        var drawing = FocalDrawing(at: origin)
+        // The recording's frame rate sets how far ahead of its reading a target takes over.
+        var drawing = FocalDrawing(at: origin, frameInterval: 1 / max(trace.header?.sink?.fps ?? 60, 1))
         var held = origin
         var next = 0
         for (k, t) in times.enumerated() {

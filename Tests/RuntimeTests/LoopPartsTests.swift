@@ -89,9 +89,9 @@ struct MotionStageTests {
         var m = try stage()
         _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
         _ = m.take(sample(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
-        #expect(m.isSettled)
+        #expect(m.isSettled(at: 0.01))
         _ = m.take(sample(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
-        #expect(!m.isSettled)
+        #expect(!m.isSettled(at: 0.02))
     }
 
     /// A wakeup that delivers a buffered batch: each reading is used, and traced, at its
@@ -133,14 +133,14 @@ struct MotionStageTests {
         _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
         let moved = frames(&m, from: 0.01, for: 2)
-        #expect(moved != m.origin && m.isSettled)
+        #expect(moved != m.origin && m.isSettled(at: 2.01))
         guard case .sensorState = m.take(.detached("iio:device0", reason: "removed"), at: 1, trace: nil) else {
             Issue.record("no state change")
             return
         }
-        #expect(!m.isSettled)
-        let home = frames(&m, from: 1, for: 2)
-        #expect(home == m.origin && m.isSettled)
+        #expect(!m.isSettled(at: 2.01))
+        let home = frames(&m, from: 2.01, for: 2)
+        #expect(home == m.origin && m.isSettled(at: 4.01))
     }
 
     @Test func aRecaptureMakesTheNextReadingTheLevel() throws {
@@ -150,6 +150,6 @@ struct MotionStageTests {
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
         _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
         let level = frames(&m, from: 1.02, for: 0.01)
-        #expect(m.isSettled && level == m.origin)
+        #expect(m.isSettled(at: 1.03) && level == m.origin)
     }
 }

@@ -46,7 +46,7 @@ struct MotionStageRestTests {
         #expect(logs.first?.hasPrefix("recapturing the baseline: rested 3 s at 40 degrees from the baseline") == true)
         // The new baseline is the folded pose: the card is back at its origin.
         let p = frames(&m, from: 6, for: 3.01)
-        #expect(m.isSettled && abs(p.x - m.origin.x) < 1e-6 && abs(p.y - m.origin.y) < 1e-6)
+        #expect(m.isSettled(at: 9.01) && abs(p.x - m.origin.x) < 1e-6 && abs(p.y - m.origin.y) < 1e-6)
     }
 
     @Test func restingNearTheBaselineOrWithRecaptureOffKeepsIt() throws {

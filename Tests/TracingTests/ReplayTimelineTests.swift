@@ -25,11 +25,11 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
 
 @Test func samplesGoThroughTheDaemonsSpring() {
     // A step from the origin to +50 pt with the reading at t = 1: the target takes over
-    // `FocalDrawing.maximumLead` before it (the reading before is a second older), and the
-    // frames follow the daemon's critically damped spring from there.
+    // one frame of the recording (1/30 s, the header-less default 1/60 s here) before it,
+    // and the frames follow the daemon's critically damped spring from there.
     let trace = TraceContents(entries: [sample(0, 175, 233), sample(1, 225, 233), sample(3, 225, 233)])
     let frames = ReplayTimeline.frames(trace, fps: 50, origin: origin, source: .samples)
-    let from = 1 - FocalDrawing.maximumLead
+    let from = 1 - 1.0 / 60
     for f in frames {
         var smoother = FocalSmoother(at: origin)
         if f.t >= 1 {
@@ -67,6 +67,8 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
         if frameAt <= t + 0.005 && frameAt > t - 0.005 {
             let p = drawing.draw(at: t + 0.004)
             entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(frame), focal: [p.x, p.y], dots: 1, pixels: 1)))
+        } else {
+            drawing.unchanged(at: t)   // a frame that changed no dot: not published, not recorded
         }
         while Double(frame) / 60 <= t + 0.005 { frame += 1 }
     }
