@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 
 /// Whole XRGB8888 frames, back to back, to stdout, a FIFO or a file
@@ -35,7 +36,7 @@ package final class RawFrameSink: FrameSink {
     package let path: String
     private let buffer: PixelBuffer
     private let clock: () -> Double
-    private let report: (String) -> Void
+    private let log: Logger
     private var output: FileDescriptor?
     /// The FIFO found at `path` at start (an O_PATH handle), opened for writing once a
     /// reader is there.
@@ -73,12 +74,12 @@ package final class RawFrameSink: FrameSink {
 
     /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
     ///   to, never through a symbolic link).
-    /// - Parameter report: one log line when the stop leaves a frame unfinished.
+    /// - Parameter log: one warning when the stop leaves a frame unfinished.
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds,
-                 report: @escaping (String) -> Void = { _ in }) throws(SinkError) {
+                 log: Logger) throws(SinkError) {
         self.path = path
-        self.report = report
+        self.log = log
         buffer = PixelBuffer(width: width, height: height)
         self.fps = fps
         tokens = Self.burst
@@ -291,7 +292,7 @@ package final class RawFrameSink: FrameSink {
         }
         unfinishedBytes = bytesInFlight
         if unfinishedBytes > 0 {
-            report("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
+            log.warning("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
         }
         if let originalFlags { _ = fcntl(out.rawValue, F_SETFL, originalFlags) }
         output = nil

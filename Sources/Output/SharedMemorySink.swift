@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 
 /// Frames in a POSIX shared-memory object, /dev/shm/NAME, in the format of
@@ -40,7 +41,7 @@ package final class SharedMemorySink: FrameSink {
     private var mapping: MemoryMapping
     private var mode: mode_t
     private let directory: String
-    private let report: (String) -> Void
+    private let log: Logger
     /// The errno of the last failed wake-up, so that it is reported once.
     private var wakeFailure: Int32?
     private let clock: () -> Double
@@ -58,16 +59,16 @@ package final class SharedMemorySink: FrameSink {
 
     /// - Parameters:
     ///   - directory: where POSIX shared memory lives (/dev/shm).
-    ///   - report: one log line for a notable decision (reused, recreated).
+    ///   - log: one line for a notable decision (reused, replaced, recreated) or failure.
     ///   - clock: monotonic seconds, for the once-a-second link check.
     package init(name: String, mode: mode_t, width: Int, height: Int, directory: String = "/dev/shm",
-                 report: @escaping (String) -> Void, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
+                 log: Logger, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
         self.name = name
         self.mode = mode
         self.directory = directory
-        self.report = report
+        self.log = log
         self.clock = clock
         path = directory + "/" + name
         if let why = SharedMemoryHeader.unsupportedSize(width: width, height: height) { throw fail(why) }
@@ -100,16 +101,16 @@ package final class SharedMemorySink: FrameSink {
             }
             let why = Self.whyNotReusable(existing, fd, layout: layout)
             if let h = existing, why == nil {
-                report("shm \(path): reusing the existing object at frame \(h.frame)")
+                log.notice("shm \(path): reusing the existing object at frame \(h.frame)")
             } else {
                 // Another layout, a mode that let others write, a counter at its end, not
                 // ours at all: whoever holds it keeps the old object; this run starts a new one.
-                Self.detachOld(fd, report: report)
+                Self.detachOld(fd, log: log)
                 do {
                     try unlinkFile(path)
                     fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
                 } catch { throw fail("cannot replace \(path): \(error)") }
-                report("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
+                log.warning("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
                 existing = nil
                 created = true
             }
@@ -210,11 +211,11 @@ package final class SharedMemorySink: FrameSink {
     }
 
     /// Marks an object being replaced as writerless and wakes its readers.
-    private static func detachOld(_ fd: FileDescriptor, report: (String) -> Void) {
+    private static func detachOld(_ fd: FileDescriptor, log: Logger) {
         guard readHeader(fd) != nil, let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size) else { return }
         SharedWord.storeRelease32(0, at: m.base + SharedMemoryHeader.Offset.writerPID)
         do { try SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame) } catch {
-            report("shm: the readers of the object being replaced could not be woken: \(error)")
+            log.warning("shm: the readers of the object being replaced could not be woken: \(error)")
         }
     }
 
@@ -230,7 +231,7 @@ package final class SharedMemorySink: FrameSink {
             lastRecreateFailure = nil
         } catch {
             if error.message != lastRecreateFailure {
-                report("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
+                log.error("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
                        + "writing on into the deleted object, retrying every \(Int(Self.linkCheckInterval)) s")
                 lastRecreateFailure = error.message
             }
@@ -276,7 +277,7 @@ package final class SharedMemorySink: FrameSink {
         mapping = fresh
         targetGeneration += 1
         recreations += 1
-        report("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
+        log.warning("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
     }
 
     /// A new `Sink.mode` for the open object (a reload that kept the segment): fchmod,
@@ -337,7 +338,7 @@ package final class SharedMemorySink: FrameSink {
         } catch {
             guard wakeFailure != error.errno else { return }
             wakeFailure = error.errno
-            report("shm \(path): readers waiting for a frame could not be woken: \(error)")
+            log.warning("shm \(path): readers waiting for a frame could not be woken: \(error)")
         }
     }
 }

@@ -2,6 +2,7 @@ import DRM
 import Card
 import Glibc
 import LinuxSystem
+import Logging
 import Output
 import Tracing
 
@@ -39,17 +40,17 @@ package enum SinkFactory {
             // As with the framebuffer: a missing display or a busy DRM master is reported
             // once and retried with backoff.
             return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
-                           cardHeight: height, report: { log.notice($0, ["sink.device": s.device]) })
+                           cardHeight: height, log: log.with(["sink.device": s.device]))
         case "framebuffer":
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.
             let device = framebufferDevice(s.device)
             return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
-                                   report: { log.notice($0, ["sink.device": device]) })
+                                   log: log.with(["sink.device": device]))
         case "shm":
             do {
                 return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
-                                            report: { log.notice($0, ["sink.name": s.name]) })
+                                            log: log.with(["sink.name": s.name]))
             } catch {
                 throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
             }
@@ -62,7 +63,7 @@ package enum SinkFactory {
             }
             do {
                 let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
-                                            report: { log.warning($0, ["sink.path": s.path]) })
+                                            log: log.with(["sink.path": s.path]))
                 if let padded = sink.paddedBytes {
                     log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
                                 ["sink.path": s.path])

@@ -1,9 +1,9 @@
 import Display
 import Fonts
 import Glibc
+import Logging
 import Output
 import Raster
-import Tracing
 
 /// A failure that ends `shimmerd view` before its window is up (no display, SDL
 /// cannot start). Everything after that is a log line and the waiting screen.
