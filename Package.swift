@@ -132,3 +132,9 @@ if Context.environment["SHIMMERD_FUZZ"] == "1" {
                           path: "Fuzz/Sources/FuzzShmHeader"),
     ]
 }
+
+// A member (method, property, initializer) is visible only where its module is imported:
+// a use through another module's re-export fails the build instead of hiding a dependency.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}
