@@ -93,46 +93,60 @@ package final class RawFrameSink: FrameSink {
         // The path is looked at once, without following a symbolic link: a root daemon
         // told to write /tmp/out.raw must never write wherever a link there points, now
         // or after someone swaps the name.
-        func refuse(_ why: String) -> SinkError { SinkError(sink: "raw", "\(path) \(why); refusing to write it", permanent: true) }
-        if let pinned = try? FileDescriptor.pin(path) {
-            let kind: FileStatus.Kind
-            do { kind = try pinned.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
-            switch kind {
-            case .fifo:
-                // Until a reader comes the FIFO is opened again on each frame; always this
-                // inode (`reopen`), never what the name has become.
-                fifo = pinned
-                return
-            case .regular: break
-            case .characterDevice:
-                // A terminal named explicitly (Sink.path=$(tty)): the user asked for
-                // binary on it. Any other device is refused.
-                let tty: FileDescriptor
-                do { tty = try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode: 0) } catch {
-                    throw SinkError(sink: "raw", "\(error)", permanent: true)
-                }
-                guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
-                    throw refuse("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
-                }
-                try adopt(tty)
-                return
-            case .symbolicLink: throw refuse("is a symbolic link")
-            case let other: throw refuse("is \(other.phrase), not a FIFO or a regular file")
+        if let pinned = try? FileDescriptor.pin(path), try openExisting(pinned) { return }
+        try openRegularFile()
+    }
+
+    private func refusal(_ why: String) -> SinkError {
+        SinkError(sink: "raw", "\(path) \(why); refusing to write it", permanent: true)
+    }
+
+    /// What `path` already is: a FIFO (kept for when a reader comes) or a terminal is
+    /// taken, true; a regular file is left to `openRegularFile`, false; anything else is
+    /// refused.
+    private func openExisting(_ pinned: FileDescriptor) throws(SinkError) -> Bool {
+        let kind: FileStatus.Kind
+        do { kind = try pinned.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
+        switch kind {
+        case .fifo:
+            // Until a reader comes the FIFO is opened again on each frame; always this
+            // inode (`reopen`), never what the name has become.
+            fifo = pinned
+            return true
+        case .regular:
+            return false
+        case .characterDevice:
+            // A terminal named explicitly (Sink.path=$(tty)): the user asked for
+            // binary on it. Any other device is refused.
+            let tty: FileDescriptor
+            do { tty = try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode: 0) } catch {
+                throw SinkError(sink: "raw", "\(error)", permanent: true)
             }
+            guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
+                throw refusal("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
+            }
+            try adopt(tty)
+            return true
+        case .symbolicLink: throw refusal("is a symbolic link")
+        case let other: throw refusal("is \(other.phrase), not a FIFO or a regular file")
         }
+    }
+
+    /// A regular file, created 0644 or appended to, padded to a frame boundary.
+    private func openRegularFile() throws(SinkError) {
         let fd: FileDescriptor
         do {
             // O_NONBLOCK: should a FIFO take the name between the look and the open, the
             // open does not wait for its reader; the type is checked on the descriptor.
             fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, mode: 0o644)
         } catch let e as SystemError where e.errno == ELOOP {
-            throw refuse("is a symbolic link")
+            throw refusal("is a symbolic link")
         } catch {
             throw SinkError(sink: "raw", "\(error)", permanent: true)
         }
         let kind: FileStatus.Kind
         do { kind = try fd.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
-        guard kind == .regular else { throw refuse("is \(kind.phrase), not a FIFO or a regular file") }
+        guard kind == .regular else { throw refusal("is \(kind.phrase), not a FIFO or a regular file") }
         isRegularFile = true
         try padToFrameBoundary(fd)
         try adopt(fd)

@@ -77,69 +77,85 @@ package final class SharedMemorySink: FrameSink {
         }
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
-        let dir: FileDescriptor
-        do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
-
-        var fd: FileDescriptor
-        var created = false
-        do {
-            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
-            created = true
-        } catch let e as SystemError where e.errno == EEXIST {
-            do {
-                fd = try Self.openExisting(dir, name, path: path)
-            } catch let e as SinkError {
-                throw e
-            } catch { throw fail("\(error)") }
-        } catch { throw fail("\(error)") }
-
-        var existing: SharedMemoryHeader?
-        if !created {
-            existing = Self.readHeader(fd)
-            if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
-                throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
-            }
-            let why = Self.whyNotReusable(existing, fd, layout: layout)
-            if let h = existing, why == nil {
-                log.notice("shm \(path): reusing the existing object at frame \(h.frame)")
-            } else {
-                // Another layout, a mode that let others write, a counter at its end, not
-                // ours at all: whoever holds it keeps the old object; this run starts a new one.
-                Self.detachOld(fd, log: log)
-                do {
-                    try unlinkFile(path)
-                    fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
-                } catch { throw fail("cannot replace \(path): \(error)") }
-                log.warning("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
-                existing = nil
-                created = true
-            }
-        }
-        do {
-            try fd.setMode(mode)
-            if created { try Self.reserve(fd, layout.totalSize, path: path, directory: directory) }
-            mapping = try MemoryMapping(fd, byteCount: layout.totalSize)
-        } catch let e as SinkError {
-            if created { try? unlinkFile(path) }
-            throw e
-        } catch {
-            if created { try? unlinkFile(path) }
-            throw fail("\(error)")
-        }
+        let (fd, existing, created) = try Self.openOrReplace(name, in: directory, path: path, mode: mode, layout: layout, log: log)
+        mapping = try Self.map(fd, created: created, mode: mode, layout: layout, path: path, directory: directory)
         reused = existing != nil
         let base = mapping.base
         if let existing {
             frame = existing.frame
         } else {
             frame = 0
-            var h = layout
-            h.writerPID = UInt32(getpid())
-            let bytes = h.bytes
-            // Every field first, the magic last, so a reader never accepts a half-written header.
-            (base + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
-            SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: base)
+            Self.writeHeader(layout, at: base)
         }
         SharedWord.storeRelease32(UInt32(getpid()), at: base + SharedMemoryHeader.Offset.writerPID)
+    }
+
+    /// The object at `path`: created, or the one an earlier run left (its header then
+    /// returned) when it may be reused; one another live process writes is refused, and
+    /// any other is replaced by a new one.
+    private static func openOrReplace(_ name: String, in directory: String, path: String, mode: mode_t,
+                                      layout: SharedMemoryHeader, log: Logger)
+        throws(SinkError) -> (fd: FileDescriptor, existing: SharedMemoryHeader?, created: Bool) {
+        func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
+        let dir: FileDescriptor
+        do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
+        var fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+            return (fd, nil, true)
+        } catch let e as SystemError where e.errno == EEXIST {
+            do {
+                fd = try openExisting(dir, name, path: path)
+            } catch let e as SinkError {
+                throw e
+            } catch { throw fail("\(error)") }
+        } catch { throw fail("\(error)") }
+
+        let existing = readHeader(fd)
+        if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
+            throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
+        }
+        let why = whyNotReusable(existing, fd, layout: layout)
+        if let h = existing, why == nil {
+            log.notice("shm \(path): reusing the existing object at frame \(h.frame)")
+            return (fd, h, false)
+        }
+        // Another layout, a mode that let others write, a counter at its end, not
+        // ours at all: whoever holds it keeps the old object; this run starts a new one.
+        detachOld(fd, log: log)
+        do {
+            try unlinkFile(path)
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+        } catch { throw fail("cannot replace \(path): \(error)") }
+        log.warning("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
+        return (fd, nil, true)
+    }
+
+    /// The object's mode set and its memory mapped; a new one's pages reserved first, and
+    /// a new one removed again when that fails.
+    private static func map(_ fd: FileDescriptor, created: Bool, mode: mode_t, layout: SharedMemoryHeader,
+                            path: String, directory: String) throws(SinkError) -> MemoryMapping {
+        do {
+            try fd.setMode(mode)
+            if created { try reserve(fd, layout.totalSize, path: path, directory: directory) }
+            return try MemoryMapping(fd, byteCount: layout.totalSize)
+        } catch let e as SinkError {
+            if created { try? unlinkFile(path) }
+            throw e
+        } catch {
+            if created { try? unlinkFile(path) }
+            throw SinkError(sink: "shm", "\(error)", permanent: true)
+        }
+    }
+
+    /// A new object's header, with this process as its writer: every field first, the
+    /// magic last, so a reader never accepts a half-written header.
+    private static func writeHeader(_ layout: SharedMemoryHeader, at base: UnsafeMutableRawPointer) {
+        var h = layout
+        h.writerPID = UInt32(getpid())
+        let bytes = h.bytes
+        (base + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
+        SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: base)
     }
 
     deinit { close() }
