@@ -17,7 +17,8 @@ import Raster
 /// - Writes never block (O_NONBLOCK): a reader that stops reading (a stalled ffmpeg, a
 ///   paused pipeline) must not hold the daemon, whose stop signal is then acted on at
 ///   once. A frame the pipe cannot take whole is kept (a copy of its unwritten part)
-///   and finished on later wakeups, so the stream only ever carries whole frames; frames
+///   and finished as the pipe takes writes again (`pendingWrite`: the loop waits for
+///   POLLOUT on it), so the stream only ever carries whole frames; frames
 ///   that come while one is still unfinished are dropped and reported as such
 ///   (`Delivery.dropped(.readerBusy)`). `close` gives the unfinished frame at most
 ///   `drainSeconds` more, then gives up and says how much of it is missing.
@@ -193,6 +194,15 @@ package final class RawFrameSink: FrameSink {
 
     /// Goes on with the frame in flight, if any, whenever the loop wakes.
     package func maintain() {
+        continueWriting()
+    }
+
+    package var pendingWrite: Int32? {
+        guard !ended, bytesInFlight > 0 else { return nil }
+        return output?.rawValue
+    }
+
+    package func continueWriting() {
         guard !ended, let out = output, bytesInFlight > 0 else { return }
         _ = try? finishFrameInFlight(out)
     }

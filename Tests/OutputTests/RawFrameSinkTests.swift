@@ -102,13 +102,19 @@ struct RawFrameSinkTests {
         sink.target(slot: 0).pixmap.fill(0x2222_2222)
         clock.now += 1
         #expect(try sink.publish(slot: 0, FrameInfo(number: 2, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .dropped(.readerBusy))
+        // The loop's wait: the pipe's writability, through the watch of the pending write.
+        let watch = try WritabilityWatch()
+        #expect(sink.pendingWrite != nil && watch.watch(sink.pendingWrite))
         var got: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while got.count < frameBytes {
             let n = read(reader, &chunk, chunk.count)
-            if n > 0 { got += chunk[0..<n] } else { sink.maintain() }
+            if n > 0 { got += chunk[0..<n] }
+            if watch.isWritable(in: ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0)) {
+                sink.continueWriting()
+            }
         }
-        #expect(sink.bytesInFlight == 0)
+        #expect(sink.bytesInFlight == 0 && sink.pendingWrite == nil)
         #expect(got.count == frameBytes && got.allSatisfy { $0 == 0x11 })
         #expect(read(reader, &chunk, chunk.count) < 0 && errno == EAGAIN)
         clock.now += 1
