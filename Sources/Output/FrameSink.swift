@@ -78,7 +78,7 @@ package protocol FrameSink: AnyObject {
     var isShowing: Bool { get }
     /// Called by the pipeline loop on every wake-up (at least four times a second), frames
     /// or not, so a sink can retry a device that was missing or busy. Never throws: a
-    /// sink reports its own state changes through the report closure it was given.
+    /// sink logs its own state changes through the `Logger` it was given.
     func maintain()
     /// Changes when the memory behind `target(slot:)` was replaced (the shm sink
     /// recreating a deleted object): the caller must fetch its targets again, and repaint

@@ -175,19 +175,14 @@ def test_a_reader_that_stalls_then_resumes_gets_whole_frames(bed_factory, tmp_pa
 
 
 
-class TimedFifoReader:
-    """Reads a FIFO in a thread as fast as its writer fills it (it waits in poll(2), never
-    in a sleep, while the pipe is empty) and notes when each chunk came: `arrivals` holds
-    (time.monotonic(), bytes read so far). `paused` stops it reading."""
+class TimedFifoReader(FifoReader):
+    """A `FifoReader` that reads as fast as its writer fills the FIFO (it waits in
+    poll(2), never in a sleep, while the pipe is empty) and notes when each chunk came:
+    `arrivals` holds (time.monotonic(), bytes read so far)."""
 
     def __init__(self, path):
-        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        self.bytes = 0
         self.arrivals = []
-        self.paused = threading.Event()
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
+        super().__init__(path)
 
     def _run(self):
         ready = select.poll()
@@ -211,12 +206,6 @@ class TimedFifoReader:
     def when(self, total):
         """When the reader had `total` bytes in all (None: not yet)."""
         return next((t for t, n in self.arrivals if n >= total), None)
-
-    def finish(self):
-        self.done.set()
-        self.paused.clear()
-        self.thread.join(timeout=WAIT)
-        os.close(self.fd)
 
 
 def test_a_resumed_reader_gets_the_frame_in_flight_and_the_newest_at_pipe_speed(bed_factory, tmp_path):
