@@ -6,7 +6,8 @@
 // Layering (imports point down only; see STYLE.md and README "Module map"):
 //   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
 //      fontconfig), CLinux, CSDL2, CDRM, and CPrefetch (a compiler builtin, no library)
-//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM
+//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM;
+//      and Logging (the logger and its rate limiter, over LinuxSystem)
 //   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card
 //   2  adapters: Sensors, Output, Tracing
 //   3  Runtime, Viewer, Commands, and the executables `shimmerd` and `shimmerd-view`
@@ -61,6 +62,8 @@ let package = Package(
         .target(name: "Fonts", dependencies: ["CFreeType"]),
         .target(name: "Display", dependencies: ["CSDL2"]),
         .target(name: "DRM", dependencies: ["CDRM"]),
+        // The one log vocabulary (Logger, LogHandler, RateLimiter) of every layer above.
+        .target(name: "Logging", dependencies: ["LinuxSystem"]),
 
         // Layer 1b: the pure core.
         // (libm is named explicitly: these modules import no libc overlay.)
@@ -74,21 +77,21 @@ let package = Package(
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "LinuxSystem"]),
-        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "DRM", "Udev"]),
-        .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem"]),
+        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "Logging", "DRM", "Udev"]),
+        .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem", "Logging"]),
 
         // Layer 3.
         .target(name: "Runtime", dependencies: [
             "Card", "Color", "Raster", "Motion", "Fonts", "Sensors", "Output", "DRM", "Tracing",
-            "Systemd", "LinuxSystem",
+            "Logging", "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
-        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Tracing", "LinuxSystem"]),
+        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Logging", "LinuxSystem"]),
         .target(name: "Commands", dependencies: ["Runtime", "Card", "Raster", "Motion", "PNG",
-                                                 "Sensors", "Output", "Tracing", "LinuxSystem"]),
+                                                 "Sensors", "Output", "Tracing", "Logging", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
         // The window of `shimmerd view`, apart so the daemon never links SDL2.
-        .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Tracing"]),
+        .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Logging"]),
 
         // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
         // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
@@ -98,10 +101,10 @@ let package = Package(
                     exclude: ["Golden"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "LinuxSystem"]),
-        .testTarget(name: "TracingTests", dependencies: ["Tracing", "Motion", "LinuxSystem"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "Logging", "LinuxSystem"]),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "PNG"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "Logging", "PNG"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
     ]
 )
@@ -128,4 +131,10 @@ if Context.environment["SHIMMERD_FUZZ"] == "1" {
         .executableTarget(name: "FuzzShmHeader", dependencies: ["Output", "LinuxSystem", "FuzzSupport"],
                           path: "Fuzz/Sources/FuzzShmHeader"),
     ]
+}
+
+// A member (method, property, initializer) is visible only where its module is imported:
+// a use through another module's re-export fails the build instead of hiding a dependency.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

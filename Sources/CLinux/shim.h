@@ -1,6 +1,7 @@
 // Kernel interfaces Swift cannot call directly: variadic ioctl(2), the futex(2)
 // syscall, the fbdev / VT structures, the C11 atomics of the shm header, and
-// signalfd(2) (sys/signalfd.h: its function, flags and siginfo record).
+// signalfd(2) (sys/signalfd.h: its function, flags and siginfo record), and epoll(7)
+// (sys/epoll.h), through which a write-readiness wait reaches a poll for readability.
 // Each helper is a one-line static inline. shim_futex_wake/wait use FUTEX_WAKE/WAIT
 // without FUTEX_PRIVATE_FLAG: shared futexes, so waiters in other processes wake.
 #ifndef SHIMMERD_CLINUX_SHIM_H
@@ -9,6 +10,7 @@
 #include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>

@@ -23,11 +23,30 @@ struct DotPixels {
 
     init(layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
          card: [UInt8], labels: AlphaMask, text: any TextRasterizer) throws {
+        let (touches, touchCount) = try DotPixels.touchesOfEveryDot(layout: layout, style: style, scale: scale, width: pw, height: ph,
+                                                          text: text)
+        // Pass 2: single-dot, label-free pixels become weighted runs; the rest are shared.
+        sharedByDot = Array(repeating: [], count: layout.dots.count)
+        var sharing = Sharing()
+        for (i, list) in touches.enumerated() {
+            addPixels(ofDot: i, list, width: pw, touchCount: touchCount, card: card, labels: labels, sharing: &sharing)
+        }
+        for s in shared.indices {
+            shared[s].contributionStart = Int32(contributions.count)
+            for (dot, t) in sharing.touches[s] {   // dots in layout order = painter's order
+                contributions.append(.init(dot: Int32(dot), circle: Float(t.circle), arrow: Float(t.arrow),
+                                           t: Float(t.t)))
+            }
+            shared[s].contributionEnd = Int32(contributions.count)
+        }
+    }
+
+    /// Pass 1: every dot's touches, and how many dots touch each pixel.
+    private static func touchesOfEveryDot(layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
+                                text: any TextRasterizer) throws -> (touches: [[Touch]], count: [UInt8]) {
         let arrowMetrics = try text.metrics(of: style.arrow, pixelSize: 100)
         let arrowDiagonalAt100 = (arrowMetrics.inkWidth * arrowMetrics.inkWidth
                                   + arrowMetrics.inkHeight * arrowMetrics.inkHeight).squareRoot()
-
-        // Pass 1: every dot's touches, and how many dots touch each pixel.
         var touches = [[Touch]]()
         var touchCount = [UInt8](repeating: 0, count: pw * ph)
         for dot in layout.dots {
@@ -36,57 +55,56 @@ struct DotPixels {
             for t in list { touchCount[t.y * pw + t.x] &+= 1 }
             touches.append(list)
         }
+        return (touches, touchCount)
+    }
 
-        // Pass 2: single-dot, label-free pixels become weighted runs; the rest are shared.
-        sharedByDot = Array(repeating: [], count: layout.dots.count)
-        var sharedIndex = [Int: Int32]()   // pixel -> shared pixel, startup only
-        var sharedTouches = [[(dot: Int, touch: Touch)]]()
-        for (i, list) in touches.enumerated() {
-            var current: CardRenderer.Run?
-            for t in list {
-                let pixel = t.y * pw + t.x
-                let k = Double(card[pixel]) / 255
-                let label = labels.at(t.x, t.y)
-                if touchCount[pixel] > 1 || label > 0 {
-                    let s: Int32
-                    if let existing = sharedIndex[pixel] {
-                        s = existing
-                    } else {
-                        s = Int32(shared.count)
-                        sharedIndex[pixel] = s
-                        shared.append(.init(x: Int32(t.x), y: Int32(t.y), label: Float(label), card: Float(k),
-                                            contributionStart: 0, contributionEnd: 0))
-                        sharedTouches.append([])
-                    }
-                    sharedTouches[Int(s)].append((i, t))
-                    sharedByDot[i].append(s)
-                    if let run = current { runs.append(run); current = nil }
-                    continue
-                }
-                let total = k * t.circle * (1 - t.arrow)
-                let wsum = Int((total * 256).rounded())
-                let wb = Int((total * t.t * 256).rounded())
-                let word = UInt32(wsum - wb) | UInt32(wb) << 16
-                if var run = current, Int(run.y) == t.y, Int(run.x0) + Int(run.count) == t.x {
-                    run.count += 1
-                    current = run
+    /// The shared pixels found so far (startup only): each pixel's index in `shared`,
+    /// and the touches of every shared pixel.
+    private struct Sharing {
+        var index = [Int: Int32]()
+        var touches = [[(dot: Int, touch: Touch)]]()
+    }
+
+    /// Pass 2 for dot `i`: its pixels that only it touches and no label covers go into
+    /// weighted runs; the others become (or join) shared pixels.
+    private mutating func addPixels(ofDot i: Int, _ list: [Touch], width pw: Int, touchCount: [UInt8], card: [UInt8],
+                                    labels: AlphaMask, sharing: inout Sharing) {
+        var current: CardRenderer.Run?
+        for t in list {
+            let pixel = t.y * pw + t.x
+            let k = Double(card[pixel]) / 255
+            let label = labels.at(t.x, t.y)
+            if touchCount[pixel] > 1 || label > 0 {
+                let s: Int32
+                if let existing = sharing.index[pixel] {
+                    s = existing
                 } else {
-                    if let run = current { runs.append(run) }
-                    current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count))
+                    s = Int32(shared.count)
+                    sharing.index[pixel] = s
+                    shared.append(.init(x: Int32(t.x), y: Int32(t.y), label: Float(label), card: Float(k),
+                                        contributionStart: 0, contributionEnd: 0))
+                    sharing.touches.append([])
                 }
-                weights.append(word)
+                sharing.touches[Int(s)].append((i, t))
+                sharedByDot[i].append(s)
+                if let run = current { runs.append(run); current = nil }
+                continue
             }
-            if let run = current { runs.append(run) }
-            runStart.append(runs.count)
-        }
-        for s in shared.indices {
-            shared[s].contributionStart = Int32(contributions.count)
-            for (dot, t) in sharedTouches[s] {   // dots in layout order = painter's order
-                contributions.append(.init(dot: Int32(dot), circle: Float(t.circle), arrow: Float(t.arrow),
-                                           t: Float(t.t)))
+            let total = k * t.circle * (1 - t.arrow)
+            let wsum = Int((total * 256).rounded())
+            let wb = Int((total * t.t * 256).rounded())
+            let word = UInt32(wsum - wb) | UInt32(wb) << 16
+            if var run = current, Int(run.y) == t.y, Int(run.x0) + Int(run.count) == t.x {
+                run.count += 1
+                current = run
+            } else {
+                if let run = current { runs.append(run) }
+                current = .init(y: Int32(t.y), x0: Int32(t.x), count: 1, weightStart: Int32(weights.count))
             }
-            shared[s].contributionEnd = Int32(contributions.count)
+            weights.append(word)
         }
+        if let run = current { runs.append(run) }
+        runStart.append(runs.count)
     }
 
     /// The arrow glyph for a dot, turned with it and centred on its center by ink box.

@@ -6,6 +6,7 @@
 // `CommandContext`, or exit from anywhere but `ShimmerdMain`.
 import Glibc
 import LinuxSystem
+import Logging
 import Runtime
 import Tracing
 

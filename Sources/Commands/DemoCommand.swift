@@ -26,19 +26,44 @@ struct DemoCommand: Subcommand {
     }
 
     func run(_ context: CommandContext) throws(Failure) {
+        try emptyFramesDirectory()
+        let config = try configuration()
+        let path = TiltPath.demo
+        let duration = (path.keyframes.last?.t ?? 0) + 1
+        let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
+                            reload: { () throws(Failure) -> Configuration in config })
+        daemon.argv = CommandLine.arguments
+        let tty = isatty(1) != 0
+        daemon.onFrame = Self.progress(context, duration: duration, tty: tty)
+        context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
+        try daemon.run(duration: duration)
+        if tty { context.out("\n") }
+        let animation = out + "/shimmer.png"
+        try writeAnimation(animation, fps: config.sink.fps, duration: duration)
+        context.out("""
+            demo: \(daemon.framesPublished) frames in \(out)/frames, trace in \(out)/trace.jsonl
+            demo: open \(animation) in a web browser (an animated PNG) to see the shimmer move
+
+            """)
+    }
+
+    /// OUT/frames, created, without the frames of an earlier run (they would mix into
+    /// the animation).
+    private func emptyFramesDirectory() throws(Failure) {
         do { try FileSystem.createDirectories(out + "/frames") } catch {
             throw Failure(.cannotCreate, "demo: cannot create \(out)/frames: \(error)")
         }
-        // Old frames from an earlier run would mix into the animation.
         if let old = try? FileSystem.list(out + "/frames") {
             for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(out + "/frames/" + name) }
         }
-        // The demo's own defaults: a smaller card and 15 fps keep the animation a few MB;
-        // --set wins over them.
+    }
+
+    /// The demo's own defaults under the --set overrides: a smaller card and 15 fps keep
+    /// the animation a few MB. The sink must stay the png sink in OUT/frames.
+    private func configuration() throws(Failure) -> Configuration {
         let demoDefaults = ["Card.scale=1", "Sink.fps=15", "Sensor.rate=60", "Sink.type=png",
                             "Sink.path=\(out)/frames", "Trace.path=\(out)/trace.jsonl", "Log.level=warning"]
-        let all = demoDefaults + overrides
-        let config = try ConfigurationLoader.load(path: nil, overrides: all, useDefaultPath: false)
+        let config = try ConfigurationLoader.load(path: nil, overrides: demoDefaults + overrides, useDefaultPath: false)
         // The animation is made of the png sink's frames in OUT/frames: another sink or
         // path would run the whole demo and then find no frames.
         for (key, value, wanted) in [("Sink.type", config.sink.type, "png"), ("Sink.path", config.sink.path, out + "/frames")]
@@ -47,14 +72,13 @@ struct DemoCommand: Subcommand {
                           + "frames in \(out)/frames, so \(key) stays \(wanted); to show the simulated tilt in another sink, "
                           + "replay the demo's trace: shimmerd run --set Sensor.device=trace:\(out)/trace.jsonl --set \(key)=\(value)")
         }
-        let path = TiltPath.demo
-        let duration = (path.keyframes.last?.t ?? 0) + 1
-        let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
-                            reload: { () throws(Failure) -> Configuration in config })
-        daemon.argv = CommandLine.arguments
-        let tty = isatty(1) != 0
+        return config
+    }
+
+    /// A progress bar on a terminal, else one line a second.
+    private static func progress(_ context: CommandContext, duration: Double, tty: Bool) -> (UInt64, Double) -> Void {
         var lastLine = -1.0
-        daemon.onFrame = { n, t in
+        return { n, t in
             if tty {
                 let width = 30, done = min(width, Int(Double(width) * t / duration))
                 context.out("\r[" + String(repeating: "#", count: done) + String(repeating: " ", count: width - done)
@@ -64,11 +88,10 @@ struct DemoCommand: Subcommand {
                 context.out("demo: \(Int(t)) s, \(n) frames\n")
             }
         }
-        context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
-        try daemon.run(duration: duration)
-        if tty { context.out("\n") }
+    }
 
-        let animation = out + "/shimmer.png"
+    /// The animated PNG of this run's frames, each shown for as long as it was.
+    private func writeAnimation(_ animation: String, fps: Double, duration: Double) throws(Failure) {
         do {
             // The directory was emptied above, so its frames are this run's, in order.
             let numbers = try FileSystem.list(out + "/frames").compactMap(PNGSequenceSink.number(ofFileName:)).sorted()
@@ -78,16 +101,11 @@ struct DemoCommand: Subcommand {
             let published = Dictionary(try TraceReader.read(path: out + "/trace.jsonl").frames.map { ($0.frame, $0.published ?? $0.t) },
                                        uniquingKeysWith: { a, _ in a })
             var times: [Double] = []
-            for n in numbers { times.append(published[n] ?? (times.last ?? 0) + 1 / config.sink.fps) }
+            for n in numbers { times.append(published[n] ?? (times.last ?? 0) + 1 / fps) }
             try FileSystem.writeAtomically(try APNG.assemble(frames, delays: APNG.delays(showingAt: times, until: duration)),
                                            to: animation)
         } catch {
             throw Failure(.ioError, "demo: cannot write the animation \(animation): \(error)")
         }
-        context.out("""
-            demo: \(daemon.framesPublished) frames in \(out)/frames, trace in \(out)/trace.jsonl
-            demo: open \(animation) in a web browser (an animated PNG) to see the shimmer move
-
-            """)
     }
 }

@@ -1,4 +1,5 @@
 import LinuxSystem
+import Logging
 import Runtime
 import Tracing
 
@@ -35,7 +36,7 @@ struct PlotCommand: Subcommand {
 /// Reading a trace for a command: missing or unreadable is exit 66, damaged exit 65
 /// naming file:line; a partial last line is a warning.
 enum TraceInput {
-    static func read(_ path: String, command: String, log: Tracing.Logger) throws(Failure) -> TraceContents {
+    static func read(_ path: String, command: String, log: Logging.Logger) throws(Failure) -> TraceContents {
         let contents: TraceContents
         do { contents = try TraceReader.read(path: path) } catch {
             throw Failure(error.line == nil ? .noInput : .dataError, "\(command): \(error)")

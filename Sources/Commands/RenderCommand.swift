@@ -1,3 +1,4 @@
+import Logging
 import Tracing
 import Card
 import LinuxSystem

@@ -1,6 +1,7 @@
 import Card
 import Glibc
 import LinuxSystem
+import Logging
 import Motion
 import Output
 import PNG

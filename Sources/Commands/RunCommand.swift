@@ -1,3 +1,4 @@
+import Logging
 import Runtime
 
 /// `shimmerd run`: the daemon (the default subcommand).
@@ -28,15 +29,15 @@ struct RunCommand: Subcommand {
 
 extension CommandContext {
     /// A logger at the configured level (`Log.level`).
-    func log(level: String) -> Tracing.Logger {
-        let l: Tracing.Logger.Level = switch level {
+    func log(level: String) -> Logging.Logger {
+        let l: Logging.Logger.Level = switch level {
         case "error": .error
         case "warning": .warning
         case "notice": .notice
         case "debug": .debug
         default: .info
         }
-        return Tracing.Logger(label: "shimmerd", handler: LogHandler(minimumLevel: l))
+        return Logging.Logger(label: "shimmerd", handler: LogHandler(minimumLevel: l))
     }
 }
 

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// CLOCK_MONOTONIC (`clock_gettime`), the clock of the trace's `t` and the shm header's

@@ -1,6 +1,7 @@
 import DRM
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 import Udev
 
@@ -45,7 +46,7 @@ package final class DrmSink: FrameSink {
     package let connectorName: String
     package let consolePath: String
     private let position: (x: Int, y: Int)?
-    private let report: (String) -> Void
+    private let log: Logger
     private let clock: () -> Double
     private let shadow: PixelBuffer
     private var attached: Attached?
@@ -97,22 +98,23 @@ package final class DrmSink: FrameSink {
     ///   - connector: "auto" (the first connected) or a connector name (`eDP-1`).
     ///   - position: the card's top-left in upright screen pixels; nil centres it.
     ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
-    ///   - report: one log line per state change (attached, busy, detached, hotplug).
+    ///   - log: one line per state change (attached, detached: notice; busy, a failed
+    ///     restore or page flip: warning or error).
     ///   - clock: monotonic seconds, for the retry backoff.
     package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", report: @escaping (String) -> Void,
+                 consolePath: String = "/dev/tty0", log: Logger,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
         self.device = device
         connectorName = connector
         self.consolePath = consolePath
         self.position = position
-        self.report = report
+        self.log = log
         self.clock = clock
         shadow = PixelBuffer(width: cardWidth, height: cardHeight)
         do {
             monitor = try UdevMonitor(context: UdevContext(), subsystem: "drm")
         } catch {
-            report("drm \(device): no udev monitor (\(error)); displays plugged in later are not noticed")
+            log.warning("drm \(device): no udev monitor (\(error)); displays plugged in later are not noticed")
         }
         // No attach here: the first `maintain()` of the loop does it. A reload builds the
         // new pipeline before it closes the old one, whose sink holds DRM master and the
@@ -158,7 +160,7 @@ package final class DrmSink: FrameSink {
         guard let next = a.pending else { return }
         let events: [DRMFlipEvent]
         do { events = try a.display.card.readEvents() } catch {
-            detach(because: "reading its page-flip event failed: \(error)")
+            detach(because: "reading its page-flip event failed: \(error)", level: .warning)
             return
         }
         guard !events.isEmpty else { return }
@@ -179,7 +181,7 @@ package final class DrmSink: FrameSink {
         if let a = attached {
             collectFlip(a)
             if a.pending != nil, clock() - a.queuedAt > Self.flipTimeout {
-                detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued")
+                detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued", level: .warning)
             }
         }
         guard attached == nil, retry.isDue(clock()) else { return }
@@ -188,13 +190,13 @@ package final class DrmSink: FrameSink {
             attached = a
             retry.succeeded()
             let d = a.display, p = a.placement
-            report("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
+            log.notice("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
                    + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
         } catch {
             let message = error.message
             if retry.failed(message, at: clock()) {
-                report("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             }
         }
     }
@@ -240,7 +242,7 @@ package final class DrmSink: FrameSink {
         let upright = display.orientation.uprightSize(panelWidth: mode.width, panelHeight: mode.height)
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: upright.width, screenHeight: upright.height, position: position)
-        let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
+        let console = VirtualTerminalMode.graphicsConsole(consolePath, log: log)
         let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
         copyRows(a, into: 0)
         do {
@@ -267,7 +269,7 @@ package final class DrmSink: FrameSink {
         }
         a.crashRestore = CrashFlush.register(restoring: calls, keeping: owners)
         if a.crashRestore == nil {
-            report("drm \(a.display.card.path): the crash handler has no room for the console's restore; "
+            log.warning("drm \(a.display.card.path): the crash handler has no room for the console's restore; "
                    + "a crash would leave the display dark")
         }
     }
@@ -280,14 +282,14 @@ package final class DrmSink: FrameSink {
     private func release(_ a: Attached, hasMaster: Bool = true) {
         let d = a.display
         if hasMaster { restoreCrtc(a) }
-        a.console?.restore(report: report)
+        a.console?.restore(log: log)
         // Disarmed only now: a crash before this point still gives the console back.
         a.crashRestore = nil
         for b in a.buffers {
-            do { try b.destroy() } catch { report("drm \(d.card.path): \(error)") }
+            do { try b.destroy() } catch { log.error("drm \(d.card.path): \(error)") }
         }
         if hasMaster {
-            do { try d.card.dropMaster() } catch { report("drm \(d.card.path): \(error)") }
+            do { try d.card.dropMaster() } catch { log.error("drm \(d.card.path): \(error)") }
         }
     }
 
@@ -296,13 +298,13 @@ package final class DrmSink: FrameSink {
         do {
             try a.restore.perform()
         } catch {
-            report("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
+            log.error("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
         }
     }
 
-    private func detach(because why: String, hasMaster: Bool = true) {
+    private func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice) {
         guard let a = attached else { return }
-        report("drm \(a.display.card.path) \(a.display.connector.name): \(why); "
+        log.log(level, "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
                + (hasMaster ? "the console is restored" : "the display is left to it")
                + ", retrying with backoff up to \(Int(Self.maxBackoff)) s")
         release(a, hasMaster: hasMaster)
@@ -321,7 +323,7 @@ package final class DrmSink: FrameSink {
             let d = a.display
             let now: DRMConnector
             do { now = try d.card.connector(d.connector.id) } catch {
-                detach(because: "re-probing after a hotplug failed: \(error)")
+                detach(because: "re-probing after a hotplug failed: \(error)", level: .warning)
                 return
             }
             if now.connection != .connected {
@@ -348,7 +350,7 @@ package final class DrmSink: FrameSink {
         } catch where error.isMasterConflict && error.code != EBUSY {
             detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
         } catch {
-            detach(because: "\(error)")
+            detach(because: "\(error)", level: .warning)
         }
     }
 

@@ -78,7 +78,7 @@ package protocol FrameSink: AnyObject {
     var isShowing: Bool { get }
     /// Called by the pipeline loop on every wake-up (at least four times a second), frames
     /// or not, so a sink can retry a device that was missing or busy. Never throws: a
-    /// sink reports its own state changes through the report closure it was given.
+    /// sink logs its own state changes through the `Logger` it was given.
     func maintain()
     /// Changes when the memory behind `target(slot:)` was replaced (the shm sink
     /// recreating a deleted object): the caller must fetch its targets again, and repaint
@@ -100,6 +100,14 @@ package protocol FrameSink: AnyObject {
     /// dropped (a raw reader that does not keep up): once it turns false, the loop hands
     /// over the newest picture even if nothing moves any more.
     var isBacklogged: Bool { get }
+    /// The descriptor a frame in flight waits to be written to (a raw reader's full
+    /// pipe), nil while nothing waits. The loop wakes as soon as it takes writes
+    /// (POLLOUT) and calls `continueWriting`, so a reader that resumes gets the rest of
+    /// the frame at the pipe's speed, not at the loop's other wakeups.
+    var pendingWrite: Int32? { get }
+    /// Writes what `pendingWrite` takes now of the frame in flight. Never blocks, never
+    /// throws: a reader gone is reported by the next `publish`.
+    func continueWriting()
 }
 
 extension FrameSink {
@@ -110,4 +118,6 @@ extension FrameSink {
     package var isReadyForFrame: Bool { true }
     package var isBacklogged: Bool { false }
     package var isShowing: Bool { true }
+    package var pendingWrite: Int32? { nil }
+    package func continueWriting() {}
 }

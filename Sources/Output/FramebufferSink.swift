@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 
 /// The card on a Linux framebuffer (fbdev: /dev/fbN).
@@ -34,7 +35,7 @@ package final class FramebufferSink: FrameSink {
     package let consolePath: String
     package let sysfsRoot: String
     private let position: (x: Int, y: Int)?
-    private let report: (String) -> Void
+    private let log: Logger
     private let clock: () -> Double
     private let shadow: PixelBuffer
     /// The card pixels last written to the device, row-major, card width per row.
@@ -71,16 +72,17 @@ package final class FramebufferSink: FrameSink {
     /// - Parameters:
     ///   - consolePath: the VT put in KD_GRAPHICS (/dev/tty0: the foreground console).
     ///   - sysfsRoot: where sysfs is mounted (for the geometry fallback).
-    ///   - report: one log line per state change (unavailable, attached, console).
+    ///   - log: one line per state change (attached: notice; unavailable, vanished, the
+    ///     console left in its mode: warning).
     ///   - clock: monotonic seconds, for the retry backoff.
     package init(device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", sysfsRoot: String = "/sys", report: @escaping (String) -> Void,
+                 consolePath: String = "/dev/tty0", sysfsRoot: String = "/sys", log: Logger,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
         devicePath = device
         self.consolePath = consolePath
         self.sysfsRoot = sysfsRoot
         self.position = position
-        self.report = report
+        self.log = log
         self.clock = clock
         shadow = PixelBuffer(width: cardWidth, height: cardHeight)
         written = [UInt32](repeating: 0, count: cardWidth * cardHeight)
@@ -124,16 +126,16 @@ package final class FramebufferSink: FrameSink {
             nextPresenceCheck = clock() + Self.presenceCheckInterval
             retry.succeeded()
             let p = d.placement
-            report("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
+            log.notice("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + replaced)
             copyRows(d, all: true)
         } catch {
             let message = error.message
             let fresh = retry.failed(message, at: clock())
             if let why = vanished {
-                report("framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning("framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             } else if fresh {
-                report("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             }
             vanished = nil
         }
@@ -147,7 +149,7 @@ package final class FramebufferSink: FrameSink {
     }
 
     private func restoreConsole(_ d: Attached) {
-        d.console?.restore(report: report)
+        d.console?.restore(log: log)
     }
 
     /// Nil while `path` still names the node that was opened; else why not.
@@ -197,7 +199,7 @@ package final class FramebufferSink: FrameSink {
         do { mapping = try MemoryMapping(fd, byteCount: geometry.mappedLength) } catch { throw fail(error) }
         let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
                                       screenWidth: geometry.width, screenHeight: geometry.height, position: position)
-        let console = VirtualTerminalMode.graphicsConsole(consolePath, report: report)
+        let console = VirtualTerminalMode.graphicsConsole(consolePath, log: log)
         let crashRestore = console.flatMap { c in
             c.crashRestore.flatMap { CrashFlush.register(restoring: [$0], keeping: [c]) }
         }

@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 
 /// Whole XRGB8888 frames, back to back, to stdout, a FIFO or a file
@@ -16,7 +17,8 @@ import Raster
 /// - Writes never block (O_NONBLOCK): a reader that stops reading (a stalled ffmpeg, a
 ///   paused pipeline) must not hold the daemon, whose stop signal is then acted on at
 ///   once. A frame the pipe cannot take whole is kept (a copy of its unwritten part)
-///   and finished on later wakeups, so the stream only ever carries whole frames; frames
+///   and finished as the pipe takes writes again (`pendingWrite`: the loop waits for
+///   POLLOUT on it), so the stream only ever carries whole frames; frames
 ///   that come while one is still unfinished are dropped and reported as such
 ///   (`Delivery.dropped(.readerBusy)`). `close` gives the unfinished frame at most
 ///   `drainSeconds` more, then gives up and says how much of it is missing.
@@ -35,7 +37,7 @@ package final class RawFrameSink: FrameSink {
     package let path: String
     private let buffer: PixelBuffer
     private let clock: () -> Double
-    private let report: (String) -> Void
+    private let log: Logger
     private var output: FileDescriptor?
     /// The FIFO found at `path` at start (an O_PATH handle), opened for writing once a
     /// reader is there.
@@ -73,12 +75,12 @@ package final class RawFrameSink: FrameSink {
 
     /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
     ///   to, never through a symbolic link).
-    /// - Parameter report: one log line when the stop leaves a frame unfinished.
+    /// - Parameter log: one warning when the stop leaves a frame unfinished.
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds,
-                 report: @escaping (String) -> Void = { _ in }) throws(SinkError) {
+                 log: Logger) throws(SinkError) {
         self.path = path
-        self.report = report
+        self.log = log
         buffer = PixelBuffer(width: width, height: height)
         self.fps = fps
         tokens = Self.burst
@@ -92,46 +94,60 @@ package final class RawFrameSink: FrameSink {
         // The path is looked at once, without following a symbolic link: a root daemon
         // told to write /tmp/out.raw must never write wherever a link there points, now
         // or after someone swaps the name.
-        func refuse(_ why: String) -> SinkError { SinkError(sink: "raw", "\(path) \(why); refusing to write it", permanent: true) }
-        if let pinned = try? FileDescriptor.pin(path) {
-            let kind: FileStatus.Kind
-            do { kind = try pinned.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
-            switch kind {
-            case .fifo:
-                // Until a reader comes the FIFO is opened again on each frame; always this
-                // inode (`reopen`), never what the name has become.
-                fifo = pinned
-                return
-            case .regular: break
-            case .characterDevice:
-                // A terminal named explicitly (Sink.path=$(tty)): the user asked for
-                // binary on it. Any other device is refused.
-                let tty: FileDescriptor
-                do { tty = try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode: 0) } catch {
-                    throw SinkError(sink: "raw", "\(error)", permanent: true)
-                }
-                guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
-                    throw refuse("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
-                }
-                try adopt(tty)
-                return
-            case .symbolicLink: throw refuse("is a symbolic link")
-            case let other: throw refuse("is \(other.phrase), not a FIFO or a regular file")
+        if let pinned = try? FileDescriptor.pin(path), try openExisting(pinned) { return }
+        try openRegularFile()
+    }
+
+    private func refusal(_ why: String) -> SinkError {
+        SinkError(sink: "raw", "\(path) \(why); refusing to write it", permanent: true)
+    }
+
+    /// What `path` already is: a FIFO (kept for when a reader comes) or a terminal is
+    /// taken, true; a regular file is left to `openRegularFile`, false; anything else is
+    /// refused.
+    private func openExisting(_ pinned: FileDescriptor) throws(SinkError) -> Bool {
+        let kind: FileStatus.Kind
+        do { kind = try pinned.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
+        switch kind {
+        case .fifo:
+            // Until a reader comes the FIFO is opened again on each frame; always this
+            // inode (`reopen`), never what the name has become.
+            fifo = pinned
+            return true
+        case .regular:
+            return false
+        case .characterDevice:
+            // A terminal named explicitly (Sink.path=$(tty)): the user asked for
+            // binary on it. Any other device is refused.
+            let tty: FileDescriptor
+            do { tty = try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode: 0) } catch {
+                throw SinkError(sink: "raw", "\(error)", permanent: true)
             }
+            guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
+                throw refusal("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
+            }
+            try adopt(tty)
+            return true
+        case .symbolicLink: throw refusal("is a symbolic link")
+        case let other: throw refusal("is \(other.phrase), not a FIFO or a regular file")
         }
+    }
+
+    /// A regular file, created 0644 or appended to, padded to a frame boundary.
+    private func openRegularFile() throws(SinkError) {
         let fd: FileDescriptor
         do {
             // O_NONBLOCK: should a FIFO take the name between the look and the open, the
             // open does not wait for its reader; the type is checked on the descriptor.
             fd = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, mode: 0o644)
         } catch let e as SystemError where e.errno == ELOOP {
-            throw refuse("is a symbolic link")
+            throw refusal("is a symbolic link")
         } catch {
             throw SinkError(sink: "raw", "\(error)", permanent: true)
         }
         let kind: FileStatus.Kind
         do { kind = try fd.status().kind } catch { throw SinkError(sink: "raw", "\(error)", permanent: true) }
-        guard kind == .regular else { throw refuse("is \(kind.phrase), not a FIFO or a regular file") }
+        guard kind == .regular else { throw refusal("is \(kind.phrase), not a FIFO or a regular file") }
         isRegularFile = true
         try padToFrameBoundary(fd)
         try adopt(fd)
@@ -178,6 +194,15 @@ package final class RawFrameSink: FrameSink {
 
     /// Goes on with the frame in flight, if any, whenever the loop wakes.
     package func maintain() {
+        continueWriting()
+    }
+
+    package var pendingWrite: Int32? {
+        guard !ended, bytesInFlight > 0 else { return nil }
+        return output?.rawValue
+    }
+
+    package func continueWriting() {
         guard !ended, let out = output, bytesInFlight > 0 else { return }
         _ = try? finishFrameInFlight(out)
     }
@@ -291,7 +316,7 @@ package final class RawFrameSink: FrameSink {
         }
         unfinishedBytes = bytesInFlight
         if unfinishedBytes > 0 {
-            report("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
+            log.warning("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
         }
         if let originalFlags { _ = fcntl(out.rawValue, F_SETFL, originalFlags) }
         output = nil

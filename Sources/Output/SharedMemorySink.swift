@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Raster
 
 /// Frames in a POSIX shared-memory object, /dev/shm/NAME, in the format of
@@ -40,7 +41,7 @@ package final class SharedMemorySink: FrameSink {
     private var mapping: MemoryMapping
     private var mode: mode_t
     private let directory: String
-    private let report: (String) -> Void
+    private let log: Logger
     /// The errno of the last failed wake-up, so that it is reported once.
     private var wakeFailure: Int32?
     private let clock: () -> Double
@@ -58,16 +59,16 @@ package final class SharedMemorySink: FrameSink {
 
     /// - Parameters:
     ///   - directory: where POSIX shared memory lives (/dev/shm).
-    ///   - report: one log line for a notable decision (reused, recreated).
+    ///   - log: one line for a notable decision (reused, replaced, recreated) or failure.
     ///   - clock: monotonic seconds, for the once-a-second link check.
     package init(name: String, mode: mode_t, width: Int, height: Int, directory: String = "/dev/shm",
-                 report: @escaping (String) -> Void, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
+                 log: Logger, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
         self.name = name
         self.mode = mode
         self.directory = directory
-        self.report = report
+        self.log = log
         self.clock = clock
         path = directory + "/" + name
         if let why = SharedMemoryHeader.unsupportedSize(width: width, height: height) { throw fail(why) }
@@ -76,69 +77,85 @@ package final class SharedMemorySink: FrameSink {
         }
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
-        let dir: FileDescriptor
-        do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
-
-        var fd: FileDescriptor
-        var created = false
-        do {
-            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
-            created = true
-        } catch let e as SystemError where e.errno == EEXIST {
-            do {
-                fd = try Self.openExisting(dir, name, path: path)
-            } catch let e as SinkError {
-                throw e
-            } catch { throw fail("\(error)") }
-        } catch { throw fail("\(error)") }
-
-        var existing: SharedMemoryHeader?
-        if !created {
-            existing = Self.readHeader(fd)
-            if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
-                throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
-            }
-            let why = Self.whyNotReusable(existing, fd, layout: layout)
-            if let h = existing, why == nil {
-                report("shm \(path): reusing the existing object at frame \(h.frame)")
-            } else {
-                // Another layout, a mode that let others write, a counter at its end, not
-                // ours at all: whoever holds it keeps the old object; this run starts a new one.
-                Self.detachOld(fd, report: report)
-                do {
-                    try unlinkFile(path)
-                    fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
-                } catch { throw fail("cannot replace \(path): \(error)") }
-                report("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
-                existing = nil
-                created = true
-            }
-        }
-        do {
-            try fd.setMode(mode)
-            if created { try Self.reserve(fd, layout.totalSize, path: path, directory: directory) }
-            mapping = try MemoryMapping(fd, byteCount: layout.totalSize)
-        } catch let e as SinkError {
-            if created { try? unlinkFile(path) }
-            throw e
-        } catch {
-            if created { try? unlinkFile(path) }
-            throw fail("\(error)")
-        }
+        let (fd, existing, created) = try Self.openOrReplace(name, in: directory, path: path, mode: mode, layout: layout, log: log)
+        mapping = try Self.map(fd, created: created, mode: mode, layout: layout, path: path, directory: directory)
         reused = existing != nil
         let base = mapping.base
         if let existing {
             frame = existing.frame
         } else {
             frame = 0
-            var h = layout
-            h.writerPID = UInt32(getpid())
-            let bytes = h.bytes
-            // Every field first, the magic last, so a reader never accepts a half-written header.
-            (base + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
-            SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: base)
+            Self.writeHeader(layout, at: base)
         }
         SharedWord.storeRelease32(UInt32(getpid()), at: base + SharedMemoryHeader.Offset.writerPID)
+    }
+
+    /// The object at `path`: created, or the one an earlier run left (its header then
+    /// returned) when it may be reused; one another live process writes is refused, and
+    /// any other is replaced by a new one.
+    private static func openOrReplace(_ name: String, in directory: String, path: String, mode: mode_t,
+                                      layout: SharedMemoryHeader, log: Logger)
+        throws(SinkError) -> (fd: FileDescriptor, existing: SharedMemoryHeader?, created: Bool) {
+        func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
+        let dir: FileDescriptor
+        do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
+        var fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+            return (fd, nil, true)
+        } catch let e as SystemError where e.errno == EEXIST {
+            do {
+                fd = try openExisting(dir, name, path: path)
+            } catch let e as SinkError {
+                throw e
+            } catch { throw fail("\(error)") }
+        } catch { throw fail("\(error)") }
+
+        let existing = readHeader(fd)
+        if let h = existing, h.writerPID != 0, h.writerPID != UInt32(getpid()), kill(pid_t(h.writerPID), 0) == 0 {
+            throw fail("\(path) is being written by process \(h.writerPID); refusing to share it (set Sink.name)")
+        }
+        let why = whyNotReusable(existing, fd, layout: layout)
+        if let h = existing, why == nil {
+            log.notice("shm \(path): reusing the existing object at frame \(h.frame)")
+            return (fd, h, false)
+        }
+        // Another layout, a mode that let others write, a counter at its end, not
+        // ours at all: whoever holds it keeps the old object; this run starts a new one.
+        detachOld(fd, log: log)
+        do {
+            try unlinkFile(path)
+            fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
+        } catch { throw fail("cannot replace \(path): \(error)") }
+        log.warning("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
+        return (fd, nil, true)
+    }
+
+    /// The object's mode set and its memory mapped; a new one's pages reserved first, and
+    /// a new one removed again when that fails.
+    private static func map(_ fd: FileDescriptor, created: Bool, mode: mode_t, layout: SharedMemoryHeader,
+                            path: String, directory: String) throws(SinkError) -> MemoryMapping {
+        do {
+            try fd.setMode(mode)
+            if created { try reserve(fd, layout.totalSize, path: path, directory: directory) }
+            return try MemoryMapping(fd, byteCount: layout.totalSize)
+        } catch let e as SinkError {
+            if created { try? unlinkFile(path) }
+            throw e
+        } catch {
+            if created { try? unlinkFile(path) }
+            throw SinkError(sink: "shm", "\(error)", permanent: true)
+        }
+    }
+
+    /// A new object's header, with this process as its writer: every field first, the
+    /// magic last, so a reader never accepts a half-written header.
+    private static func writeHeader(_ layout: SharedMemoryHeader, at base: UnsafeMutableRawPointer) {
+        var h = layout
+        h.writerPID = UInt32(getpid())
+        let bytes = h.bytes
+        (base + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
+        SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: base)
     }
 
     deinit { close() }
@@ -210,11 +227,11 @@ package final class SharedMemorySink: FrameSink {
     }
 
     /// Marks an object being replaced as writerless and wakes its readers.
-    private static func detachOld(_ fd: FileDescriptor, report: (String) -> Void) {
+    private static func detachOld(_ fd: FileDescriptor, log: Logger) {
         guard readHeader(fd) != nil, let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size) else { return }
         SharedWord.storeRelease32(0, at: m.base + SharedMemoryHeader.Offset.writerPID)
         do { try SharedWord.wake(at: m.base + SharedMemoryHeader.Offset.frame) } catch {
-            report("shm: the readers of the object being replaced could not be woken: \(error)")
+            log.warning("shm: the readers of the object being replaced could not be woken: \(error)")
         }
     }
 
@@ -230,7 +247,7 @@ package final class SharedMemorySink: FrameSink {
             lastRecreateFailure = nil
         } catch {
             if error.message != lastRecreateFailure {
-                report("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
+                log.error("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
                        + "writing on into the deleted object, retrying every \(Int(Self.linkCheckInterval)) s")
                 lastRecreateFailure = error.message
             }
@@ -276,7 +293,7 @@ package final class SharedMemorySink: FrameSink {
         mapping = fresh
         targetGeneration += 1
         recreations += 1
-        report("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
+        log.warning("shm \(path) was deleted while in use; created it again at frame \(frame) (readers must reopen)")
     }
 
     /// A new `Sink.mode` for the open object (a reload that kept the segment): fchmod,
@@ -337,7 +354,7 @@ package final class SharedMemorySink: FrameSink {
         } catch {
             guard wakeFailure != error.errno else { return }
             wakeFailure = error.errno
-            report("shm \(path): readers waiting for a frame could not be woken: \(error)")
+            log.warning("shm \(path): readers waiting for a frame could not be woken: \(error)")
         }
     }
 }

@@ -148,81 +148,41 @@ package struct Benchmark {
 
     func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer, stepsBefore: Int = 0) rethrows -> TargetResult {
         let renderer = try makeRenderer(t.scale)
-        let w = t.framebuffer?.width ?? renderer.pixelWidth
-        let h = t.framebuffer?.height ?? renderer.pixelHeight
-        // The renderer's own target: the framebuffer-sized pixmap, or for a scanout
-        // target the card-sized shadow.
-        let rw = t.scanout ? renderer.pixelWidth : w, rh = t.scanout ? renderer.pixelHeight : h
-        let ox = (rw - renderer.pixelWidth) / 2, oy = (rh - renderer.pixelHeight) / 2
-        let origin = (renderer.layout.geometry.originX, renderer.layout.geometry.originY)
-        let names = Benchmark.caseNames
-        let buffers = names.map { _ in PixelBuffer(width: rw, height: rh) }
-        var scanouts = (0..<(t.scanout ? names.count + 1 : 0)).map { _ in Scanout(width: w, height: h, card: renderer) }
-        var targets = buffers.map { CardTarget(pixmap: $0.pixmap, originX: ox, originY: oy) }
-        var tallies = names.map { _ in Tally() }
-        var frameIndex = names.map { _ in 0 }
-        // The floor: as many bytes as the dot pixels, in and out of cache-line-aligned buffers.
-        let floorBytes = renderer.dotPixelCount * 4
-        let src = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
-        let dst = UnsafeMutableRawPointer.allocate(byteCount: floorBytes, alignment: 64)
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: Benchmark.evictionBytes, alignment: 64)
-        defer { src.deallocate(); dst.deallocate(); scratch.deallocate() }
-        src.initializeMemory(as: UInt8.self, repeating: 7, count: floorBytes)
-        var memsetTimes = [Double](), memcpyTimes = [Double](), memcpyColdTimes = [Double]()
-        var evictions = 0
-        func evict() {
-            evictions += 1
-            memset(scratch, Int32(evictions & 0xFF), Benchmark.evictionBytes)
-        }
-
-        // Warm up: every target drawn once, so rounds measure steady state.
-        for c in names.indices {
-            let f = Benchmark.focal(names[c], 0, origin: origin)
-            renderer.update(focalX: f.0, focalY: f.1)
-            renderer.paint(into: &targets[c])
-            if t.scanout { for i in 0..<2 { scanouts[c].copy(buffers[c].pixmap, into: i) } }
-        }
+        var run = TargetRun(t, renderer: renderer)
+        let floor = Floor(bytes: renderer.dotPixelCount * 4)
+        run.warmUp()
         renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
+        var memsetTimes = [Double](), memcpyTimes = [Double](), memcpyColdTimes = [Double]()
         for round in 0..<rounds {
-            for c in names.indices {
-                frameIndex[c] += 1
-                let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
-                if names[c] == "full" { targets[c].invalidate() }
-                if names[c] == "cold" { evict() }
-                let start = MonotonicClock.nanoseconds()
-                renderer.update(focalX: f.0, focalY: f.1)
-                let report = renderer.paint(into: &targets[c])
-                let rows = t.scanout ? scanouts[c].copy(buffers[c].pixmap, into: Scanout.buffer(frameIndex[c])) : 0
-                let end = MonotonicClock.nanoseconds()
-                tallies[c].add(report, ns: Double(end - start), scanoutRows: rows)
-            }
-            // The byte value changes each round so nothing can be elided.
-            var t0 = MonotonicClock.nanoseconds()
-            memset(dst, Int32(round & 0xFF), floorBytes)
-            var t1 = MonotonicClock.nanoseconds()
-            memsetTimes.append(Double(t1 - t0))
-            t0 = MonotonicClock.nanoseconds()
-            memcpy(dst, src, floorBytes)
-            t1 = MonotonicClock.nanoseconds()
-            memcpyTimes.append(Double(t1 - t0))
-            evict()
-            t0 = MonotonicClock.nanoseconds()
-            memcpy(dst, src, floorBytes)
-            t1 = MonotonicClock.nanoseconds()
-            memcpyColdTimes.append(Double(t1 - t0))
+            run.timeOneFrameOfEachCase(evict: floor.evict)
+            memsetTimes.append(floor.timeMemset(Int32(round & 0xFF)))
+            memcpyTimes.append(floor.timeMemcpy())
+            floor.evict()
+            memcpyColdTimes.append(floor.timeMemcpy())
             progress(stepsBefore + round + 1)
         }
         let memcpyStats = Stats(memcpyTimes), memcpyColdStats = Stats(memcpyColdTimes)
+        let (idleCase, memcpyIdleStats) = timeIdleFrames(&run, floor: floor, stepsBefore: stepsBefore)
+        let cases = run.cases(floor: memcpyStats, coldFloor: memcpyColdStats) + [idleCase]
+        let match = run.incrementalTargetsMatch()
+        return TargetResult(target: t.name, width: run.width, height: run.height, dots: renderer.dotCount,
+                            kernel: renderer.kernel.rawValue, dotPixels: renderer.dotPixelCount,
+                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats,
+                            memcpyIdle: memcpyIdleStats, cases: cases,
+                            checksumsMatch: match)
+    }
 
-        // `idle`: a frame, or a memcpy, after each sleep.
-        let idleBuffer = PixelBuffer(width: rw, height: rh)
-        var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: ox, originY: oy)
+    /// `idle`: a frame, or a memcpy, after each sleep; the case and its floor.
+    private func timeIdleFrames(_ run: inout TargetRun, floor: Floor, stepsBefore: Int) -> (CaseResult, Stats) {
+        let renderer = run.renderer, t = run.target, origin = run.origin, idleScanout = run.names.count
+        let idleBuffer = PixelBuffer(width: run.renderWidth, height: run.renderHeight)
+        var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: run.originX, originY: run.originY)
         var idle = Tally(), idleCPU = [Double](), memcpyIdleTimes = [Double]()
         var focal = Benchmark.focal("idle", 0, origin: origin)
         renderer.prefetchesAhead = true   // as the daemon's renderer, whose frames follow a sleep
         renderer.update(focalX: focal.0, focalY: focal.1)
         renderer.paint(into: &idleTarget)
-        if t.scanout { for i in 0..<2 { scanouts[names.count].copy(idleBuffer.pixmap, into: i) } }
+        if t.scanout { for i in 0..<2 { run.scanouts[idleScanout].copy(idleBuffer.pixmap, into: i) } }
         for i in 1...max(idleFrames, 1) {
             let cpu0 = ThreadCPUClock.nanoseconds()
             Benchmark.sleepBetweenFrames()
@@ -230,49 +190,19 @@ package struct Benchmark {
             focal = Benchmark.focal("idle", i, origin: origin)
             renderer.update(focalX: focal.0, focalY: focal.1)
             let report = renderer.paint(into: &idleTarget)
-            let rows = t.scanout ? scanouts[names.count].copy(idleBuffer.pixmap, into: Scanout.buffer(i)) : 0
+            let rows = t.scanout ? run.scanouts[idleScanout].copy(idleBuffer.pixmap, into: Scanout.buffer(i)) : 0
             let end = MonotonicClock.nanoseconds()
             let cpu1 = ThreadCPUClock.nanoseconds()
             idle.add(report, ns: Double(end - start), scanoutRows: rows)
             idleCPU.append(Double(cpu1 - cpu0))
             Benchmark.sleepBetweenFrames()
-            let t0 = MonotonicClock.nanoseconds()
-            memcpy(dst, src, floorBytes)
-            memcpyIdleTimes.append(Double(MonotonicClock.nanoseconds() - t0))
+            memcpyIdleTimes.append(floor.timeMemcpy())
             progress(stepsBefore + rounds + i)
         }
         let memcpyIdleStats = Stats(memcpyIdleTimes)
-
-        var cases = names.indices.map { c in
-            tallies[c].result(target: t.name, name: names[c], floor: names[c] == "cold" ? memcpyColdStats : memcpyStats,
-                              scanout: t.scanout)
-        }
         var idleCase = idle.result(target: t.name, name: "idle", floor: memcpyIdleStats, scanout: t.scanout)
         idleCase.threadCPUNs = Stats(idleCPU)
-        cases.append(idleCase)
-        // Each incremental target must hold exactly what a full render of its last focal
-        // point gives.
-        var match = true
-        for c in names.indices {
-            let f = Benchmark.focal(names[c], frameIndex[c], origin: origin)
-            let fresh = PixelBuffer(width: rw, height: rh)
-            var target = CardTarget(pixmap: fresh.pixmap, originX: ox, originY: oy)
-            renderer.update(focalX: f.0, focalY: f.1)
-            renderer.paint(into: &target)
-            if Benchmark.checksum(fresh.pixmap) != Benchmark.checksum(buffers[c].pixmap) { match = false }
-            // And both scanout buffers hold it too once each was brought up to date.
-            if t.scanout {
-                for i in 0..<2 {
-                    scanouts[c].copy(buffers[c].pixmap, into: i)
-                    if !scanouts[c].holds(fresh.pixmap, in: i) { match = false }
-                }
-            }
-        }
-        return TargetResult(target: t.name, width: w, height: h, dots: renderer.dotCount, kernel: renderer.kernel.rawValue,
-                            dotPixels: renderer.dotPixelCount,
-                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats,
-                            memcpyIdle: memcpyIdleStats, cases: cases,
-                            checksumsMatch: match)
+        return (idleCase, memcpyIdleStats)
     }
 
     /// Sleeps as the daemon does between frames.

@@ -1,3 +1,4 @@
+import Logging
 import Tracing
 
 /// `Sensor.device = trace:FILE`: the trace as the sensor, read as it plays.

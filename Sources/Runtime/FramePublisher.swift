@@ -1,5 +1,6 @@
 import Card
 import LinuxSystem
+import Logging
 import Motion
 import Output
 import Tracing

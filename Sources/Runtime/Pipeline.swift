@@ -1,6 +1,7 @@
 import Card
 import Glibc
 import LinuxSystem
+import Logging
 import Motion
 import Output
 import Sensors
@@ -72,6 +73,9 @@ package final class Pipeline {
     /// where it was (no extra frame, no early heartbeat).
     private var pacer: FramePacer?
     private var heartbeat: Heartbeat?
+    /// Wakes the loop when the sink's pending write can go on (`Pipeline+SinkWrites.swift`);
+    /// nil without epoll, when the write goes on at the loop's other wakeups only.
+    let writability = try? WritabilityWatch()
 
     /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within 0.1 s).
     static let idlePeriod = 0.1
@@ -139,6 +143,7 @@ package final class Pipeline {
             if let deadline, now >= deadline { break loop }
             if publisher.ended { break loop }
 
+            continueSinkWrite(readable: readable)
             parts.sink.handle(readable: readable)
             if publisher.maintain() { pacer.owesFrame = true }
             if publisher.owesNewest && !parts.sink.isBacklogged {
@@ -159,6 +164,7 @@ package final class Pipeline {
             fds.removeAll(keepingCapacity: true)
             parts.source.appendFileDescriptors(to: &fds)
             parts.sink.appendFileDescriptors(to: &fds)
+            appendSinkWriteWatch(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
             if let bus { fds.append(bus.fileDescriptor) }
             wait(fds, timeout, &readable)

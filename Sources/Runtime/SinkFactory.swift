@@ -2,6 +2,7 @@ import DRM
 import Card
 import Glibc
 import LinuxSystem
+import Logging
 import Output
 import Tracing
 
@@ -24,55 +25,73 @@ package enum SinkFactory {
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
-            do {
-                let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                               coverage: renderer.cardCoverage)
-                if sink.firstNumber > 1 {
-                    log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
-                               ["sink.path": s.path])
-                }
-                return sink
-            } catch {
-                throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error)")
-            }
+            return try makePNG(s, renderer: renderer, log: log, describe: describe)
         case "drm":
             // As with the framebuffer: a missing display or a busy DRM master is reported
             // once and retried with backoff.
             return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
-                           cardHeight: height, report: { log.notice($0, ["sink.device": s.device]) })
+                           cardHeight: height, log: log.with(["sink.device": s.device]))
         case "framebuffer":
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.
             let device = framebufferDevice(s.device)
             return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
-                                   report: { log.notice($0, ["sink.device": device]) })
+                                   log: log.with(["sink.device": device]))
         case "shm":
-            do {
-                return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
-                                            report: { log.notice($0, ["sink.name": s.name]) })
-            } catch {
-                throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
-            }
+            return try makeSharedMemory(s, width: width, height: height, log: log, describe: describe)
         case "raw":
-            // Binary frames would garble a terminal. A terminal named by its own path
-            // (`Sink.path = $(tty)`) is written: that is asked for explicitly.
-            if s.path == "-" && isatty(1) != 0 {
-                throw Failure(.usage, "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
-                              + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway")
-            }
-            do {
-                let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
-                                            report: { log.warning($0, ["sink.path": s.path]) })
-                if let padded = sink.paddedBytes {
-                    log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
-                                ["sink.path": s.path])
-                }
-                return sink
-            } catch {
-                throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error.message)")
-            }
+            return try makeRaw(s, width: width, height: height, log: log, describe: describe)
         default:
             throw Failure(.configuration, "Sink.type = \(s.type) is not one of auto, drm, framebuffer, shm, raw, png, null")
+        }
+    }
+
+    /// Numbered PNGs in `Sink.path`, continuing after the frames already there.
+    private static func makePNG(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
+                                describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+        do {
+            let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                                           coverage: renderer.cardCoverage)
+            if sink.firstNumber > 1 {
+                log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
+                           ["sink.path": s.path])
+            }
+            return sink
+        } catch {
+            throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error)")
+        }
+    }
+
+    /// The segment /dev/shm/`Sink.name`.
+    private static func makeSharedMemory(_ s: SinkSettings, width: Int, height: Int, log: Logger,
+                                         describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+        do {
+            return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
+                                        log: log.with(["sink.name": s.name]))
+        } catch {
+            throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
+        }
+    }
+
+    /// Raw frames to stdout, a FIFO or a file (`Sink.path`).
+    private static func makeRaw(_ s: SinkSettings, width: Int, height: Int, log: Logger,
+                                describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+        // Binary frames would garble a terminal. A terminal named by its own path
+        // (`Sink.path = $(tty)`) is written: that is asked for explicitly.
+        if s.path == "-" && isatty(1) != 0 {
+            throw Failure(.usage, "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
+                          + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway")
+        }
+        do {
+            let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
+                                        log: log.with(["sink.path": s.path]))
+            if let padded = sink.paddedBytes {
+                log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
+                            ["sink.path": s.path])
+            }
+            return sink
+        } catch {
+            throw Failure(.cannotCreate, "\(describe("Sink.path", s.path)): \(error.message)")
         }
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Sensors
 import Systemd
 import Tracing

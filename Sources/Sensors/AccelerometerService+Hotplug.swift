@@ -1,4 +1,5 @@
 import LinuxSystem
+import Motion
 import Udev
 
 /// Hotplug: udev events, iio-sensor-proxy coming and going, tablet-mode switches, a

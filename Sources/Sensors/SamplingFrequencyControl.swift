@@ -1,4 +1,5 @@
 import LinuxSystem
+import Motion
 
 /// `sampling_frequency`: the value that fits `Sensor.rate` written where the process may,
 /// and what to put back on release (`FrequencyRestore`). For the accelerometer and the

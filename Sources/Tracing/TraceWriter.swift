@@ -1,5 +1,9 @@
+// Tracing: the JSON Lines trace (writing, reading, streaming, replay and plot). Its
+// log lines go through Logging's `Logger`.
+// Must not import: Runtime, Commands (layer 2 sits below them).
 import Glibc
 import LinuxSystem
+import Logging
 
 /// Appends trace lines to a file, buffered in memory and written at least once a second
 /// (`flushIfDue`) and on exit (`flush`), so SIGTERM loses nothing.

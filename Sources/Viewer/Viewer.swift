@@ -15,7 +15,6 @@
 // Must not import: Runtime, Commands (it sits beside Runtime in layer 3, below Commands).
 import Display
 import Output
-import Tracing
 
 /// What `shimmerd view` was asked for.
 package struct ViewerSettings: Sendable, Equatable {

@@ -1,9 +1,9 @@
 import Display
 import Fonts
 import Glibc
+import Logging
 import Output
 import Raster
-import Tracing
 
 /// A failure that ends `shimmerd view` before its window is up (no display, SDL
 /// cannot start). Everything after that is a log line and the waiting screen.
@@ -34,25 +34,7 @@ package final class ViewerSession {
     /// Opens the window and runs until it is closed. Throws only when no window can be
     /// opened at all.
     package func run() throws(ViewerError) {
-        let video: VideoSystem
-        let window: FrameWindow
-        do {
-            let env = { (name: String) in getenv(name).map { String(cString: $0) } }
-            // Before SDL starts: its Wayland probe prints its own line about
-            // XDG_RUNTIME_DIR first when there is no display at all.
-            try Self.requireADisplaySocket(display: env("DISPLAY"), waylandDisplay: env("WAYLAND_DISPLAY"),
-                                           runtimeDirectory: env("XDG_RUNTIME_DIR"), requested: env("SDL_VIDEODRIVER"),
-                                           exists: { access($0, F_OK) == 0 })
-            video = try VideoSystem(appName: "shimmerd")
-            try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
-            reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
-            let width = reader.map { Int($0.header.width) } ?? settings.defaultWidth
-            let height = reader.map { Int($0.header.height) } ?? settings.defaultHeight
-            window = try FrameWindow(video: video, title: "shimmer (\(settings.name))", width: width, height: height,
-                                     background: windowBackground)
-        } catch {
-            throw ViewerError(message: "view: cannot open a window: \(error)")
-        }
+        let (video, window) = try openWindow()
         let refresh = window.refreshRateHertz
         let hertz = Double(refresh ?? 60)
         log.info("view: \(settings.path) in a \(video.driverName) window, renderer \(window.rendererDescription), "
@@ -75,8 +57,36 @@ package final class ViewerSession {
             watcher.stop()
             thread.join()
         }
-
         update(window, watcher, screen)
+        handleEvents(video, window, watcher, screen)
+    }
+
+    /// SDL and the window, sized as the segment if it is there already (the default card
+    /// size if not).
+    private func openWindow() throws(ViewerError) -> (VideoSystem, FrameWindow) {
+        do {
+            let env = { (name: String) in getenv(name).map { String(cString: $0) } }
+            // Before SDL starts: its Wayland probe prints its own line about
+            // XDG_RUNTIME_DIR first when there is no display at all.
+            try Self.requireADisplaySocket(display: env("DISPLAY"), waylandDisplay: env("WAYLAND_DISPLAY"),
+                                           runtimeDirectory: env("XDG_RUNTIME_DIR"), requested: env("SDL_VIDEODRIVER"),
+                                           exists: { access($0, F_OK) == 0 })
+            let video = try VideoSystem(appName: "shimmerd")
+            try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
+            reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
+            let width = reader.map { Int($0.header.width) } ?? settings.defaultWidth
+            let height = reader.map { Int($0.header.height) } ?? settings.defaultHeight
+            let window = try FrameWindow(video: video, title: "shimmer (\(settings.name))", width: width, height: height,
+                                         background: windowBackground)
+            return (video, window)
+        } catch {
+            throw ViewerError(message: "view: cannot open a window: \(error)")
+        }
+    }
+
+    /// The window's events until it is closed (or SDL fails): a watcher's wake-up shows
+    /// the newest frame, an exposure paints the texture again.
+    private func handleEvents(_ video: VideoSystem, _ window: FrameWindow, _ watcher: FrameWatcher, _ screen: WaitingScreen) {
         while true {
             let event: DisplayEvent
             do { event = try video.waitEvent() } catch {

@@ -3,7 +3,7 @@
 // a system service should map only what it uses. `shimmerd view` checks its arguments
 // and execs this program next to itself with `--name NAME`.
 import Glibc
-import Tracing
+import Logging
 import Viewer
 
 let args = Array(CommandLine.arguments.dropFirst())

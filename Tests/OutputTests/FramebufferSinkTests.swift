@@ -37,12 +37,12 @@ final class FramebufferSinkTests {
 
     @Test func writesOnlyChangedRowsOfTheClippedCard() throws {
         try makeDevice()
-        var notes: [String] = []
+        let notes = LogCapture()
         // A 4 x 3 card at (8, 4): columns 8-9 and rows 4-5 visible.
         let sink = FramebufferSink(device: dir + "/fb0", position: (8, 4), cardWidth: 4, cardHeight: 3,
-                                   consolePath: "/dev/null", sysfsRoot: dir + "/sys", report: { notes.append($0) })
+                                   consolePath: "/dev/null", sysfsRoot: dir + "/sys", log: notes.log)
         #expect(sink.isAttached)
-        #expect(notes.contains { $0.contains("10 x 6, stride 24 bytes, 16 bpp") && $0.contains("from sysfs") })
+        #expect(notes.lines.contains { $0.contains("10 x 6, stride 24 bytes, 16 bpp") && $0.contains("from sysfs") })
         let pix = sink.target(slot: 0).pixmap
         pix.fill(0x00FF_0000)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
@@ -66,29 +66,29 @@ final class FramebufferSinkTests {
     }
 
     @Test func missingDeviceIsReportedOnceAndRetriedWithBackoff() throws {
-        var notes: [String] = []
+        let notes = LogCapture()
         var now = 0.0
         let sink = FramebufferSink(device: dir + "/fb0", position: nil, cardWidth: 4, cardHeight: 3, consolePath: "/dev/null",
-                                   sysfsRoot: dir + "/sys", report: { notes.append($0) }, clock: { now })
+                                   sysfsRoot: dir + "/sys", log: notes.log, clock: { now })
         #expect(!sink.isAttached)
         for t in stride(from: 0.1, through: 3.0, by: 0.1) {
             now = t
             sink.maintain()
         }
-        #expect(notes.count == 1 && notes[0].contains("unavailable") && notes[0].contains("No such file"))
+        #expect(notes.lines.count == 1 && notes.lines[0].contains("unavailable") && notes.lines[0].contains("No such file"))
         try makeDevice(bpp: 32, stride: 48)
         now = 20
         sink.maintain()
         #expect(sink.isAttached)
-        #expect(notes.count == 3 && notes[1].contains("left in its mode") && notes[2].contains("10 x 6"))
+        #expect(notes.lines.count == 3 && notes.lines[1].contains("left in its mode") && notes.lines[2].contains("10 x 6"))
     }
 
     @Test func vanishedDeviceIsReleasedReportedAndAttachedAgain() throws {
         try makeDevice(bpp: 32, stride: 48)
-        var notes: [String] = []
+        let notes = LogCapture()
         var now = 0.0
         let sink = FramebufferSink(device: dir + "/fb0", position: (0, 0), cardWidth: 4, cardHeight: 3, consolePath: "/dev/null",
-                                   sysfsRoot: dir + "/sys", report: { notes.append($0) }, clock: { now })
+                                   sysfsRoot: dir + "/sys", log: notes.log, clock: { now })
         #expect(sink.isAttached)
         notes.removeAll()
         unlink(dir + "/fb0")
@@ -100,8 +100,8 @@ final class FramebufferSinkTests {
             sink.maintain()
         }
         #expect(!sink.isAttached)
-        #expect(notes.count == 1 && notes[0].contains("vanished") && notes[0].contains("No such file")
-                && notes[0].contains("retrying with backoff"), "\(notes)")
+        #expect(notes.lines.count == 1 && notes.lines[0].contains("vanished") && notes.lines[0].contains("No such file")
+                && notes.lines[0].contains("retrying with backoff"), "\(notes.lines)")
         // Frames meanwhile go to the shadow only.
         sink.target(slot: 0).pixmap.fill(0x0012_3456)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
@@ -109,7 +109,7 @@ final class FramebufferSinkTests {
         try makeDevice(bpp: 32, stride: 48)
         now = 30
         sink.maintain()
-        #expect(sink.isAttached && notes.last?.contains("10 x 6") == true)
+        #expect(sink.isAttached && notes.lines.last?.contains("10 x 6") == true)
         let fb = try FileSystem.read(dir + "/fb0")
         #expect(le(fb, 0, UInt32.self) & 0x00FF_FFFF == 0x12_3456)
         // Replaced under the same name while attached: noticed as well.
@@ -117,9 +117,9 @@ final class FramebufferSinkTests {
         try FileSystem.writeAtomically([UInt8](repeating: 0xAB, count: 48 * 6), to: dir + "/fb0")
         now = 32
         sink.maintain()
-        let attached = notes.filter { !$0.contains("left in its mode") }   // /dev/null is no VT
+        let attached = notes.lines.filter { !$0.contains("left in its mode") }   // /dev/null is no VT
         #expect(sink.isAttached && attached.count == 1 && attached[0].contains("10 x 6")
-                && attached[0].contains("the previous node vanished: \(dir)/fb0 is now another device node"), "\(notes)")
+                && attached[0].contains("the previous node vanished: \(dir)/fb0 is now another device node"), "\(notes.lines)")
         sink.close()
     }
 
@@ -129,7 +129,7 @@ final class FramebufferSinkTests {
         let probe = try VirtualTerminalMode(path: Self.console)
         do {
             let sink = FramebufferSink(device: dir + "/fb0", position: nil, cardWidth: 4, cardHeight: 3,
-                                       consolePath: Self.console, sysfsRoot: dir + "/sys", report: { _ in })
+                                       consolePath: Self.console, sysfsRoot: dir + "/sys", log: quietLog)
             #expect(sink.isAttached)
             #expect(try probe.mode() == 1, "KD_GRAPHICS while the card is shown")
             sink.close()
@@ -137,7 +137,7 @@ final class FramebufferSinkTests {
         }
         do {
             var sink: FramebufferSink? = FramebufferSink(device: dir + "/fb0", position: nil, cardWidth: 4, cardHeight: 3,
-                                                         consolePath: Self.console, sysfsRoot: dir + "/sys", report: { _ in })
+                                                         consolePath: Self.console, sysfsRoot: dir + "/sys", log: quietLog)
             #expect(try probe.mode() == 1)
             _ = sink
             sink = nil   // a startup failure after the sink was built drops it without close()

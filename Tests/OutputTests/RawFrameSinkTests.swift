@@ -13,7 +13,7 @@ struct RawFrameSinkTests {
         let path = "/tmp/raw-test-\(getpid()).bin"
         defer { unlink(path) }
         let clock = FakeClock()
-        let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 10, clock: { clock.now })
+        let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 10, clock: { clock.now }, log: quietLog)
         let info = FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0)
         for (i, t) in [0.0, 0.01, 0.02, 0.03, 0.1, 0.25, 0.26, 0.27, 0.28].enumerated() {
             clock.now = 100 + t
@@ -39,7 +39,7 @@ struct RawFrameSinkTests {
         try #require(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         let clock = FakeClock()
-        let sink = try RawFrameSink(path: path, width: 4, height: 4, fps: 60, clock: { clock.now })
+        let sink = try RawFrameSink(path: path, width: 4, height: 4, fps: 60, clock: { clock.now }, log: quietLog)
         let reader = open(path, O_RDONLY | O_NONBLOCK)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
         #expect(sink.framesPublished == 1)
@@ -59,7 +59,7 @@ struct RawFrameSinkTests {
         try #require(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         let clock = FakeClock()
-        let sink = try RawFrameSink(path: path, width: 2, height: 2, fps: 60, clock: { clock.now })
+        let sink = try RawFrameSink(path: path, width: 2, height: 2, fps: 60, clock: { clock.now }, log: quietLog)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
         #expect(sink.framesPublished == 0 && sink.framesSkipped == 1)
         let reader = open(path, O_RDONLY | O_NONBLOCK)
@@ -93,7 +93,7 @@ struct RawFrameSinkTests {
 
     func fullPipe(_ path: String, _ reader: Int32) throws {
         let clock = FakeClock()
-        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, clock: { clock.now })
+        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, clock: { clock.now }, log: quietLog)
         let frameBytes = 256 * 256 * 4
         sink.target(slot: 0).pixmap.fill(0x1111_1111)
         #expect(try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .published)
@@ -102,13 +102,19 @@ struct RawFrameSinkTests {
         sink.target(slot: 0).pixmap.fill(0x2222_2222)
         clock.now += 1
         #expect(try sink.publish(slot: 0, FrameInfo(number: 2, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .dropped(.readerBusy))
+        // The loop's wait: the pipe's writability, through the watch of the pending write.
+        let watch = try WritabilityWatch()
+        #expect(sink.pendingWrite != nil && watch.watch(sink.pendingWrite))
         var got: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while got.count < frameBytes {
             let n = read(reader, &chunk, chunk.count)
-            if n > 0 { got += chunk[0..<n] } else { sink.maintain() }
+            if n > 0 { got += chunk[0..<n] }
+            if watch.isWritable(in: ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0)) {
+                sink.continueWriting()
+            }
         }
-        #expect(sink.bytesInFlight == 0)
+        #expect(sink.bytesInFlight == 0 && sink.pendingWrite == nil)
         #expect(got.count == frameBytes && got.allSatisfy { $0 == 0x11 })
         #expect(read(reader, &chunk, chunk.count) < 0 && errno == EAGAIN)
         clock.now += 1
@@ -123,13 +129,13 @@ struct RawFrameSinkTests {
     }
 
     func stalledClose(_ path: String) throws {
-        var lines: [String] = []
-        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, report: { lines.append($0) })
+        let notes = LogCapture()
+        let sink = try RawFrameSink(path: path, width: 256, height: 256, fps: 60, log: notes.log)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))
         let inFlight = sink.bytesInFlight
         sink.close()
         #expect(inFlight > 0 && sink.unfinishedBytes == inFlight)
-        #expect(lines.count == 1 && lines[0].contains("ends in a partial frame"))
+        #expect(notes.lines.count == 1 && notes.lines[0].contains("ends in a partial frame"))
     }
 
     /// An existing file is appended to, never truncated; a partial last frame (a crash
@@ -139,7 +145,7 @@ struct RawFrameSinkTests {
         defer { unlink(path) }
         let earlier: [UInt8] = Array(repeating: 7, count: 24 + 10)   // one 3 x 2 frame and 10 bytes
         try FileSystem.writeAtomically(earlier, to: path)
-        let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 60)
+        let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 60, log: quietLog)
         #expect(sink.paddedBytes == 14)
         sink.target(slot: 0).pixmap.fill(0x0909_0909)
         try sink.publish(slot: 0, FrameInfo(number: 1, timeNanoseconds: 0, focalX: 0, focalY: 0))

@@ -20,7 +20,7 @@ final class SharedMemoryReaderTests {
     }
 
     func sink(_ name: String, width: Int = 6, height: Int = 4) throws -> SharedMemorySink {
-        try SharedMemorySink(name: name, mode: 0o640, width: width, height: height, directory: dir, report: { _ in })
+        try SharedMemorySink(name: name, mode: 0o640, width: width, height: height, directory: dir, log: quietLog)
     }
 
     /// Paints the next buffer with one word and publishes it.

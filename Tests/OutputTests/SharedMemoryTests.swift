@@ -100,7 +100,7 @@ final class SharedMemorySinkTests {
     }
 
     @Test func createsPublishesRotatesAndDetaches() throws {
-        let sink = try SharedMemorySink(name: "a", mode: 0o640, width: 20, height: 10, directory: dir, report: { _ in })
+        let sink = try SharedMemorySink(name: "a", mode: 0o640, width: 20, height: 10, directory: dir, log: quietLog)
         let st = try FileStatus.of(dir + "/a")
         #expect(st.permissions == 0o640 && st.kind == .regular && st.size == 4096 + 3 * 4096)
         #expect(try header("a").writerPID == UInt32(getpid()))
@@ -126,23 +126,23 @@ final class SharedMemorySinkTests {
 
     @Test func restartContinuesTheFrameCounter() throws {
         do {
-            let s = try SharedMemorySink(name: "b", mode: 0o600, width: 8, height: 8, directory: dir, report: { _ in })
+            let s = try SharedMemorySink(name: "b", mode: 0o600, width: 8, height: 8, directory: dir, log: quietLog)
             for _ in 0..<5 { try s.publish(slot: s.nextSlot(), FrameInfo(number: 1, timeNanoseconds: 1, focalX: 0, focalY: 0)) }
             s.close()
         }
         let ino = try FileStatus.of(dir + "/b").inode
-        var notes: [String] = []
-        let again = try SharedMemorySink(name: "b", mode: 0o644, width: 8, height: 8, directory: dir, report: { notes.append($0) })
+        let notes = LogCapture()
+        let again = try SharedMemorySink(name: "b", mode: 0o644, width: 8, height: 8, directory: dir, log: notes.log)
         #expect(again.reused && again.frame == 5 && again.nextSlot() == 2)
         #expect(try FileStatus.of(dir + "/b").inode == ino, "same object: readers keep their mapping")
         #expect(try FileStatus.of(dir + "/b").permissions == 0o644, "Sink.mode applies to a reused object")
         #expect(try header("b").writerPID == UInt32(getpid()))
-        #expect(notes.contains { $0.contains("reusing") && $0.contains("frame 5") })
+        #expect(notes.lines.contains { $0.contains("reusing") && $0.contains("frame 5") })
         try again.publish(slot: 2, FrameInfo(number: 1, timeNanoseconds: 1, focalX: 0, focalY: 0))
         #expect(try header("b").frame == 6)
         again.close()
         // Another card size: a new object (new inode), frame from 0.
-        let other = try SharedMemorySink(name: "b", mode: 0o600, width: 9, height: 8, directory: dir, report: { _ in })
+        let other = try SharedMemorySink(name: "b", mode: 0o600, width: 9, height: 8, directory: dir, log: quietLog)
         #expect(!other.reused && other.frame == 0)
         #expect(try FileStatus.of(dir + "/b").inode != ino)
         other.close()
@@ -153,7 +153,7 @@ final class SharedMemorySinkTests {
         try FileSystem.writeAtomically([1, 2, 3], to: target)
         symlink(target, dir + "/link")
         #expect {
-            try SharedMemorySink(name: "link", mode: 0o640, width: 8, height: 8, directory: dir, report: { _ in })
+            try SharedMemorySink(name: "link", mode: 0o640, width: 8, height: 8, directory: dir, log: quietLog)
         } throws: { e in
             (e as? SinkError)?.message.contains("symbolic link") == true
         }
@@ -166,7 +166,7 @@ final class SharedMemorySinkTests {
         try FileSystem.writeAtomically([UInt8](repeating: 0, count: 64), to: path)
         try #require(chown(path, 65534, 65534) == 0, "set up: the object belongs to uid 65534")
         #expect {
-            try SharedMemorySink(name: "theirs", mode: 0o640, width: 8, height: 8, directory: dir, report: { _ in })
+            try SharedMemorySink(name: "theirs", mode: 0o640, width: 8, height: 8, directory: dir, log: quietLog)
         } throws: { e in
             (e as? SinkError)?.message.contains("owned by uid 65534") == true
         }
@@ -174,17 +174,17 @@ final class SharedMemorySinkTests {
     }
 
     @Test func deletedWhileInUseIsRecreatedOnceASecondCheck() throws {
-        var notes: [String] = []
+        let notes = LogCapture()
         var now = 0.0
         let sink = try SharedMemorySink(name: "d", mode: 0o640, width: 8, height: 8, directory: dir,
-                                        report: { notes.append($0) }, clock: { now })
+                                        log: notes.log, clock: { now })
         for n in 1...2 {
             let slot = sink.nextSlot()
             sink.target(slot: slot).pixmap.fill(UInt32(0x100 + n))
             try sink.publish(slot: slot, FrameInfo(number: UInt64(n), timeNanoseconds: 7, focalX: 3, focalY: 4))
         }
         sink.maintain()
-        #expect(sink.targetGeneration == 0 && notes.isEmpty, "linked: nothing to do")
+        #expect(sink.targetGeneration == 0 && notes.lines.isEmpty, "linked: nothing to do")
         let ino = try FileStatus.of(dir + "/d").inode
         let old = open(dir + "/d", O_RDONLY)   // a reader holding the old object
         defer { close(old) }
@@ -197,7 +197,7 @@ final class SharedMemorySinkTests {
         let st = try FileStatus.of(dir + "/d")
         #expect(st.inode != ino && st.permissions == 0o640 && st.kind == .regular)
         #expect(sink.targetGeneration == 1 && sink.recreations == 1)
-        #expect(notes.count == 1 && notes[0].contains("deleted while in use; created it again at frame 2"))
+        #expect(notes.lines.count == 1 && notes.lines[0].contains("deleted while in use; created it again at frame 2"))
         let h = try header("d")
         #expect(h.frame == 2 && h.writerPID == UInt32(getpid()) && h.frameTimeNanoseconds == 7 && h.focalY == 4)
         let bytes = try FileSystem.read(dir + "/d")
@@ -216,17 +216,17 @@ final class SharedMemorySinkTests {
     }
 
     @Test func aNameTakenAfterDeletionIsNotTakenOver() throws {
-        var notes: [String] = []
+        let notes = LogCapture()
         var now = 0.0
         let sink = try SharedMemorySink(name: "e", mode: 0o640, width: 8, height: 8, directory: dir,
-                                        report: { notes.append($0) }, clock: { now })
+                                        log: notes.log, clock: { now })
         try unlinkFile(dir + "/e")
         symlink("/etc/passwd", dir + "/e")   // someone put a link there
         for t in 1...3 {
             now = Double(t)
             sink.maintain()
         }
-        #expect(notes.count == 1 && notes[0].contains("cannot be recreated") && notes[0].contains("not taking it over"))
+        #expect(notes.lines.count == 1 && notes.lines[0].contains("cannot be recreated") && notes.lines[0].contains("not taking it over"))
         #expect(sink.targetGeneration == 0)
         #expect(try FileStatus.of(dir + "/e", followLinks: false).kind == .symbolicLink, "left alone")
         unlink(dir + "/e")
@@ -238,14 +238,14 @@ final class SharedMemorySinkTests {
     }
 
     @Test func refusesALiveWriter() throws {
-        let first = try SharedMemorySink(name: "c", mode: 0o640, width: 8, height: 8, directory: dir, report: { _ in })
+        let first = try SharedMemorySink(name: "c", mode: 0o640, width: 8, height: 8, directory: dir, log: quietLog)
         // Pretend another live process (our parent) is the writer.
         let fd = open(dir + "/c", O_RDWR)
         var ppid = UInt32(getppid())
         pwrite(fd, &ppid, 4, 72)
         close(fd)
         #expect {
-            try SharedMemorySink(name: "c", mode: 0o640, width: 8, height: 8, directory: dir, report: { _ in })
+            try SharedMemorySink(name: "c", mode: 0o640, width: 8, height: 8, directory: dir, log: quietLog)
         } throws: { e in
             (e as? SinkError)?.message.contains("being written by process \(getppid())") == true
         }

@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 import Testing
 @testable import Tracing
 

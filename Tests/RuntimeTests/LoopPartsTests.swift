@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 import Motion
 import Sensors
 import Testing

@@ -1,3 +1,4 @@
+import Logging
 import Motion
 import Sensors
 import Testing

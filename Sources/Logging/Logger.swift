@@ -1,14 +1,15 @@
-// Tracing: the logger (swift-log's shape, hand-written) and the JSON Lines trace.
+// Logging: the logger (swift-log's shape, hand-written) and the rate limiter of its lines.
 //
 // Logs are for people and journald: one line per event, never per frame. Per-frame
-// detail goes to the trace. When journald reads stderr (JOURNAL_STREAM matches), lines
-// carry sd-daemon priority prefixes ("<4>") so the journal keeps levels.
-// Must not import: Runtime, Commands (layer 2 sits below them).
+// detail goes to the trace (Tracing). When journald reads stderr (JOURNAL_STREAM
+// matches), lines carry sd-daemon priority prefixes ("<4>") so the journal keeps levels.
+// Must not import: any shimmerd module but LinuxSystem (layer 1a).
 import Glibc
 import LinuxSystem
 
-/// A logger value: a label and a shared handler. Messages are autoclosures, built only
-/// when the level is enabled; metadata keys are dotted (`sensor.device`).
+/// A logger value: a label, a shared handler and metadata that every line carries.
+/// Messages are autoclosures, built only when the level is enabled; metadata keys are
+/// dotted (`sensor.device`).
 package struct Logger: Sendable {
     package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
         // sd-daemon(3) priorities.
@@ -29,15 +30,26 @@ package struct Logger: Sendable {
 
     package let label: String
     package let handler: LogHandler
+    /// Added to every line's own metadata (a line's own value wins for the same key).
+    package var metadata: [String: String] = [:]
 
     package init(label: String, handler: LogHandler) {
         self.label = label
         self.handler = handler
     }
 
+    /// The same logger with `more` added to the metadata of each of its lines (a sink
+    /// given one that names its device).
+    package func with(_ more: [String: String]) -> Logger {
+        var copy = self
+        copy.metadata.merge(more) { $1 }
+        return copy
+    }
+
     package func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
         guard level >= handler.minimumLevel else { return }
-        handler.emit(level: level, label: label, message: message(), metadata: metadata)
+        let all = self.metadata.isEmpty ? metadata : self.metadata.merging(metadata) { $1 }
+        handler.emit(level: level, label: label, message: message(), metadata: all)
     }
 
     package func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
