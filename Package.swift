@@ -76,7 +76,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
-        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "LinuxSystem"]),
+        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "Logging", "LinuxSystem"]),
         .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "Logging", "DRM", "Udev"]),
         .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem", "Logging"]),
 

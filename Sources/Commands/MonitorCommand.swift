@@ -42,7 +42,7 @@ struct MonitorCommand: Subcommand {
         let session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
                                      json: json, duration: duration)
         do {
-            try session.run(log: context.log.sensorLog, emit: { context.out($0 + "\n") })
+            try session.run(log: context.log, emit: { context.out($0 + "\n") })
         } catch {
             throw Failure(.unavailable, "monitor: \(error)")
         }

@@ -221,7 +221,7 @@ package final class Daemon {
             guard traceClock == nil else {
                 throw Failure(.configuration, "\(c.describe("Sensor.device", c.sensor.device)): a run that started on a trace cannot switch to a device; restart it")
             }
-            do { return try AccelerometerService(settings: motion.sensor, log: log.sensorLog) } catch {
+            do { return try AccelerometerService(settings: motion.sensor, log: log) } catch {
                 throw Failure(.unavailable, "\(error)")
             }
         }

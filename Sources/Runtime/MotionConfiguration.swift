@@ -58,13 +58,3 @@ package struct MotionConfiguration {
                              maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
     }
 }
-
-extension Logger {
-    /// Sensors logs through a closure; this adapts it to the logger.
-    package var sensorLog: SensorLog {
-        { level, message, metadata in
-            let l = Logger.Level(rawValue: level.rawValue) ?? .info
-            self.log(l, message, metadata)
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import IIO
+import Logging
 import Motion
 
 /// Attaching: discovery, selection, the driver, the sampling frequency, the gyroscope.
@@ -32,7 +33,7 @@ extension AccelerometerService {
             return waiting(selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")"))
         }
         for p in chosen.mountMatrixProblems {
-            log(.warning, "\(chosen.displayName): malformed mount matrix \(p); using \(chosen.mountMatrixSource)",
+            log.warning("\(chosen.displayName): malformed mount matrix \(p); using \(chosen.mountMatrixSource)",
                 ["sensor.device": chosen.id, "sensor.attribute": p])
         }
         if found.context == nil {
@@ -108,7 +109,7 @@ extension AccelerometerService {
                            gyro: gyro.isUsed ? pairing : GyroPairing(gyro: nil, reason: gyroText))
         attachment = a
         lastWaitingReason = nil
-        log(.notice, "using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); \(selection); "
+        log.notice("using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); \(selection); "
             + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); sampling frequency: \(freq); "
             + "gyroscope: \(gyroText)",
             ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
@@ -118,7 +119,7 @@ extension AccelerometerService {
     func waiting(_ reason: String) -> [SensorEvent] {
         guard reason != lastWaitingReason else { return [] }
         lastWaitingReason = reason
-        log(.notice, "waiting for an accelerometer: \(reason)", [:])
+        log.notice("waiting for an accelerometer: \(reason)")
         return [.waiting(reason)]
     }
 

@@ -1,4 +1,5 @@
 import IIO
+import Logging
 import Motion
 
 /// The paired gyroscope: taken up when it appears, read with the accelerometer or from
@@ -12,13 +13,13 @@ extension AccelerometerService {
         guard let drv = driver, var a = attachment, !gyro.isUsed, let udev else { return [] }
         let snapshots: [AttributeSnapshot]
         do { snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") } } catch {
-            log(.debug, "no gyroscope looked for: \(error)", [:])
+            log.debug("no gyroscope looked for: \(error)")
             return []
         }
         let pairing = GyroPairing.pair(accelerometer: a.device, gyroscopes: Discovery.gyroscopes(snapshots),
                                        selector: settings.gyro, configuredMatrix: settings.gyroMountMatrix)
         guard pairing.gyro != nil else {
-            log(.debug, "no gyroscope to take up: \(pairing.reason)", [:])
+            log.debug("no gyroscope to take up: \(pairing.reason)")
             return []
         }
         // The accelerometer's libiio context was built before this device existed.
@@ -36,7 +37,7 @@ extension AccelerometerService {
         reserveGyroscopeReadings()
         a.gyro = pairing
         attachment = a
-        log(.notice, "now using gyroscope \(how) (it appeared after the accelerometer attached)",
+        log.notice("now using gyroscope \(how) (it appeared after the accelerometer attached)",
             ["sensor.device": a.device.id, "sensor.gyro": pairing.gyro?.id ?? ""])
         return [.gyroAttached(pairing, how: how)]
     }
@@ -45,7 +46,7 @@ extension AccelerometerService {
     func refuseGyroscope(_ line: String, device: AccelerometerDescription) {
         guard line != lastGyroRefusal else { return }
         lastGyroRefusal = line
-        log(.notice, line, ["sensor.device": device.id])
+        log.notice(line, ["sensor.device": device.id])
     }
 
     /// Room for the most readings a sibling's read gives, so that reads never grow the
@@ -57,12 +58,12 @@ extension AccelerometerService {
     /// Stops using the gyroscope with one line; the accelerometer goes on alone.
     func dropGyroscope(_ name: String, why: String, deviceGone: Bool, attribute: String? = nil) -> [SensorEvent] {
         for e in gyro.release(deviceGone: deviceGone) {
-            log(.warning, "\(e)", ["sensor.device": attachment?.device.id ?? ""])
+            log.warning("\(e)", ["sensor.device": attachment?.device.id ?? ""])
         }
         attachment?.gyro = GyroPairing(gyro: nil, reason: "\(name) went away: \(why)")
         var metadata = ["sensor.device": attachment?.device.id ?? ""]
         if let attribute { metadata["sensor.attribute"] = attribute }
-        log(.warning, "gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
+        log.warning("gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
         return [.gyroDetached(name, reason: why)]
     }
 

@@ -1,4 +1,5 @@
 import LinuxSystem
+import Logging
 import Motion
 import Udev
 
@@ -13,7 +14,7 @@ extension AccelerometerService {
         guard settings.mode == .auto, let a = attachment, a.mode == "poll", a.device.bufferCapable,
               BufferPermission.isPermission(a.modeReason), BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return [] }
         detach()
-        log(.notice, "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode",
+        log.notice("\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode",
             ["sensor.device": a.device.id])
         nextAttachAttempt = now
         return [.detached(a.device.displayName, reason: "its buffer attributes became writable")]
@@ -37,7 +38,7 @@ extension AccelerometerService {
         detach(deviceGone: true)
         failingSince = nil
         nextAttachAttempt = now
-        log(.warning, "accelerometer \(a.device.displayName) unreachable: \(reason); released it, reconnecting every second",
+        log.warning("accelerometer \(a.device.displayName) unreachable: \(reason); released it, reconnecting every second",
             ["sensor.device": a.device.id])
         return [.detached(a.device.displayName, reason: reason)]
     }
@@ -58,12 +59,12 @@ extension AccelerometerService {
             do {
                 if let value = try sw.read() {
                     let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
-                    log(.notice, "\(why); capturing a new baseline", ["input.device": sw.devnode])
+                    log.notice("\(why); capturing a new baseline", ["input.device": sw.devnode])
                     events.append(.motion(.recapture(why, at: now)))
                 }
                 i += 1
             } catch {
-                log(.warning, "tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
+                log.warning("tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
                 tabletSwitches.remove(at: i)
             }
         }
@@ -72,13 +73,13 @@ extension AccelerometerService {
 
     func hotplug(_ d: UdevDevice, now: Double) -> [SensorEvent] {
         let action = d.action ?? ""
-        log(.debug, "udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
+        log.debug("udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
         if action == "remove" { removed.insert(d.syspath) }
         if action == "add" { removed.remove(d.syspath) }
         if action == "remove", let a = attachment, a.device.syspath == d.syspath {
             detach(deviceGone: true)
             let reason = "udev remove event for \(d.syspath)"
-            log(.warning, "accelerometer \(a.device.displayName) disappeared (\(reason)); released it, waiting for it to come back",
+            log.warning("accelerometer \(a.device.displayName) disappeared (\(reason)); released it, waiting for it to come back",
                 ["sensor.device": a.device.id])
             nextAttachAttempt = now
             return [.detached(a.device.displayName, reason: reason)]
@@ -112,7 +113,7 @@ extension AccelerometerService {
         case .bus(running: true): "\(BufferSharing.sensorProxyBusName) appeared on the system bus"
         case .bus: "\(BufferSharing.sensorProxyBusName) is not on the system bus"
         }
-        log(.info, "iio-sensor-proxy: \(text)", [:])
+        log.info("iio-sensor-proxy: \(text)")
         guard let a = attachment, a.mode == "buffer",
               let why = BufferSharing.reason(sensorProxyType: a.device.sensorProxyType, sensorProxy: state) else { return [] }
         return giveBackBuffer(why: why, now: now)
@@ -124,7 +125,7 @@ extension AccelerometerService {
         guard let a = attachment else { return [] }
         detach()
         nextAttachAttempt = now
-        log(.notice, "\(a.device.displayName): \(why); giving its buffer back, polling from now on",
+        log.notice("\(a.device.displayName): \(why); giving its buffer back, polling from now on",
             ["sensor.device": a.device.id])
         return [.detached(a.device.displayName, reason: why)]
     }

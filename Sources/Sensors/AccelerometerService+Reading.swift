@@ -1,3 +1,4 @@
+import Logging
 import Motion
 
 /// Reading: a read of the driver turned into readings, bad values reported and
@@ -11,11 +12,11 @@ extension AccelerometerService {
         let node = drv.device.devnode ?? drv.device.id
         switch change {
         case .silent(let seconds):
-            log(.warning, "accelerometer \(drv.device.displayName): no scan from \(node) for \(SampleConditioner.number(seconds.rounded())) s "
+            log.warning("accelerometer \(drv.device.displayName): no scan from \(node) for \(SampleConditioner.number(seconds.rounded())) s "
                 + "although the device is still there; the card keeps its last attitude until scans come again",
                 ["sensor.device": drv.device.id])
         case .delivering(let seconds):
-            log(.info, "accelerometer \(drv.device.displayName): \(node) delivering again after \(SampleConditioner.number(seconds.rounded())) s without a scan",
+            log.info("accelerometer \(drv.device.displayName): \(node) delivering again after \(SampleConditioner.number(seconds.rounded())) s without a scan",
                 ["sensor.device": drv.device.id])
         }
     }
@@ -28,7 +29,7 @@ extension AccelerometerService {
     func refused(_ p: ReadProblem, device: AccelerometerDescription) {
         guard !rawReadsRefused else { return }
         rawReadsRefused = true
-        log(.warning, "\(device.displayName): the kernel refuses raw reads (\(p.attribute): \(p.reason)): another program "
+        log.warning("\(device.displayName): the kernel refuses raw reads (\(p.attribute): \(p.reason)): another program "
             + "has its buffer enabled; shimmerd leaves it alone and retries every \(Int(Self.refusedRetry)) s",
             ["sensor.device": device.id, "sensor.attribute": p.attribute])
     }
@@ -39,7 +40,7 @@ extension AccelerometerService {
         guard let drv = driver else { return }
         if lastReadHadData, rawReadsRefused {
             rawReadsRefused = false
-            log(.notice, "\(drv.device.displayName): raw reads answered again", ["sensor.device": drv.device.id])
+            log.notice("\(drv.device.displayName): raw reads answered again", ["sensor.device": drv.device.id])
         }
         lastReadHadData = false
         lastReadError = nil
@@ -64,7 +65,7 @@ extension AccelerometerService {
                     report(p, device: drv.device, now: now)
                 }
             case .note(let n):
-                log(.info, "\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
+                log.info("\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
             case .gyroProblem(let p):
                 gyroFailed(p, now: now, into: &events)
             case .reading(let r):
@@ -105,9 +106,9 @@ extension AccelerometerService {
     }
 
     func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double, what: String = "sample") {
-        let (admitted, suppressed) = limiter.admit("\(device.id)|\(p.cause)", at: now)
-        guard admitted else { return }
-        log(.warning, "\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
+        let (allowed, suppressed) = limiter.allow("\(device.id)|\(p.cause)", now: now)
+        guard allowed else { return }
+        log.warning("\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
             + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
             ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
     }

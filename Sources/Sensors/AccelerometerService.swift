@@ -1,5 +1,6 @@
 import IIO
 import LinuxSystem
+import Logging
 import Motion
 import Udev
 
@@ -30,7 +31,7 @@ package final class AccelerometerService {
     }
 
     package let settings: AccelerometerSettings
-    let log: SensorLog
+    let log: Logger
     let udev: UdevContext?
     let monitor: UdevMonitor?
     /// iio-sensor-proxy on the system bus (local devices only): a device it may read is
@@ -62,7 +63,7 @@ package final class AccelerometerService {
     var nextBufferCheck = 0.0
     /// When the next read is due.
     var schedule: ReadSchedule
-    var limiter = RateLimitedLog(interval: 1.0)
+    var limiter = RateLimiter(interval: 1.0)
     /// Buffer mode: how long the node has gone without a scan (one line when it stops,
     /// one when it delivers again).
     var silence: ScanSilence?
@@ -98,7 +99,7 @@ package final class AccelerometerService {
     package var attachment: Attachment?
 
     /// - Throws: only when libudev cannot be initialised for a local selector.
-    package init(settings: AccelerometerSettings, log: @escaping SensorLog) throws(SensorError) {
+    package init(settings: AccelerometerSettings, log: Logger) throws(SensorError) {
         self.settings = settings
         self.log = log
         schedule = ReadSchedule(rateHz: settings.rateHz)
@@ -108,7 +109,7 @@ package final class AccelerometerService {
             sensorProxy = nil
         } else {
             sensorProxy = SensorProxyWatch(noBus: { why in
-                log(.debug, "no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used", [:])
+                log.debug("no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used")
             })
             let u: UdevContext
             do { u = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
@@ -119,15 +120,15 @@ package final class AccelerometerService {
                 monitor = try UdevMonitor(context: u, subsystem: "iio")
             } catch {
                 monitor = nil
-                log(.warning, "no udev monitor (\(error)); hotplug falls back to rediscovery every second", [:])
+                log.warning("no udev monitor (\(error)); hotplug falls back to rediscovery every second")
             }
             for sw in TabletModeSwitch.find(udev: u) {
                 do {
                     tabletSwitches.append(try TabletModeSwitch(devnode: sw.devnode, name: sw.name))
-                    log(.info, "tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
+                    log.info("tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
                         ["input.device": sw.devnode])
                 } catch {
-                    log(.notice, "tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode])
+                    log.notice("tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode])
                 }
             }
         }
@@ -218,19 +219,19 @@ package final class AccelerometerService {
     package func detach(deviceGone: Bool = false) {
         guard let d = driver else { return }
         do { try d.close() } catch {
-            log(.warning, "\(error)", ["sensor.device": d.device.id])
+            log.warning("\(error)", ["sensor.device": d.device.id])
         }
         if let r = restoreFrequency, !deviceGone {
             do {
-                if let why = try r.putBack(write: d.writeAttribute) { log(.info, why, ["sensor.device": d.device.id]) }
+                if let why = try r.putBack(write: d.writeAttribute) { log.info(why, ["sensor.device": d.device.id]) }
             } catch {
-                log(.warning, "\(error)", ["sensor.device": d.device.id])
+                log.warning("\(error)", ["sensor.device": d.device.id])
             }
         }
         restoreFrequency = nil
         // A sibling gyroscope goes with it (a hub's devices usually leave together).
         for e in gyro.release(deviceGone: deviceGone) {
-            log(.warning, "\(e)", ["sensor.device": d.device.id])
+            log.warning("\(e)", ["sensor.device": d.device.id])
         }
         gyroLookupDue = false
         driver = nil

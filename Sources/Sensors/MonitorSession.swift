@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Motion
 
 /// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
@@ -29,7 +30,7 @@ package struct MonitorSession {
     }
 
     /// Runs until done.
-    package func run(log: @escaping SensorLog, emit: (String) -> Void) throws(SensorError) {
+    package func run(log: Logger, emit: (String) -> Void) throws(SensorError) {
         let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGUSR1])
         let service = try AccelerometerService(settings: settings, log: log)
         defer { service.detach() }
@@ -45,7 +46,7 @@ package struct MonitorSession {
             for s in signals.mayBePending(readable: readable) ? signals.drain() : [] {
                 if s == SIGUSR1 {
                     _ = motion.take(.recapture("SIGUSR1", at: now))
-                    log(.notice, "SIGUSR1: recapturing the baseline", [:])
+                    log.notice("SIGUSR1: recapturing the baseline")
                 } else {
                     stop = true
                 }

@@ -9,6 +9,6 @@
 // Invariants: bad input (empty, non-numeric, NaN, inf, huge raw values, a zero vector,
 // a malformed mount matrix, read errors) never reaches the attitude: the sample is
 // skipped and one log line names device, attribute and value, at most once per second
-// per cause (`RateLimitedLog`). Nothing is global: everything is built by the caller.
+// per cause (Logging's `RateLimiter`). Nothing is global: everything is built by the caller.
 // Must not import: Runtime, Commands, Output, Card or anything above layer 2. Never
-// prints: messages go to the `SensorLog` the caller passes in.
+// prints: messages go to the `Logger` the caller passes in.

@@ -149,16 +149,6 @@ func scansPerWakeupSpanAFrame(_ deviceHz: Double, _ fps: Double?, _ expected: In
     #expect(SamplingFrequencyInfo.text(0.781) == "0.781000")
 }
 
-@Test func rateLimitAdmitsOncePerSecondPerCause() {
-    var r = RateLimitedLog(interval: 1)
-    #expect(r.admit("a", at: 0).admitted)
-    #expect(!r.admit("a", at: 0.5).admitted)
-    #expect(r.admit("b", at: 0.5).admitted)
-    #expect(!r.admit("a", at: 0.9).admitted)
-    let again = r.admit("a", at: 1.0)
-    #expect(again.admitted && again.suppressed == 2)
-}
-
 @Test func scanLayoutFromDescription() throws {
     let d = AccelerometerDescription(snapshot: snapshot(), configuredMatrix: nil)
     let l = try d.scanLayout.get()
