@@ -6,6 +6,12 @@ written, RSS, wakeups per second (context switches), the time to the first frame
 sample-to-publish latency; and beside each phase the machine's floor: the CPU of a bare C
 program (benchmarks/wakefloor) that does nothing but wake as often as the daemon did.
 
+The poll floor: benchmarks/pollfloor, a C program that only wakes at 100 Hz and reads the
+three in_accel_{x,y,z}_raw attributes (open, read, close, as the daemon does in poll mode;
+`--floor-read pread` for kept-open descriptors instead), run in the daemon's testbed while
+the script moves the attributes as it does for the daemon, before the daemon starts and
+again after it stops; the moving and still daemon are reported as multiples of it.
+
 Frames and latency come from the shared-memory header, read by a reader thread that
 waits on its futex like any client: a frame's `frame_time_ns` (CLOCK_MONOTONIC at
 publish) minus the moment the newest sample it could show became readable (buffer mode:
@@ -15,6 +21,7 @@ default, as in the shipped configuration) and the in-loop latency, `published - 
 frames published in the iteration that read their sample, is reported too.
 
     /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--trace] [--binary PATH] [--noise LSB]
+                                          [--floor-read open|pread]
 
 `--mode buffer` (the mode `auto` picks on a device with a trigger whose buffer the daemon
 may run) turns the emulated device node into a FIFO that the script feeds as the kernel
@@ -233,6 +240,7 @@ def main():
     floor = sum(floors) / len(floors)
     moving["poll_floor_cpu_percent"] = floors
     moving["vs_poll_floor"] = moving["cpu_percent"] / floor
+    still["vs_poll_floor"] = still["cpu_percent"] / floor
     result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader, "first_frame_ms": first,
               "moving": moving, "still": still, "smaps_kib": smaps, "latency_us": stats(e2e)}
     if args.trace:
@@ -255,8 +263,9 @@ def main():
                                                                         p["wake_floor_cpu_percent"]))
     print()
     print("poll floor (benchmarks/pollfloor, %s, 100 Hz, 3 attributes, %g s before and after the daemon): %s%%; "
-          "the moving daemon %.2f%% = %.2fx their mean" % (args.floor_read, floor_seconds, ", ".join("%.2f" % f for f in floors),
-                                                           moving["cpu_percent"], moving["vs_poll_floor"]))
+          "the moving daemon %.2f%% = %.2fx their mean, the still daemon %.2f%% = %.2fx"
+          % (args.floor_read, floor_seconds, ", ".join("%.2f" % f for f in floors), moving["cpu_percent"],
+             moving["vs_poll_floor"], still["cpu_percent"], still["vs_poll_floor"]))
     lat = result["latency_us"]
     print("sample readable to frame published (shm header): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"
           % (lat["p50"], lat["p99"], lat["max"], lat["frames"]))
