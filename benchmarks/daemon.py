@@ -6,6 +6,12 @@ written, RSS, wakeups per second (context switches), the time to the first frame
 sample-to-publish latency; and beside each phase the machine's floor: the CPU of a bare C
 program (benchmarks/wakefloor) that does nothing but wake as often as the daemon did.
 
+The poll floor: benchmarks/pollfloor, a C program that only wakes at 100 Hz and reads the
+three in_accel_{x,y,z}_raw attributes (open, read, close, as the daemon does in poll mode;
+`--floor-read pread` for kept-open descriptors instead), run in the daemon's testbed while
+the script moves the attributes as it does for the daemon, before the daemon starts and
+again after it stops; the moving and still daemon are reported as multiples of it.
+
 Frames and latency come from the shared-memory header, read by a reader thread that
 waits on its futex like any client: a frame's `frame_time_ns` (CLOCK_MONOTONIC at
 publish) minus the moment the newest sample it could show became readable (buffer mode:
@@ -15,6 +21,7 @@ default, as in the shipped configuration) and the in-loop latency, `published - 
 frames published in the iteration that read their sample, is reported too.
 
     /usr/bin/python3 benchmarks/daemon.py [--seconds 20] [--mode buffer|poll] [--trace] [--binary PATH] [--noise LSB]
+                                          [--floor-read open|pread]
 
 `--mode buffer` (the mode `auto` picks on a device with a trigger whose buffer the daemon
 may run) turns the emulated device node into a FIFO that the script feeds as the kernel
@@ -113,6 +120,8 @@ def main():
     ap.add_argument("--noise", type=float, default=0, metavar="LSB",
                     help="white noise of this many counts RMS on each axis, moving and still (a real sensor reads "
                          "1-3 LSB lying still; default 0: values constant between tilts)")
+    ap.add_argument("--floor-read", default="open", choices=("open", "pread"),
+                    help="how the poll floor reads the attributes (default open: open, read, close each time)")
     ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon's moving phase into FILE")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
@@ -128,8 +137,20 @@ def main():
 
     def noisy(roll, lean):
         return (roll + rng.gauss(0, jitter), lean + rng.gauss(0, jitter)) if jitter else (roll, lean)
+    def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
+        roll, lean = 0.15 * math.sin(2 * math.pi * 0.25 * t), 0.06 * math.cos(2 * math.pi * 0.25 * t)
+        current[:] = [roll, lean]
+        if args.mode == "poll":
+            sent.append(time.monotonic_ns())
+            bed.set_raw(dev, dev.raw_for(harness.pose(*noisy(roll, lean))))
+
     if args.mode == "buffer":
         harness.ScanPipe(bed, dev).feed(bed, lambda t: noisy(*current), stop, sent)
+    # The poll floor, in this testbed, while the script moves the attributes as it will
+    # for the daemon: before the daemon starts and again after it stops (floor, daemon,
+    # floor), so the daemon's moving figure is compared with what the same minutes cost.
+    floor_seconds = min(args.seconds, 10)
+    floors = [poll_floor(bed, dev, floor_seconds, args.floor_read, lambda t: tilt(t))]
     spawned = time.monotonic_ns()
     d = bed.spawn("run", "--config", conf, "--set", "Sink.type=shm", "--set", "Sink.fps=" + args.fps,
                   "--set", "Card.scale=2", "--set", "Sensor.mode=" + args.mode, "--set", "Sensor.rate=" + args.rate,
@@ -164,13 +185,6 @@ def main():
         follower.start()
     time.sleep(1)
 
-    def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
-        roll, lean = 0.15 * math.sin(2 * math.pi * 0.25 * t), 0.06 * math.cos(2 * math.pi * 0.25 * t)
-        current[:] = [roll, lean]
-        if args.mode == "poll":
-            sent.append(time.monotonic_ns())
-            bed.set_raw(dev, dev.raw_for(harness.pose(*noisy(roll, lean))))
-
     f0 = segment.frame()
     profiler = None
     if args.perf:   # the moving phase only, not start-up
@@ -201,6 +215,8 @@ def main():
     f3 = segment.frame()
     smaps = proc_smaps(pid)
     d.stop()
+    floors.append(poll_floor(bed, dev, floor_seconds, args.floor_read, lambda t: tilt(t)))
+    current[:] = [0.0, 0.0]
     stop.set()
     if follower.is_alive():
         follower.join()   # it reads the mapping: unmap only after it is done
@@ -221,6 +237,10 @@ def main():
     # The machine's floor: a bare C program that only wakes as often as the daemon did.
     for p in (moving, still):
         p["wake_floor_cpu_percent"] = wake_floor(p["wakeups_per_s"], min(args.seconds, 10))
+    floor = sum(floors) / len(floors)
+    moving["poll_floor_cpu_percent"] = floors
+    moving["vs_poll_floor"] = moving["cpu_percent"] / floor
+    still["vs_poll_floor"] = still["cpu_percent"] / floor
     result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader, "first_frame_ms": first,
               "moving": moving, "still": still, "smaps_kib": smaps, "latency_us": stats(e2e)}
     if args.trace:
@@ -242,6 +262,10 @@ def main():
                                                                         p["rss_kib"] / 1024, p["wakeups_per_s"], p["preempted_per_s"],
                                                                         p["wake_floor_cpu_percent"]))
     print()
+    print("poll floor (benchmarks/pollfloor, %s, 100 Hz, 3 attributes, %g s before and after the daemon): %s%%; "
+          "the moving daemon %.2f%% = %.2fx their mean, the still daemon %.2f%% = %.2fx"
+          % (args.floor_read, floor_seconds, ", ".join("%.2f" % f for f in floors), moving["cpu_percent"],
+             moving["vs_poll_floor"], still["cpu_percent"], still["vs_poll_floor"]))
     lat = result["latency_us"]
     print("sample readable to frame published (shm header): p50 %.0f us, p99 %.0f us, max %.0f us over %d frames"
           % (lat["p50"], lat["p99"], lat["max"], lat["frames"]))
@@ -253,6 +277,29 @@ def main():
           % ("%.0f" % first if first is not None else "n/a",
              ", ".join("%s %.1f MiB" % (k, v / 1024) for k, v in smaps.items())))
     bed.close()
+
+
+def poll_floor(bed, dev, seconds, how, drive):
+    """CPU % of benchmarks/pollfloor/pollfloor.c reading the device's three
+    in_accel_{x,y,z}_raw at 100 Hz (`Sensor.rate`'s default) for `seconds`, in the
+    daemon's testbed (its environment: umockdev's preload library intercepts the floor's
+    calls as it does the daemon's) and at the path libiio reads (/sys/bus/iio/devices/ID),
+    while `drive(t)` moves the attributes every 10 ms as it does for the daemon. `how`:
+    `open` (open, read, close each time, as the daemon must, see the program) or `pread`
+    (kept-open descriptors)."""
+    src = os.path.join(HERE, "pollfloor", "pollfloor.c")
+    exe = os.path.join(tempfile.mkdtemp(prefix="pollfloor-"), "pollfloor")
+    subprocess.run(["gcc", "-O2", "-o", exe, src], check=True)
+    p = subprocess.Popen([exe, "100", "%.1f" % seconds, "/sys/bus/iio/devices/" + dev.id, how], env=bed.env,
+                         stdout=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while p.poll() is None:
+        drive(time.monotonic() - t0)
+        time.sleep(0.01)
+    out, _ = p.communicate()
+    if p.returncode != 0:
+        raise RuntimeError("pollfloor failed (%d)" % p.returncode)
+    return float(out)
 
 
 def wake_floor(hz, seconds):

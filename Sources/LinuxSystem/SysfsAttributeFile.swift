@@ -60,6 +60,39 @@ package enum SysfsAttributeFile {
     /// `access(path, F_OK)`.
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// A sysfs attribute read again and again (poll mode reads three of them 100 times a
+    /// second): its path kept as a C string, each read an `open(2)`, one `read(2)` into a
+    /// stack buffer and a `close(2)`, nothing allocated.
+    ///
+    /// Opened for every read, not kept open for `pread(2)`: an attribute file that is
+    /// replaced (a device that goes away and comes back; umockdev's testbed, which writes
+    /// every change to a new file renamed over the old one) is seen only by a new open.
+    /// This is still two system calls and a heap block fewer than libiio's local backend
+    /// spends on `iio_channel_attr_read` (`fopen`, an `fstat` for stdio's buffer, `read`
+    /// until EOF, `fclose`).
+    package struct Reader: Sendable {
+        /// The file, for errors and logs.
+        package let path: String
+        private let cPath: [CChar]
+
+        package init(path: String) {
+            self.path = path
+            cPath = Array(path.utf8CString)
+        }
+
+        /// Reads the attribute into `buffer` (a sysfs attribute is at most one page): the
+        /// bytes read, perhaps none. Not generic, so that a caller in another module calls
+        /// it without instantiating generic metadata at run time on every read.
+        package func read(into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SysfsError> {
+            let fd = cPath.withUnsafeBufferPointer { p in retrying { open(p.baseAddress!, O_RDONLY | O_CLOEXEC) } }
+            guard fd >= 0 else { return .failure(SysfsError(operation: "open", path: path, code: errno)) }
+            defer { close(fd) }
+            let n = retrying { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            guard n >= 0 else { return .failure(SysfsError(operation: "read", path: path, code: errno)) }
+            return .success(n)
+        }
+    }
+
     private static func retrying<T: BinaryInteger>(_ body: () -> T) -> T {
         while true {
             let r = body()

@@ -1,7 +1,8 @@
 import IIO
 import Motion
 
-/// Reads `in_anglvel_{x,y,z}_raw` through libiio (`iio_channel_attr_read`): the
+/// Reads `in_anglvel_{x,y,z}_raw` (from sysfs in a local context, else through libiio's
+/// `iio_channel_attr_read`; `RawAttributes`): the
 /// gyroscope of an accelerometer's own device in poll mode, or a sibling gyroscope (a
 /// HID sensor hub's `gyro_3d` beside its `accel_3d`) read alongside each accelerometer
 /// reading, so both describe the same instant.
@@ -9,12 +10,14 @@ package final class IIOPolledGyroscope: GyroscopeDriver {
     package let device: GyroscopeDescription
     package var modeName: String { "poll" }
     private let iio: Device
-    private let axes: [Channel]
+    private let axes: RawAttributes
 
     package init(device: GyroscopeDescription, context: Context) throws(SensorError) {
         self.device = device
-        (iio, axes) = try IIOPolledAccelerometer.rawChannels(device.id, ["anglvel_x", "anglvel_y", "anglvel_z"], in: context,
-                                                             deviceName: device.displayName)
+        let channels: [Channel]
+        (iio, channels) = try IIOPolledAccelerometer.rawChannels(device.id, ["anglvel_x", "anglvel_y", "anglvel_z"],
+                                                                 in: context, deviceName: device.displayName)
+        axes = RawAttributes(iio, channels)
     }
 
     /// The three counts, or the first attribute that could not be read or parsed.
@@ -22,7 +25,9 @@ package final class IIOPolledGyroscope: GyroscopeDriver {
         var texts: (String, String, String) = ("", "", "")
         for i in 0..<3 {
             let text: String
-            do { text = try axes[i].readAttribute("raw") } catch {
+            switch axes.text(i) {
+            case .success(let t): text = t
+            case .failure(let error):
                 return .failure(ReadProblem(attribute: "in_anglvel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
                                             reason: "\(error)"))
             }

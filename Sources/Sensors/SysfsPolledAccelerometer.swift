@@ -8,26 +8,39 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
     package var modeName: String { "sysfs-poll" }
     private let directory: String
+    /// `in_accel_{x,y,z}_raw`, opened for each read (`SysfsAttributeFile.Reader`).
+    private let axes: [SysfsAttributeFile.Reader]
 
     package init(device: AccelerometerDescription) throws(SensorError) {
         guard let p = device.syspath else { throw SensorError(device: device.displayName, "no sysfs path") }
         guard device.pollCapable else { throw SensorError(device: device.displayName, "no in_accel_[xyz]_raw attributes") }
         self.device = device
         directory = p
+        axes = ["x", "y", "z"].map { SysfsAttributeFile.Reader(path: "\(p)/in_accel_\($0)_raw") }
     }
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
-        var texts: [String] = []
-        for axis in ["x", "y", "z"] {
-            switch SysfsAttributeFile.read("\(directory)/in_accel_\(axis)_raw") {
-            case .success(let t): texts.append(t)
+        // The whole text of each file (a short one is stored in the String itself: no
+        // allocation), parsed as before.
+        var texts = ("", "", "")
+        for i in 0..<3 {
+            let text = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buf -> Result<String, SysfsError> in
+                axes[i].read(into: buf).map { String(decoding: UnsafeRawBufferPointer(rebasing: buf[..<$0]), as: UTF8.self) }
+            }
+            switch text {
+            case .success(let t):
+                switch i {
+                case 0: texts.0 = t
+                case 1: texts.1 = t
+                default: texts.2 = t
+                }
             case .failure(let e):
-                events.append(.problem(ReadProblem(attribute: "in_accel_\(axis)_raw", value: ReadProblem.readFailed,
+                events.append(.problem(ReadProblem(attribute: "in_accel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
                                                    reason: "\(e)")))
                 return
             }
         }
-        events.append(RawReading.parse(x: texts[0], y: texts[1], z: texts[2]).driverEvent)
+        events.append(RawReading.parse(x: texts.0, y: texts.1, z: texts.2).driverEvent)
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {
