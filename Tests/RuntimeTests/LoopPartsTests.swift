@@ -76,22 +76,13 @@ struct MotionStageTests {
         return MotionStage(try MotionConfiguration(c))
     }
 
-    func sample(_ a: Vector3, at t: Double) -> SensorEvent { .motion(.acceleration(metersPerSecondSquared: a, at: t)) }
-    func gyro(_ w: Vector3, at t: Double) -> SensorEvent { .motion(.angularVelocity(radiansPerSecond: w, at: t)) }
-
-    /// Frames every 10 ms from `t` for `seconds`; the last one drawn.
-    func frames(_ m: inout MotionStage, from t: Double, for seconds: Double) -> FocalPoint {
-        var p = m.drawnFocal
-        for k in 1...Int((seconds * 100).rounded()) { p = m.draw(at: t + Double(k) * 0.01) }
-        return p
-    }
 
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
-        _ = m.take(sample(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
+        _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
+        _ = m.take(.reading(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
         #expect(m.isSettled(at: 0.01))
-        _ = m.take(sample(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
+        _ = m.take(.reading(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
         #expect(!m.isSettled(at: 0.02))
     }
 
@@ -104,9 +95,9 @@ struct MotionStageTests {
         do {
             let w = try TraceWriter(path: path, log: Logger(label: "test", handler: LogHandler(minimumLevel: .error)))
             let up = Vector3(0, 0, -9.80665)
-            _ = m.take(gyro(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
-            _ = m.take(sample(up, at: 0.99), at: 1, trace: w)
-            _ = m.take(gyro(Vector3(0, 0, 0.1), at: 0.995), at: 1, trace: w)
+            _ = m.take(.rate(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
+            _ = m.take(.reading(up, at: 0.99), at: 1, trace: w)
+            _ = m.take(.rate(Vector3(0, 0, 0.1), at: 0.995), at: 1, trace: w)
             w.close()
         }
         let c = try TraceReader.read(path: path)
@@ -120,37 +111,37 @@ struct MotionStageTests {
         let up = Vector3(0, 0, -9.80665)
         for i in 0..<10 {
             let t = Double(i) * 0.01
-            _ = m.take(gyro(.zero, at: t), at: t, trace: nil)
-            _ = m.take(sample(up, at: t), at: t, trace: nil)
+            _ = m.take(.rate(.zero, at: t), at: t, trace: nil)
+            _ = m.take(.reading(up, at: t), at: t, trace: nil)
         }
         #expect(m.isFusing)
         _ = m.take(.gyroDetached("iio:device3 (gyro_3d)", reason: "udev remove event"), at: 0.1, trace: nil)
-        _ = m.take(sample(up, at: 0.11), at: 0.11, trace: nil)
+        _ = m.take(.reading(up, at: 0.11), at: 0.11, trace: nil)
         #expect(!m.isFusing)
     }
 
     @Test func aDetachedSensorEasesTheCardHome() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
-        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
-        let moved = frames(&m, from: 0.01, for: 2)
+        _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
+        _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
+        let moved = m.frames(from: 0.01, for: 2)
         #expect(moved != m.origin && m.isSettled(at: 2.01))
         guard case .sensorState = m.take(.detached("iio:device0", reason: "removed"), at: 1, trace: nil) else {
             Issue.record("no state change")
             return
         }
         #expect(!m.isSettled(at: 2.01))
-        let home = frames(&m, from: 2.01, for: 2)
+        let home = m.frames(from: 2.01, for: 2)
         #expect(home == m.origin && m.isSettled(at: 4.01))
     }
 
     @Test func aRecaptureMakesTheNextReadingTheLevel() throws {
         var m = try stage()
-        _ = m.take(sample(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
+        _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(.motion(.recapture("test", at: 1)), at: 1, trace: nil)
-        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
-        _ = m.take(sample(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
-        let level = frames(&m, from: 1.02, for: 0.01)
+        _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
+        _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
+        let level = m.frames(from: 1.02, for: 0.01)
         #expect(m.isSettled(at: 1.03) && level == m.origin)
     }
 }

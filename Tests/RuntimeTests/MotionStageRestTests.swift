@@ -16,25 +16,16 @@ struct MotionStageRestTests {
         return MotionStage(try MotionConfiguration(c))
     }
 
-    func sample(_ a: Vector3, at t: Double) -> SensorEvent { .motion(.acceleration(metersPerSecondSquared: a, at: t)) }
-    func gyro(_ w: Vector3, at t: Double) -> SensorEvent { .motion(.angularVelocity(radiansPerSecond: w, at: t)) }
-
-    /// Frames every 10 ms from `t` for `seconds`; the last one drawn.
-    func frames(_ m: inout MotionStage, from t: Double, for seconds: Double) -> FocalPoint {
-        var p = m.drawnFocal
-        for k in 1...Int((seconds * 100).rounded()) { p = m.draw(at: t + Double(k) * 0.01) }
-        return p
-    }
 
     /// Flat, then folded 40 degrees (a convertible into tablet mode) and left there.
     func fold(_ m: inout MotionStage, restFor seconds: Double) -> [String] {
         var logs: [String] = []
         let g = 9.80665
-        for i in 0..<100 { _ = m.take(sample(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
+        for i in 0..<100 { _ = m.take(.reading(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
         let s = 0.6427876096865393, c = 0.766044443118978   // sin, cos 40 degrees
         var t = 1.0
         while t < 1 + seconds {
-            if case .log(_, let line) = m.take(sample(Vector3(0, -g * s, -g * c), at: t), at: t, trace: nil) { logs.append(line) }
+            if case .log(_, let line) = m.take(.reading(Vector3(0, -g * s, -g * c), at: t), at: t, trace: nil) { logs.append(line) }
             t += 0.01
         }
         return logs
@@ -46,7 +37,7 @@ struct MotionStageRestTests {
         #expect(logs.count == 1)
         #expect(logs.first?.hasPrefix("recapturing the baseline: rested 3 s at 40 degrees from the baseline") == true)
         // The new baseline is the folded pose: the card is back at its origin.
-        let p = frames(&m, from: 6, for: 3.01)
+        let p = m.frames(from: 6, for: 3.01)
         #expect(m.isSettled(at: 9.01) && abs(p.x - m.origin.x) < 1e-6 && abs(p.y - m.origin.y) < 1e-6)
     }
 
@@ -63,16 +54,16 @@ struct MotionStageRestTests {
         // Lying still past the fusion's first second (its gravity starts from their mean).
         for i in 0..<150 {
             let t = Double(i) * 0.01
-            _ = m.take(gyro(Vector3(0, 0, 0), at: t), at: t, trace: nil)
-            _ = m.take(sample(Vector3(0, 0, -g), at: t), at: t, trace: nil)
+            _ = m.take(.rate(Vector3(0, 0, 0), at: t), at: t, trace: nil)
+            _ = m.take(.reading(Vector3(0, 0, -g), at: t), at: t, trace: nil)
         }
         // A push the gyroscope says is no turn: the fused attitude stays at the origin.
         for i in 150..<180 {
             let t = Double(i) * 0.01
-            _ = m.take(gyro(Vector3(0, 0, 0), at: t), at: t, trace: nil)
-            _ = m.take(sample(Vector3(2, 0, -g), at: t), at: t, trace: nil)
+            _ = m.take(.rate(Vector3(0, 0, 0), at: t), at: t, trace: nil)
+            _ = m.take(.reading(Vector3(2, 0, -g), at: t), at: t, trace: nil)
         }
-        let p = frames(&m, from: 1.8, for: 1.01)
+        let p = m.frames(from: 1.8, for: 1.01)
         #expect(abs(p.x - m.origin.x) < 3 && abs(p.y - m.origin.y) < 3)
     }
 }
