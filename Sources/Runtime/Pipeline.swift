@@ -176,6 +176,9 @@ package final class Pipeline {
     /// Readings, attach and detach from the source, into the motion stage.
     private func takeEvents(at now: Double, readable: [Int32], into events: inout [SensorEvent]) {
         events.removeAll(keepingCapacity: true)
+        if events.capacity < parts.source.maximumEventsPerWakeup {
+            events.reserveCapacity(parts.source.maximumEventsPerWakeup)   // after an attach, not per wakeup
+        }
         parts.source.handle(now: now, readable: readable, into: &events)
         let before = motion.samples
         for event in events {

@@ -21,10 +21,14 @@ package protocol SampleSource: AnyObject {
     /// No sample will ever come again (a trace played to its end): the loop finishes
     /// once the last frame has settled.
     var isExhausted: Bool { get }
+    /// The most events one `handle` appends, so the loop keeps room for them and a
+    /// wakeup that catches up on a late batch allocates nothing either.
+    var maximumEventsPerWakeup: Int { get }
 }
 
 extension SampleSource {
     package var isExhausted: Bool { false }
+    package var maximumEventsPerWakeup: Int { 64 }
     package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
 
     /// `handle(now:readable:into:)` into a new array.

@@ -74,11 +74,15 @@ package protocol AccelerometerDriver: AnyObject {
     var pollDescriptor: Int32? { get }
     /// The readings carry the device's own gyroscope (`RawReading.gyroRaw`).
     var readsGyroscope: Bool { get }
+    /// The most readings one `read` appends (a buffer of a combined IMU: every scan the
+    /// kernel holds), so that callers can keep room for them.
+    var maximumReadingsPerRead: Int { get }
 }
 
 extension AccelerometerDriver {
     package var pollDescriptor: Int32? { nil }
     package var readsGyroscope: Bool { false }
+    package var maximumReadingsPerRead: Int { 1 }
 }
 
 extension RawReading {

@@ -104,6 +104,7 @@ extension AccelerometerService {
         let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: context, local: chosen.syspath != nil,
                                   settings: settings, sensorProxy: sensorProxyState)
         reserveGyroscopeReadings()
+        driverEvents.reserveCapacity(drv.maximumReadingsPerRead + 8)
         let a = Attachment(device: chosen, mode: drv.modeName, modeReason: modeReason,
                            selectionReason: selection, samplingFrequency: freq,
                            gyro: gyro.isUsed ? pairing : GyroPairing(gyro: nil, reason: gyroText))

@@ -98,6 +98,12 @@ package final class AccelerometerService {
     }
     package var attachment: Attachment?
 
+    /// The most events one `handle` appends while reading: a reading and its gyroscope
+    /// reading per scan, a sibling's buffered scans, and room for hotplug and problems.
+    package var maximumEventsPerWakeup: Int {
+        2 * (driver?.maximumReadingsPerRead ?? 1) + (gyro.sibling?.maximumReadingsPerRead ?? 0) + 16
+    }
+
     /// - Throws: only when libudev cannot be initialised for a local selector.
     package init(settings: AccelerometerSettings, log: Logger) throws(SensorError) {
         self.settings = settings

@@ -44,6 +44,9 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         scans = try IIOScanBuffer(device: device, context: context, scansPerRefill: scansPerWakeup)
     }
 
+    /// A combined IMU's every scan is a reading; of the accelerometer alone, the newest.
+    package var maximumReadingsPerRead: Int { gyroAxes == nil ? 1 : scans.kernelBufferScans }
+
     package func read(at now: Double, into events: inout [DriverEvent]) {
         var newest: RawReading?
         scans.drain(scans: { bytes, count in

@@ -8,12 +8,13 @@ package enum SensorEvent: Sendable {
     case motion(MotionInput)
     /// No accelerometer yet: why. Emitted once per distinct reason.
     case waiting(String)
-    case attached(AccelerometerService.Attachment)
+    /// (Boxed, as the gyroscope's pairing is: readings, the common case, keep the event small.)
+    indirect case attached(AccelerometerService.Attachment)
     /// The device went away: which, why.
     case detached(String, reason: String)
     /// A gyroscope taken up while the accelerometer is attached (it appeared later, or
     /// came back): the pairing, and how it is read (the text of the log line).
-    case gyroAttached(GyroPairing, how: String)
+    indirect case gyroAttached(GyroPairing, how: String)
     /// The gyroscope in use went away (a udev `remove`, or reads that fail): which, why.
     /// The accelerometer goes on alone.
     case gyroDetached(String, reason: String)
