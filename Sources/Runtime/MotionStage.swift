@@ -39,7 +39,11 @@ struct MotionStage {
     mutating func take(_ event: SensorEvent, at now: Double, trace: TraceWriter?) -> Change {
         if case .waiting(let why) = event { return .waiting(why) }
         guard let input = event.motionInput(at: now) else { return .none }
-        let change = record(input, interpreter.take(input), trace: trace)
+        // The outcome first: evaluated as an argument of a method of `self`, the
+        // interpreter's take would run while a copy of `self` is alive, and its arrays
+        // would be copied on write (an allocation per noise window).
+        let outcome = interpreter.take(input)
+        let change = Self.record(input, outcome, trace: trace)
         switch event {
         case .attached, .detached: return .sensorState
         default: return change
@@ -50,11 +54,12 @@ struct MotionStage {
     /// recaptures at the same point.
     mutating func recapture(_ why: String, at now: Double, trace: TraceWriter?) {
         let input = MotionInput.recapture(why, at: now)
-        _ = record(input, interpreter.take(input), trace: trace)
+        let outcome = interpreter.take(input)
+        _ = Self.record(input, outcome, trace: trace)
     }
 
     /// The trace records of what `input` did, and the line it asks for.
-    private func record(_ input: MotionInput, _ out: MotionInterpreter.Outcome, trace: TraceWriter?) -> Change {
+    private static func record(_ input: MotionInput, _ out: MotionInterpreter.Outcome, trace: TraceWriter?) -> Change {
         switch input {
         case .acceleration(let a, let t, _):
             if let b = out.baseline { trace?.append(TraceRecord.Baseline(t: t, up: [b.up.x, b.up.y, b.up.z])) }
