@@ -19,6 +19,9 @@ import pytest
 from harness import REPO, SHIMMERD, WAIT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="installs packages with dpkg: needs root")
+# The install test changes the machine (packages, the shimmerd account) and compares its
+# files before and after: one worker runs it with the other tests that add that account.
+pytestmark = pytest.mark.xdist_group("machine")
 
 CONFFILE = "/etc/shimmerd/shimmerd.conf"
 UNIT = "/usr/lib/systemd/system/shimmerd.service"
