@@ -29,8 +29,9 @@ UNIT = "/usr/lib/systemd/system/shimmerd.service"
 # Where the file-system comparison looks; below these, what package managers and other
 # programs change on their own (dpkg's database and logs, apt's caches) is left out.
 WATCHED = ["/etc", "/usr", "/var", "/dev/shm"]
-# Segments of other tests (conftest.py's shm_name) come and go with them, not with the package.
-TEST_SEGMENTS = "shimmerd-test-"
+# Segments of other tests (conftest.py's shm_name) and of the benchmarks (harness.Workbench),
+# running meanwhile, come and go with them, not with the package.
+TEST_SEGMENTS = ("shimmerd-test-", "shimmerd-bench-", "shimmerd-soak-")
 UNWATCHED = ["/var/lib/dpkg", "/var/lib/apt", "/var/cache", "/var/log/dpkg.log", "/var/log/apt", "/var/tmp"]
 
 
