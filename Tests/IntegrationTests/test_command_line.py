@@ -2,8 +2,10 @@
 `sensors` and `run` on a machine without sensors or a display, refused outputs. The real
 binary, in an empty umockdev testbed where a machine without devices is meant."""
 import os
+import pathlib
 import pty
 import re
+import signal
 import subprocess
 import tty
 
@@ -117,15 +119,18 @@ def test_outputs_with_another_format_s_extension_are_refused(tmp_path, args, acc
     assert len(r.stderr.splitlines()) == 1 and list(p.name for p in tmp_path.iterdir()) == ["trace.jsonl"]
 
 
-def run_on_a_terminal(bed, *args):
+def run_on_a_terminal(bed, *args, stop_after=None):
     """shimmerd with its stdout on a pseudo-terminal, which is drained; (status, stderr, bytes written).
-    "TTY" in args is the terminal's name."""
+    "TTY" in args is the terminal's name. With `stop_after`, SIGTERM once that many bytes
+    came through (rather than a --duration that could end the run mid-frame on a busy
+    machine)."""
     controller, terminal = pty.openpty()
     tty.setraw(terminal)
     args = [a.replace("TTY", os.ttyname(terminal)) for a in args]
     p = subprocess.Popen([SHIMMERD, *args], stdout=terminal, stderr=subprocess.PIPE, env=bed.env)
     os.close(terminal)
-    written = len(drain_terminal(controller))
+    written = len(drain_terminal(controller, after=stop_after,
+                                 then=(lambda: p.send_signal(signal.SIGTERM)) if stop_after else None))
     return p.wait(timeout=WAIT), p.stderr.read().decode(), written
 
 
@@ -134,8 +139,10 @@ def test_raw_frames_are_not_written_to_a_terminal_unless_named(bed_factory):
     status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--duration", "1")
     assert status == 64 and written == 0, err
     assert len(err.splitlines()) == 1 and "standard output is a terminal" in err and "Sink.path=$(tty)" in err, err
+    # Named, the terminal gets the frame: one whole frame (a still device draws no other),
+    # then SIGTERM, and a clean stop.
     status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=TTY",
-                                             "--duration", "1")
+                                             stop_after=700 * 467 * 4)
     assert status == 0 and written == 700 * 467 * 4, (err, written)
 
 
@@ -151,10 +158,12 @@ def test_demo_refuses_another_sink_up_front(tmp_path, setting):
     (["[Trace]", "path = /nonexistent/trace.jsonl"], 2, 73),
     (["[Sensor]", "device = trace:/nonexistent/recording.jsonl"], 2, 66),
 ])
-def test_check_config_refuses_what_run_refuses_with_the_same_line(bed_factory, tmp_path, lines, line, run_status):
-    conf = tmp_path / "s.conf"
-    conf.write_text("\n".join(lines + ["[Sink]", "type = null"]) + "\n")
+def test_check_config_refuses_what_run_refuses_with_the_same_line(bed_factory, lines, line, run_status):
     bed = bed_factory()
+    # In the testbed's directory: a short path, which the line names whole (a location of
+    # more than 80 characters is abbreviated).
+    conf = pathlib.Path(bed.root) / "s.conf"
+    conf.write_text("\n".join(lines + ["[Sink]", "type = null"]) + "\n")
     checked = bed.run("check-config", "--config", str(conf))
     started = bed.run("run", "--config", str(conf), "--duration", "1")
     assert checked.returncode == 78 and checked.stdout == "", checked.stdout
