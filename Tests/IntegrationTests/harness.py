@@ -603,15 +603,11 @@ def frames_published(name):
     return shm_header(name)[1]
 
 
-def drain_terminal(controller, after=None, then=None):
+def drain_terminal(controller):
     """Everything written to a pseudo-terminal until its last writer closes it (EIO or
-    end of file), read from the controller side, which is then closed. With `after` and
-    `then`: `then()` is called once, as soon as `after` bytes have come."""
+    end of file), read from the controller side, which is then closed."""
     shown = b""
     while True:
-        if then is not None and len(shown) >= after:
-            then()
-            then = None
         ready, _, _ = select.select([controller], [], [], WAIT)
         assert ready, "nothing written to the terminal and it was not closed"
         try:

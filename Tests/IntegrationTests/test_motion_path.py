@@ -24,6 +24,10 @@ import pytest
 
 from harness import Device, ScanPipe, norm, pose, read_trace, tilt, wait_until
 
+# Fed in real time at 100 Hz: ahead of the rest of a parallel run (conftest.py's
+# `realtime`), and one at a time.
+pytestmark = [pytest.mark.usefixtures("realtime"), pytest.mark.xdist_group("realtime")]
+
 IMU = "inv_mpu6500_combined_imu"
 HUB = "hid_sensor_hub_accel_gyro"
 RATE = 100

@@ -230,6 +230,7 @@ def spawn_raw_into_ffmpeg(bed, trace, ffmpeg_args):
     return d, ff
 
 
+@pytest.mark.usefixtures("realtime")     # it counts the frames of a run
 def test_raw_into_ffmpeg_decodes_every_frame(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")

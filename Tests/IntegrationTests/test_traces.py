@@ -147,6 +147,7 @@ def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
     assert [x["reason"] for x in read_trace(out, "recapture", final=True)] == ["SIGUSR1"]
 
 
+@pytest.mark.usefixtures("realtime")     # it counts the samples of a demo run in real time
 def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     """The One Euro filter depends on the time between samples: on the trace clock the
     times are the recorded ones, so even the filtered tilts come back bit for bit."""
