@@ -325,6 +325,21 @@ class Bed:
         for axis, v in zip("xyz", raw):
             self.set_attr(device.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
 
+    def wait_polled(self, device, daemon, what):
+        """Returns once the daemon has read `device`'s attributes as they are now and has
+        begun its next poll: the poll that read them has then made its sample and queued
+        it (the loop reads, uses what it read, then waits). Seen in the access time of
+        the attribute file, which relatime updates at the first read after a write, and
+        which a rewrite of the same value (a new file) makes older again."""
+        path = self.root + device.syspath + "/in_accel_z_raw"
+
+        def read():
+            st = os.stat(path)
+            return st.st_atime_ns > st.st_mtime_ns
+        wait_until(read, "a read of %s (%s)" % (device.id, what), daemon)
+        self.set_attr(device.syspath, "in_accel_z_raw", self.attr(device.syspath, "in_accel_z_raw"))
+        wait_until(read, "the next poll of %s (%s)" % (device.id, what), daemon)
+
     def attr(self, syspath, name):
         """An attribute's text. libiio writes the terminating NUL too (sysfs ignores it)."""
         with open(self.root + syspath + "/" + name) as f:

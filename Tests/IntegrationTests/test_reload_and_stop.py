@@ -220,7 +220,7 @@ def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
 def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
     """The trace is written once a second; a process that dies of a fault (a bad
     pointer, abort(3), a Swift runtime trap) writes what it had queued first. Three
-    tilts 0.15 s apart, then the fault: all three samples are in the trace, whole, and
+    tilts, each read by a poll, then the fault: all three samples are in the trace, whole, and
     the process died of that signal (no core file: RLIMIT_CORE is 0). The Swift
     runtime's backtrace, which the handler hands the fault to, is turned off here: it
     takes many seconds to print for a debug build."""
@@ -234,7 +234,7 @@ def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
         raw = run.dev.raw_for(pose(roll, 0.01))
         run.bed.set_raw(run.dev, raw)
         wanted.append(run.dev.accel_of(raw))
-        time.sleep(0.15)
+        run.bed.wait_polled(run.dev, run.d, "roll %.2f" % roll)
     run.d.p.send_signal(fault)
     assert run.d.wait(timeout=WAIT) == -fault
     rs = check_trace_intact(run.trace, before)
