@@ -93,19 +93,26 @@ let package = Package(
         // The window of `shimmerd view`, apart so the daemon never links SDL2.
         .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Logging"]),
 
-        // Tests: one target per module, plus the end-to-end suite in Tests/IntegrationTests
-        // (Python + umockdev, run by scripts/test.sh, not by SwiftPM).
-        .testTarget(name: "ColorTests", dependencies: ["Color"]),
-        .testTarget(name: "CardTests", dependencies: ["Card", "CardKernels", "CardKernelsAVX2", "Color", "Raster", "Runtime", "Output", "PNG",
-                                                    "LinuxSystem"],
+        // Tests: one target per module with logic of its own to test, each named after it,
+        // all on TestSupport (Tests/TestSupport: the helpers they share); plus the
+        // end-to-end suite in Tests/IntegrationTests (Python + umockdev, run by
+        // scripts/test.sh, not by SwiftPM).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport"]),
+        .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
+        .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
+        .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"]),
+        .testTarget(name: "CardKernelsTests", dependencies: ["CardKernels", "CardKernelsAVX2", "LinuxSystem", "TestSupport"]),
+        .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG", "LinuxSystem",
+                                                    "TestSupport"],
                     exclude: ["Golden"]),
-        .testTarget(name: "MotionTests", dependencies: ["Motion"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Commands", "Motion", "Sensors", "Tracing", "Logging", "LinuxSystem"]),
-        .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem"]),
-        .testTarget(name: "ViewerTests", dependencies: ["Viewer"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "Logging", "PNG"]),
-        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "Logging", "TestSupport"]),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),
+        .testTarget(name: "CommandsTests", dependencies: ["Commands", "Runtime", "Tracing", "TestSupport"]),
     ]
 )
 

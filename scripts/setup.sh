@@ -12,8 +12,9 @@ packages=(
   # run: the default font of the card's labels and arrows; setfacl, which
   # 60-shimmerd.rules runs to let the service read a tablet-mode switch
   fonts-dejavu-core fontconfig acl
-  # test: emulated IIO devices, a real iiod, libiio tools, pytest with the UMockdev bindings
-  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iiod libiio-utils
+  # test: emulated IIO devices, a real iiod, libiio tools, pytest with the UMockdev bindings,
+  # pytest-xdist to run the end-to-end tests in parallel (scripts/test.sh)
+  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest python3-pytest-xdist iiod libiio-utils
   # test: the raw sink into a real ffmpeg, the unit checked by systemd-analyze
   ffmpeg systemd
   # test: a C compiler for the allocation counter preloaded into the daemon
@@ -53,8 +54,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt-get or dpkg running on the machine holds its lock: wait for it (10 min)
+  # rather than fail.
+  lock=(-o DPkg::Lock::Timeout=600)
+  "${sudo_cmd[@]}" apt-get "${lock[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6 toolchain needed)" >&2; exit 1; }

@@ -10,6 +10,7 @@ import queue
 import re
 import select
 import signal
+import socket
 import struct
 import subprocess
 import tempfile
@@ -324,6 +325,21 @@ class Bed:
         for axis, v in zip("xyz", raw):
             self.set_attr(device.syspath, "in_accel_%s_raw" % axis, "%d\n" % v)
 
+    def wait_polled(self, device, daemon, what):
+        """Returns once the daemon has read `device`'s attributes as they are now and has
+        begun its next poll: the poll that read them has then made its sample and queued
+        it (the loop reads, uses what it read, then waits). Seen in the access time of
+        the attribute file, which relatime updates at the first read after a write, and
+        which a rewrite of the same value (a new file) makes older again."""
+        path = self.root + device.syspath + "/in_accel_z_raw"
+
+        def read():
+            st = os.stat(path)
+            return st.st_atime_ns > st.st_mtime_ns
+        wait_until(read, "a read of %s (%s)" % (device.id, what), daemon)
+        self.set_attr(device.syspath, "in_accel_z_raw", self.attr(device.syspath, "in_accel_z_raw"))
+        wait_until(read, "the next poll of %s (%s)" % (device.id, what), daemon)
+
     def attr(self, syspath, name):
         """An attribute's text. libiio writes the terminating NUL too (sysfs ignores it)."""
         with open(self.root + syspath + "/" + name) as f:
@@ -346,9 +362,11 @@ class Bed:
         return d
 
     def start_iiod(self, port):
+        """A real iiod serving this testbed on 127.0.0.1:port, once it listens."""
         p = subprocess.Popen(["iiod", "-p", str(port)], env=self.env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         self.children.append(p)
+        wait_listening(port, "iiod", p)
         return p
 
     def close(self):
@@ -505,17 +523,80 @@ def close_to(a, b, tol):
 
 
 def wait_until(predicate, what, daemon=None, timeout=WAIT):
-    """predicate()'s first true value; fails if the daemon exits or `timeout` passes."""
+    """predicate()'s first true value; fails if the daemon exits or `timeout` passes.
+    Every waiter of the tests is built on this one: a wait ends on the event it waits
+    for, the timeout only bounds a failure."""
     deadline = time.monotonic() + timeout
     while True:
         v = predicate()
         if v:
             return v
         if daemon is not None and daemon.poll() is not None:
+            v = predicate()     # what the daemon wrote just before it exited
+            if v:
+                return v
             raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
         if time.monotonic() > deadline:
             raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
         time.sleep(0.05)
+
+
+# --- traces: JSON Lines (spec/interfaces.md), written by the daemon as it runs ---
+
+def trace_text(path):
+    """The trace's text so far ("" before the daemon created it)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode()
+    except FileNotFoundError:
+        return ""
+
+
+def read_trace(path, kind=None, final=False):
+    """The records of a trace, or only those of type `kind`. While the daemon writes it
+    (the default), only whole lines count: a line still being written is left out, and a
+    trace not created yet has none. `final=True` reads a finished trace: it must exist and
+    every line in it must be whole JSON."""
+    if final:
+        with open(path, "rb") as f:
+            lines = [line for line in f.read().decode().split("\n") if line.strip()]
+    else:
+        lines = [line for line in trace_text(path).split("\n")[:-1] if line]
+    records = [json.loads(line) for line in lines]
+    return records if kind is None else [r for r in records if r["type"] == kind]
+
+
+def wait_trace(path, predicate, what, daemon=None, start=0, timeout=WAIT):
+    """(index, record) of the first whole record at index >= start satisfying predicate;
+    fails if the daemon exits first or `timeout` passes (the trace is flushed at least
+    once a second)."""
+    def find():
+        records = read_trace(path)
+        for i in range(start, len(records)):
+            if predicate(records[i]):
+                return i, records[i]
+        return None
+    return wait_until(find, "%s in the trace %s" % (what, path), daemon, timeout)
+
+
+def free_port():
+    """A TCP port on the loopback address that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, what, process=None, timeout=WAIT):
+    """Waits until something accepts connections on 127.0.0.1:port (a readiness wait, not
+    a measurement); fails if `process` exits first."""
+    def accepts():
+        assert process is None or process.poll() is None, "%s exited" % what
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+    wait_until(accepts, "%s listening on port %d" % (what, port), timeout=timeout)
 
 
 class AllocationCount:

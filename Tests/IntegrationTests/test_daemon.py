@@ -1,7 +1,6 @@
 """`shimmerd run` end to end: the real binary under umockdev with a fixture
 accelerometer, the png sink, the trace, signals, the still device, SIGHUP reloads, the
 systemd unit, and `shimmerd demo` without hardware or root."""
-import json
 import os
 import re
 import shutil
@@ -13,34 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, tilt
+from harness import SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt, wait_trace
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def read_trace(path):
-    """Complete records of a JSON Lines trace (a line still being written is skipped)."""
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        text = f.read()
-    return [json.loads(line) for line in text.split("\n")[:-1] if line]
-
-
-def wait_trace(path, predicate, what, start=0, timeout=WAIT, daemon=None):
-    deadline = time.monotonic() + timeout
-    while True:
-        records = read_trace(path)
-        for i in range(start, len(records)):
-            if predicate(records[i]):
-                return i, records[i]
-        if daemon is not None and daemon.poll() is not None:
-            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
-        if time.monotonic() > deadline:
-            raise AssertionError("no %s in the trace within %ss; log:\n%s"
-                                 % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
-        time.sleep(0.05)
 
 
 def expected_focal(dp, dr, max_offset=100.0):

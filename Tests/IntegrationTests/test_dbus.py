@@ -19,6 +19,10 @@ import pytest
 from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
 from test_least_privilege import unprivileged_bed
 
+# Some tests add the shimmerd user and group that test_package.py's install test watches
+# for: one worker runs them all, one after the other.
+pytestmark = pytest.mark.xdist_group("machine")
+
 BMC150 = "bmc150_bosc0200_ideapad_d330"
 NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
 POLICY = os.path.join(REPO, "dbus", "org.shimmerd.Shimmerd1.conf")

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, shm_header, tilt_until_exit, wait_until
+from harness import (SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, read_trace, shm_header, tilt_until_exit, trace_text,
+                     wait_trace, wait_until)
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -23,18 +24,6 @@ QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.
 
 
 # --- the trace ---
-
-def trace_text(path):
-    if not os.path.exists(path):
-        return ""
-    with open(path, "rb") as f:
-        return f.read().decode()
-
-
-def records(path):
-    """Complete records (a line still being written is left out)."""
-    return [json.loads(line) for line in trace_text(path).split("\n")[:-1] if line]
-
 
 def snapshot(path):
     """The trace's whole lines now: what must survive the fault byte for byte."""
@@ -57,18 +46,6 @@ def check_trace_intact(path, before):
     return [json.loads(line) for line in text.split("\n")[:-1]]
 
 
-
-
-def wait_record(path, predicate, what, d, start=0):
-    def find():
-        rs = records(path)
-        for i in range(start, len(rs)):
-            if predicate(rs[i]):
-                return i, rs[i]
-        return None
-    return wait_until(find, what, d)
-
-
 class Run:
     """shimmerd run with a trace, and a tilt to show that frames flow."""
 
@@ -83,27 +60,27 @@ class Run:
         bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
         self.d = bed.spawn("run", "--config", str(self.conf), *QUIET, "--set", "Trace.path=" + self.trace, *extra,
                            prefix=prefix)
-        wait_record(self.trace, lambda r: r["type"] == "baseline", "baseline", self.d)
+        wait_trace(self.trace, lambda r: r["type"] == "baseline", "baseline", self.d)
 
     def wait_baseline(self, start):
         """A baseline record at or after index `start` (after a reload or re-attach: a
         tilt made before it would become the baseline and move nothing)."""
-        return wait_record(self.trace, lambda r: r["type"] == "baseline", "a new baseline", self.d, start)
+        return wait_trace(self.trace, lambda r: r["type"] == "baseline", "a new baseline", self.d, start)
 
     def frames(self):
-        return [r for r in records(self.trace) if r["type"] == "frame"]
+        return [r for r in read_trace(self.trace) if r["type"] == "frame"]
 
     def tilt(self, what="frames"):
         """A new pose: waits for its sample, then for a frame drawn after it."""
         self.roll = -0.1 if self.roll > 0 else 0.1 + 0.01 * len(self.frames()) % 0.05
         raw = self.dev.raw_for(pose(self.roll, 0.02))
         # Only records traced from now on: the same pose may have been held before.
-        start = len(records(self.trace))
+        start = len(read_trace(self.trace))
         self.bed.set_raw(self.dev, raw)
         got = self.dev.accel_of(raw)
-        i, s = wait_record(self.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
+        i, s = wait_trace(self.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                            "the sample of roll %.3f (%s)" % (self.roll, what), self.d, start)
-        wait_record(self.trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame after it (%s)" % what, self.d, i)
+        wait_trace(self.trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame after it (%s)" % what, self.d, i)
         return s
 
     def lines(self, pattern, start=0):
@@ -133,8 +110,8 @@ def test_accelerometer_removed_mid_run_and_added_back(bed_factory, tmp_path):
     for axis, v in zip("xyz", raw):
         block = re.sub(r"A: in_accel_%s_raw=.*" % axis, "A: in_accel_%s_raw=%d\\\\n" % (axis, v), block)
     bed.add(block + "\n")
-    base_at = len(records(run.trace))
-    wait_record(run.trace, lambda r: r["type"] == "baseline", "a new baseline after the device came back", run.d, base_at)
+    base_at = len(read_trace(run.trace))
+    wait_trace(run.trace, lambda r: r["type"] == "baseline", "a new baseline after the device came back", run.d, base_at)
     run.tilt("after the device came back")
     assert len(run.lines(r"disappeared|detached")) == 1, run.d.logs
     run.stop()
@@ -200,10 +177,10 @@ def test_buffer_delivers_a_short_or_corrupt_scan(bed_factory, tmp_path, fault, r
 
     def good(roll, what, start=0):
         got = pipe.pose(roll, 0.02)
-        i, s = wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a good sample (%s)" % what, d, start)
-        wait_record(trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame (%s)" % what, d, i)
+        i, s = wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a good sample (%s)" % what, d, start)
+        wait_trace(trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame (%s)" % what, d, i)
     # The driver takes the newest scan of each read: one read per write, three for the baseline.
-    wait_until(lambda: pipe.pose(0, 0) and time.sleep(0.1) is None and any(r["type"] == "baseline" for r in records(trace)),
+    wait_until(lambda: pipe.pose(0, 0) and time.sleep(0.1) is None and any(r["type"] == "baseline" for r in read_trace(trace)),
                "baseline", d)
     good(0.1, "before the fault")
     before = snapshot(trace)
@@ -214,7 +191,7 @@ def test_buffer_delivers_a_short_or_corrupt_scan(bed_factory, tmp_path, fault, r
         pipe.send(bytes(dev.scan_layout()[1] * 3))
     _, line = d.wait_log(reason, "the %s-scan line" % fault, start=n)
     assert "iio:device0" in line
-    good(-0.1, "after the fault", len(records(trace)))
+    good(-0.1, "after the fault", len(read_trace(trace)))
     assert len([l for l in d.logs[n:] if "sample skipped" in l]) == 1, d.logs[n:]
     assert d.poll() is None
     assert d.stop() == 0
@@ -238,7 +215,7 @@ def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_fact
                   "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3")
     stop = threading.Event()
     feeder = pipe.feed(bed, lambda t: (0.05, 0.02), stop)
-    wait_record(trace, lambda r: r["type"] == "sample", "samples while scans come", d)
+    wait_trace(trace, lambda r: r["type"] == "sample", "samples while scans come", d)
     stop.set()
     feeder.join()
     n = len(d.logs)
@@ -250,13 +227,13 @@ def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_fact
     time.sleep(3)
     assert sum(1 for x in d.logs[n:] if "no scan from" in x) == 1, d.logs[n:]
     assert d.poll() is None
-    start = len(records(trace))
+    start = len(read_trace(trace))
     stop = threading.Event()
     feeder = pipe.feed(bed, lambda t: (-0.1, 0.02), stop)
     d.wait_log(r"^shimmerd: accelerometer iio:device0 \(.*\): /dev/iio:device0 delivering again after \d+ s without a scan",
                "the delivering-again line", start=n)
     got = dev.accel_of(dev.raw_for(pose(-0.1, 0.02)))
-    wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a sample after", d, start)
+    wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a sample after", d, start)
     stop.set()
     feeder.join()
     assert d.stop() == 0, "\n".join(d.logs[-20:])
@@ -409,7 +386,7 @@ def test_trace_disk_full_then_space_returns(bed_factory, tmp_path, small_tmpfs, 
     dev = Device(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
-    wait_record(trace, lambda r: r["type"] == "baseline", "baseline", d)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
     before = snapshot(trace)
     # Fill the file system: a filler takes every block the trace does not have.
     filler = small_tmpfs / "filler"
@@ -511,7 +488,7 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
             conf.write_text("[Mapper]\nmax_offset = 50\n")
             conf.chmod(0o666)
         cases.append(("writable by others, as root", world_writable, r"writable by others"))
-    baselines = sum(1 for r in records(run.trace) if r["type"] == "baseline")
+    baselines = sum(1 for r in read_trace(run.trace) if r["type"] == "baseline")
     for what, make, pattern in cases:
         n = len(run.d.logs)
         make()
@@ -522,11 +499,11 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
         assert len(run.lines(r"not reloaded", n)) == 1
         if conf.exists():
             conf.chmod(0o644)
-    assert sum(1 for r in records(run.trace) if r["type"] == "baseline") == baselines, "a rejected reload kept the baseline"
+    assert sum(1 for r in read_trace(run.trace) if r["type"] == "baseline") == baselines, "a rejected reload kept the baseline"
     conf.write_text("[Mapper]\nmax_offset = 50\n")
     n = len(run.d.logs)
     run.d.p.send_signal(signal.SIGHUP)
-    mark = len(records(run.trace))
+    mark = len(read_trace(run.trace))
     run.d.wait_log(r"configuration reloaded", "a good file taken", start=n)
     run.wait_baseline(mark)
     run.tilt("after a good reload")
@@ -549,7 +526,7 @@ def test_burst_of_a_thousand_signals_then_sigterm(bed_factory, tmp_path):
     for max_offset in (60, 70):
         run.conf.write_text("[Mapper]\nmax_offset = %d\n" % max_offset)
         os.kill(pid, signal.SIGHUP)
-        i, _ = wait_record(run.trace, lambda r: r["type"] == "header" and r["mapper"]["max_offset"] == max_offset,
+        i, _ = wait_trace(run.trace, lambda r: r["type"] == "header" and r["mapper"]["max_offset"] == max_offset,
                            "the header of the reload for max_offset = %d" % max_offset, run.d)
     run.wait_baseline(i)
     run.tilt("after the burst")

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from harness import (FIXTURES, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, frames_published, mat_inv,
-                     mat_vec, norm, pose, wait_until)
+                     mat_vec, norm, pose, read_trace, wait_until)
 # The allocation counter and the release build it counts in (fixtures, used by name below).
 
 IMU = "inv_mpu6500_combined_imu"
@@ -105,15 +105,6 @@ def run_buffered(bed, tmp_path):
     return d, trace
 
 
-def trace_records(path):
-    """The whole lines of a trace written so far."""
-    try:
-        with open(path) as f:
-            return [json.loads(x) for x in f if x.endswith("\n")]
-    except OSError:
-        return []
-
-
 def test_sensors_lists_gyroscopes_and_says_how_each_pairs(bed_factory):
     imu = json.loads(bed_factory(IMU).run("sensors", "--json").stdout)
     [g] = imu["gyroscopes"]
@@ -180,7 +171,7 @@ def test_a_combined_imu_in_buffer_mode_reads_both_from_one_24_byte_scan(bed_fact
     stop, th = feeding(lambda n: pipe.send(imu_scan(e, tilted(0), raw, 1_800_000_000_000_000_000 + n * 20_000_000)))
 
     def gyros():
-        return [r for r in trace_records(trace) if r["type"] == "gyro"]
+        return read_trace(trace, "gyro")
     try:
         records = wait_until(lambda: len(gyros()) >= 3 and gyros(), "gyro records in the trace", daemon=d)
     finally:
@@ -190,9 +181,7 @@ def test_a_combined_imu_in_buffer_mode_reads_both_from_one_24_byte_scan(bed_fact
     assert all(close_to(r["anglvel"], want, 1e-9) for r in records), records[:3]
     assert d.stop() == 0
     pipe.close()
-    with open(trace) as f:
-        lines = [json.loads(x) for x in f]
-    samples = [r for r in lines if r["type"] == "sample"]
+    samples = read_trace(trace, "sample", final=True)
     assert samples and all(close_to(s["accel"], tilted(0), 0.01) for s in samples)
     assert not any("differs from the kernel layout" in x for x in d.logs)
 
@@ -458,7 +447,7 @@ def test_a_hubs_gyroscope_is_read_from_its_own_buffer_in_buffer_mode(bed_factory
         gyro_pipe.send(hub_scan(first, t - 10_000_000) + hub_scan(second, t))
     stop, th = feeding(send)
     try:
-        wait_until(lambda: sum(1 for r in trace_records(trace) if r["type"] == "gyro") >= 40, "gyro records in the trace",
+        wait_until(lambda: sum(1 for r in read_trace(trace) if r["type"] == "gyro") >= 40, "gyro records in the trace",
                    daemon=d)
     finally:
         stop.set()
@@ -467,7 +456,7 @@ def test_a_hubs_gyroscope_is_read_from_its_own_buffer_in_buffer_mode(bed_factory
     accel_pipe.close()
     gyro_pipe.close()
     assert bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency").strip() == "10.000000"
-    lines = trace_records(trace)
+    lines = read_trace(trace)
     gyros = [r for r in lines if r["type"] == "gyro"]
     want = [rad_per_s(e, first), rad_per_s(e, second)]
     # Every scan once, in order: the two values alternate, the polled one never shows.

@@ -3,7 +3,6 @@ devices where files are expected, segments left or shaped by others, full file
 systems, readers that leave mid-frame. Each test is one attack from docs/RELIABILITY.md
 ("Hostile files and neighbours") and asserts what shimmerd does instead of crashing,
 hanging or writing where it must not."""
-import json
 import os
 import pathlib
 import re
@@ -17,7 +16,7 @@ import threading
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, tilt_until_exit, wait_until
+from harness import SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -25,14 +24,6 @@ QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.
 NOBODY = 65534
 AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"]
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to mount, or to act as another user)")
-
-
-def records(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, "rb") as f:
-        text = f.read().decode()
-    return [json.loads(line) for line in text.split("\n")[:-1] if line]
 
 
 class Run:
@@ -49,15 +40,12 @@ class Run:
         self.wait(lambda r: r["type"] == "baseline", "baseline")
 
     def wait(self, predicate, what, start=0):
-        def find():
-            rs = records(self.trace)
-            return next(((i, r) for i, r in enumerate(rs) if i >= start and predicate(r)), None)
-        return wait_until(find, what, self.d)
+        return wait_trace(self.trace, predicate, what, self.d, start)
 
     def tilt(self, what="frames", or_log=None):
         """The sink's answer to a new tilt; with `or_log`, a log line matching it counts
         as the answer too (a frame the sink failed to write leaves no record)."""
-        self.roll = -0.1 if self.roll > 0 else 0.1 + 0.001 * (len(records(self.trace)) % 40)
+        self.roll = -0.1 if self.roll > 0 else 0.1 + 0.001 * (len(read_trace(self.trace)) % 40)
         raw = self.dev.raw_for(pose(self.roll, 0.02))
         self.bed.set_raw(self.dev, raw)
         got = self.dev.accel_of(raw)
@@ -373,7 +361,7 @@ def test_sighup_with_the_configuration_swapped_for_a_fifo(bed_factory, tmp_path)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     trace = str(tmp_path / "trace.jsonl")
     d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Trace.path=" + trace)
-    wait_until(lambda: any(r["type"] == "baseline" for r in records(trace)), "baseline", d)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
     conf.unlink()
     os.mkfifo(conf)
     n = len(d.logs)
@@ -383,7 +371,7 @@ def test_sighup_with_the_configuration_swapped_for_a_fifo(bed_factory, tmp_path)
     raw = dev.raw_for(pose(0.1, 0))
     bed.set_raw(dev, raw)
     got = dev.accel_of(raw)
-    wait_until(lambda: any(r["type"] == "sample" and close_to(r["accel"], got, 1e-6) for r in records(trace)),
+    wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                "a sample after the refused reload", d)
     assert d.stop() == 0
 
@@ -461,7 +449,7 @@ def test_a_reading_of_1e308_is_not_called_a_zero_vector(bed_factory, tmp_path):
                 "--set", "Attitude.baseline_samples=3", "--set", "Sink.type=null", "--set", "Trace.path=" + out,
                 timeout=WAIT)
     assert r.returncode == 0, r.stderr
-    rejected = [x for x in records(out) if x["type"] == "reading" and x["use"] == "rejected"]
+    rejected = [x for x in read_trace(out) if x["type"] == "reading" and x["use"] == "rejected"]
     assert [x["reason"] for x in rejected] == ["acceleration too large to compute (|a| overflows a double)"], rejected
 
 
@@ -552,7 +540,7 @@ def test_a_damaged_line_beyond_the_first_batch_ends_the_run_naming_it(bed_factor
     assert r.returncode == 65 and last.startswith("shimmerd: Sensor.device (") and last.endswith(why), (r.returncode, r.stderr[-500:])
     # Every reading before the damaged line was played: the baseline's as `reading`
     # records, the rest as samples.
-    played = [x for x in records(out) if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
+    played = [x for x in read_trace(out) if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
     assert len(played) == 8_999, len(played)
     c = bed.run("check-config", "--set", "Sensor.device=trace:%s" % source, timeout=WAIT)
     assert c.returncode == 78 and c.stderr.strip() == last, (c.returncode, c.stderr[-500:], last)

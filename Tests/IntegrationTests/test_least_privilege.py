@@ -12,12 +12,10 @@ falling back to poll for a user who may not write buffer/enable
 import os
 import re
 import stat
-import socket
-import time
 
 import pytest
 
-from harness import WAIT, Device, close_to, pose, shm_header, wait_until
+from harness import Device, close_to, free_port, pose, shm_header, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
@@ -156,19 +154,8 @@ def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
     """The check above can see an IP socket: with `uri:ip:` one is there."""
     dev = Device("kxtf9_acer_iconia_a500")
     bed = bed_factory(dev.fixture)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    iiod = bed.start_iiod(port)
-    deadline = time.monotonic() + WAIT
-    while True:   # until iiod listens (a readiness wait)
-        assert iiod.poll() is None, "iiod exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "iiod does not listen"
-            time.sleep(0.05)
+    port = free_port()
+    bed.start_iiod(port)
     d = bed.spawn("monitor", "--json", "--set", "Sensor.device=uri:ip:127.0.0.1:%d" % port, "--set", "Sensor.mode=poll", *QUIET)
     d.wait_for(lambda r: r["type"] == "sample", "a remote sample")
     _, fam = socket_families(d.p.pid)

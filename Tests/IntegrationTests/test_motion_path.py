@@ -14,7 +14,6 @@ in order), and its dpitch and droll are compared with the true tilt of that scan
 stays small; with `Sensor.gyro = none` the same scans, read by the accelerometer alone,
 show the hand's acceleration as tilt: the test shows both, so it cannot pass by accident.
 Angles, not times: the feeder's timing moves when scans arrive, not what they say."""
-import json
 import math
 import os
 import random
@@ -23,7 +22,11 @@ import threading
 
 import pytest
 
-from harness import Device, ScanPipe, norm, pose, tilt, wait_until
+from harness import Device, ScanPipe, norm, pose, read_trace, tilt, wait_until
+
+# Fed in real time at 100 Hz: ahead of the rest of a parallel run (conftest.py's
+# `realtime`), and one at a time.
+pytestmark = [pytest.mark.usefixtures("realtime"), pytest.mark.xdist_group("realtime")]
 
 IMU = "inv_mpu6500_combined_imu"
 HUB = "hid_sensor_hub_accel_gyro"
@@ -143,8 +146,7 @@ def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5):
     pipe.close()
     if gyro_pipe is not None:
         gyro_pipe.close()
-    with open(trace) as f:
-        records = [json.loads(x) for x in f]
+    records = read_trace(trace, final=True)
     samples = [r for r in records if r["type"] == "sample"]
     pairs = matched(samples, model.made)
     assert len(pairs) == len(samples), "every sample is one of the scans fed, in order"

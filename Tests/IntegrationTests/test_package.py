@@ -19,6 +19,9 @@ import pytest
 from harness import REPO, SHIMMERD, WAIT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="installs packages with dpkg: needs root")
+# The install test changes the machine (packages, the shimmerd account) and compares its
+# files before and after: one worker runs it with the other tests that add that account.
+pytestmark = pytest.mark.xdist_group("machine")
 
 CONFFILE = "/etc/shimmerd/shimmerd.conf"
 UNIT = "/usr/lib/systemd/system/shimmerd.service"
@@ -26,8 +29,9 @@ UNIT = "/usr/lib/systemd/system/shimmerd.service"
 # Where the file-system comparison looks; below these, what package managers and other
 # programs change on their own (dpkg's database and logs, apt's caches) is left out.
 WATCHED = ["/etc", "/usr", "/var", "/dev/shm"]
-# Segments of other tests (conftest.py's shm_name) come and go with them, not with the package.
-TEST_SEGMENTS = "shimmerd-test-"
+# Segments of other tests (conftest.py's shm_name) and of the benchmarks (harness.Workbench),
+# running meanwhile, come and go with them, not with the package.
+TEST_SEGMENTS = ("shimmerd-test-", "shimmerd-bench-", "shimmerd-soak-")
 UNWATCHED = ["/var/lib/dpkg", "/var/lib/apt", "/var/cache", "/var/log/dpkg.log", "/var/log/apt", "/var/tmp"]
 
 

@@ -7,17 +7,9 @@ import math
 import os
 import struct
 
-from harness import G, Device, pose, wait_until
+from harness import G, Device, pose, read_trace, wait_trace, wait_until
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
-
-
-def read(path):
-    try:
-        with open(path) as f:
-            return [json.loads(x) for x in f if x.strip()]
-    except OSError:
-        return []
 
 
 def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
@@ -38,7 +30,7 @@ def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
                         "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    records = read(out)
+    records = read_trace(out, final=True)
     [r] = [r for r in records if r["type"] == "recapture"]
     assert r["reason"] == "rested 3 s at 40 degrees from the baseline"
     assert 5 <= r["t"] <= 5.5
@@ -51,7 +43,7 @@ def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
     p = subprocess.run([SHIMMERD, "run", "--config", str(conf), "--set", "Sensor.device=trace:%s" % src,
                         "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out2,
                         "--set", "Attitude.recapture_after=0"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and not any(r["type"] == "recapture" for r in read(out2))
+    assert p.returncode == 0 and not any(r["type"] == "recapture" for r in read_trace(out2, final=True))
 
 
 def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
@@ -73,18 +65,18 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
                   "--set", "Trace.path=" + trace, "--set", "Log.level=info")
     try:
         d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
-        wait_until(lambda: any(r["type"] == "baseline" for r in read(trace)), "the first baseline", daemon=d)
+        wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
 
         def event(type_, code, value):
             return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
         os.write(fd, event(0x05, 0x01, 1) + event(0x00, 0x00, 0))    # SW_TABLET_MODE = 1, SYN_REPORT
         d.wait_log(r"tablet-mode switch Intel Virtual Switches: tablet mode; capturing a new baseline", "the notice")
-        recaptures = wait_until(lambda: [r for r in read(trace) if r["type"] == "recapture"], "the recapture record",
+        recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"], "the recapture record",
                                 daemon=d)
         assert recaptures[0]["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode"
         os.write(fd, event(0x05, 0x01, 0) + event(0x00, 0x00, 0))
         wait_until(lambda: any(r.get("reason") == "tablet-mode switch Intel Virtual Switches: laptop mode"
-                               for r in read(trace)), "the second recapture", daemon=d)
+                               for r in read_trace(trace)), "the second recapture", daemon=d)
         assert d.stop() == 0
     finally:
         os.close(fd)

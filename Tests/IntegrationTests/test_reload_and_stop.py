@@ -15,6 +15,7 @@ docs/RELIABILITY.md lists these with their results."""
 import fcntl
 import json
 import os
+import pathlib
 import re
 import select
 import signal
@@ -25,8 +26,8 @@ import time
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, shm_header, wait_until
-from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, records, snapshot, wait_record
+from harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, read_trace, shm_header, wait_trace, wait_until
+from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, snapshot
 from test_least_privilege import NOBODY, readable_testbed
 from test_traces import synthetic_trace
 
@@ -34,21 +35,21 @@ FRAME = 700 * 467 * 4      # bytes of one raw frame of the default card
 
 
 def dropped(trace):
-    return [r for r in records(trace) if r["type"] == "dropped"]
+    return [r for r in read_trace(trace) if r["type"] == "dropped"]
 
 
 def frames(trace):
-    return [r for r in records(trace) if r["type"] == "frame"]
+    return [r for r in read_trace(trace) if r["type"] == "frame"]
 
 
 def swing(run, what):
     """A new pose; waits for its sample (not for a frame: a stalled reader gets none)."""
     run.roll = -0.1 if run.roll > 0 else 0.1
     raw = run.dev.raw_for(pose(run.roll, 0.02))
-    start = len(records(run.trace))   # the same pose was held before: only newer records
+    start = len(read_trace(run.trace))   # the same pose was held before: only newer records
     run.bed.set_raw(run.dev, raw)
     got = run.dev.accel_of(raw)
-    return wait_record(run.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
+    return wait_trace(run.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                        "the sample of roll %.2f (%s)" % (run.roll, what), run.d, start)
 
 
@@ -61,7 +62,7 @@ def stop_line(d):
 def reload(run):
     """SIGHUP, then the reload's line and its new baseline: a tilt made before the
     baseline would become the baseline and move nothing."""
-    n, mark = len(run.d.logs), len(records(run.trace))
+    n, mark = len(run.d.logs), len(read_trace(run.trace))
     run.d.p.send_signal(signal.SIGHUP)
     _, line = run.d.wait_log(r"configuration reloaded", "the reload", start=n)
     run.wait_baseline(mark)
@@ -308,7 +309,7 @@ def test_sigterm_with_a_trace_reader_that_stalls(bed_factory, tmp_path):
 def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
     """The trace is written once a second; a process that dies of a fault (a bad
     pointer, abort(3), a Swift runtime trap) writes what it had queued first. Three
-    tilts 0.15 s apart, then the fault: all three samples are in the trace, whole, and
+    tilts, each read by a poll, then the fault: all three samples are in the trace, whole, and
     the process died of that signal (no core file: RLIMIT_CORE is 0). The Swift
     runtime's backtrace, which the handler hands the fault to, is turned off here: it
     takes many seconds to print for a debug build."""
@@ -322,7 +323,7 @@ def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
         raw = run.dev.raw_for(pose(roll, 0.01))
         run.bed.set_raw(run.dev, raw)
         wanted.append(run.dev.accel_of(raw))
-        time.sleep(0.15)
+        run.bed.wait_polled(run.dev, run.d, "roll %.2f" % roll)
     run.d.p.send_signal(fault)
     assert run.d.wait(timeout=WAIT) == -fault
     rs = check_trace_intact(run.trace, before)
@@ -425,10 +426,13 @@ def test_sighup_keeps_the_shm_segment_and_applies_a_new_mode(bed_factory, tmp_pa
 
 # --- a reload that cannot be built changes nothing ---
 
-def spawn_with_config(bed, tmp_path, text, *extra):
-    """shimmerd with its settings in a file (so that SIGHUP can change any of them)."""
+def spawn_with_config(bed, text, *extra):
+    """shimmerd with its settings in a file (so that SIGHUP can change any of them). The
+    file is in the testbed's directory, whose path is short: a log line names a location
+    of more than 80 characters abbreviated, and the tests look for it whole (pytest's
+    tmp_path is longer under pytest-xdist)."""
     dev = Device(FIXTURE)
-    conf = tmp_path / "shimmerd.conf"
+    conf = pathlib.Path(bed.root) / "shimmerd.conf"
     conf.write_text(text)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     d = bed.spawn("run", "--config", str(conf), *QUIET, *extra)
@@ -436,7 +440,7 @@ def spawn_with_config(bed, tmp_path, text, *extra):
 
 
 def baselines(trace):
-    return sum(1 for r in records(trace) if r["type"] == "baseline")
+    return sum(1 for r in read_trace(trace) if r["type"] == "baseline")
 
 
 def refused_reload(d, conf, text):
@@ -450,15 +454,15 @@ def refused_reload(d, conf, text):
 def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
-    d, conf, dev = spawn_with_config(bed, tmp_path, "[Sink]\ntype = null\n[Trace]\npath = %s\n" % trace)
-    wait_record(trace, lambda r: r["type"] == "baseline", "baseline", d)
+    d, conf, dev = spawn_with_config(bed, "[Sink]\ntype = null\n[Trace]\npath = %s\n" % trace)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
     before, captured = snapshot(trace), baselines(trace)
     line = refused_reload(d, conf, "[Sink]\ntype = null\n[Trace]\npath = /proc/shimmerd-none/trace.jsonl\n")
     for roll in (0.1, -0.1):
         raw = dev.raw_for(pose(roll, 0))
         bed.set_raw(dev, raw)
         got = dev.accel_of(raw)
-        wait_record(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
+        wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
                     "a sample traced after the refused reload", d)
     assert d.stop() == 0
     check_trace_intact(trace, before)
@@ -469,9 +473,9 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
 def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_factory, tmp_path, shm_name):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
-    d, conf, dev = spawn_with_config(bed, tmp_path, "[Sink]\ntype = shm\nname = %s\n" % shm_name,
+    d, conf, dev = spawn_with_config(bed, "[Sink]\ntype = shm\nname = %s\n" % shm_name,
                                      "--set", "Trace.path=" + trace)
-    wait_record(trace, lambda r: r["type"] == "baseline", "baseline", d)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
     wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     captured = baselines(trace)
     line = refused_reload(d, conf, "[Sink]\ntype = png\npath = /proc/shimmerd-none/frames\n")

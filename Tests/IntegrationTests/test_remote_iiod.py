@@ -2,33 +2,12 @@
 like a local one (`Sensor.device = uri:ip:127.0.0.1:PORT`), and when iiod goes away and
 comes back the daemon releases the sensor and reconnects."""
 import json
-import socket
-import time
 
 import pytest
 
-from harness import Device, close_to, pose, tilt
+from harness import Device, close_to, free_port, pose, tilt
 
 ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_listening_iiod(bed, port):
-    iiod = bed.start_iiod(port)
-    deadline = time.monotonic() + 20
-    while True:   # wait until iiod listens (a readiness wait, not a measurement)
-        assert iiod.poll() is None, "iiod exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return iiod
-        except OSError:
-            assert time.monotonic() < deadline, "iiod does not listen"
-            time.sleep(0.05)
 
 
 @pytest.fixture
@@ -36,7 +15,7 @@ def remote(bed_factory):
     dev = Device("kxtf9_acer_iconia_a500")
     bed = bed_factory(dev.fixture)
     port = free_port()
-    bed.iiod = start_listening_iiod(bed, port)
+    bed.iiod = bed.start_iiod(port)
     bed.iiod_port = port
     return bed, dev, "uri:ip:127.0.0.1:%d" % port
 
@@ -92,7 +71,7 @@ def test_remote_sensor_reconnects_after_iiod_restarts(remote, mode):
     bed.set_raw(dev, dev.raw_for(tilted))
     if mode == "buffer":
         bed.write_node(dev.id, dev.scans(tilted))
-    start_listening_iiod(bed, bed.iiod_port)
+    bed.start_iiod(bed.iiod_port)
     i, back = d.wait_for(lambda r: r["type"] == "attached", "attached again", start=i)
     assert back["device"] == dev.id and back["mode"] == mode
     want = dev.accel_of(dev.raw_for(tilted))

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_until
+from harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_trace, wait_until
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"      # I2C: iio-sensor-proxy polls in_accel_*_raw
 HID = "hid_accel3d_ish_convertible"          # HID sensor hub: iio-sensor-proxy uses the buffer
@@ -153,8 +153,7 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
     d.wait_log(r"in poll mode: auto: its buffer is already enabled by another program \(buffer/enable = 1\): "
                r"polling, the buffer left alone", "why it polls")
     d.wait_log(r"in_accel_sampling_frequency = 125\.000000 kept: another reader may use the device", "rate kept")
-    wait_until(lambda: os.path.exists(trace) and '"type":"sample"' in open(trace).read().replace(" ", ""),
-               "a polled sample in the trace", daemon=d)
+    wait_trace(trace, lambda r: r["type"] == "sample", "a polled sample", d)
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
     assert d.stop() == 0
     assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import scene_colors
-from harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, wait_until
+from harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, read_trace, wait_trace, wait_until
 
 READER = os.path.join(REPO, "tools", "shmread.py")
 CARD_W, CARD_H = 700, 467
@@ -32,15 +32,8 @@ def reader_env():
     return env
 
 
-def read_trace(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.endswith("\n")]
-
-
 def frames_in(path):
-    return [r for r in read_trace(path) if r["type"] == "frame"]
+    return read_trace(path, "frame")
 
 
 
@@ -57,7 +50,7 @@ class Tilter:
 
     def step(self, roll, lean, daemon):
         # Move only once the baseline is captured (at rest), or the move becomes the baseline.
-        wait_until(lambda: any(r["type"] == "baseline" for r in read_trace(self.trace)), "baseline", daemon)
+        wait_trace(self.trace, lambda r: r["type"] == "baseline", "baseline", daemon)
         self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, lean)))
         accel = self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
 
@@ -237,6 +230,7 @@ def spawn_raw_into_ffmpeg(bed, trace, ffmpeg_args):
     return d, ff
 
 
+@pytest.mark.usefixtures("realtime")     # it counts the frames of a run
 def test_raw_into_ffmpeg_decodes_every_frame(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")

@@ -12,12 +12,11 @@ import re
 import shutil
 import struct
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, pose, tilt
+from harness import SHIMMERD, Device, pose, read_trace, tilt, wait_trace
 from test_render_cli import png_rgba, png_size
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -26,25 +25,6 @@ H = 350 * 2 / 3
 
 def run(*args, **kw):
     return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=120, **kw)
-
-
-def records(path, kind=None):
-    with open(path) as f:
-        rs = [json.loads(line) for line in f if line.strip()]
-    return [r for r in rs if kind is None or r["type"] == kind]
-
-
-def wait_for_record(path, predicate, what):
-    """The trace is flushed at least once a second: poll the file until a record shows up."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        if os.path.exists(path):
-            with open(path) as f:
-                for line in f:
-                    if line.endswith("\n") and predicate(json.loads(line)):
-                        return
-        time.sleep(0.1)
-    raise AssertionError("no %s in %s within %ss" % (what, path, WAIT))
 
 
 def mapper(dp, dr):
@@ -92,13 +72,13 @@ class Recording:
         settings = settings or ("Attitude.filter=none", "Sink.type=null")
         self.d = self.bed.spawn("run", "--set", "Sensor.mode=poll", *[a for s in settings for a in ("--set", s)],
                                 "--set", "Trace.path=" + self.path, "--set", "Log.level=warning")
-        wait_for_record(self.path, lambda r: r["type"] == "baseline", "baseline")
+        wait_trace(self.path, lambda r: r["type"] == "baseline", "baseline")
 
     def tilt(self, roll, lean):
         """Tilts the fixture and waits for the sample that carries the new reading."""
         got = self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
         self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, lean)))
-        wait_for_record(self.path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
+        wait_trace(self.path, lambda r: r["type"] == "sample" and all(abs(a - b) < 1e-9 for a, b in zip(r["accel"], got)),
                         "sample at roll %s lean %s" % (roll, lean))
 
 
@@ -110,12 +90,12 @@ def fixture_trace(bed_factory, tmp_path):
         rec.tilt(roll, lean)
     assert rec.d.stop() == 0
     path = rec.path
-    recorded = records(path)
+    recorded = read_trace(path, final=True)
     assert recorded[0]["type"] == "header" and recorded[0]["run"]["part"] == 0
     assert recorded[0]["sensor"]["selector"] == "auto"
     # Every reading is in the trace: the baseline's own readings as `reading` records.
-    assert len(records(path, "reading")) == 9
-    assert len({tuple(s["accel"]) for s in records(path, "sample")}) >= 5
+    assert len(read_trace(path, "reading", final=True)) == 9
+    assert len({tuple(s["accel"]) for s in read_trace(path, "sample", final=True)}) >= 5
     return path
 
 
@@ -128,13 +108,13 @@ def test_trace_as_sensor_reproduces_the_recording_bit_for_bit(fixture_trace, tmp
     r = run("run", "--set", "Sensor.device=trace:" + fixture_trace, "--set", "Sensor.trace_speed=" + speed,
             "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
-    first, second = records(fixture_trace, "sample"), records(out, "sample")
+    first, second = read_trace(fixture_trace, "sample", final=True), read_trace(out, "sample", final=True)
     assert len(second) == len(first) > 20
     # Exact equality, t included: the trace clock processes each reading at its recorded t.
     for a, b in zip(first, second):
         assert {k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS}
-    assert [b["up"] for b in records(out, "baseline")] == [b["up"] for b in records(fixture_trace, "baseline")]
-    h = records(out)[0]
+    assert [b["up"] for b in read_trace(out, "baseline", final=True)] == [b["up"] for b in read_trace(fixture_trace, "baseline", final=True)]
+    h = read_trace(out, final=True)[0]
     assert h["type"] == "header" and h["sensor"]["device"] == "trace:" + fixture_trace
 
 
@@ -147,11 +127,11 @@ def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
     path = rec.path
     rec.tilt(0.1, -0.05)
     rec.d.p.send_signal(signal.SIGUSR1)
-    wait_for_record(path, lambda r: r["type"] == "recapture" and r["reason"] == "SIGUSR1", "recapture record")
-    wait_for_record(path, lambda r: r["type"] == "baseline" and len(records(path, "baseline")) == 2, "second baseline")
+    wait_trace(path, lambda r: r["type"] == "recapture" and r["reason"] == "SIGUSR1", "recapture record")
+    wait_trace(path, lambda r: r["type"] == "baseline" and len(read_trace(path, "baseline")) == 2, "second baseline")
     rec.tilt(-0.1, 0.05)
     assert rec.d.stop() == 0
-    recorded_samples = records(path, "sample")
+    recorded_samples = read_trace(path, "sample", final=True)
     # After the recapture the tilts are against the new baseline (taken at roll 0.1).
     last = recorded_samples[-1]
     assert last["droll"] < -0.15
@@ -160,14 +140,15 @@ def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
     r = run("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max",
             "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
-    again = records(out, "sample")
+    again = read_trace(out, "sample", final=True)
     assert len(again) == len(recorded_samples) > 10
     for a, b in zip(recorded_samples, again):
         assert {k: a[k] for k in SAMPLE_FIELDS} == {k: b[k] for k in SAMPLE_FIELDS}
-    assert [b["up"] for b in records(out, "baseline")] == [b["up"] for b in records(path, "baseline")]
-    assert [x["reason"] for x in records(out, "recapture")] == ["SIGUSR1"]
+    assert [b["up"] for b in read_trace(out, "baseline", final=True)] == [b["up"] for b in read_trace(path, "baseline", final=True)]
+    assert [x["reason"] for x in read_trace(out, "recapture", final=True)] == ["SIGUSR1"]
 
 
+@pytest.mark.usefixtures("realtime")     # it counts the samples of a demo run in real time
 def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     """The One Euro filter depends on the time between samples: on the trace clock the
     times are the recorded ones, so even the filtered tilts come back bit for bit."""
@@ -179,7 +160,7 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     r = run("run", "--set", "Sensor.device=trace:" + rec, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
             "--set", "Trace.path=" + out, "--set", "Card.scale=1", "--set", "Sink.fps=15")
     assert r.returncode == 0, r.stderr
-    first, second = records(rec, "sample"), records(out, "sample")
+    first, second = read_trace(rec, "sample", final=True), read_trace(out, "sample", final=True)
     # The demo reads its simulated sensor in real time: a loaded machine gives fewer
     # samples; a hundred is plenty to show the filter is replayed exactly.
     assert len(first) > 100 and len(second) == len(first)
@@ -189,7 +170,7 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     # The animation shows each frame until the next was published, the last until the end
     # of the run: its delays are the gaps between the trace's publish times.
     seconds = int(re.search(r"^demo: (\d+) s of simulated tilting", r_demo.stdout, re.M).group(1))
-    published = [f["published"] for f in records(rec, "frame")]
+    published = [f["published"] for f in read_trace(rec, "frame", final=True)]
     delays = apng_delays(demo / "shimmer.png")
     assert len(delays) == len(published) > 10
     gaps = [b - a for a, b in zip(published, published[1:])] + [seconds - published[-1]]
@@ -238,7 +219,7 @@ def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
     assert r.returncode == 0, r.stderr
     # 5 s at the header's 30 fps: frames at 0, 1/30, ... 5 s: 151.
     pngs = sorted(p for p in os.listdir(frames_dir) if p.startswith("frame-"))
-    index = records(str(frames_dir / "frames.jsonl"))
+    index = read_trace(str(frames_dir / "frames.jsonl"), final=True)
     assert len(pngs) == 151 and len(index) == 151 and pngs[-1] == "frame-000151.png"
     assert [f["t"] for f in index[:3]] == [0, 1 / 30, 2 / 30] and index[-1]["t"] == 5
     # A frame far from the origin equals `shimmerd render` of its focal point.
@@ -356,7 +337,7 @@ def test_replay_from_frames_holds_the_recorded_points(tmp_path):
     trace.write_text("".join(json.dumps(r) + "\n" for r in lines))
     r = run("replay", str(trace), "--out", str(tmp_path / "out"), "--from", "frames")
     assert r.returncode == 0, r.stderr
-    assert [f["focal"] for f in records(str(tmp_path / "out" / "frames.jsonl"))] == \
+    assert [f["focal"] for f in read_trace(str(tmp_path / "out" / "frames.jsonl"), final=True)] == \
         [[175, H], [175, H], [120, 200], [120, 200], [230, 260]]
 
 
@@ -430,7 +411,7 @@ def test_truncated_last_line_unknown_type_and_field_are_read(tmp_path):
             "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
     # 3 readings + 61 samples; the 3-sample baseline completes on the third reading.
-    assert len(records(out, "sample")) == 62
+    assert len(read_trace(out, "sample", final=True)) == 62
 
 
 @pytest.mark.parametrize("command", ["plot", "replay", "run"])
@@ -469,7 +450,7 @@ def test_trace_rotates_by_size_and_every_file_explains_itself(tmp_path):
     assert [n for n in names if n.startswith("rot.jsonl")] == ["rot.jsonl", "rot.jsonl.1", "rot.jsonl.2"]
     parts = []
     for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"]:
-        rs = records(str(tmp_path / name))
+        rs = read_trace(str(tmp_path / name), final=True)
         assert rs[0]["type"] == "header" and rs[1]["type"] == "baseline"
         assert rs[0]["run"]["started"].endswith("Z") and rs[0]["run"]["argv"][1] == "run"
         parts.append(rs[0]["run"]["part"])
@@ -477,6 +458,6 @@ def test_trace_rotates_by_size_and_every_file_explains_itself(tmp_path):
             assert os.path.getsize(tmp_path / name) < 16384 + 400
     assert parts == sorted(parts) and parts[0] >= 1
     # The newest samples survive, contiguous across the kept files.
-    seqs = [s["seq"] for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"] for s in records(str(tmp_path / name), "sample")]
+    seqs = [s["seq"] for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"] for s in read_trace(str(tmp_path / name), "sample", final=True)]
     # 304 readings; the first 9 only go into the default 10-sample baseline: seq 0 ... 294.
     assert seqs == list(range(seqs[0], 295))

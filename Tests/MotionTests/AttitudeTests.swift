@@ -1,7 +1,8 @@
 import Testing
+import TestSupport
 @testable import Motion
 
-private let g = 9.80665
+private let g = standardGravity
 private let t = 0.1
 
 /// attitude.md section 7, filter off.

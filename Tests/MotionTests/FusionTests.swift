@@ -1,8 +1,8 @@
 import Testing
+import TestSupport
 @testable import Motion
 
-private let g = 9.80665
-private let degree = Double.pi / 180
+private let g = standardGravity
 
 /// A deterministic noise source: a 64-bit LCG, Gaussian by the sum of 12 uniforms.
 struct Noise {

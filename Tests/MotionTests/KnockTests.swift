@@ -1,8 +1,8 @@
 import Testing
+import TestSupport
 @testable import Motion
 
-private let g = 9.80665
-private let degree = Double.pi / 180
+private let g = standardGravity
 private let gravity = Vector3(0, 0, g)
 
 /// A knock (two readings 25 m/s^2 off, then its rebound) ends with the gravity low-pass

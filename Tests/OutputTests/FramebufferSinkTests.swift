@@ -2,25 +2,18 @@ import Glibc
 import LinuxSystem
 import Raster
 import Testing
+import TestSupport
 @testable import Output
 
 /// The framebuffer sink against a regular file and a scratch sysfs tree, and the console
 /// mode against the machine's real /dev/tty0 when there is one (KDGETMODE answers).
 @Suite(.serialized)
 final class FramebufferSinkTests {
-    let dir: String
+    let scratch = ScratchDirectory("fb-test")
+    var dir: String { scratch.path }
 
     init() throws {
-        var template = Array("/tmp/fb-test-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         try FileSystem.createDirectories(dir + "/sys/class/graphics/fb0")
-    }
-
-    deinit {
-        for name in ["virtual_size", "bits_per_pixel", "stride"] { unlink(dir + "/sys/class/graphics/fb0/" + name) }
-        for d in ["/sys/class/graphics/fb0", "/sys/class/graphics", "/sys/class", "/sys"] { rmdir(dir + d) }
-        unlink(dir + "/fb0")
-        rmdir(dir)
     }
 
     /// A 10 x 6 screen at 16 bpp, stride 24 bytes (4 bytes of padding), filled with 0xAB.

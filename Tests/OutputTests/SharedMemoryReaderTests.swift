@@ -2,22 +2,14 @@ import Raster
 import Glibc
 import LinuxSystem
 import Testing
+import TestSupport
 @testable import Output
 
 /// The reader against the sink, in a scratch directory standing in for /dev/shm.
 @Suite(.serialized)
 final class SharedMemoryReaderTests {
-    let dir: String
-
-    init() throws {
-        var template = Array("/tmp/shm-reader-test-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    }
-
-    deinit {
-        for name in (try? FileSystem.list(dir)) ?? [] { unlink(dir + "/" + name) }
-        rmdir(dir)
-    }
+    let scratch = ScratchDirectory("shm-reader-test")
+    var dir: String { scratch.path }
 
     func sink(_ name: String, width: Int = 6, height: Int = 4) throws -> SharedMemorySink {
         try SharedMemorySink(name: name, mode: 0o640, width: width, height: height, directory: dir, log: quietLog)

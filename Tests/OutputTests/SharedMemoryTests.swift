@@ -2,6 +2,7 @@ import Raster
 import Glibc
 import LinuxSystem
 import Testing
+import TestSupport
 @testable import Output
 
 /// The table of spec/interfaces.md, "Shared-memory frames", copied here as data:
@@ -83,17 +84,8 @@ struct SharedMemoryHeaderTests {
 /// The sink against a scratch directory standing in for /dev/shm.
 @Suite(.serialized)
 final class SharedMemorySinkTests {
-    let dir: String
-
-    init() throws {
-        var template = Array("/tmp/shm-test-XXXXXX".utf8CString)
-        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    }
-
-    deinit {
-        for name in (try? FileSystem.list(dir)) ?? [] { unlink(dir + "/" + name) }
-        rmdir(dir)
-    }
+    let scratch = ScratchDirectory("shm-test")
+    var dir: String { scratch.path }
 
     func header(_ name: String) throws -> SharedMemoryHeader {
         try #require(SharedMemoryHeader(bytes: Array(FileSystem.read(dir + "/" + name).prefix(128))))

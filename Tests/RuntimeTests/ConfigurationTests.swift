@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Runtime
 
 func parse(_ text: String, file: String = "test.conf") throws(Failure) -> Configuration {
@@ -8,10 +9,7 @@ func parse(_ text: String, file: String = "test.conf") throws(Failure) -> Config
     return config
 }
 
-func failure(_ body: () throws -> Void) -> Failure? {
-    do { try body() } catch let f as Failure { return f } catch { return nil }
-    return nil
-}
+func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body) }
 
 @Test func defaultsMatchTheInterfacesTable() {
     let c = Configuration()
@@ -84,11 +82,10 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
 }
 
 @Test func fileThenDropInsInLexicalOrderThenSet() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shimmerd-config-\(getpid())")
-    try? FileManager.default.removeItem(at: dir)
-    try FileManager.default.createDirectory(at: dir.appendingPathComponent("main.conf.d"), withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let main = dir.appendingPathComponent("main.conf").path
+    let scratch = ScratchDirectory("shimmerd-config")
+    defer { scratch.remove() }
+    try FileManager.default.createDirectory(atPath: scratch.file("main.conf.d"), withIntermediateDirectories: true)
+    let main = scratch.file("main.conf")
     try "[Sink]\nfps = 30\ntype = null\n[Card]\nscale = 1\n".write(toFile: main, atomically: true, encoding: .utf8)
     try "[Sink]\nfps = 45\n".write(toFile: main + ".d/20-b.conf", atomically: true, encoding: .utf8)
     try "[Sink]\nfps = 40\nname = early\n".write(toFile: main + ".d/10-a.conf", atomically: true, encoding: .utf8)

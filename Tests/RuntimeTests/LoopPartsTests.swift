@@ -3,6 +3,7 @@ import Logging
 import Motion
 import Sensors
 import Testing
+import TestSupport
 import Tracing
 @testable import Runtime
 
@@ -90,8 +91,9 @@ struct MotionStageTests {
     /// own time, not at the wakeup's.
     @Test func readingsAreTakenAtTheirOwnTimes() throws {
         var m = try stage()
-        let path = "/tmp/shimmerd-motion-stage-\(getpid()).jsonl"
-        defer { unlink(path) }
+        let scratch = ScratchDirectory("shimmerd-motion-stage")
+        defer { scratch.remove() }
+        let path = scratch.file("trace.jsonl")
         do {
             let w = try TraceWriter(path: path, log: Logger(label: "test", handler: LogHandler(minimumLevel: .error)))
             let up = Vector3(0, 0, -9.80665)

@@ -2,6 +2,7 @@ import Logging
 import Motion
 import Sensors
 import Testing
+import TestSupport
 @testable import Runtime
 import Tracing
 
@@ -20,7 +21,7 @@ struct MotionStageRestTests {
     /// Flat, then folded 40 degrees (a convertible into tablet mode) and left there.
     func fold(_ m: inout MotionStage, restFor seconds: Double) -> [String] {
         var logs: [String] = []
-        let g = 9.80665
+        let g = standardGravity
         for i in 0..<100 { _ = m.take(.reading(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
         let s = 0.6427876096865393, c = 0.766044443118978   // sin, cos 40 degrees
         var t = 1.0
@@ -50,7 +51,7 @@ struct MotionStageRestTests {
 
     @Test func gyroscopeReadingsReachTheAttitude() throws {
         var m = try stage()
-        let g = 9.80665
+        let g = standardGravity
         // Lying still past the fusion's first second (its gravity starts from their mean).
         for i in 0..<150 {
             let t = Double(i) * 0.01

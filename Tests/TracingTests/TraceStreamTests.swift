@@ -1,13 +1,7 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Tracing
-
-/// A file of `lines` written to a temporary path.
-private func file(_ text: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-stream-\(UUID().uuidString).jsonl").path
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    return path
-}
 
 private func sample(_ k: Int) -> String {
     #"{"type":"sample","t":\#(Double(k) / 100),"seq":\#(k),"accel":[0,-9.8,\#(k)],"dpitch":0,"droll":0,"focal":[175,233]}"#
@@ -27,8 +21,9 @@ private func streamed(_ path: String) throws(TraceReadError) -> (entries: [Trace
     lines.insert(#"{"type":"future","t":1}"#, at: 700)
     lines.insert("", at: 1500)
     let text = lines.joined(separator: "\n") + "\n" + #"{"type":"sample","t":9"#   // a crash mid-write
-    let path = try file(text)
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = ScratchDirectory("trace-stream")
+    defer { scratch.remove() }
+    let path = try scratch.write(text, to: "trace.jsonl")
     let whole = try TraceReader.read(path: path)
     let (entries, stream) = try streamed(path)
     #expect(entries == whole.entries && entries.count == 3000)
@@ -40,8 +35,9 @@ private func streamed(_ path: String) throws(TraceReadError) -> (entries: [Trace
 @Test func streamNamesADamagedLineAsTheWholeReadDoes() throws {
     var lines = (0..<2000).map(sample)
     lines[1234] = #"{"type":"sample","t":1e400}"#
-    let path = try file(lines.joined(separator: "\n") + "\n")
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = ScratchDirectory("trace-stream")
+    defer { scratch.remove() }
+    let path = try scratch.write(lines.joined(separator: "\n") + "\n", to: "trace.jsonl")
     let whole = #expect(throws: TraceReadError.self) { try TraceReader.read(path: path) }
     let streamError = #expect(throws: TraceReadError.self) { try streamed(path) }
     #expect(whole != nil && streamError == whole && whole?.line == 1235)
@@ -49,8 +45,10 @@ private func streamed(_ path: String) throws(TraceReadError) -> (entries: [Trace
 
 /// A line longer than `maximumLineLength` is refused naming it, not read into memory whole.
 @Test func streamRefusesALineLongerThanItsBound() throws {
-    let path = try file(sample(0) + "\n" + String(repeating: " ", count: TraceStream.maximumLineLength + 10) + "\n")
-    defer { try? FileManager.default.removeItem(atPath: path) }
+    let scratch = ScratchDirectory("trace-stream")
+    defer { scratch.remove() }
+    let path = try scratch.write(sample(0) + "\n" + String(repeating: " ", count: TraceStream.maximumLineLength + 10) + "\n",
+                                 to: "trace.jsonl")
     let error = #expect(throws: TraceReadError.self) { try streamed(path) }
     #expect(error?.line == 2 && error?.message.contains("longer than") == true)
 }

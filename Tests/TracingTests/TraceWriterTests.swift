@@ -1,13 +1,8 @@
 import Foundation
 import Logging
 import Testing
+import TestSupport
 @testable import Tracing
-
-private func tempDir() -> String {
-    let dir = NSTemporaryDirectory() + "shimmerd-trace-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
-}
 
 private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60),
                                         card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
@@ -15,8 +10,9 @@ private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60
                                         attitude: nil, sink: nil, shimmerd: "test", run: .init(started: "2025-01-01T00:00:00Z"))
 
 @Test func rotatesBySizeKeepingHeaderAndBaselineInEveryFile() throws {
-    let dir = tempDir()
-    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scratch = ScratchDirectory("shimmerd-trace")
+    defer { scratch.remove() }
+    let dir = scratch.path
     let path = dir + "/trace.jsonl"
     let log = Logger(label: "test", handler: LogHandler(minimumLevel: .error))
     var seq = 0
@@ -53,8 +49,9 @@ private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60
 }
 
 @Test func noRotationWithoutMaxSize() throws {
-    let dir = tempDir()
-    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scratch = ScratchDirectory("shimmerd-trace")
+    defer { scratch.remove() }
+    let dir = scratch.path
     let log = Logger(label: "test", handler: LogHandler(minimumLevel: .error))
     do {
         let w = try TraceWriter(path: dir + "/t.jsonl", log: log)

@@ -1,11 +1,9 @@
 import Testing
+import TestSupport
 @testable import Commands
 @testable import Runtime
 
-func dispatchFailure(_ args: [String]) -> Failure? {
-    do { _ = try ShimmerdMain.dispatch(args) } catch let f as Failure { return f } catch { return nil }
-    return nil
-}
+func dispatchFailure(_ args: [String]) -> Failure? { caught(Failure.self) { _ = try ShimmerdMain.dispatch(args) } }
 
 @Test(arguments: [
     (["render", "--bogus"], "unknown option --bogus"),
