@@ -230,7 +230,7 @@ def test_a_resumed_reader_gets_the_frame_in_flight_and_the_newest_at_pipe_speed(
             time.sleep(0.1)
 
         def attempts():
-            return sorted(r["t"] for r in records(run.trace) if r["type"] in ("frame", "dropped"))
+            return sorted(r["t"] for r in read_trace(run.trace) if r["type"] in ("frame", "dropped"))
 
         # The picture settles: no frame is attempted for a whole second (the trace is
         # flushed once a second), so the one owed is due the moment the pipe is free.
@@ -496,12 +496,14 @@ def test_a_long_png_run_keeps_its_heap_flat(tmp_path, malloc_count_library):
     after 2,500 are the same within 64 KiB (a list of the files written grew by about
     100 bytes a frame)."""
     src = str(tmp_path / "path.jsonl")
+    # Two minutes of a slow loop at up to 60 frames a second: about 3,000 frames (one is
+    # published when a dot changes).
     synthetic_trace(src, seconds=120.0, rate=60, fps=30)
     out = tmp_path / "frames"
     address_file = str(tmp_path / "malloc.address")
     env = dict(os.environ, LD_PRELOAD=malloc_count_library, SHIMMERD_TEST_MALLOC_COUNT_FILE=address_file)
     p = subprocess.Popen([SHIMMERD, "run", "--set", "Sensor.device=trace:" + src, "--set", "Sensor.trace_speed=max",
-                          "--set", "Sink.type=png", "--set", "Sink.path=" + str(out), "--set", "Sink.fps=30",
+                          "--set", "Sink.type=png", "--set", "Sink.path=" + str(out), "--set", "Sink.fps=60",
                           "--set", "Card.scale=0.25", "--set", "Log.level=warning"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

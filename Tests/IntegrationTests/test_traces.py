@@ -12,6 +12,7 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -312,11 +313,11 @@ def test_replay_at_the_recorded_times_paints_the_frames_the_daemon_painted(bed_f
         rec.tilt(roll, lean)
         time.sleep(0.3)
     assert rec.d.stop() == 0
-    recorded = records(rec.path, "frame")
+    recorded = read_trace(rec.path, "frame", final=True)
     replayed = tmp_path / "replayed"
     r = run("replay", rec.path, "--at", "frames", "--out", str(replayed))
     assert r.returncode == 0, r.stderr
-    index = records(str(replayed / "frames.jsonl"))
+    index = read_trace(str(replayed / "frames.jsonl"), final=True)
     assert len(index) == len(recorded) > 20
     assert [f["t"] for f in index] == [f["t"] for f in recorded]
     assert [f["focal"] for f in index] == [f["focal"] for f in recorded]
