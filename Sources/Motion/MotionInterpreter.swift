@@ -1,5 +1,6 @@
 /// Readings -> attitude -> the mapper's target -> the drawn focal point: the one reader
-/// of `MotionInput`, which the daemon, `shimmerd monitor` and `shimmerd replay` all run.
+/// of `MotionInput`, which the daemon and `shimmerd monitor` run (`shimmerd replay` runs
+/// its drawn half, `FocalDrawing`, on a trace's recorded targets).
 /// Pure: time is a parameter, and each input returns what became of it (`Outcome`) for
 /// the caller to log, trace or print.
 ///
