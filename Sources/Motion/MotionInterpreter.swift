@@ -44,7 +44,8 @@ package struct MotionInterpreter: Sendable {
     }
 
     private var tracker: MotionTracker
-    private var drawing: FocalDrawing
+    /// What is drawn (its queries are read here, not through copies of the whole state).
+    package private(set) var drawing: FocalDrawing
     /// Since when the attitude has rested (the estimator's rest gate holds), and the
     /// angle of the last tilt from the baseline.
     private var restingSince: Double?

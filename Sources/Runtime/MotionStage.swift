@@ -9,7 +9,11 @@ import Tracing
 /// `recapture`) and into what the loop says (`Change`). No clock and no descriptors: time
 /// is a parameter, so the loop's other concerns (signals, pacing, publishing) never touch
 /// this state.
-struct MotionStage {
+///
+/// A class: the interpreter's state is kilobytes (the knock window's and the frame
+/// check's inline buffers), and the loop asks it several questions a wakeup; asked of a
+/// struct held by the loop each question would copy it.
+final class MotionStage {
     private(set) var interpreter: MotionInterpreter
 
     init(_ motion: MotionConfiguration) {
@@ -36,7 +40,7 @@ struct MotionStage {
     /// Takes one event of the sample source, which came at `now`. The sensor service logs
     /// attach, detach and the gyroscope's coming and going itself (one line each, with
     /// the details); here they only change the state and STATUS=.
-    mutating func take(_ event: SensorEvent, at now: Double, trace: TraceWriter?) -> Change {
+    func take(_ event: SensorEvent, at now: Double, trace: TraceWriter?) -> Change {
         if case .waiting(let why) = event { return .waiting(why) }
         guard let input = event.motionInput(at: now) else { return .none }
         // The outcome first: evaluated as an argument of a method of `self`, the
@@ -52,7 +56,7 @@ struct MotionStage {
 
     /// Recaptures the baseline (SIGUSR1, D-Bus `Recalibrate()`), traced so that a replay
     /// recaptures at the same point.
-    mutating func recapture(_ why: String, at now: Double, trace: TraceWriter?) {
+    func recapture(_ why: String, at now: Double, trace: TraceWriter?) {
         let input = MotionInput.recapture(why, at: now)
         let outcome = interpreter.take(input)
         _ = Self.record(input, outcome, trace: trace)
@@ -98,15 +102,15 @@ struct MotionStage {
     var lastTilt: (dPitch: Double, dRoll: Double) { interpreter.lastTilt }
     var baselineAt: Double? { interpreter.baselineAt }
     var isFusing: Bool { interpreter.isFusing }
-    var drawnFocal: FocalPoint { interpreter.drawnFocal }
-    func isSettled(at now: Double) -> Bool { interpreter.isSettled(at: now) }
-    func isResting(at now: Double) -> Bool { interpreter.isResting(at: now) }
+    var drawnFocal: FocalPoint { interpreter.drawing.position }
+    func isSettled(at now: Double) -> Bool { interpreter.drawing.isSettled(at: now) }
+    func isResting(at now: Double) -> Bool { interpreter.drawing.isResting(at: now) }
     /// Where a frame at `now` draws the point.
-    func point(at now: Double) -> FocalPoint { interpreter.point(at: now) }
+    func point(at now: Double) -> FocalPoint { interpreter.drawing.point(at: now) }
     /// A frame published at `now`.
-    mutating func draw(at now: Double) -> FocalPoint { interpreter.draw(at: now) }
+    func draw(at now: Double) -> FocalPoint { interpreter.draw(at: now) }
     /// A frame at `now` that changed nothing on the picture.
-    mutating func unchanged(at now: Double) { interpreter.unchanged(at: now) }
+    func unchanged(at now: Double) { interpreter.unchanged(at: now) }
 
     /// The `reading` record of a reading that gave no sample (baseline collection or
     /// rejected), so the trace holds every reading; nil for non-finite values, which

@@ -62,7 +62,7 @@ package final class Pipeline {
     let wait: Wait
     /// The daemon on the system bus, nil without one (`StatusBus`).
     let bus: StatusBus?
-    private var motion: MotionStage
+    private let motion: MotionStage
     private let publisher: FramePublisher
     package let counters: RunCounters
     /// Becomes true once the first frame is out (READY=1).

@@ -79,7 +79,7 @@ struct MotionStageTests {
 
 
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
-        var m = try stage()
+        let m = try stage()
         _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
         _ = m.take(.reading(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
         #expect(m.isSettled(at: 0.01))
@@ -90,7 +90,7 @@ struct MotionStageTests {
     /// A wakeup that delivers a buffered batch: each reading is used, and traced, at its
     /// own time, not at the wakeup's.
     @Test func readingsAreTakenAtTheirOwnTimes() throws {
-        var m = try stage()
+        let m = try stage()
         let scratch = ScratchDirectory("shimmerd-motion-stage")
         defer { scratch.remove() }
         let path = scratch.file("trace.jsonl")
@@ -109,7 +109,7 @@ struct MotionStageTests {
 
     /// The gyroscope's device removed: the fusion stops at once, the accelerometer goes on.
     @Test func aGyroscopeThatWentAwayStopsTheFusionAtOnce() throws {
-        var m = try stage()
+        let m = try stage()
         let up = Vector3(0, 0, -9.80665)
         for i in 0..<10 {
             let t = Double(i) * 0.01
@@ -123,7 +123,7 @@ struct MotionStageTests {
     }
 
     @Test func aDetachedSensorEasesTheCardHome() throws {
-        var m = try stage()
+        let m = try stage()
         _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
         let moved = m.frames(from: 0.01, for: 2)
@@ -138,7 +138,7 @@ struct MotionStageTests {
     }
 
     @Test func aRecaptureMakesTheNextReadingTheLevel() throws {
-        var m = try stage()
+        let m = try stage()
         _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(.motion(.recapture("test", at: 1)), at: 1, trace: nil)
         _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline

@@ -19,7 +19,7 @@ struct MotionStageRestTests {
 
 
     /// Flat, then folded 40 degrees (a convertible into tablet mode) and left there.
-    func fold(_ m: inout MotionStage, restFor seconds: Double) -> [String] {
+    func fold(_ m: MotionStage, restFor seconds: Double) -> [String] {
         var logs: [String] = []
         let g = standardGravity
         for i in 0..<100 { _ = m.take(.reading(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
@@ -33,8 +33,8 @@ struct MotionStageRestTests {
     }
 
     @Test func restingFarFromTheBaselineCapturesANewOne() throws {
-        var m = try stage()
-        let logs = fold(&m, restFor: 5)
+        let m = try stage()
+        let logs = fold(m, restFor: 5)
         #expect(logs.count == 1)
         #expect(logs.first?.hasPrefix("recapturing the baseline: rested 3 s at 40 degrees from the baseline") == true)
         // The new baseline is the folded pose: the card is back at its origin.
@@ -43,14 +43,14 @@ struct MotionStageRestTests {
     }
 
     @Test func restingNearTheBaselineOrWithRecaptureOffKeepsIt() throws {
-        var off = try stage { $0.attitude.recaptureAfter = 0 }
-        #expect(fold(&off, restFor: 8).isEmpty)
-        var wide = try stage { $0.attitude.recaptureAngle = 1.0 }
-        #expect(fold(&wide, restFor: 8).isEmpty)
+        let off = try stage { $0.attitude.recaptureAfter = 0 }
+        #expect(fold(off, restFor: 8).isEmpty)
+        let wide = try stage { $0.attitude.recaptureAngle = 1.0 }
+        #expect(fold(wide, restFor: 8).isEmpty)
     }
 
     @Test func gyroscopeReadingsReachTheAttitude() throws {
-        var m = try stage()
+        let m = try stage()
         let g = standardGravity
         // Lying still past the fusion's first second (its gravity starts from their mean).
         for i in 0..<150 {

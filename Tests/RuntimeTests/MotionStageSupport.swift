@@ -11,7 +11,7 @@ extension SensorEvent {
 
 extension MotionStage {
     /// Frames published every 10 ms from `t` for `seconds`; the last one drawn.
-    mutating func frames(from t: Double, for seconds: Double) -> FocalPoint {
+    func frames(from t: Double, for seconds: Double) -> FocalPoint {
         var p = drawnFocal
         for k in 1...Int((seconds * 100).rounded()) { p = draw(at: t + Double(k) * 0.01) }
         return p
