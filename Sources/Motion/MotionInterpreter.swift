@@ -134,7 +134,7 @@ package struct MotionInterpreter: Sendable {
         guard t - since >= recaptureAfter, lastAngle >= recaptureAngle else { return nil }
         let degrees = (lastAngle * 180 / Double.pi).rounded()
         recapture()
-        return "rested \(Self.text(recaptureAfter)) s at \(Int(degrees)) degrees from the baseline"
+        return "rested \(recaptureAfter.plainText) s at \(Int(degrees)) degrees from the baseline"
     }
 
     /// Where a frame at `t` draws the point (`FocalDrawing.point(at:)`).
@@ -160,8 +160,4 @@ package struct MotionInterpreter: Sendable {
     /// The device lies still and the picture has settled: the source may read slowly.
     package func isResting(at t: Double) -> Bool { drawing.isResting(at: t) }
 
-    /// "2", "2.5": seconds as a person writes them.
-    private static func text(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-    }
 }

@@ -70,11 +70,6 @@ package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
 
     /// The kernel's text form (`iio_show_mount_matrix()`), numbers without trailing zeros.
     package var description: String {
-        rows.map { r in [r.x, r.y, r.z].map(Self.format).joined(separator: ", ") }.joined(separator: "; ")
-    }
-
-    private static func format(_ v: Double) -> String {
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
-        return String(v)
+        rows.map { r in [r.x, r.y, r.z].map(\.plainText).joined(separator: ", ") }.joined(separator: "; ")
     }
 }

@@ -253,8 +253,7 @@ func parsePair(_ s: String) -> (x: Double, y: Double)? {
 
 /// Shortest form that reads back to the same value ("60", "0.2", "233.333").
 func formatNumber(_ v: Double) -> String {
-    if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
-    return String(v)
+    v.plainText
 }
 
 extension StringProtocol {

@@ -12,11 +12,11 @@ extension AccelerometerService {
         let node = drv.device.devnode ?? drv.device.id
         switch change {
         case .silent(let seconds):
-            log.warning("accelerometer \(drv.device.displayName): no scan from \(node) for \(SampleConditioner.number(seconds.rounded())) s "
+            log.warning("accelerometer \(drv.device.displayName): no scan from \(node) for \(seconds.rounded().plainText) s "
                 + "although the device is still there; the card keeps its last attitude until scans come again",
                 ["sensor.device": drv.device.id])
         case .delivering(let seconds):
-            log.info("accelerometer \(drv.device.displayName): \(node) delivering again after \(SampleConditioner.number(seconds.rounded())) s without a scan",
+            log.info("accelerometer \(drv.device.displayName): \(node) delivering again after \(seconds.rounded().plainText) s without a scan",
                 ["sensor.device": drv.device.id])
         }
     }
@@ -111,9 +111,5 @@ extension AccelerometerService {
         log.warning("\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
             + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
             ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
-    }
-
-    static func number(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }
 }

@@ -25,10 +25,6 @@ struct SampleConditioner: Sendable {
 
     /// Counts as the log line shows them: "1 -2 1024".
     static func text(_ raw: Vector3) -> String {
-        "\(number(raw.x)) \(number(raw.y)) \(number(raw.z))"
-    }
-
-    static func number(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+        "\(raw.x.plainText) \(raw.y.plainText) \(raw.z.plainText)"
     }
 }
