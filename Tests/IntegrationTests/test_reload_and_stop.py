@@ -586,20 +586,26 @@ def console_mode():
 @pytest.fixture
 def debian_console():
     """/dev/tty0 as Debian's udev leaves it (root:tty 0620, 50-udev-default.rules), in
-    text mode; put back as found afterwards."""
+    text mode; put back as found afterwards. The machine has one console, so the tests
+    that use it take turns (an exclusive lock across the parallel run's workers): one
+    test's putting it back must not take the console from under another."""
     if not os.path.exists("/dev/tty0") or os.geteuid() != 0:
         pytest.skip("needs root and a virtual terminal (/dev/tty0)")
-    mode = console_mode()
-    if mode is None:
-        pytest.skip("/dev/tty0 is not a virtual terminal here")
-    if mode != KD_TEXT:
-        pytest.skip("the console is not in text mode (another program draws on it)")
-    st = os.stat("/dev/tty0")
-    os.chown("/dev/tty0", 0, 5)     # group tty
-    os.chmod("/dev/tty0", 0o620)
-    yield
-    os.chown("/dev/tty0", st.st_uid, st.st_gid)
-    os.chmod("/dev/tty0", st.st_mode & 0o7777)
+    with open("/tmp/shimmerd-tests-console.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        mode = console_mode()
+        if mode is None:
+            pytest.skip("/dev/tty0 is not a virtual terminal here")
+        if mode != KD_TEXT:
+            pytest.skip("the console is not in text mode (another program draws on it)")
+        st = os.stat("/dev/tty0")
+        os.chown("/dev/tty0", 0, 5)     # group tty
+        os.chmod("/dev/tty0", 0o620)
+        try:
+            yield
+        finally:
+            os.chown("/dev/tty0", st.st_uid, st.st_gid)
+            os.chmod("/dev/tty0", st.st_mode & 0o7777)
 
 
 @pytest.mark.parametrize("with_capabilities", [True, False])
