@@ -1,7 +1,6 @@
 import Glibc
-import Logging
 import Testing
-@testable import Tracing
+@testable import Logging
 
 /// Reads what a handler wrote into a pipe.
 func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
