@@ -100,6 +100,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport"]),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
         .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
