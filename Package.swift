@@ -104,6 +104,7 @@ let package = Package(
         .testTarget(name: "UdevTests", dependencies: ["Udev", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
         .testTarget(name: "FontsTests", dependencies: ["Fonts", "TestSupport"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "TestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
         .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
