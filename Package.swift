@@ -105,6 +105,8 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
         .testTarget(name: "FontsTests", dependencies: ["Fonts", "TestSupport"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "TestSupport"]),
+        // CDRM: the tests build the kernel's own mode struct (drmModeModeInfo).
+        .testTarget(name: "DRMTests", dependencies: ["DRM", "CDRM", "TestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
         .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
