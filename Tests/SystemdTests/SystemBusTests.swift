@@ -1,8 +1,81 @@
-import Foundation
 import Glibc
 import Testing
 import TestSupport
 @testable import Systemd
+
+/// A program started with posix_spawn(3), its standard output on a pipe and its standard
+/// error on /dev/null. It starts with no signal blocked: a child inherits the blocked
+/// signals of the thread that starts it, and the test runner's threads block SIGTERM.
+private final class Child {
+    let pid: pid_t
+    private let output: Int32
+    private(set) var exitStatus: Int32?
+
+    init(_ arguments: [String]) throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }   // only the dup2'd copy goes to the child
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+        close(fds[1])
+        guard spawned == 0 else {
+            close(fds[0])
+            Issue.record("posix_spawn \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw SystemBusError(operation: "posix_spawn", errno: spawned)
+        }
+        pid = child
+        output = fds[0]
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        close(output)
+    }
+
+    /// Whether it has exited (waitpid(2) with WNOHANG), its exit status kept.
+    var hasExited: Bool {
+        guard exitStatus == nil else { return true }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return false }
+        exitStatus = (status >> 8) & 0xFF
+        return true
+    }
+
+    /// What one read(2) of its output returns (blocking until it writes something).
+    func readSome() -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = read(output, &buffer, buffer.count)
+        return String(decoding: buffer[0..<max(n, 0)], as: UTF8.self)
+    }
+
+    /// Its output to the end (once it has exited).
+    func readAll() -> String {
+        var text = ""
+        while true {
+            let more = readSome()
+            if more.isEmpty { return text }
+            text += more
+        }
+    }
+}
 
 /// A private message bus: a real dbus-daemon with the session bus's policy (anyone may
 /// own any name) listening in a scratch directory, named in DBUS_SYSTEM_BUS_ADDRESS so
@@ -10,41 +83,26 @@ import TestSupport
 private final class PrivateBus {
     let scratch = ScratchDirectory("bus")
     let address: String
-    private let daemon = Process()
+    private let daemon: Child
 
     init() throws {
         address = "unix:path=" + scratch.file("bus")
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address, "--print-address=1"]
-        let out = Pipe()
-        daemon.standardOutput = out
-        try daemon.run()
+        daemon = try Child(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address,
+                            "--print-address=1"])
         // dbus-daemon prints its address once it listens.
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let line = daemon.readSome()
         try #require(line.hasPrefix(address), "dbus-daemon printed \(line)")
         setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1)
     }
 
-    deinit {
-        unsetenv("DBUS_SYSTEM_BUS_ADDRESS")
-        // SIGKILL: a child of the test process inherits its blocked signals, SIGTERM among them.
-        kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
-    }
+    deinit { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
 
     /// Runs `busctl` on this bus with `arguments`, processing `buses` while it waits for
     /// their answers; returns its standard output and exit status.
     func busctl(_ arguments: [String], serving buses: [SystemBus]) throws -> (output: String, status: Int32) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
-        p.arguments = ["--address=" + address] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = Pipe()
-        try p.run()
-        pump(buses) { !p.isRunning }
-        p.waitUntilExit()
-        return (String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), p.terminationStatus)
+        let p = try Child(["/usr/bin/busctl", "--address=" + address] + arguments)
+        pump(buses) { p.hasExited }
+        return (p.readAll(), p.exitStatus ?? -1)
     }
 }
 
