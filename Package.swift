@@ -104,7 +104,8 @@ let package = Package(
         .testTarget(name: "UdevTests", dependencies: ["Udev", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
         .testTarget(name: "FontsTests", dependencies: ["Fonts", "TestSupport"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "TestSupport"]),
+        // CSDL2: the tests build the events SDL_WaitEvent returns (SDL_Event).
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "CSDL2", "TestSupport"]),
         // CDRM: the tests build the kernel's own mode struct (drmModeModeInfo).
         .testTarget(name: "DRMTests", dependencies: ["DRM", "CDRM", "TestSupport"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
