@@ -29,8 +29,22 @@ private final class Child {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The environment is passed as a copy: `environ` itself, passed as is, made
+        // posix_spawn fail with EFAULT under AddressSanitizer (scripts/sanitize.sh).
+        var variables: [UnsafeMutablePointer<CChar>?] = []
+        var e: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = environ
+        while let variable = e.pointee {
+            variables.append(strdup(variable))
+            e += 1
+        }
+        variables.append(nil)
+        defer { variables.forEach { free($0) } }
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+        let spawned = argv.withUnsafeBufferPointer { a in
+            variables.withUnsafeBufferPointer { v in
+                posix_spawn(&child, a[0]!, &actions, &attributes, a.baseAddress!, v.baseAddress!)
+            }
+        }
         close(fds[1])
         guard spawned == 0 else {
             close(fds[0])
