@@ -46,11 +46,8 @@ private final class Child {
             }
         }
         close(fds[1])
-        guard spawned == 0 else {
-            close(fds[0])
-            Issue.record("posix_spawn \(arguments[0]): \(String(cString: strerror(spawned)))")
-            throw SystemBusError(operation: "posix_spawn", errno: spawned)
-        }
+        if spawned != 0 { close(fds[0]) }
+        try #require(spawned == 0, "posix_spawn \(arguments[0]): \(String(cString: strerror(spawned)))")
         pid = child
         output = fds[0]
     }
