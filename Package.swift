@@ -100,6 +100,15 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport"]),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"]),
+        .testTarget(name: "IIOTests", dependencies: ["IIO", "TestSupport"]),
+        .testTarget(name: "UdevTests", dependencies: ["Udev", "TestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
+        .testTarget(name: "FontsTests", dependencies: ["Fonts", "TestSupport"]),
+        // CSDL2: the tests build the events SDL_WaitEvent returns (SDL_Event).
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "CSDL2", "TestSupport"]),
+        // CDRM: the tests build the kernel's own mode struct (drmModeModeInfo).
+        .testTarget(name: "DRMTests", dependencies: ["DRM", "CDRM", "TestSupport"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
         .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"]),

@@ -40,7 +40,9 @@ package final class FontFace {
             try check(FT_New_Face(library, match.path, FT_Long(match.faceIndex), &face), "FT_New_Face",
                       "cannot open font \(match.path)")
         } catch {
+            // deinit runs too (every stored property is set): it must not free it again.
             FT_Done_FreeType(library)
+            library = nil
             throw error
         }
     }
