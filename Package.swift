@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "DisplayTests", dependencies: ["Display", "CSDL2", "TestSupport"]),
         // CDRM: the tests build the kernel's own mode struct (drmModeModeInfo).
         .testTarget(name: "DRMTests", dependencies: ["DRM", "CDRM", "TestSupport"]),
-        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "TestSupport"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion", "TestSupport"]),
         .testTarget(name: "ColorTests", dependencies: ["Color", "TestSupport"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "TestSupport"]),
