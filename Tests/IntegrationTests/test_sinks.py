@@ -236,7 +236,9 @@ def test_raw_into_ffmpeg_decodes_every_frame(bed_factory, tmp_path):
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
     d, ff = spawn_raw_into_ffmpeg(bed, trace, ["-f", "framecrc", "-"])
-    for roll, lean in PATH:
+    # The path twice: each move is drawn in 2 to 3 frames, so once through is about 10
+    # frames (9 on a loaded machine) and twice through 21 to 23.
+    for roll, lean in PATH * 2:
         tilter.step(roll, lean, d)
     d.send_signal(signal.SIGTERM)
     assert d.wait(timeout=WAIT) == 0
