@@ -3,6 +3,8 @@ and small, independent re-implementations of the IIO facts the tests need (scan
 layout and encoding, mount matrices, the tilt of spec/attitude.md) to compute
 expectations. No fakes of libiio or libudev: the daemon uses the real libraries,
 redirected to the testbed by umockdev's preload library."""
+import contextlib
+import fcntl
 import json
 import math
 import os
@@ -520,6 +522,16 @@ def craft_segment(name, width=700, height=467, stride=None, count=3, offset=4096
 
 def close_to(a, b, tol):
     return all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+@contextlib.contextmanager
+def machine_wide(name):
+    """Holds an exclusive lock named `name` across the processes of a parallel run (its
+    workers), for what the machine has one of or hands out by name: the console, X
+    display numbers."""
+    with open("/tmp/shimmerd-tests-%s.lock" % name, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def wait_until(predicate, what, daemon=None, timeout=WAIT):

@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, read_trace, shm_header, wait_trace, wait_until
+from harness import REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, wait_trace, wait_until
 from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, snapshot
 from test_least_privilege import NOBODY, readable_testbed
 from test_traces import synthetic_trace
@@ -591,8 +591,7 @@ def debian_console():
     test's putting it back must not take the console from under another."""
     if not os.path.exists("/dev/tty0") or os.geteuid() != 0:
         pytest.skip("needs root and a virtual terminal (/dev/tty0)")
-    with open("/tmp/shimmerd-tests-console.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with machine_wide("console"):
         mode = console_mode()
         if mode is None:
             pytest.skip("/dev/tty0 is not a virtual terminal here")

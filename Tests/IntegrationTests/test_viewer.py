@@ -15,7 +15,7 @@ import pytest
 
 import scene_colors
 import xshot
-from harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment
+from harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment, machine_wide
 from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env, wait_until
 
 sys.path.insert(0, os.path.join(REPO, "tools"))
@@ -27,17 +27,21 @@ BACKGROUND = (0x20, 0x20, 0x20)   # the window around the card (Viewer.swift)
 
 @pytest.fixture
 def xserver():
-    """An Xvfb server of its own: the display name, e.g. ":5"."""
+    """An Xvfb server of its own: the display name, e.g. ":5". Servers start and stop one
+    at a time across a parallel run's workers, so that a starting server never takes a
+    display number, and its socket path, that a stopping one still holds or is removing."""
     r, w = os.pipe()
-    p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-                         pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(w)
-    with os.fdopen(r) as f:
-        number = f.readline().strip()
+    with machine_wide("xvfb"):
+        p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(w)
+        with os.fdopen(r) as f:
+            number = f.readline().strip()
     assert number, "Xvfb did not start"
     yield ":" + number
-    p.terminate()
-    p.wait(timeout=WAIT)
+    with machine_wide("xvfb"):
+        p.terminate()
+        p.wait(timeout=WAIT)
 
 
 class Viewer:
