@@ -13,7 +13,8 @@ package enum ReadinessPoll {
     /// up to 1 ms late is harmless for 100 Hz sensors and 60 fps frames.
     package static func waitReadable(_ fds: [Int32], timeoutSeconds: Double, into ready: inout [Int32]) {
         ready.removeAll(keepingCapacity: true)
-        let ms = Int32((max(0, min(timeoutSeconds, 3600)) * 1000).rounded(.up))
+        // Infinity: no timeout at all (-1), only a descriptor wakes the caller.
+        let ms = timeoutSeconds == .infinity ? -1 : Int32((max(0, min(timeoutSeconds, 3600)) * 1000).rounded(.up))
         withUnsafeTemporaryAllocation(of: pollfd.self, capacity: max(fds.count, 1)) { pfds in
             for (i, fd) in fds.enumerated() { pfds[i] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
             guard poll(pfds.baseAddress, nfds_t(fds.count), ms) > 0 else { return }

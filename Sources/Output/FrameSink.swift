@@ -55,6 +55,16 @@ package enum DropReason: String, Equatable, Sendable {
     case rateLimit = "more than Sink.fps frames in a second"
 }
 
+/// Who sees a sink's frames, for `Sink.demand = auto`: whether painting them serves anyone.
+package enum FrameAudience: Equatable, Sendable {
+    /// The output is its own consumer (a raw reader, a png directory, null): always painted.
+    case own
+    /// Readers that say they look by a claim on the system bus (the shared-memory segment).
+    case claimants
+    /// A display: seen while it is on and its console is in front; otherwise why not.
+    case display(unseenBecause: String?)
+}
+
 /// Where frames go. The sink owns the pixel memory; the renderer paints straight into
 /// it. A sink may rotate through several buffers (`slotCount`); each keeps the frame it
 /// last received, so the runtime keeps one renderer target per slot.
@@ -76,8 +86,10 @@ package protocol FrameSink: AnyObject {
     /// False while a published frame reaches no one: a display sink with no display
     /// attached keeps the frame for when one appears. The stop line counts those apart.
     var isShowing: Bool { get }
-    /// Called by the pipeline loop on every wake-up (at least four times a second), frames
-    /// or not, so a sink can retry a device that was missing or busy. Never throws: a
+    /// Who sees the frames (`FrameAudience`); `.own` by default.
+    var audience: FrameAudience { get }
+    /// Called by the pipeline loop on every wake-up (at least four times a second while
+    /// frames are painted; not while nobody looks), frames or not, so a sink can retry a device that was missing or busy. Never throws: a
     /// sink logs its own state changes through the `Logger` it was given.
     func maintain()
     /// Changes when the memory behind `target(slot:)` was replaced (the shm sink
@@ -111,6 +123,7 @@ package protocol FrameSink: AnyObject {
 }
 
 extension FrameSink {
+    package var audience: FrameAudience { .own }
     package func maintain() {}
     package var targetGeneration: Int { 0 }
     package func appendFileDescriptors(to fds: inout [Int32]) {}

@@ -56,6 +56,8 @@ package final class SharedMemorySink: FrameSink {
     package private(set) var frame: UInt64
     package private(set) var framesPublished: UInt64 = 0
     private var closed = false
+    /// Readers claim the frames on the system bus (`shimmerd view` does while its window is open).
+    package var audience: FrameAudience { .claimants }
 
     /// - Parameters:
     ///   - directory: where POSIX shared memory lives (/dev/shm).

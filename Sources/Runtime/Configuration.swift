@@ -124,11 +124,23 @@ package struct SinkSettings: Sendable, Equatable {
     package var mode: UInt32 = 0o640
     package var path = "-"
     package var fps = 60.0
+    /// When frames are painted: auto (while someone looks), always.
+    package var demand = SinkDemand.auto
 
     package static func == (a: SinkSettings, b: SinkSettings) -> Bool {
         a.type == b.type && a.device == b.device && a.connector == b.connector && a.position?.x == b.position?.x && a.position?.y == b.position?.y
-            && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps
+            && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps && a.demand == b.demand
     }
+}
+
+/// `Sink.demand`: whether the daemon reads the sensor and paints only while someone looks.
+package enum SinkDemand: String, Sendable, Equatable, CaseIterable {
+    /// shm: while a reader holds a claim on the bus; drm and framebuffer: while the display
+    /// is on and its console in front; raw, png and null: always (their output is its own
+    /// consumer).
+    case auto
+    /// Every sink paints whenever the device moves, looked at or not.
+    case always
 }
 
 package struct TraceSettings: Sendable, Equatable {

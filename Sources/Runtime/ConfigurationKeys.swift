@@ -135,6 +135,13 @@ package enum ConfigurationKeys {
                          }, show: { "0" + String($0.sink.mode, radix: 8) }),
         text("Sink", "path", "raw sink output (- = stdout, refused when it is a terminal, which $(tty) names explicitly; or a FIFO or file); png sink output directory", \.sink.path),
         number("Sink", "fps", "most frames per second written", \.sink.fps, range: 1...1000),
+        ConfigurationKey(section: "Sink", name: "demand", accepted: "auto or always",
+                         help: "auto reads the sensor and paints only while someone looks: shm while a reader holds a claim on the system bus (shimmerd view claims while its window is open; without a system bus nobody can claim, so frames are painted), drm and framebuffer while the display is on and its console in front; raw, png and null always. always paints for every sink whenever the device moves",
+                         apply: { config, value in
+                             guard let d = SinkDemand(rawValue: value) else { return "not auto or always" }
+                             config.sink.demand = d
+                             return nil
+                         }, show: { $0.sink.demand.rawValue }, words: SinkDemand.allCases.map(\.rawValue)),
     ]
 
     static let trace: [ConfigurationKey] = [

@@ -196,7 +196,8 @@ package final class Daemon {
         }
         trace?.append(header(c, source: source))
         log.notice("card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)")
-        let parts = Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps)
+        let parts = Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps,
+                                   demand: c.sink.demand)
         return (Assembly(config: c, parts: parts, trace: trace), kept.isEmpty ? "all rebuilt" : kept.joined(separator: ", "))
     }
 

@@ -39,14 +39,17 @@ package final class Pipeline {
         package var renderer: CardRenderer
         package var motion: MotionConfiguration
         package var fps: Double
+        /// `Sink.demand`: paint only while someone looks (`Demand`), or always.
+        package var demand: SinkDemand
 
         package init(source: any SampleSource, sink: any FrameSink, renderer: CardRenderer,
-                     motion: MotionConfiguration, fps: Double) {
+                     motion: MotionConfiguration, fps: Double, demand: SinkDemand = .auto) {
             self.source = source
             self.sink = sink
             self.renderer = renderer
             self.motion = motion
             self.fps = fps
+            self.demand = demand
         }
     }
 
@@ -62,13 +65,17 @@ package final class Pipeline {
     let wait: Wait
     /// The daemon on the system bus, nil without one (`StatusBus`).
     let bus: StatusBus?
-    private let motion: MotionStage
+    let motion: MotionStage
     private let publisher: FramePublisher
     package let counters: RunCounters
     /// Becomes true once the first frame is out (READY=1).
     private var ready = false
     /// Whether the source was last told to read slowly.
-    private var sourceIdle = false
+    var sourceIdle = false
+    /// Nobody looks (`Pipeline+Demand.swift`): the source is suspended, no frames are painted.
+    var isIdle = false
+    /// When the demand last changed, so the bus's rate-limited signal still goes out.
+    var busStateChangedAt: Double?
     /// Kept between calls of `run`: a reload that fails resumes this pipeline exactly
     /// where it was (no extra frame, no early heartbeat).
     private var pacer: FramePacer?
@@ -107,8 +114,10 @@ package final class Pipeline {
         self.wait = wait
         motion = MotionStage(parts.motion)
         publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log)
-        // A source carried over from the pipeline this one replaces may be reading slowly.
+        // A source carried over from the pipeline this one replaces may be reading slowly,
+        // or not at all (nobody looked): this pipeline decides again at its first wakeup.
         parts.source.setIdle(period: nil)
+        parts.source.resume(now: clock())
     }
 
     /// Runs until a stop signal, `until` (seconds on `clock`), or a reload request.
@@ -145,15 +154,20 @@ package final class Pipeline {
 
             continueSinkWrite(readable: readable)
             parts.sink.handle(readable: readable)
-            if publisher.maintain() { pacer.owesFrame = true }
-            if publisher.owesNewest && !parts.sink.isBacklogged {
-                // The reader caught up: the picture of the frames it missed goes out now.
-                publisher.owesNewest = false
-                pacer.owesFrame = true
+            followDemand(&pacer, at: now)
+            if !isIdle {
+                if publisher.maintain() { pacer.owesFrame = true }
+                if publisher.owesNewest && !parts.sink.isBacklogged {
+                    // The reader caught up: the picture of the frames it missed goes out now.
+                    publisher.owesNewest = false
+                    pacer.owesFrame = true
+                }
             }
             takeEvents(at: now, readable: readable, into: &events)
-            frameIfDue(&pacer, at: now)
-            restIfStill(at: now)
+            if !isIdle {
+                frameIfDue(&pacer, at: now)
+                restIfStill(at: now)
+            }
             // A trace played to its end: finish once the picture has settled.
             if parts.source.isExhausted && motion.isSettled(at: now) && !pacer.owesFrame { break loop }
             heartbeat.beat(at: now, notifier)
@@ -230,7 +244,7 @@ package final class Pipeline {
         guard bus.isDue(now: now) else { return }
         var s = bus.status
         let attachment = (parts.source as? AccelerometerService)?.attachment
-        s.state = attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
+        s.state = isIdle ? "idle" : attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
         s.sensor = attachment?.device.displayName ?? ""
         s.sensorMode = attachment?.mode ?? ""
         s.sensorModeReason = attachment?.modeReason ?? ""
@@ -254,12 +268,18 @@ package final class Pipeline {
     }
 
     /// Seconds until the sensor, the next frame, the heartbeat or the deadline is due.
+    /// Idle, only the heartbeat, the deadline and the bus's last word on the state wake
+    /// the loop: no timer of its own (infinity: poll(2) waits for a descriptor).
     private func sleep(_ pacer: FramePacer, _ heartbeat: Heartbeat, until deadline: Double?, now: Double) -> Double {
-        var timeout = min(parts.source.nextTimeout(now: now), Pipeline.maxSleep)
-        if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
-                                       sampleIn: parts.source.nextSampleExpected(now: now)) {
-            timeout = min(timeout, frameIn)
+        var timeout = parts.source.nextTimeout(now: now)
+        if !isIdle {
+            timeout = min(timeout, Pipeline.maxSleep)
+            if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
+                                           sampleIn: parts.source.nextSampleExpected(now: now)) {
+                timeout = min(timeout, frameIn)
+            }
         }
+        if let busIn = busWakeup(now: now) { timeout = min(timeout, busIn) }
         if let beatIn = heartbeat.dueIn(now: now) { timeout = min(timeout, beatIn) }
         if let deadline { timeout = min(timeout, max(0, deadline - now)) }
         return timeout

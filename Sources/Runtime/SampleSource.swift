@@ -24,12 +24,20 @@ package protocol SampleSource: AnyObject {
     /// The most events one `handle` appends, so the loop keeps room for them and a
     /// wakeup that catches up on a late batch allocates nothing either.
     var maximumEventsPerWakeup: Int { get }
+    /// Nobody looks (`Sink.demand`): stop reading and release what reading holds, until
+    /// `resume`; returns what the motion stage must be told (the sensor detached), if anything.
+    func suspend(why: String) -> SensorEvent?
+    /// Someone looks again: read again from the next `handle` on.
+    func resume(now: Double)
 }
 
 extension SampleSource {
     package var isExhausted: Bool { false }
     package var maximumEventsPerWakeup: Int { 64 }
     package func nextSampleExpected(now: Double) -> Double { nextTimeout(now: now) }
+    /// A simulated or recorded sensor costs nothing to keep reading: it never suspends.
+    package func suspend(why: String) -> SensorEvent? { nil }
+    package func resume(now: Double) {}
 
     /// `handle(now:readable:into:)` into a new array.
     package func handle(now: Double, readable: [Int32]) -> [SensorEvent] {

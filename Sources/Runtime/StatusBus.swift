@@ -128,6 +128,10 @@ package final class StatusBus {
     }
 
     package var fileDescriptor: Int32 { bus.fileDescriptor }
+    /// Connections holding a claim.
+    package var claims: Int { 0 }
+    /// Whether the connection is up.
+    package var isConnected: Bool { object != nil }
 
     /// Takes what the bus sent (calls are answered from `status`); returns the callers
     /// of `Recalibrate()` since the last call.

@@ -85,6 +85,10 @@ package final class AccelerometerService {
     var failingSince: Double?
     /// What the driver gave at the last read; kept so that reads allocate nothing.
     var driverEvents: [DriverEvent] = []
+    /// Nobody looks at the card (`Sink.demand`): the device is released as at exit and
+    /// nothing is read or attached until `resume`; udev hotplug, iio-sensor-proxy and the
+    /// tablet-mode switches are still followed (they wake the caller only when they happen).
+    package private(set) var isSuspended = false
 
     /// Seconds between reads: `1 / Sensor.rate`, or `idlePeriod` while that is longer.
     package var period: Double { schedule.period }
@@ -172,13 +176,15 @@ package final class AccelerometerService {
     /// this is when the next batch is expected (plus a tenth): the caller can line a
     /// frame up with it, and a batch that does not come is looked for then.
     package func nextTimeout(now: Double) -> Double {
-        driver == nil ? max(0, nextAttachAttempt - now) : schedule.timeout(now: now)
+        if isSuspended { return .infinity }
+        return driver == nil ? max(0, nextAttachAttempt - now) : schedule.timeout(now: now)
     }
 
     /// When the next sample should be there: waiting on the buffer, one batch interval
     /// after the last one; otherwise the next timed read.
     package func nextSampleExpected(now: Double) -> Double {
-        driver == nil ? nextTimeout(now: now) : schedule.nextSampleExpected(now: now, waitedOnNode: bufferDescriptor != nil)
+        if isSuspended { return .infinity }
+        return driver == nil ? nextTimeout(now: now) : schedule.nextSampleExpected(now: now, waitedOnNode: bufferDescriptor != nil)
     }
 
     /// Does what is due: hotplug events, (re)attaching, reading a sample; appends what
@@ -191,11 +197,12 @@ package final class AccelerometerService {
         if let w = sensorProxy, let fd = w.fileDescriptor, readable.contains(fd), w.process() {
             events += sensorProxyChanged(now: now)
         }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now, into: &events) }
+        guard !isSuspended else { return }
         if gyroLookupDue {
             gyroLookupDue = false
             events += takeUpGyroscope()
         }
-        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now, into: &events) }
         if driver == nil, now >= nextAttachAttempt {
             events += attach(now: now)
         }
@@ -218,7 +225,25 @@ package final class AccelerometerService {
         events += dropUnreachableRemote(now: now)
     }
 
-    // MARK: detach
+    // MARK: suspend, detach
+
+    /// Nobody looks: releases the device as at exit (its buffer disabled, its sampling
+    /// frequency restored) and reads nothing until `resume`. Returns the detach event
+    /// (`why` as its reason), nil when no device was attached.
+    package func suspend(why: String) -> SensorEvent? {
+        isSuspended = true
+        guard let a = attachment else { return nil }
+        detach()
+        return .detached(a.device.displayName, reason: why)
+    }
+
+    /// Someone looks again: the device is found and attached at the next `handle`, as at
+    /// start (a new baseline follows from the attach).
+    package func resume(now: Double) {
+        guard isSuspended else { return }
+        isSuspended = false
+        nextAttachAttempt = now
+    }
 
     /// Releases the device: disables the buffer, restores `sampling_frequency` (unless
     /// the device is gone), drops the libiio context.

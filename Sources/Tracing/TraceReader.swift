@@ -13,6 +13,7 @@ package enum TraceEntry: Sendable, Equatable {
     case frame(TraceRecord.Frame)
     case recapture(TraceRecord.Recapture)
     case gyro(TraceRecord.Gyro)
+    case demand(TraceRecord.Demand)
 
     /// The record's `t`, seconds (headers have none).
     package var t: Double? {
@@ -24,6 +25,7 @@ package enum TraceEntry: Sendable, Equatable {
         case .frame(let f): f.t
         case .recapture(let r): r.t
         case .gyro(let g): g.t
+        case .demand(let d): d.t
         }
     }
 }
@@ -43,6 +45,7 @@ extension TraceEntry: Decodable {
         case "frame": self = .frame(try TraceRecord.Frame(from: decoder))
         case "recapture": self = .recapture(try TraceRecord.Recapture(from: decoder))
         case "gyro": self = .gyro(try TraceRecord.Gyro(from: decoder))
+        case "demand": self = .demand(try TraceRecord.Demand(from: decoder))
         default: throw UnknownRecordType(type: type)
         }
     }

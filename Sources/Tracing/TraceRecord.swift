@@ -277,6 +277,24 @@ package enum TraceRecord {
         }
     }
 
+    /// The daemon stopped reading and painting because nobody looks (`Sink.demand = auto`:
+    /// no claim on the shared-memory frames, the display off or its console switched
+    /// away), or began again because someone does: `state` is `idle` or `resumed`.
+    /// Readings stop between the two; the sensor attaches again after `resumed`, with a
+    /// new baseline (a `recapture` record).
+    package struct Demand: Codable, Sendable, Equatable {
+        package var type = "demand"
+        package var t: Double
+        package var state: String
+        package var reason: String
+
+        package init(t: Double, idle: Bool, reason: String) {
+            self.t = t
+            state = idle ? "idle" : "resumed"
+            self.reason = reason
+        }
+    }
+
     /// One JSON line, newline included (`TraceJSON`).
     package static func line<R: Encodable>(_ record: R) -> [UInt8] { TraceJSON.line(record) }
 }

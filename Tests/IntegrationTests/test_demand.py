@@ -1,0 +1,218 @@
+"""Nothing when nobody looks (Sink.demand = auto), through the real binary on a private
+dbus-daemon with the shipped policy and a umockdev accelerometer: a shared-memory sink
+that nobody has claimed reads no sensor, paints no frame and sleeps; a claim (Claim() on
+org.shimmerd.Shimmerd1, held by a connection) brings the first frame within 0.5 s from a
+new baseline; the claim ends with Release() or with the connection; still while
+claimed, the daemon wakes about ten times a second; Sink.demand = always paints without
+any claim, as before claims existed."""
+import os
+import time
+
+import pytest
+from gi.repository import Gio, GLib
+
+from harness import WAIT, Device, SystemBus, frames_published, pose, read_trace, wait_until
+from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
+
+BMC150 = "bmc150_bosc0200_ideapad_d330"
+
+
+class Claimant:
+    """A reader on the bus: its own connection, which holds a claim after `claim()` and
+    loses it with `release()` or `close()` (the connection ends)."""
+
+    def __init__(self, bus):
+        self.conn = Gio.DBusConnection.new_for_address_sync(
+            bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+
+    def call(self, method):
+        self.conn.call_sync(NAME, PATH, IFACE, method, None, None, Gio.DBusCallFlags.NONE, int(WAIT * 1000), None)
+
+    def claim(self):
+        self.call("Claim")
+
+    def release(self):
+        self.call("Release")
+
+    def close(self):
+        self.conn.close_sync(None)
+
+
+def wakeups(pid):
+    """Voluntary context switches of all the process's threads: the times it slept and
+    was woken (preemptions, the machine's load, are counted apart by the kernel)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+            for line in f:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def read_since_written(bed, dev):
+    """Whether any of the raw attributes was read after it was last written (relatime
+    updates the access time at the first read after a write)."""
+    for axis in "xyz":
+        st = os.stat(bed.root + dev.syspath + "/in_accel_%s_raw" % axis)
+        if st.st_atime_ns > st.st_mtime_ns:
+            return True
+    return False
+
+
+def demand_records(trace):
+    return [r for r in read_trace(trace) if r["type"] == "demand"]
+
+
+def frames(trace):
+    return [r for r in read_trace(trace) if r["type"] == "frame"]
+
+
+@pytest.fixture
+def shipped_bus():
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    yield bus
+    bus.close()
+
+
+def start(bed_factory, bus, shm_name, trace, *extra):
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sensor.rate=50",
+                  "--set", "Attitude.baseline_samples=3", "--set", "Trace.path=" + trace, *extra, extra_env=bus.env)
+    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
+    return dev, bed, d
+
+
+def move(bed, dev, seconds, step=0.1):
+    """The device carried about: a new pose every `step` seconds, each read or not."""
+    end = time.monotonic() + seconds
+    k = 0
+    while time.monotonic() < end:
+        k += 1
+        bed.set_raw(dev, dev.raw_for(pose(0.3 * ((k % 7) - 3) / 3, 0.2 * ((k % 5) - 2) / 2)))
+        time.sleep(step)
+
+
+def test_unclaimed_the_daemon_reads_nothing_paints_nothing_and_sleeps(bed_factory, shipped_bus, shm_name, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+    wait_until(lambda: prop(shipped_bus, "State") == "idle", "State idle", daemon=d)
+    assert prop(shipped_bus, "Claims") == 0
+    time.sleep(0.5)
+    before_frames = frames_published(shm_name)
+    before = wakeups(d.p.pid)
+    reads = 0
+    end = time.monotonic() + 8
+    k = 0
+    while time.monotonic() < end:
+        k += 1
+        bed.set_raw(dev, dev.raw_for(pose(0.3 * ((k % 7) - 3) / 3, 0.1)))
+        time.sleep(0.25)
+        reads += read_since_written(bed, dev)
+    woke = wakeups(d.p.pid) - before
+    assert reads == 0, "the sensor was read %d times while nobody looked" % reads
+    assert frames_published(shm_name) == before_frames
+    assert woke <= 0.5 * 8, "%d wakeups in 8 s while idle" % woke
+    assert prop(shipped_bus, "State") == "idle"
+    assert d.stop() == 0
+    idle = demand_records(trace)
+    assert idle and idle[0]["state"] == "idle" and idle[0]["reason"] == "nobody has claimed the frames"
+    assert not [r for r in read_trace(trace) if r["type"] in ("sample", "reading")]
+
+
+def test_a_claim_brings_a_frame_within_half_a_second_and_the_card_follows(bed_factory, shipped_bus, shm_name, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+    # Laid at a pose far from the start's: the card is centred there when someone looks.
+    bed.set_raw(dev, dev.raw_for(pose(0.4, 0.3)))
+    time.sleep(1)
+    first = frames_published(shm_name)
+    reader = Claimant(shipped_bus)
+    try:
+        claimed = time.monotonic()
+        reader.claim()
+        wait_until(lambda: frames_published(shm_name) > first, "a frame after the claim", daemon=d, timeout=WAIT)
+        assert time.monotonic() - claimed < 0.5 + 0.3, "the first frame came %.2f s after the claim" % (time.monotonic() - claimed)
+        assert prop(shipped_bus, "Claims") == 1
+        wait_until(lambda: prop(shipped_bus, "State") in ("moving", "still"), "State moving or still", daemon=d)
+        # A new baseline at the pose it lay in: no tilt there.
+        wait_until(lambda: prop(shipped_bus, "BaselineAge") >= 0, "a baseline", daemon=d)
+        assert abs(prop(shipped_bus, "DRoll")) < 0.01 and abs(prop(shipped_bus, "DPitch")) < 0.01
+        bed.set_raw(dev, dev.raw_for(pose(0.1, 0.3)))      # turned 0.3 rad back: dRoll -0.3
+        wait_until(lambda: abs(prop(shipped_bus, "DRoll") + 0.3) < 0.01, "DRoll -0.3", daemon=d)
+    finally:
+        reader.close()
+    assert d.stop() == 0
+    states = [r["state"] for r in demand_records(trace)]
+    assert states[:2] == ["idle", "resumed"]
+    resumed = demand_records(trace)[1]
+    assert resumed["reason"] == "1 claim on the system bus"
+    first_frame = next(r for r in frames(trace) if r["t"] >= resumed["t"])
+    assert first_frame["t"] - resumed["t"] < 0.5
+
+
+def test_claimed_and_still_it_wakes_about_ten_times_a_second_and_paints_at_most_a_frame(bed_factory, shipped_bus,
+                                                                                       shm_name, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    reader = Claimant(shipped_bus)
+    try:
+        reader.claim()
+        wait_until(lambda: prop(shipped_bus, "State") == "still", "State still", daemon=d)
+        time.sleep(1)
+        before_frames = frames_published(shm_name)
+        before = wakeups(d.p.pid)
+        time.sleep(8)
+        woke = wakeups(d.p.pid) - before
+        assert woke <= 10.5 * 8, "%d wakeups in 8 s while still" % woke
+        assert frames_published(shm_name) - before_frames <= 1
+    finally:
+        reader.close()
+    assert d.stop() == 0
+
+
+@pytest.mark.parametrize("ending", ["release", "connection closed"])
+def test_a_claim_ends_with_release_or_its_connection_and_the_daemon_idles(bed_factory, shipped_bus, shm_name,
+                                                                         tmp_path, ending):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    reader = Claimant(shipped_bus)
+    reader.claim()
+    wait_until(lambda: prop(shipped_bus, "State") in ("moving", "still"), "reading after the claim", daemon=d)
+    if ending == "release":
+        reader.release()
+    else:
+        reader.close()
+    ended = time.monotonic()
+    wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle after the claim ended", daemon=d)
+    assert time.monotonic() - ended < 1.0 + 0.3
+    assert prop(shipped_bus, "Claims") == 0
+    time.sleep(0.3)
+    before_frames = frames_published(shm_name)
+    reads = 0
+    for k in range(12):
+        bed.set_raw(dev, dev.raw_for(pose(0.05 * k, 0.1)))
+        time.sleep(0.25)
+        reads += read_since_written(bed, dev)
+    assert reads == 0
+    assert frames_published(shm_name) == before_frames
+    if ending == "release":
+        reader.close()
+    assert d.stop() == 0
+
+
+def test_with_demand_always_frames_come_without_any_claim(bed_factory, shipped_bus, shm_name, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace, "--set", "Sink.demand=always")
+    wait_until(lambda: frames_published(shm_name) > 0, "a frame without a claim", daemon=d)
+    wait_until(lambda: prop(shipped_bus, "BaselineAge") >= 0, "a baseline", daemon=d)
+    bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))
+    wait_until(lambda: abs(prop(shipped_bus, "DRoll") - 0.3) < 0.01, "DRoll 0.3", daemon=d)
+    assert prop(shipped_bus, "State") in ("moving", "still")
+    assert d.stop() == 0
+    assert not demand_records(trace)
