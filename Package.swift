@@ -86,7 +86,7 @@ let package = Package(
             "Logging", "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
-        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Logging", "LinuxSystem"]),
+        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Logging", "LinuxSystem", "Systemd"]),
         .target(name: "Commands", dependencies: ["Runtime", "Card", "Raster", "Motion", "PNG",
                                                  "Sensors", "Output", "Tracing", "Logging", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),

@@ -53,9 +53,14 @@ package final class ViewerSession {
         do { thread = try BackgroundThread(name: "shm-watch") { watcher.run() } } catch {
             throw ViewerError(message: "view: \(error)")
         }
+        // While the window is open the daemon is told that someone looks.
+        let claim = DaemonClaim(log: log)
+        let claimThread = claim.flatMap { c in try? BackgroundThread(name: "bus-claim") { c.run() } }
         defer {
             watcher.stop()
             thread.join()
+            claim?.stop()
+            claimThread?.join()
         }
         update(window, watcher, screen)
         handleEvents(video, window, watcher, screen)

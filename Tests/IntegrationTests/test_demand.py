@@ -13,6 +13,7 @@ from gi.repository import Gio, GLib
 
 from harness import WAIT, Device, SystemBus, frames_published, pose, read_trace, wait_until
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
+from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"
 
@@ -216,3 +217,28 @@ def test_with_demand_always_frames_come_without_any_claim(bed_factory, shipped_b
     assert prop(shipped_bus, "State") in ("moving", "still")
     assert d.stop() == 0
     assert not demand_records(trace)
+
+
+def test_shimmerd_view_claims_while_its_window_is_open(bed_factory, shipped_bus, shm_name, tmp_path, xserver,
+                                                       monkeypatch):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", shipped_bus.address)
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
+    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "Claims 1 while the window is open", daemon=d)
+    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=d)
+    wait_for_frame_on_screen(v, shm_name, d)
+    assert v.stop() == 0
+    wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once the window closed", daemon=d)
+    assert prop(shipped_bus, "Claims") == 0
+    assert d.stop() == 0
+
+
+def test_a_viewer_without_a_system_bus_says_what_that_means(xserver, shm_name, monkeypatch):
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/system_bus_socket")
+    v = Viewer(xserver, shm_name)
+    v.d.wait_log(r"view: no system bus \(.*\): the daemon cannot be told that someone looks, so it paints the segment "
+                 r"only while another reader claims it or with Sink\.demand = always", "the line about the bus")
+    assert v.stop() == 0
