@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <linux/fb.h>
 #include <linux/kd.h>
+#include <linux/vt.h>
 #include <linux/futex.h>
 #include <malloc.h>
 
@@ -30,6 +31,25 @@ static inline int shim_kd_set_mode(int fd, unsigned long mode) { return ioctl(fd
 static inline int shim_kd_get_mode(int fd, int *mode) { return ioctl(fd, KDGETMODE, mode); }
 static inline const unsigned long shim_kd_text(void) { return KD_TEXT; }
 static inline const unsigned long shim_kd_graphics(void) { return KD_GRAPHICS; }
+// Console switching handed to this process (console_ioctl(4): VT_SETMODE with VT_PROCESS,
+// VT_RELDISP, VT_GETSTATE): the kernel sends `signal` before switching away from the VT
+// and after switching back to it; the process answers with VT_RELDISP.
+static inline int shim_vt_set_process_mode(int fd, int signal) {
+    struct vt_mode m = { .mode = VT_PROCESS, .waitv = 0, .relsig = (short)signal, .acqsig = (short)signal, .frsig = 0 };
+    return ioctl(fd, VT_SETMODE, &m);
+}
+static inline int shim_vt_set_auto_mode(int fd) {
+    struct vt_mode m = { .mode = VT_AUTO, .waitv = 0, .relsig = 0, .acqsig = 0, .frsig = 0 };
+    return ioctl(fd, VT_SETMODE, &m);
+}
+static inline int shim_vt_release_display(int fd, unsigned long answer) { return ioctl(fd, VT_RELDISP, answer); }
+static inline unsigned long shim_vt_ackacq(void) { return VT_ACKACQ; }
+static inline int shim_vt_active(int fd, unsigned short *active) {
+    struct vt_stat s;
+    int r = ioctl(fd, VT_GETSTATE, &s);
+    if (r == 0) *active = s.v_active;
+    return r;
+}
 static inline long shim_futex_wake(uint32_t *addr, int count) { return syscall(SYS_futex, addr, FUTEX_WAKE, count, NULL, NULL, 0); }
 static inline long shim_futex_wait(uint32_t *addr, uint32_t expected, const struct timespec *timeout) { return syscall(SYS_futex, addr, FUTEX_WAIT, expected, timeout, NULL, 0); }
 static inline int shim_open_nofollow(const char *path, int flags, unsigned mode) { return open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode); }

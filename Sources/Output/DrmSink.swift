@@ -46,12 +46,19 @@ package final class DrmSink: FrameSink {
     package let connectorName: String
     package let consolePath: String
     private let position: (x: Int, y: Int)?
-    private let log: Logger
+    let log: Logger
     private let clock: () -> Double
     private let shadow: PixelBuffer
-    private var attached: Attached?
+    var attached: Attached?
     private var monitor: UdevMonitor?
-    private var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
+    var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
+    /// The signal the kernel sends on a console switch (`DrmSink+Demand.swift`); nil: not followed.
+    let consoleSwitchSignal: Int32?
+    var consoleWatch: ConsoleSwitchWatch?
+    /// The VT in front while the console is switched away from the card's (the display given up).
+    var switchedAway: Int?
+    /// The connector's DPMS state while it is not "On".
+    var displayOff: String?
     private var closed = false
     /// A frame reached the shadow while a flip was pending: flip it when the event comes.
     private var waitingFrame = false
@@ -102,8 +109,9 @@ package final class DrmSink: FrameSink {
     ///     restore or page flip: warning or error).
     ///   - clock: monotonic seconds, for the retry backoff.
     package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", log: Logger,
+                 consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, log: Logger,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
+        self.consoleSwitchSignal = consoleSwitchSignal
         self.device = device
         connectorName = connector
         self.consolePath = consolePath
@@ -184,11 +192,13 @@ package final class DrmSink: FrameSink {
                 detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued", level: .warning)
             }
         }
-        guard attached == nil, retry.isDue(clock()) else { return }
+        guard attached == nil, switchedAway == nil, retry.isDue(clock()) else { return }
         do {
             let a = try attach()
             attached = a
             retry.succeeded()
+            followConsoleSwitches()
+            noteDPMS(a.display.card, a.display.connector)
             let d = a.display, p = a.placement
             log.notice("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
                    + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
@@ -207,6 +217,8 @@ package final class DrmSink: FrameSink {
         if let a = attached { release(a) }
         attached = nil
         monitor = nil
+        consoleWatch?.close()
+        consoleWatch = nil
     }
 
     // MARK: Attaching and releasing
@@ -302,11 +314,11 @@ package final class DrmSink: FrameSink {
         }
     }
 
-    private func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice) {
+    func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice, retrying: Bool = true) {
         guard let a = attached else { return }
         log.log(level, "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
                + (hasMaster ? "the console is restored" : "the display is left to it")
-               + ", retrying with backoff up to \(Int(Self.maxBackoff)) s")
+               + (retrying ? ", retrying with backoff up to \(Int(Self.maxBackoff)) s" : ""))
         release(a, hasMaster: hasMaster)
         attached = nil
         waitingFrame = false
@@ -326,6 +338,7 @@ package final class DrmSink: FrameSink {
                 detach(because: "re-probing after a hotplug failed: \(error)", level: .warning)
                 return
             }
+            noteDPMS(d.card, now)
             if now.connection != .connected {
                 detach(because: "the display was disconnected")
             } else if !now.modes.contains(where: { $0.width == d.mode.width && $0.height == d.mode.height }) {

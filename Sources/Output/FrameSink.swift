@@ -88,6 +88,9 @@ package protocol FrameSink: AnyObject {
     var isShowing: Bool { get }
     /// Who sees the frames (`FrameAudience`); `.own` by default.
     var audience: FrameAudience { get }
+    /// The kernel's console-switch signal came (VT_PROCESS, `ConsoleSwitchWatch`): a display
+    /// sink gives the display up, or takes it back; others ignore it.
+    func consoleSwitched()
     /// Called by the pipeline loop on every wake-up (at least four times a second while
     /// frames are painted; not while nobody looks), frames or not, so a sink can retry a device that was missing or busy. Never throws: a
     /// sink logs its own state changes through the `Logger` it was given.
@@ -124,6 +127,7 @@ package protocol FrameSink: AnyObject {
 
 extension FrameSink {
     package var audience: FrameAudience { .own }
+    package func consoleSwitched() {}
     package func maintain() {}
     package var targetGeneration: Int { 0 }
     package func appendFileDescriptors(to fds: inout [Int32]) {}

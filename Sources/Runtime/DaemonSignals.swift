@@ -19,6 +19,8 @@ package enum DaemonSignals {
         DaemonSignal(name: "SIGHUP", number: SIGHUP,
                      effect: "re-read the configuration, build the whole new pipeline beside the running one and swap to it with a new baseline, keeping open the sensor, sink and trace whose settings did not change; if any of it fails (an invalid file, a trace or sink that cannot be opened), one line names the cause with file:line and the running pipeline continues untouched (systemctl reload sends it)"),
         DaemonSignal(name: "SIGUSR1", number: SIGUSR1, effect: "capture the baseline again from the next readings"),
+        DaemonSignal(name: "SIGUSR2", number: SIGUSR2,
+                     effect: "the kernel's console-switch signal (VT_PROCESS) while the drm sink shows the card: before a switch to another VT the display is given up (the console's picture set back, DRM master dropped) and the daemon idles; after the switch back it takes the display again; sent by hand with no switch pending, it changes nothing"),
     ]
 
     /// The signal numbers, in the table's order.

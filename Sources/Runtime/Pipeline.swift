@@ -137,7 +137,9 @@ package final class Pipeline {
 
         loop: while true {
             let now = clock()
-            if let request = SignalRequest(signals.mayBePending(readable: readable) ? signals.drain() : []) {
+            let pending = signals.mayBePending(readable: readable) ? signals.drain() : []
+            if pending.contains(SIGUSR2) { parts.sink.consoleSwitched() }
+            if let request = SignalRequest(pending) {
                 switch request {
                 case .stop(let signal):
                     log.notice("signal \(signal): stopping")
@@ -292,7 +294,8 @@ package final class Pipeline {
 
 /// What the pending signals ask the loop to do, strongest first: a stop outranks a
 /// reload, which outranks a recapture (a reload captures a new baseline anyway), so a
-/// SIGTERM that arrives with a burst of SIGHUPs is never dropped.
+/// SIGTERM that arrives with a burst of SIGHUPs is never dropped. SIGUSR2, the console's
+/// switch signal, goes to the sink beside these.
 enum SignalRequest: Equatable {
     case stop(Int32)
     case reload
@@ -300,7 +303,7 @@ enum SignalRequest: Equatable {
 
     /// nil when nothing is pending.
     init?(_ pending: [Int32]) {
-        if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 }) {
+        if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 && $0 != SIGUSR2 }) {
             self = .stop(stop)
         } else if pending.contains(SIGHUP) {
             self = .reload

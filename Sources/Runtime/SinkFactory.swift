@@ -29,8 +29,10 @@ package enum SinkFactory {
         case "drm":
             // As with the framebuffer: a missing display or a busy DRM master is reported
             // once and retried with backoff.
+            // The console's switches come as SIGUSR2 (DaemonSignals), which the daemon's
+            // signalfd takes.
             return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
-                           cardHeight: height, log: log.with(["sink.device": s.device]))
+                           cardHeight: height, consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": s.device]))
         case "framebuffer":
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.

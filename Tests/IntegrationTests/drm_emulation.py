@@ -52,6 +52,8 @@ PAGE_FLIP_EVENT = 0x01
 EVENT_FLIP_COMPLETE = 0x02
 # linux/kd.h
 KDSETMODE, KDGETMODE, KD_TEXT, KD_GRAPHICS = 0x4B3A, 0x4B3B, 0, 1
+# linux/vt.h
+VT_SETMODE, VT_GETSTATE, VT_RELDISP, VT_AUTO, VT_PROCESS, VT_ACKACQ = 0x5602, 0x5603, 0x5605, 0, 1, 2
 # Connector types (drm_mode.h DRM_MODE_CONNECTOR_*) and their kernel names.
 CONNECTOR_TYPES = {"VGA": 1, "DVI-I": 2, "LVDS": 7, "DP": 10, "HDMI-A": 11, "eDP": 14, "Virtual": 15, "DSI": 16}
 ORIENTATIONS = ["Normal", "Upside Down", "Left Side Up", "Right Side Up"]
@@ -117,6 +119,7 @@ class Connector:
     def __init__(self, kind, index, modes, connected=True, orientation=None):
         self.kind, self.index, self.modes = kind, index, modes
         self.connected, self.orientation = connected, orientation
+        self.dpms = 0               # the DPMS property's value: 0 On, 1 Standby, 2 Suspend, 3 Off
         self.id = self.encoder_id = None
 
     @property
@@ -248,6 +251,14 @@ class DrmCard:
             connector.connected = connected
         self.bed.set_attr(self.syspath + "/card%d-%s" % (self.number, connector.name), "status",
                           "connected" if connected else "disconnected")
+        self.bed.tb.uevent(self.syspath, "change")
+
+    def set_dpms(self, connector, value):
+        """Another DRM master sets the connector's DPMS property (3: Off, 0: On), then a
+        `drm` change uevent comes. The kernel itself sends no event for a DPMS change: a
+        client learns it at the next drm event, which here follows at once."""
+        with self.lock:
+            connector.dpms = value
         self.bed.tb.uevent(self.syspath, "change")
 
     # --- the kernel side ---
@@ -415,7 +426,7 @@ class DrmCard:
         return next((c for c in self.crtcs if c.id == cid), None)
 
     def _props_of(self, c):
-        props = [(self.dpms_prop, 0)]
+        props = [(self.dpms_prop, c.dpms)]
         if c.orientation is not None:
             props.append((self.orientation_prop, ORIENTATIONS.index(c.orientation)))
         return props
@@ -615,32 +626,92 @@ class DrmCard:
 
 class Console:
     """The foreground VT, /dev/tty0, in a testbed: KDGETMODE answers its mode, KDSETMODE
-    sets it (and is recorded in `modes`, in order); any other ioctl is ENOTTY, as on a
-    VT that does not know it. It starts in KD_TEXT, as a console does."""
+    sets it (and is recorded in `modes`, in order). Console switching as vt_ioctl.c does
+    it: VT_GETSTATE answers the VT in front (`active`; the card's VT is 1), VT_SETMODE
+    records the mode and signals a client asks for (`vt_modes`), VT_RELDISP answers a
+    switch (`reldisps`): 1 lets a pending switch away happen, VT_ACKACQ takes a switch
+    back, anything else is EINVAL, as is any answer outside VT_PROCESS. `switch_away` and
+    `switch_back` do what the kernel does on Ctrl+Alt+Fn for a VT in VT_PROCESS mode:
+    signal the client and wait for its answer. Any other ioctl is ENOTTY. It starts in
+    KD_TEXT and VT_AUTO, as a console does."""
 
     def __init__(self, bed):
         bed.add("P: /devices/virtual/tty/tty0\nN: tty0=00\nE: SUBSYSTEM=tty\nE: DEVNAME=/dev/tty0\nA: dev=4:0\n")
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.mode = KD_TEXT
         self.modes = []
+        self.active = 1
+        self.vt_mode = (VT_AUTO, 0, 0)    # (mode, relsig, acqsig)
+        self.vt_modes = []
+        self.reldisps = []
+        self.new_vt = None                # a switch away waiting for VT_RELDISP 1
         self.handler = UMockdev.IoctlBase()
         self.handler.connect("handle-ioctl", self._ioctl)
         bed.tb.attach_ioctl("/dev/tty0", self.handler)
 
+    def switch_away(self, vt, pid, timeout=10):
+        """Ctrl+Alt+F`vt`: in VT_PROCESS mode the client (`pid`) gets its release signal
+        and the switch waits for VT_RELDISP 1; in VT_AUTO it happens at once."""
+        with self.lock:
+            mode, relsig, _ = self.vt_mode
+            if mode != VT_PROCESS:
+                self.active = vt
+                return
+            self.new_vt = vt
+        os.kill(pid, relsig)
+        with self.lock:
+            assert self.lock.wait_for(lambda: self.active == vt, timeout), "the client did not release the VT"
+
+    def switch_back(self, pid, timeout=10):
+        """Back to VT 1: the switch happens, then the client gets its acquire signal and
+        answers VT_ACKACQ."""
+        with self.lock:
+            self.active = 1
+            mode, _, acqsig = self.vt_mode
+            answered = len(self.reldisps)
+        if mode == VT_PROCESS:
+            os.kill(pid, acqsig)
+            with self.lock:
+                assert self.lock.wait_for(lambda: VT_ACKACQ in self.reldisps[answered:], timeout), \
+                    "the client did not acknowledge the switch back"
+
     def _ioctl(self, handler, client):
         req, arg = client.get_request(), client.get_arg()
         with self.lock:
-            if req == KDGETMODE:
-                arg.resolve(0, 4).update(0, struct.pack("<i", self.mode))
-            elif req == KDSETMODE:
-                mode, = struct.unpack_from("<Q", bytes(arg.retrieve()))
-                if mode not in (KD_TEXT, KD_GRAPHICS):
-                    client.complete(-1, EINVAL)
-                    return True
-                self.mode = mode
-                self.modes.append(mode)
-            else:
-                client.complete(-1, ENOTTY)
-                return True
-        client.complete(0, 0)
+            errno_value = self._answer(req, arg)
+            self.lock.notify_all()
+        client.complete(-1 if errno_value else 0, errno_value)
         return True
+
+    def _answer(self, req, arg):
+        if req == KDGETMODE:
+            arg.resolve(0, 4).update(0, struct.pack("<i", self.mode))
+        elif req == KDSETMODE:
+            mode, = struct.unpack_from("<Q", bytes(arg.retrieve()))
+            if mode not in (KD_TEXT, KD_GRAPHICS):
+                return EINVAL
+            self.mode = mode
+            self.modes.append(mode)
+        elif req == VT_GETSTATE:
+            arg.resolve(0, 6).update(0, struct.pack("<3H", self.active, 0, 0))
+        elif req == VT_SETMODE:
+            mode, _, relsig, acqsig, _ = struct.unpack("<bbhhh", bytes(arg.resolve(0, 8).retrieve()))
+            self.vt_mode = (mode, relsig, acqsig)
+            self.vt_modes.append(self.vt_mode)
+        elif req == VT_RELDISP:
+            answer, = struct.unpack_from("<Q", bytes(arg.retrieve()))
+            if self.vt_mode[0] != VT_PROCESS:
+                return EINVAL
+            if self.new_vt is not None:
+                if answer == 1:
+                    self.active, self.new_vt = self.new_vt, None
+                elif answer == 0:
+                    self.new_vt = None
+                else:
+                    return EINVAL
+            elif answer != VT_ACKACQ:
+                return EINVAL
+            self.reldisps.append(answer)
+        else:
+            return ENOTTY
+        return 0

@@ -342,6 +342,15 @@ class Bed:
         self.set_attr(device.syspath, "in_accel_z_raw", self.attr(device.syspath, "in_accel_z_raw"))
         wait_until(read, "the next poll of %s (%s)" % (device.id, what), daemon)
 
+    def read_since_written(self, device):
+        """Whether any of `device`'s raw attributes was read after it was last written:
+        relatime updates the access time at the first read after a write."""
+        for axis in "xyz":
+            st = os.stat(self.root + device.syspath + "/in_accel_%s_raw" % axis)
+            if st.st_atime_ns > st.st_mtime_ns:
+                return True
+        return False
+
     def attr(self, syspath, name):
         """An attribute's text. libiio writes the terminating NUL too (sysfs ignores it)."""
         with open(self.root + syspath + "/" + name) as f:

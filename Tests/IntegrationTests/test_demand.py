@@ -52,16 +52,6 @@ def wakeups(pid):
     return total
 
 
-def read_since_written(bed, dev):
-    """Whether any of the raw attributes was read after it was last written (relatime
-    updates the access time at the first read after a write)."""
-    for axis in "xyz":
-        st = os.stat(bed.root + dev.syspath + "/in_accel_%s_raw" % axis)
-        if st.st_atime_ns > st.st_mtime_ns:
-            return True
-    return False
-
-
 def demand_records(trace):
     return [r for r in read_trace(trace) if r["type"] == "demand"]
 
@@ -113,7 +103,7 @@ def test_unclaimed_the_daemon_reads_nothing_paints_nothing_and_sleeps(bed_factor
         k += 1
         bed.set_raw(dev, dev.raw_for(pose(0.3 * ((k % 7) - 3) / 3, 0.1)))
         time.sleep(0.25)
-        reads += read_since_written(bed, dev)
+        reads += bed.read_since_written(dev)
     woke = wakeups(d.p.pid) - before
     assert reads == 0, "the sensor was read %d times while nobody looked" % reads
     assert frames_published(shm_name) == before_frames
@@ -199,7 +189,7 @@ def test_a_claim_ends_with_release_or_its_connection_and_the_daemon_idles(bed_fa
     for k in range(12):
         bed.set_raw(dev, dev.raw_for(pose(0.05 * k, 0.1)))
         time.sleep(0.25)
-        reads += read_since_written(bed, dev)
+        reads += bed.read_since_written(dev)
     assert reads == 0
     assert frames_published(shm_name) == before_frames
     if ending == "release":

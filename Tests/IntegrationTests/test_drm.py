@@ -11,7 +11,7 @@ import time
 import pytest
 
 import drm_emulation as de
-from harness import SHIMMERD, WAIT, pose, wait_until
+from harness import SHIMMERD, WAIT, pose, read_trace, wait_until
 from test_sinks import CARD_H, CARD_W, FIXTURE, PATH, QUIET, Tilter, add_framebuffer, frames_in, reference_card
 
 DRM = ["--set", "Sink.type=drm"]
@@ -395,3 +395,74 @@ def test_check_config_explains_auto():
     assert r.returncode == 0 and "\nconnector = HDMI-A-1\n" in r.stdout and "Sink.type = auto" not in r.stdout
     r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.connector=HDMI A"], capture_output=True, text=True, timeout=WAIT)
     assert r.returncode == 78 and "Sink.connector" in r.stderr and "auto or a connector name" in r.stderr, r.stderr
+
+
+def demand(trace):
+    return [r for r in read_trace(trace) if r["type"] == "demand"]
+
+
+def still_idle_while_moving(bed, tilter, trace, card, pose_):
+    """Moves the device while the daemon idles: no frame, no flip, no read of the sensor."""
+    frames, flips = len(frames_in(trace)), len(card.flips)
+    bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(*pose_)))
+    time.sleep(1.0)
+    assert len(frames_in(trace)) == frames and len(card.flips) == flips
+    assert not bed.read_since_written(tilter.dev), "the sensor was read while nobody could see the card"
+
+
+def first_flip_after(card, flips, daemon):
+    return wait_until(lambda: len(card.flips) > flips, "a flip once someone can see the card", daemon)
+
+
+def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away(bed_factory, tmp_path):
+    """Sink.demand = auto on a display: DPMS Off (read at the drm event that follows)
+    and a switch to another VT (the kernel's VT_PROCESS signal, SIGUSR2) each stop the
+    reads and frames within a second; DPMS On and the switch back each bring a frame at
+    once, from a new baseline. The switch away gives the display up (the console's
+    picture set back, DRM master dropped) before the kernel is told it may switch."""
+    bed = bed_factory(FIXTURE)
+    card, edp = laptop(bed)
+    console = de.Console(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
+    d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "attached")
+    tilter.step(*PATH[0], d)
+    assert console.vt_modes == [(de.VT_PROCESS, signal.SIGUSR2, signal.SIGUSR2)]
+
+    off = time.monotonic()
+    card.set_dpms(edp, 3)
+    idle = wait_until(lambda: [r for r in demand(trace) if r["state"] == "idle"], "idle with the display off", d)[0]
+    assert time.monotonic() - off < 1.0 + 0.5
+    assert idle["reason"] == "the display is off (DPMS Off)"
+    time.sleep(0.3)
+    still_idle_while_moving(bed, tilter, trace, card, PATH[1])
+
+    flips = len(card.flips)
+    card.set_dpms(edp, 0)
+    first_flip_after(card, flips, d)
+    resumed = [r for r in demand(trace) if r["state"] == "resumed"][0]
+    assert resumed["reason"] == "the display is on and its console in front"
+    first = next(f for f in frames_in(trace) if f["t"] >= resumed["t"])
+    assert first["t"] - resumed["t"] < 0.5
+    tilter.since = resumed["t"]
+    tilter.step(*PATH[2], d)
+
+    console.switch_away(2, d.p.pid)
+    assert console.reldisps == [1]
+    assert card.master is None and card.crtc_state() == card.saved, "the display given up before the switch"
+    wait_until(lambda: len([r for r in demand(trace) if r["state"] == "idle"]) == 2, "idle on VT 2", d)
+    assert demand(trace)[-1]["reason"] == "the console is switched away (VT 2 in front)"
+    still_idle_while_moving(bed, tilter, trace, card, PATH[3])
+
+    flips = len(card.flips)
+    console.switch_back(d.p.pid)
+    assert console.reldisps == [1, de.VT_ACKACQ]
+    first_flip_after(card, flips, d)
+    resumed = [r for r in demand(trace) if r["state"] == "resumed"][-1]
+    first = next(f for f in frames_in(trace) if f["t"] >= resumed["t"])
+    assert first["t"] - resumed["t"] < 0.5
+    assert d.stop() == 0
+    assert console.vt_modes[-1][0] == de.VT_AUTO and console.mode == de.KD_TEXT
+    assert card.crtc_state() == card.saved and card.master is None
+    assert card.unknown == []
