@@ -5,13 +5,9 @@ import Logging
 
 /// Whether anyone can see the card on the display (`FrameAudience`, `Sink.demand = auto`):
 ///
-/// - **The console in front.** The card's VT hands its switches to the daemon
-///   (`ConsoleSwitchWatch`, VT_PROCESS): before the kernel switches to another VT it sends
-///   `consoleSwitchSignal` and waits; the sink then gives the display up (the console's
-///   CRTC set back, DRM master dropped, so the session on the other VT can take it) and
-///   answers VT_RELDISP. After a switch back the same signal comes again: the sink answers
-///   VT_ACKACQ and takes the display at once. Both are events (a signal, through the
-///   daemon's signalfd): nothing is polled.
+/// - **The console in front** (`ConsoleHandover`): the card's VT hands its switches to the
+///   daemon (VT_PROCESS); the display is given up before a switch away and taken back
+///   after the switch back, each on the kernel's signal.
 /// - **The display on.** The connector's DPMS property ("On", "Standby", "Suspend", "Off")
 ///   is read when the display is taken and at every udev `drm` event. The kernel sends no
 ///   event of its own when DPMS changes (only a DRM master sets it), so an "Off" set by
@@ -23,47 +19,21 @@ import Logging
 /// shadow buffer.
 extension DrmSink {
     package var audience: FrameAudience {
-        if let vt = switchedAway { return .display(unseenBecause: "the console is switched away (VT \(vt) in front)") }
+        if let why = console.unseenBecause { return .display(unseenBecause: why) }
         if let off = displayOff { return .display(unseenBecause: "the display is off (DPMS \(off))") }
         return .display(unseenBecause: nil)
     }
 
-    /// The kernel's console-switch signal came (see above): a switch away is asked for,
-    /// or a switch back has happened.
+    /// The kernel's console-switch signal came: the display is given up before a switch
+    /// away (the console's CRTC set back, DRM master dropped, so the session on the other
+    /// VT can take it), and taken again after the switch back.
     package func consoleSwitched() {
-        guard let watch = consoleWatch else { return }
-        if let away = switchedAway {
-            do { try watch.acknowledgeSwitchBack() } catch {
-                log.warning("console \(watch.path): \(error)")
-            }
-            switchedAway = nil
-            log.notice("drm \(device): the console is back on VT \(watch.number) (from VT \(away)); taking the display again")
+        console.signalled("drm \(device)", log: log, giveUp: {
+            detach(because: "the console is switching to another VT", retrying: false)
+        }, takeBack: {
             retry.restart()
             maintain()
-            return
-        }
-        detach(because: "the console is switching away from VT \(watch.number)", retrying: false)
-        do {
-            try watch.allowSwitchAway()
-            let active = (try? watch.isInFront().active) ?? 0
-            switchedAway = active == watch.number ? 0 : active
-        } catch {
-            // VT_RELDISP refused (EINVAL): no switch was pending, the signal came from elsewhere.
-            log.notice("drm \(device): a console-switch signal with no switch pending (\(error)); keeping the display")
-            retry.restart()
-            maintain()
-        }
-    }
-
-    /// VT_PROCESS on the card's console, once, when the display is first taken.
-    func followConsoleSwitches() {
-        guard consoleWatch == nil, let signal = consoleSwitchSignal else { return }
-        do {
-            consoleWatch = try ConsoleSwitchWatch(path: consolePath, signal: signal)
-        } catch {
-            log.info("console \(consolePath): switches to another VT are not followed (\(error)); the card stays "
-                     + "on the display until another program takes DRM master")
-        }
+        })
     }
 
     /// Reads the connector's DPMS state; says when it changes.

@@ -52,11 +52,8 @@ package final class DrmSink: FrameSink {
     var attached: Attached?
     private var monitor: UdevMonitor?
     var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
-    /// The signal the kernel sends on a console switch (`DrmSink+Demand.swift`); nil: not followed.
-    let consoleSwitchSignal: Int32?
-    var consoleWatch: ConsoleSwitchWatch?
-    /// The VT in front while the console is switched away from the card's (the display given up).
-    var switchedAway: Int?
+    /// Console switches (`DrmSink+Demand.swift`).
+    let console: ConsoleHandover
     /// The connector's DPMS state while it is not "On".
     var displayOff: String?
     private var closed = false
@@ -111,7 +108,7 @@ package final class DrmSink: FrameSink {
     package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
                  consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, log: Logger,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
-        self.consoleSwitchSignal = consoleSwitchSignal
+        console = ConsoleHandover(signal: consoleSwitchSignal)
         self.device = device
         connectorName = connector
         self.consolePath = consolePath
@@ -192,12 +189,12 @@ package final class DrmSink: FrameSink {
                 detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued", level: .warning)
             }
         }
-        guard attached == nil, switchedAway == nil, retry.isDue(clock()) else { return }
+        guard attached == nil, console.switchedAway == nil, retry.isDue(clock()) else { return }
         do {
             let a = try attach()
             attached = a
             retry.succeeded()
-            followConsoleSwitches()
+            console.follow(consolePath, log: log)
             noteDPMS(a.display.card, a.display.connector)
             let d = a.display, p = a.placement
             log.notice("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
@@ -217,8 +214,7 @@ package final class DrmSink: FrameSink {
         if let a = attached { release(a) }
         attached = nil
         monitor = nil
-        consoleWatch?.close()
-        consoleWatch = nil
+        console.close()
     }
 
     // MARK: Attaching and releasing

@@ -35,13 +35,15 @@ package final class FramebufferSink: FrameSink {
     package let consolePath: String
     package let sysfsRoot: String
     private let position: (x: Int, y: Int)?
-    private let log: Logger
+    let log: Logger
     private let clock: () -> Double
     private let shadow: PixelBuffer
     /// The card pixels last written to the device, row-major, card width per row.
     private var written: [UInt32]
-    private var device: Attached?
-    private var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
+    var device: Attached?
+    var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
+    /// Console switches (`FramebufferSink+Demand.swift`).
+    let console: ConsoleHandover
     private var closed = false
     private var nextPresenceCheck = -Double.infinity
     /// Why an attached device went away, until the line that reports it is written.
@@ -76,10 +78,11 @@ package final class FramebufferSink: FrameSink {
     ///     console left in its mode: warning).
     ///   - clock: monotonic seconds, for the retry backoff.
     package init(device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", sysfsRoot: String = "/sys", log: Logger,
+                 consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, sysfsRoot: String = "/sys", log: Logger,
                  clock: @escaping () -> Double = MonotonicClock.seconds) {
         devicePath = device
         self.consolePath = consolePath
+        console = ConsoleHandover(signal: consoleSwitchSignal)
         self.sysfsRoot = sysfsRoot
         self.position = position
         self.log = log
@@ -117,7 +120,7 @@ package final class FramebufferSink: FrameSink {
             vanished = why
             retry.restart()
         }
-        guard device == nil, retry.isDue(clock()) else { return }
+        guard device == nil, console.switchedAway == nil, retry.isDue(clock()) else { return }
         do {
             let d = try attach()
             device = d
@@ -125,6 +128,7 @@ package final class FramebufferSink: FrameSink {
             vanished = nil
             nextPresenceCheck = clock() + Self.presenceCheckInterval
             retry.succeeded()
+            console.follow(consolePath, log: log)
             let p = d.placement
             log.notice("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + replaced)
@@ -146,9 +150,10 @@ package final class FramebufferSink: FrameSink {
         closed = true
         if let d = device { restoreConsole(d) }
         device = nil
+        console.close()
     }
 
-    private func restoreConsole(_ d: Attached) {
+    func restoreConsole(_ d: Attached) {
         d.console?.restore(log: log)
     }
 

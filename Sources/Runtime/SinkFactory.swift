@@ -38,7 +38,7 @@ package enum SinkFactory {
             // and retries with backoff.
             let device = framebufferDevice(s.device)
             return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
-                                   log: log.with(["sink.device": device]))
+                                   consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": device]))
         case "shm":
             return try makeSharedMemory(s, width: width, height: height, log: log, describe: describe)
         case "raw":

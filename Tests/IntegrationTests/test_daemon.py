@@ -189,7 +189,7 @@ def documented_signals():
 
 # What each signal visibly does to a running daemon (README "Running", shimmerd(8)).
 SIGNAL_EFFECTS = {"SIGTERM": "exits 0", "SIGINT": "exits 0", "SIGQUIT": "exits 0", "SIGHUP": "configuration reloaded",
-                  "SIGUSR1": "recapture"}
+                  "SIGUSR1": "recapture", "SIGUSR2": "console switch"}
 
 
 def test_the_manual_page_lists_the_signals_the_daemon_acts_on():
@@ -211,6 +211,15 @@ def test_each_documented_signal_does_what_the_manual_page_says(bed_factory, tmp_
     elif effect == "configuration reloaded":
         d.wait_log("configuration reloaded", name, start=n)
         wait_trace(trace, lambda r: r["type"] == "baseline", "a new baseline", start=i + 1, daemon=d)
+        assert d.stop() == 0
+    elif effect == "console switch":
+        # No display sink and no switch pending: nothing changes, the daemon reads on
+        # (test_drm.py and test_sinks.py switch VTs under a display sink).
+        before = len(read_trace(trace))
+        dev_pose = dev.raw_for(pose(0.2, 0))
+        bed.set_raw(dev, dev_pose)
+        wait_trace(trace, lambda r: r["type"] == "sample", "a sample after SIGUSR2", start=before, daemon=d)
+        assert d.poll() is None
         assert d.stop() == 0
     else:
         wait_trace(trace, lambda r: r["type"] == "recapture" and r["reason"] == name, "recapture", daemon=d)

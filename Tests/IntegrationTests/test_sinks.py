@@ -509,3 +509,42 @@ def test_shmread_survives_a_segment_truncated_under_it(shm_name):
               % (os.path.dirname(READER), shm_name, path))
     r = subprocess.run([sys.executable, "-c", script], env=reader_env(), capture_output=True, text=True, timeout=WAIT)
     assert r.returncode == 65 and "shrank below its layout" in r.stdout, (r.returncode, r.stdout, r.stderr[-500:])
+
+
+def test_framebuffer_is_let_go_while_another_vt_is_in_front(bed_factory, tmp_path):
+    """A framebuffer is shared by every VT: before a switch away (the kernel's VT_PROCESS
+    signal, SIGUSR2) the sink stops writing it and the console's mode is set back, the
+    daemon idles (no reads, no frames); after the switch back the whole card is drawn
+    again at once, from a new baseline."""
+    from drm_emulation import KD_GRAPHICS, KD_TEXT, VT_ACKACQ, VT_AUTO, VT_PROCESS, Console
+    bed = bed_factory(FIXTURE)
+    add_framebuffer(bed, 32, SCREEN_W * 4)
+    console = Console(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    tilter = Tilter(bed, trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
+                  "--set", "Trace.path=" + trace)
+    first, _ = d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
+    tilter.step(*PATH[0], d)
+    assert console.vt_modes == [(VT_PROCESS, signal.SIGUSR2, signal.SIGUSR2)]
+    console.switch_away(3, d.p.pid)
+    assert console.reldisps == [1] and console.modes == [KD_GRAPHICS, KD_TEXT]
+    idle = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "demand"], "idle on VT 3", d)[0]
+    assert idle["state"] == "idle" and idle["reason"] == "the console is switched away (VT 3 in front)"
+    fb_path = os.path.join(bed.root, "dev", "fb0")
+    with open(fb_path, "rb") as f:
+        shown = f.read()
+    frames = len(frames_in(trace))
+    bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(*PATH[1])))
+    time.sleep(1.0)
+    with open(fb_path, "rb") as f:
+        assert f.read() == shown, "the framebuffer was written while another VT was in front"
+    assert len(frames_in(trace)) == frames and not bed.read_since_written(tilter.dev)
+    console.switch_back(d.p.pid)
+    assert console.reldisps == [1, VT_ACKACQ]
+    d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached again", start=first + 1)
+    resumed = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "demand" and r["state"] == "resumed"],
+                         "resumed", d)[0]
+    wait_until(lambda: [f for f in frames_in(trace) if f["t"] >= resumed["t"]], "a frame after the switch back", d)
+    assert d.stop() == 0
+    assert console.mode == KD_TEXT and console.vt_modes[-1][0] == VT_AUTO
