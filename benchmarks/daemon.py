@@ -123,7 +123,13 @@ def main():
     ap.add_argument("--floor-read", default="open", choices=("open", "pread"),
                     help="how the poll floor reads the attributes (default open: open, read, close each time)")
     ap.add_argument("--perf", metavar="FILE", help="record a perf profile of the daemon's moving phase into FILE")
+    ap.add_argument("--claims", action="store_true",
+                    help="Sink.demand = auto on a private system bus: the daemon unclaimed and moving, claimed and "
+                         "moving, claimed and still; then the real iio-sensor-proxy in the same testbed, unclaimed and "
+                         "claimed by monitor-sensor (poll mode, as on a desktop with iio-sensor-proxy)")
     args = ap.parse_args()
+    if args.claims:
+        return claims(args)
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
     w = harness.Workbench(args.fixture, "bench")
@@ -277,6 +283,71 @@ def main():
           % ("%.0f" % first if first is not None else "n/a",
              ", ".join("%s %.1f MiB" % (k, v / 1024) for k, v in smaps.items())))
     bed.close()
+
+
+def claims(args):
+    """What the daemon costs as a desktop sees it: a shm sink on a system bus, with
+    Sink.demand = auto, beside the anchor a user compares it with, iio-sensor-proxy, read
+    in the same testbed on the same moving path."""
+    from test_demand import Claimant
+    from test_dbus import POLICY, SYSTEM_DEFAULTS
+    binary = os.path.abspath(args.binary)
+    harness.SHIMMERD = binary
+    w = harness.Workbench(args.fixture, "claims")
+    dev, bed = w.dev, w.bed
+    bus = harness.SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY
+                            + '<policy user="root"><allow own="net.hadess.SensorProxy"/>'
+                              '<allow send_destination="net.hadess.SensorProxy"/></policy>')
+
+    def tilt(t):   # the slow circle of the moving phase, as the attributes a poll reads
+        bed.set_raw(dev, dev.raw_for(harness.pose(0.15 * math.sin(2 * math.pi * 0.25 * t),
+                                                  0.06 * math.cos(2 * math.pi * 0.25 * t))))
+    rows = []
+    d = bed.spawn("run", "--config", w.conf, "--set", "Sink.type=shm", "--set", "Sink.name=" + w.name,
+                  "--set", "Sensor.mode=poll", "--set", "Sensor.rate=" + args.rate, "--set", "Card.scale=2",
+                  "--set", "Log.level=notice", extra_env=bus.env)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle")
+    time.sleep(1)
+    frames = lambda: harness.frames_published(w.name)
+    for label, drive, claim in (("shimmerd, unclaimed, moving", tilt, False), ("shimmerd, claimed, moving", tilt, True),
+                                ("shimmerd, claimed, still", None, True)):
+        if claim and not any("resumed" in line for line in d.logs):
+            reader = Claimant(bus)
+            reader.claim()
+            d.wait_log(r"resumed: 1 claim", "resumed")
+        if drive is None:
+            bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
+            time.sleep(3)
+        f0 = frames()
+        p = phase(d.p.pid, args.seconds, drive)
+        p["frames"] = frames() - f0
+        rows.append((label, p))
+    reader.close()
+    d.stop()
+    os.unlink("/dev/shm/" + w.name)
+    env = dict(bed.env, **bus.env)
+    proxy = harness.Lines(["/usr/sbin/iio-sensor-proxy"], env)
+    bed.children.append(proxy)
+    time.sleep(2)
+    p = phase(proxy.p.pid, args.seconds, tilt)
+    rows.append(("iio-sensor-proxy, unclaimed, moving", p))
+    mon = harness.Lines(["monitor-sensor"], env)
+    bed.children.append(mon)
+    mon.wait_line(r"=== Has accelerometer", "monitor-sensor: an accelerometer")
+    p = phase(proxy.p.pid, args.seconds, tilt)
+    rows.append(("iio-sensor-proxy, claimed by monitor-sensor, moving", p))
+    mon.terminate()
+    proxy.terminate()
+    bed.close()
+    bus.close()
+    print(json.dumps({label: {k: v for k, v in p.items() if k not in ("start", "end")} for label, p in rows}, indent=2))
+    print()
+    print("| %s, Sensor.rate %s, %g s a phase | CPU (%% of one core) | wakeups/s (preempted) | frames |"
+          % (args.fixture, args.rate, args.seconds))
+    print("|---|---|---|---|")
+    for label, p in rows:
+        print("| %s | %.2f | %.1f (%.1f) | %s |" % (label, p["cpu_percent"], p["wakeups_per_s"], p["preempted_per_s"],
+                                                   p.get("frames", "-")))
 
 
 def poll_floor(bed, dev, seconds, how, drive):

@@ -7,9 +7,14 @@
                                                     the header of that frame as JSON
     shmread.py [--name shimmer] follow [-n N]       block on the futex, print one JSON line
                                                     per new frame (N frames, or forever)
+    --claim (before the command)                    hold a claim on the daemon's frames while
+                                                    reading (Claim() on org.shimmerd.Shimmerd1):
+                                                    with Sink.demand = auto an unclaimed daemon
+                                                    paints nothing; needs python3-gi
 
-As a module: `Segment(name)` gives `.header()`, `.read_frame()` and `.wait(frame, timeout)`.
-Only the standard library (mmap via ctypes so read-only access works; futex via syscall(2)).
+As a module: `Segment(name)` gives `.header()`, `.read_frame()` and `.wait(frame, timeout)`;
+`claim()` returns the system bus connection that holds a claim while it is open.
+Only the standard library (and, for --claim alone, Gio from python3-gi) (mmap via ctypes so read-only access works; futex via syscall(2)).
 Python does plain loads; on x86-64 they are ordered like the C reader's acquire loads, and
 the frame-counter check below detects a torn copy. Readers on weakly ordered CPUs that
 need the strict guarantee should use C with __atomic_load_n(..., __ATOMIC_ACQUIRE).
@@ -218,12 +223,24 @@ def printable(h):
     return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in h.items()}
 
 
+def claim():
+    """Claims the daemon's frames (`Claim()` on org.shimmerd.Shimmerd1, docs/SHM.md "Who
+    looks"): the claim lasts as long as the returned connection (close it, or exit)."""
+    from gi.repository import Gio
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    bus.call_sync("org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1", "Claim",
+                  None, None, Gio.DBusCallFlags.NONE, 5000, None)
+    return bus
+
+
 def main(argv):
     p = argparse.ArgumentParser(description="Read shimmerd's shared-memory frames (docs/SHM.md).")
     p.add_argument("--name", default="shimmer", help="segment name: /dev/shm/NAME (default shimmer)")
     p.add_argument("--dir", default="/dev/shm", help=argparse.SUPPRESS)
     p.add_argument("--trust-user", action="append", default=[], metavar="USER",
                    help="also read segments owned by USER (root, this user and shimmerd are trusted)")
+    p.add_argument("--claim", action="store_true",
+                   help="claim the frames on the system bus while reading (an unclaimed daemon paints nothing)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("header", help="print the header as JSON")
     s = sub.add_parser("snapshot", help="write the newest frame to a PPM file")
@@ -238,6 +255,16 @@ def main(argv):
     except (OSError, FormatError) as e:
         print("shmread: %s" % e, file=sys.stderr)
         return 66 if isinstance(e, FileNotFoundError) else 65
+    held = None
+    if a.claim:
+        try:
+            held = claim()
+        except Exception as e:      # ImportError (no python3-gi) or a GLib.Error from the bus
+            print("shmread: cannot claim the frames (%s); the daemon paints them only while someone claims them "
+                  "or with Sink.demand = always" % e, file=sys.stderr)
+            return 69
+        if a.command == "snapshot":
+            seg.wait(seg.frame(), 2.0)      # the daemon resumes within half a second of a claim
     try:
         return run(a, seg)
     except FormatError as e:

@@ -5,13 +5,15 @@ org.shimmerd.Shimmerd1, held by a connection) brings the first frame within 0.5 
 new baseline; the claim ends with Release() or with the connection; still while
 claimed, the daemon wakes about ten times a second; Sink.demand = always paints without
 any claim, as before claims existed."""
+import json
 import os
+import subprocess
 import time
 
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import WAIT, Device, SystemBus, frames_published, pose, read_trace, wait_until
+from harness import REPO, WAIT, Device, SystemBus, frames_published, pose, read_trace, wait_until
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
@@ -232,3 +234,21 @@ def test_a_viewer_without_a_system_bus_says_what_that_means(xserver, shm_name, m
     v.d.wait_log(r"view: no system bus \(.*\): the daemon cannot be told that someone looks, so it paints the segment "
                  r"only while another reader claims it or with Sink\.demand = always", "the line about the bus")
     assert v.stop() == 0
+
+
+def test_shmread_claims_and_takes_a_frame_from_an_idle_daemon(bed_factory, shipped_bus, shm_name, tmp_path):
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+    assert frames_published(shm_name) == 0
+    out = tmp_path / "card.ppm"
+    env = dict(os.environ, **shipped_bus.env)
+    env.pop("LD_PRELOAD", None)
+    r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "shmread.py"), "--name", shm_name, "--claim",
+                        "snapshot", str(out)], capture_output=True, text=True, timeout=WAIT, env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["frame"] >= 1
+    assert out.read_bytes().startswith(b"P6\n700 467\n255\n")
+    # Its claim ended with it.
+    wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once shmread exited", daemon=d)
+    assert d.stop() == 0
