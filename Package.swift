@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Runtime", "Tracing", "TestSupport"]),
     ]

@@ -23,6 +23,14 @@ struct SignalRequestTests {
     func aStopOutranksAReloadWhichOutranksARecapture(pending: [Int32], expected: SignalRequest) {
         #expect(SignalRequest(pending) == expected)
     }
+
+    /// SIGUSR2 is the console's switch signal, handed to the sink beside the others: it
+    /// neither stops the daemon nor hides a stop that came with it.
+    @Test func theConsoleSwitchSignalIsNoStop() {
+        #expect(SignalRequest([SIGUSR2]) == nil)
+        #expect(SignalRequest([SIGUSR2, SIGUSR1]) == .recapture)
+        #expect(SignalRequest([SIGUSR2, SIGTERM]) == .stop(SIGTERM))
+    }
 }
 
 struct FramePacerTests {
