@@ -8,12 +8,13 @@ any claim, as before claims existed."""
 import json
 import os
 import subprocess
+import threading
 import time
 
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import REPO, WAIT, Device, SystemBus, frames_published, pose, read_trace, wait_until
+from harness import REPO, WAIT, Device, ScanPipe, SystemBus, frames_published, pose, read_trace, wait_until
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
@@ -252,3 +253,33 @@ def test_shmread_claims_and_takes_a_frame_from_an_idle_daemon(bed_factory, shipp
     # Its claim ended with it.
     wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once shmread exited", daemon=d)
     assert d.stop() == 0
+
+
+def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_factory, shipped_bus, shm_name, tmp_path):
+    """Buffer mode: a claim enables the IIO buffer (the sampling frequency set for
+    Sensor.rate), the end of the claim disables it and puts the frequency back, as at exit."""
+    trace = str(tmp_path / "trace.jsonl")
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    root = bed.root + dev.syspath
+    untouched = {f: bed.attr(dev.syspath, f) for f in ("buffer/enable", "in_accel_sampling_frequency")}
+    stop = threading.Event()
+    ScanPipe(bed, dev).feed(bed, lambda t: (0.1, 0.0), stop)
+    try:
+        d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sensor.rate=200",
+                      "--set", "Sensor.mode=buffer", "--set", "Trace.path=" + trace, extra_env=shipped_bus.env)
+        d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        assert {f: bed.attr(dev.syspath, f) for f in untouched} == untouched
+        reader = Claimant(shipped_bus)
+        reader.claim()
+        d.wait_log(r"using iio:device0 .* in buffer mode", "attached in buffer mode")
+        wait_until(lambda: bed.attr(dev.syspath, "buffer/enable").strip() == "1", "the buffer enabled", daemon=d)
+        assert bed.attr(dev.syspath, "in_accel_sampling_frequency") != untouched["in_accel_sampling_frequency"]
+        reader.close()
+        wait_until(lambda: {f: bed.attr(dev.syspath, f) for f in untouched} == untouched,
+                   "the buffer disabled and the frequency put back", daemon=d)
+        assert os.path.exists(root)
+        assert d.stop() == 0
+    finally:
+        stop.set()
