@@ -3,6 +3,7 @@ devices where files are expected, segments left or shaped by others, full file
 systems, readers that leave mid-frame. Each test is one attack from docs/RELIABILITY.md
 ("Hostile files and neighbours") and asserts what shimmerd does instead of crashing,
 hanging or writing where it must not."""
+import json
 import os
 import pathlib
 import re
@@ -16,7 +17,7 @@ import threading
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
+from harness import SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -433,6 +434,62 @@ def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_p
     assert r.returncode == 65, (r.returncode, r.stderr[-500:])
     assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
     assert not out.exists()
+
+
+# --- names from outside, on a terminal ---
+
+# A sysfs `name` as a firmware label or a remote iiod could give it: a terminal escape (clear
+# the screen), a bell, CR and LF followed by a forged log line, a C1 CSI.
+NASTY_NAME = "bmc\x1b[2J\x07\r\nshimmerd: error: forged\x9b1m"
+NASTY_SHOWN = "bmc\\x1b[2J\\x07\\x0d\\x0ashimmerd: error: forged\\x9b1m"
+
+
+def no_raw_controls(text):
+    """No C0 control but the line ends, no DEL, no C1 control."""
+    return not [c for c in text if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f)]
+
+
+def test_a_device_name_with_control_characters_is_escaped_in_sensors_and_log_lines(bed_factory):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_attr(dev.syspath, "name", NASTY_NAME + "\n")
+    r = subprocess.run([SHIMMERD, "sensors"], env=bed.env, capture_output=True, timeout=WAIT)
+    out = r.stdout.decode()
+    assert r.returncode == 0 and NASTY_SHOWN in out and no_raw_controls(out), out
+    assert not [l for l in out.splitlines() if l.startswith("shimmerd: error: forged")]
+    # JSON keeps the name as it is (JSON escapes for itself).
+    r = bed.run("sensors", "--json")
+    assert json.loads(r.stdout)["devices"][0]["name"] == NASTY_NAME
+    # The log: the attach line names the device, escaped, on one line.
+    r = subprocess.run([SHIMMERD, "run", "--set", "Sink.type=null", "--set", "Sensor.mode=poll", "--duration", "1"],
+                       env=bed.env, capture_output=True, timeout=WAIT)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and no_raw_controls(err), err
+    assert [l for l in err.splitlines() if "using iio:device0 (%s)" % NASTY_SHOWN in l], err
+    assert not [l for l in err.splitlines() if l.startswith("shimmerd: error: forged")]
+
+
+def test_a_device_name_with_control_characters_is_escaped_by_monitor_and_monitor_dbus(bed_factory):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_attr(dev.syspath, "name", NASTY_NAME + "\n")
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    m = bed.spawn("monitor", *QUIET[:4], "--duration", "3")
+    assert m.wait(timeout=WAIT) == 0
+    shown = [r["text"] for r in m.records if r["type"] == "unparsable"]
+    assert any("=== Accelerometer iio:device0 (%s) attached" % NASTY_SHOWN in l for l in shown), shown
+    assert all(no_raw_controls(l) for l in shown) and no_raw_controls("\n".join(m.logs)), (shown, m.logs)
+    bus = SystemBus()
+    try:
+        d = bed.spawn("run", *QUIET, "--set", "Sink.type=null", extra_env=bus.env)
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
+        watcher = bed.spawn("monitor", "--dbus", extra_env=bus.env)
+        _, line = watcher.wait_for(lambda r: r["type"] == "unparsable" and "iio:device0 (" in r["text"],
+                                   "monitor --dbus: the sensor's line")
+        assert "iio:device0 (%s)" % NASTY_SHOWN in line["text"] and no_raw_controls(line["text"]), line
+        assert watcher.stop() == 0 and d.stop() == 0
+    finally:
+        bus.close()
 
 
 # --- words that say what happened ---
