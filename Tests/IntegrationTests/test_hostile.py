@@ -14,6 +14,7 @@ import struct
 import subprocess
 import tempfile
 import threading
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -434,6 +435,69 @@ def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_p
     assert r.returncode == 65, (r.returncode, r.stderr[-500:])
     assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
     assert not out.exists()
+
+
+def plot_header(width=350, height=233.3, device="iio:device0"):
+    return json.dumps({"type": "header", "version": 1, "sensor": {"selector": "auto", "device": device, "rate": 60},
+                       "card": {"width": width, "height": height, "scale": 1, "origin": [175, 233.3]},
+                       "mapper": {"roll_range": 0.2, "pitch_range": 0.1, "max_offset": 100, "clamp": True}}) + "\n"
+
+
+@pytest.mark.parametrize("line", [
+    sample_line("0.6", 5).replace('"dpitch":0', '"dpitch":1e19'),
+    sample_line("0.6", 5).replace('"droll":0', '"droll":-1.7e308'),
+    sample_line("0.6", 5).replace('"focal":[175,233]', '"focal":[1e300,233]'),
+    sample_line("0.6", 5).replace('"focal":[175,233]', '"focal":[175,-1.7e308]'),
+    '{"type":"gyro","t":0.6,"anglvel":[1e300,0,-1e300]}\n',
+    '{"type":"gyro","t":0.6,"anglvel":[1.7e308,0,-1.7e308]}\n',
+    '{"type":"frame","t":0.6,"frame":1,"focal":[1e300,1e19],"dots":0,"pixels":0}\n',
+], ids=["dpitch-1e19", "droll-minus-1.7e308", "focal-x-1e300", "focal-y-minus-1.7e308", "anglvel-1e300",
+        "anglvel-1.7e308", "frame-focal-1e300"])
+def test_plot_draws_a_sample_of_huge_values_instead_of_dying(bed_factory, tmp_path, line):
+    """Every number a trace may hold (any finite double) is drawn: labels and coordinates
+    are formatted without converting an out-of-range double to an integer."""
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(plot_header() + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)) + line)
+    out = tmp_path / "out.svg"
+    r = bed.run("plot", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    ET.parse(str(out))
+
+
+@pytest.mark.parametrize("command", ["plot", "replay"])
+@pytest.mark.parametrize("width,why", [
+    ("1e300", 'Card.width = "1e+300" is not a number from'), ("-5", 'Card.width = "-5.0" is not a number from'),
+], ids=["width-1e300", "width-minus-5"])
+def test_plot_and_replay_check_the_header_alike(bed_factory, tmp_path, command, width, why):
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(plot_header(width=float(width)) + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)))
+    out = tmp_path / ("out.svg" if command == "plot" else "out.raw")
+    r = bed.run(command, str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65, (r.returncode, r.stderr[-500:])
+    assert "%s: %s: the header's card or fps is unusable: " % (command, trace) in r.stderr and why in r.stderr, r.stderr
+    assert not out.exists()
+
+
+CONTROLS = "\x1b[31m\x07\r\x0b\x0c\x00\x7f\x85\ufffe\ufffftab\there"
+
+
+def test_plot_writes_xml_whatever_the_names_hold(bed_factory, tmp_path):
+    """The trace's file name and the header's sensor device may hold any character; the
+    SVG holds only what XML 1.0 allows, the rest written as escapes, and parses."""
+    bed = bed_factory(FIXTURE)
+    name = "trace" + CONTROLS.replace("\x00", "") + "<&>.jsonl"
+    trace = tmp_path / name
+    trace.write_text(plot_header(device="iio:device0" + CONTROLS + "\n<&>\"'")
+                     + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)))
+    out = tmp_path / "out.svg"
+    r = bed.run("plot", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    text = "".join(ET.parse(str(out)).getroot().itertext())
+    assert "\\x1b[31m\\x07\\x0d\\x0b\\x0c\\x7f\\x85" in text and "\\x00" in text, text
+    assert "<&>" in text and "tab\\x09here" in text
+    assert not any(c in text for c in "\x1b\x07\r\x0b\x0c\x00\x7f\x85\ufffe\uffff")
 
 
 # --- names from outside, on a terminal ---
