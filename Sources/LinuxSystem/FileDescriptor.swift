@@ -32,7 +32,7 @@ package final class FileDescriptor: @unchecked Sendable {
     /// in the last component fails with ELOOP instead of being followed.
     package static func openNoFollow(in directory: FileDescriptor, _ name: String, _ flags: Int32,
                                      mode: mode_t = 0) throws -> FileDescriptor {
-        let path = directory.path + "/" + name
+        let path = (directory.path.hasSuffix("/") ? directory.path : directory.path + "/") + name
         let fd = try retryingEINTR("open", path: path) {
             shim_openat_nofollow(directory.rawValue, name, flags, UInt32(mode))
         }
