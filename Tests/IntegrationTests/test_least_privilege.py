@@ -9,9 +9,12 @@ segment through a symlink or owned by another user refused
 (test_sinks.py::test_shm_refuses_a_symlink_and_another_users_object); buffer mode
 falling back to poll for a user who may not write buffer/enable
 (test_monitor.py::test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable)."""
+import grp
 import os
 import re
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -53,13 +56,14 @@ def unprivileged_bed(bed_factory, fixture, open_dir):
     os.chmod(conf, 0o644)
     return dev, bed, conf
 
-def run_as_nobody(bed_factory, open_dir, shm_name, *args):
-    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
-    nobody may read and not write: (device, bed, daemon)."""
+def run_as_nobody(bed_factory, open_dir, shm_name, *args, prefix=None):
+    """The daemon as user nobody (no other group, unless `prefix` says otherwise) in
+    Sensor.mode = auto with the shm sink, on a testbed nobody may read and not write:
+    (device, bed, daemon)."""
     dev, bed, conf = unprivileged_bed(bed_factory, FIXTURE, open_dir)
     d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
                   "--set", "Sink.name=" + shm_name, *args,
-                  prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+                  prefix=prefix or ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
     return dev, bed, d
 
 
@@ -88,6 +92,47 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     # sampling_frequency was not writable: left as it was.
     assert "not writable" in line
     assert os.stat(trace).st_uid == NOBODY
+    assert d.stop() == 0
+
+
+@pytest.fixture
+def viewer_group():
+    """Group shimmerd-view (the packages' sysusers file creates it), made here when missing."""
+    try:
+        grp.getgrnam("shimmerd-view")
+        made = False
+    except KeyError:
+        subprocess.run(["groupadd", "--system", "shimmerd-view"], check=True)
+        made = True
+    yield grp.getgrnam("shimmerd-view").gr_gid
+    if made:
+        subprocess.run(["groupdel", "shimmerd-view"], check=True)
+
+
+@needs_root
+@pytest.mark.xdist_group("machine")     # adds a group, as test_package.py's install test watches
+def test_the_segment_goes_to_the_viewers_group_which_may_read_it_and_nothing_more(bed_factory, shm_name, open_dir,
+                                                                                    viewer_group):
+    """The daemon as the unit runs it, in group shimmerd-view besides its own: the segment
+    is group shimmerd-view, mode 0640. A member of that group reads the frames and may not
+    write them; a user in neither group may not read them. (Without the group the segment
+    keeps the daemon's own: test_runs_as_nobody_in_poll_mode_with_the_shm_sink.)"""
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name, prefix=[
+        "setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--groups=%d" % viewer_group, "--"])
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
+    st = os.stat("/dev/shm/" + shm_name)
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (NOBODY, viewer_group, 0o640)
+    probe = "import sys\ntry:\n    open(sys.argv[1], sys.argv[2]).close(); print('yes')\nexcept PermissionError:\n    print('no')\n"
+
+    def may(mode, *groups):
+        as_other = ["setpriv", "--reuid=65533", "--regid=65533"] + (["--groups=" + ",".join(map(str, groups))]
+                                                                    if groups else ["--clear-groups"])
+        r = subprocess.run([*as_other, sys.executable, "-c", probe, "/dev/shm/" + shm_name, mode],
+                           capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip() == "yes"
+    assert may("rb", viewer_group) and not may("r+b", viewer_group)
+    assert not may("rb")
     assert d.stop() == 0
 
 
