@@ -9,7 +9,6 @@ segment through a symlink or owned by another user refused
 (test_sinks.py::test_shm_refuses_a_symlink_and_another_users_object); buffer mode
 falling back to poll for a user who may not write buffer/enable
 (test_monitor.py::test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable)."""
-import grp
 import os
 import re
 import stat
@@ -18,7 +17,7 @@ import sys
 
 import pytest
 
-from harness import Device, close_to, free_port, pose, shm_header, wait_until
+from harness import Device, close_to, free_port, pose, shm_header, system_group, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
@@ -97,16 +96,9 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
 
 @pytest.fixture
 def viewer_group():
-    """Group shimmerd-view (the packages' sysusers file creates it), made here when missing."""
-    try:
-        grp.getgrnam("shimmerd-view")
-        made = False
-    except KeyError:
-        subprocess.run(["groupadd", "--system", "shimmerd-view"], check=True)
-        made = True
-    yield grp.getgrnam("shimmerd-view").gr_gid
-    if made:
-        subprocess.run(["groupdel", "shimmerd-view"], check=True)
+    """The gid of group shimmerd-view, the viewers' (made when missing)."""
+    with system_group("shimmerd-view") as gid:
+        yield gid
 
 
 @needs_root
