@@ -556,6 +556,20 @@ def test_a_device_name_with_control_characters_is_escaped_by_monitor_and_monitor
         bus.close()
 
 
+def test_check_config_and_the_exit_line_escape_what_the_configuration_holds(bed_factory):
+    """A value is printed as check-config reads it, and quoted by the one line a refused
+    value exits with: either way escaped."""
+    bed = bed_factory(FIXTURE)
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sensor.device=name:bmc\x1b]0;owned\x07"], env=bed.env,
+                       capture_output=True, timeout=WAIT)
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "device = name:bmc\\x1b]0;owned\\x07\n" in out and no_raw_controls(out), out
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.name=a\x1b[2J\rb/c"], env=bed.env,
+                       capture_output=True, timeout=WAIT)
+    err = r.stderr.decode()
+    assert r.returncode == 78 and "a\\x1b[2J\\x0db/c" in err and no_raw_controls(err), err
+
+
 # --- words that say what happened ---
 
 def test_a_reading_of_1e308_is_not_called_a_zero_vector(bed_factory, tmp_path):
