@@ -33,7 +33,10 @@ struct CheckConfigCommand: Subcommand {
         } catch {
             throw Failure(.configuration, error.message)
         }
-        context.out(ConfigurationLoader.render(config))
+        // Values may hold any character but a newline: escaped line by line (`line`).
+        var lines = ConfigurationLoader.render(config).split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last == "" { lines.removeLast() }
+        for line in lines { context.line(String(line)) }
         // What `auto` does is decided at start, on the machine it runs on: say how (the
         // key table's own help, so there is one wording).
         if config.sink.type == "auto", let key = ConfigurationKeys.find(section: "Sink", name: "type") {

@@ -46,7 +46,9 @@ public enum ShimmerdMain {
             }
         } catch {
             let failure = error as? Failure ?? Failure(.ioError, "\(error)")
-            context.err("shimmerd: \(failure.message)\n")
+            // The message may quote a device name, a file name or a value: one line, no
+            // escape sequence reaches the terminal.
+            context.err("shimmerd: \(failure.message.escapingControlCharacters())\n")
             return failure.status
         }
     }
@@ -104,6 +106,13 @@ package final class CommandContext: Sendable {
     /// Writes to stdout; a closed stdout is an I/O error for the caller to see.
     package func out(_ text: String) {
         writeAll(1, text)
+    }
+
+    /// Writes one human-readable line to stdout, its control characters escaped
+    /// (`escapingControlCharacters`): a device's name or label, a remote `iiod`'s answer or
+    /// a bus value can neither split it nor send a terminal an escape sequence.
+    package func line(_ text: String) {
+        out(text.escapingControlCharacters() + "\n")
     }
 
     package func err(_ text: String) {

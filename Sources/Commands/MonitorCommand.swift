@@ -31,8 +31,11 @@ struct MonitorCommand: Subcommand {
     }
 
     func run(_ context: CommandContext) throws(Failure) {
+        // Lines carry device names, reasons and bus values: escaped (`CommandContext.line`).
+        let json = json
+        let emit = { (line: String) in json ? context.out(line + "\n") : context.line(line) }
         if dbus {
-            try StatusMonitor.run(json: json, duration: duration, emit: { context.out($0 + "\n") })
+            try StatusMonitor.run(json: json, duration: duration, emit: emit)
             return
         }
         let config = try MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
@@ -42,7 +45,7 @@ struct MonitorCommand: Subcommand {
         let session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
                                      json: json, duration: duration)
         do {
-            try session.run(log: context.log, emit: { context.out($0 + "\n") })
+            try session.run(log: context.log, emit: emit)
         } catch {
             throw Failure(.unavailable, "monitor: \(error)")
         }

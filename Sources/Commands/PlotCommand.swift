@@ -24,6 +24,8 @@ struct PlotCommand: Subcommand {
 
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
+        // The card panel is drawn at the header's size: checked as replay checks it.
+        _ = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
         let title = "shimmerd trace " + (trace.split(separator: "/").last.map(String.init) ?? trace)
         let svg = TracePlot(contents, title: title).svg()
         do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
@@ -49,5 +51,19 @@ enum TraceInput {
                      + contents.unknownTypes.keys.sorted().map { "\($0) (\(contents.unknownTypes[$0]!))" }.joined(separator: ", "))
         }
         return contents
+    }
+
+    /// `--set` values that make the card and frame rate the recording's, checked as the
+    /// configuration checks them: a header with values this version rejects (a card
+    /// 1e300 or -5 points wide) is bad input data (exit 65), not a configuration error.
+    static func headerOverrides(_ contents: TraceContents, trace: String, command: String) throws(Failure) -> [String] {
+        guard let h = contents.header else { return [] }
+        var list = ["Card.width=\(h.card.width)", "Card.height=\(h.card.height)", "Card.scale=\(h.card.scale)"]
+        if h.card.origin.count == 2 { list.append("Card.origin=\(h.card.origin[0]),\(h.card.origin[1])") }
+        if let fps = h.sink?.fps { list.append("Sink.fps=\(fps)") }
+        do { _ = try ConfigurationLoader.load(path: nil, overrides: list, useDefaultPath: false) } catch {
+            throw Failure(.dataError, "\(command): \(trace): the header's card or fps is unusable: \(error.message)")
+        }
+        return list
     }
 }

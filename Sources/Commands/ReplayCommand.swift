@@ -75,23 +75,10 @@ struct ReplayCommand: Subcommand {
         overrides = a.all("--set")
     }
 
-    /// `--set` values that make the card and frame rate the recording's.
-    static func headerOverrides(_ h: TraceRecord.Header?) -> [String] {
-        guard let h else { return [] }
-        var list = ["Card.width=\(h.card.width)", "Card.height=\(h.card.height)", "Card.scale=\(h.card.scale)"]
-        if h.card.origin.count == 2 { list.append("Card.origin=\(h.card.origin[0]),\(h.card.origin[1])") }
-        if let fps = h.sink?.fps { list.append("Sink.fps=\(fps)") }
-        return list
-    }
-
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
-        // The header's values come first, so --set wins; a header with values this
-        // version rejects is bad input data, not a configuration error.
-        let recorded = Self.headerOverrides(contents.header)
-        do { _ = try ConfigurationLoader.load(path: nil, overrides: recorded, useDefaultPath: false) } catch {
-            throw Failure(.dataError, "replay: \(trace): the header's card or fps is unusable: \(error.message)")
-        }
+        // The header's values come first, so --set wins.
+        let recorded = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
         let effective = try ConfigurationLoader.load(path: nil, overrides: recorded + overrides, useDefaultPath: false)
         let renderer = try CardFactory.renderer(effective.card)
         let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }

@@ -27,6 +27,10 @@ struct SensorsCommand: Subcommand {
         } catch {
             throw Failure(.unavailable, "sensors: \(error)")
         }
-        context.out(json ? report.json.text + "\n" : report.lines.joined(separator: "\n") + "\n")
+        if json {
+            context.out(report.json.text + "\n")
+        } else {
+            report.lines.forEach(context.line)
+        }
     }
 }

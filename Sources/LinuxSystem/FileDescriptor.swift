@@ -32,7 +32,7 @@ package final class FileDescriptor: @unchecked Sendable {
     /// in the last component fails with ELOOP instead of being followed.
     package static func openNoFollow(in directory: FileDescriptor, _ name: String, _ flags: Int32,
                                      mode: mode_t = 0) throws -> FileDescriptor {
-        let path = directory.path + "/" + name
+        let path = (directory.path.hasSuffix("/") ? directory.path : directory.path + "/") + name
         let fd = try retryingEINTR("open", path: path) {
             shim_openat_nofollow(directory.rawValue, name, flags, UInt32(mode))
         }
@@ -97,6 +97,12 @@ package final class FileDescriptor: @unchecked Sendable {
     /// `fchmod(2)`.
     package func setMode(_ mode: mode_t) throws {
         try retryingEINTR("fchmod", path: path) { fchmod(rawValue, mode) }
+    }
+
+    /// `fchown(2)` of the group alone (the owner stays): allowed to the owner for a group
+    /// it is a member of, and to root.
+    package func setGroup(_ group: gid_t) throws {
+        try retryingEINTR("fchown", path: path) { fchown(rawValue, uid_t.max, group) }
     }
 
     /// `ftruncate(2)`.
@@ -214,6 +220,26 @@ package func userID(named name: String) -> uid_t? {
     var buffer = [CChar](repeating: 0, count: 4096)
     guard getpwnam_r(name, &pw, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
     return pw.pw_uid
+}
+
+/// The gid of the group `name` (`getgrnam_r(3)`), nil when there is none.
+package func groupID(named name: String) -> gid_t? {
+    var gr = group()
+    var result: UnsafeMutablePointer<group>?
+    var buffer = [CChar](repeating: 0, count: 16384)
+    guard getgrnam_r(name, &gr, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+    return gr.gr_gid
+}
+
+/// Whether this process may give a file it owns to group `gid` (chown(2)): it is root, or
+/// `gid` is its effective group or one of its supplementary groups (`getgroups(2)`).
+package func mayGiveFiles(toGroup gid: gid_t) -> Bool {
+    if geteuid() == 0 || getegid() == gid { return true }
+    let count = getgroups(0, nil)
+    guard count > 0 else { return false }
+    var groups = [gid_t](repeating: 0, count: Int(count))
+    let n = getgroups(count, &groups)
+    return n > 0 && groups[..<Int(n)].contains(gid)
 }
 
 /// `unlink(2)`.

@@ -70,6 +70,12 @@ package enum FileSystem {
     /// and a file larger than `limit` is refused after reading `limit` + 1 bytes at most.
     package static func readRegularFile(_ path: String, atMost limit: Int) throws -> [UInt8] {
         let (fd, st) = try openRegularFile(path)
+        return try readRegularFile(fd, status: st, path: path, atMost: limit)
+    }
+
+    /// `readRegularFile` of a file the caller opened and checked (`PathWalk.openFile`).
+    package static func readRegularFile(_ fd: FileDescriptor, status st: FileStatus, path: String,
+                                        atMost limit: Int) throws -> [UInt8] {
         guard st.size <= limit else {
             throw RefusedFile(path: path, reason: "\(st.size) bytes, more than the \(limit) read at most")
         }
@@ -144,6 +150,24 @@ package enum FileSystem {
     /// Names in a directory, sorted bytewise (the "lexical order" of drop-ins), without . and ..
     package static func list(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw SystemError("opendir", path: path, errno: Glibc.errno) }
+        return names(dir)
+    }
+
+    /// `list` of a directory the caller opened (`PathWalk.openDirectory`): the names it
+    /// holds, whatever its path names now.
+    package static func list(_ directory: FileDescriptor) throws -> [String] {
+        // fdopendir(3) takes the descriptor it is given: a duplicate, so the caller's stays.
+        let copy = try retryingEINTR("dup", path: directory.path) { dup(directory.rawValue) }
+        guard let dir = fdopendir(copy) else {
+            let e = Glibc.errno
+            Glibc.close(copy)
+            throw SystemError("fdopendir", path: directory.path, errno: e)
+        }
+        return names(dir)
+    }
+
+    /// Reads the names of `dir` and closes it.
+    private static func names(_ dir: OpaquePointer) -> [String] {
         defer { closedir(dir) }
         var names = [String]()
         while let entry = readdir(dir) {

@@ -101,21 +101,16 @@ package final class LogHandler: @unchecked Sendable {
     func emit(level: Logger.Level, label: String, message: String, metadata: [String: String]) {
         var line = priorityPrefixes ? "<\(level.rawValue)>" : "\(label): "
         if !priorityPrefixes && level >= .warning { line += "\(level): " }
-        // One event, one line: newlines inside a message would split it in the journal.
-        line += message.replacingNewlines()
+        // One event, one line: a newline inside a message would split it in the journal
+        // (and forge the next line), an escape sequence would reach whoever reads it on a
+        // terminal; device names, labels and values from outside carry both.
+        line += message.escapingControlCharacters()
         for key in metadata.keys.sorted() {
-            line += " \(key)=\(metadata[key]!.replacingNewlines())"
+            line += " \(key)=\(metadata[key]!.escapingControlCharacters())"
         }
         line += "\n"
         // A failure means stderr is gone: there is nowhere left to report it.
         _ = FileSystem.writeAsMuchAsPossible(fd, Array(line.utf8))
-    }
-}
-
-extension String {
-    func replacingNewlines() -> String {
-        guard contains(where: \.isNewline) else { return self }
-        return String(map { $0.isNewline ? " " : $0 })
     }
 }
 

@@ -11,8 +11,10 @@ import Raster
 ///   repainted). Then `frame_time_ns` and the focal point are written, `frame = f+1` is
 ///   stored with release ordering, and every FUTEX_WAIT on offset 48 is woken (a shared
 ///   futex: no FUTEX_PRIVATE_FLAG).
-/// - Creation: `openat(/dev/shm, NAME, O_CREAT | O_EXCL | O_NOFOLLOW)`, then `fchmod` to
-///   `Sink.mode` (so the umask does not change it). An existing NAME is opened with
+/// - Creation: `openat(/dev/shm, NAME, O_CREAT | O_EXCL | O_NOFOLLOW)`, then `fchown` to
+///   `group` when one is given (the viewers' group, whose members read the frames: not the
+///   daemon's own, which may write the sensors' attributes) and `fchmod` to `Sink.mode`
+///   (so the umask does not change it); a reused or recreated object gets the same. An existing NAME is opened with
 ///   O_NOFOLLOW (a symbolic link fails with ELOOP and is refused), must be a regular file
 ///   owned by this user, and must not have a live writer (writer_pid alive): otherwise
 ///   the sink refuses to start.
@@ -40,6 +42,8 @@ package final class SharedMemorySink: FrameSink {
     package let reused: Bool
     private var mapping: MemoryMapping
     private var mode: mode_t
+    /// The group the object is given; nil: the process's own.
+    private let group: gid_t?
     private let directory: String
     private let log: Logger
     /// The errno of the last failed wake-up, so that it is reported once.
@@ -60,15 +64,18 @@ package final class SharedMemorySink: FrameSink {
     package var audience: FrameAudience { .claimants }
 
     /// - Parameters:
+    ///   - group: the group that may read the frames (`Sink.mode`'s group bits); nil for
+    ///     this process's own group. The process must be root or a member.
     ///   - directory: where POSIX shared memory lives (/dev/shm).
     ///   - log: one line for a notable decision (reused, replaced, recreated) or failure.
     ///   - clock: monotonic seconds, for the once-a-second link check.
-    package init(name: String, mode: mode_t, width: Int, height: Int, directory: String = "/dev/shm",
+    package init(name: String, mode: mode_t, group: gid_t? = nil, width: Int, height: Int, directory: String = "/dev/shm",
                  log: Logger, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
         self.name = name
         self.mode = mode
+        self.group = group
         self.directory = directory
         self.log = log
         self.clock = clock
@@ -80,7 +87,7 @@ package final class SharedMemorySink: FrameSink {
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
         let (fd, existing, created) = try Self.openOrReplace(name, in: directory, path: path, mode: mode, layout: layout, log: log)
-        mapping = try Self.map(fd, created: created, mode: mode, layout: layout, path: path, directory: directory)
+        mapping = try Self.map(fd, created: created, mode: mode, group: group, layout: layout, path: path, directory: directory)
         reused = existing != nil
         let base = mapping.base
         if let existing {
@@ -135,9 +142,10 @@ package final class SharedMemorySink: FrameSink {
 
     /// The object's mode set and its memory mapped; a new one's pages reserved first, and
     /// a new one removed again when that fails.
-    private static func map(_ fd: FileDescriptor, created: Bool, mode: mode_t, layout: SharedMemoryHeader,
+    private static func map(_ fd: FileDescriptor, created: Bool, mode: mode_t, group: gid_t?, layout: SharedMemoryHeader,
                             path: String, directory: String) throws(SinkError) -> MemoryMapping {
         do {
+            if let group { try fd.setGroup(group) }
             try fd.setMode(mode)
             if created { try reserve(fd, layout.totalSize, path: path, directory: directory) }
             return try MemoryMapping(fd, byteCount: layout.totalSize)
@@ -263,6 +271,7 @@ package final class SharedMemorySink: FrameSink {
             let dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
             let fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
             do {
+                if let group { try fd.setGroup(group) }
                 try fd.setMode(mode)
                 try Self.reserve(fd, header.totalSize, path: path, directory: directory)
                 fresh = try MemoryMapping(fd, byteCount: header.totalSize)

@@ -41,16 +41,14 @@ package enum ConfigurationKeys {
                accepted: "auto, poll or buffer", \.sensor.mode, words: ["auto", "poll", "buffer"]),
         number("Sensor", "rate", "samples per second wanted (sampling_frequency is set to the lowest available value at or above it, never below 10 Hz; on a device another reader may use, only ever raised)",
                \.sensor.rate, range: 0.1...10_000),
-        choice("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
-               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.mountMatrix, words: ["auto"],
-               valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
+        matrix("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
+               \.sensor.mountMatrix),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
         choice("Sensor", "gyro", "which gyroscope: auto (the accelerometer's own IIO device, else one under the same parent), none, iio:deviceN, name:NAME, label:LABEL",
                accepted: "auto, none, iio:deviceN, name:NAME or label:LABEL", \.sensor.gyro,
                valid: { if case .success = GyroSelector.parse($0) { true } else { false } }),
-        choice("Sensor", "gyro_mount_matrix", "auto (the accelerometer's matrix for its own chip or hub, else the gyroscope's sysfs matrix, else identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
-               accepted: "auto or nine numbers \"a, b, c; d, e, f; g, h, i\"", \.sensor.gyroMountMatrix,
-               valid: { if case .success = MountMatrix.parse($0) { true } else { $0 == "auto" } }),
+        matrix("Sensor", "gyro_mount_matrix", "auto (the accelerometer's matrix for its own chip or hub, else the gyroscope's sysfs matrix, else identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
+               \.sensor.gyroMountMatrix),
         ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
                          help: "with device = trace:FILE: 1 replays readings at their recorded times, 2 twice as fast, max as fast as possible; the run stops at the trace's end",
                          apply: { config, value in
@@ -210,6 +208,20 @@ package enum ConfigurationKeys {
             config[keyPath: path] = value
             return nil
         }, show: { $0[keyPath: path] }, words: words)
+    }
+
+    /// `auto` or a mount matrix (`MountMatrix.parse`): a rotation, or a rotation with a
+    /// mirror. A refusal names why, in the words the sensors' own matrices get.
+    static func matrix(_ section: String, _ name: String, _ help: String,
+                       _ path: WritableKeyPath<Configuration, String> & Sendable) -> ConfigurationKey {
+        let accepted = "auto or nine numbers \"a, b, c; d, e, f; g, h, i\" making a rotation (or a rotation with a mirror)"
+        return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+            if value != "auto", case .failure(let e) = MountMatrix.parse(value) {
+                return e.isMalformed ? "not auto or nine numbers \"a, b, c; d, e, f; g, h, i\": \(e)" : "\(e)"
+            }
+            config[keyPath: path] = value
+            return nil
+        }, show: { $0[keyPath: path] }, words: ["auto"])
     }
 
     static func text(_ section: String, _ name: String, _ help: String,

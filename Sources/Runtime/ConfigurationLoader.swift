@@ -19,13 +19,7 @@ package enum ConfigurationLoader {
             }
             let dropins = file + ".d"
             if FileSystem.isDirectory(dropins) {
-                // Others who may add a file to the directory may as well write one.
-                try refuseIfUnsafe(dropins)
-                let names: [String]
-                do { names = try FileSystem.list(dropins) } catch {
-                    throw Failure(.configuration, "cannot read drop-in directory: \(error)")
-                }
-                for name in names where name.hasSuffix(".conf") {
+                for name in try dropInNames(dropins) where name.hasSuffix(".conf") {
                     try apply(file: dropins + "/" + name, to: &config)
                 }
             }
@@ -42,9 +36,17 @@ package enum ConfigurationLoader {
 
     /// Reads and applies one file.
     static func apply(file: String, to config: inout Configuration) throws(Failure) {
-        try refuseIfUnsafe(file)
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readRegularFile(file, atMost: maximumFileSize) } catch {
+        do {
+            if let trust = rootsTrust {
+                let (fd, st) = try PathWalk.openFile(file, check: trust)
+                bytes = try FileSystem.readRegularFile(fd, status: st, path: file, atMost: maximumFileSize)
+            } else {
+                bytes = try FileSystem.readRegularFile(file, atMost: maximumFileSize)
+            }
+        } catch let refused as PathWalk.Refused {
+            throw Failure(.configuration, "\(refused); refusing it as root")
+        } catch {
             throw Failure(.configuration, "cannot read configuration: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -70,13 +72,40 @@ package enum ConfigurationLoader {
         return (1 + bytes[..<min(offset, bytes.count)].filter { $0 == UInt8(ascii: "\n") }.count, offset)
     }
 
-    /// Running as root, a configuration file (or drop-in directory) that others may
-    /// write would let them run the daemon's choices (devices, paths) as root: refuse it.
-    static func refuseIfUnsafe(_ file: String) throws(Failure) {
-        guard geteuid() == 0 else { return }
-        var st = stat()
-        if stat(file, &st) == 0, st.st_mode & S_IWOTH != 0 {
-            throw Failure(.configuration, "\(file): writable by others (mode \(String(st.st_mode & 0o7777, radix: 8))); refusing it as root")
+    /// The names in the drop-in directory; as root, the directory and those above it
+    /// checked first (`rootsTrust`): whoever may add a file to it may as well write one.
+    static func dropInNames(_ dropins: String) throws(Failure) -> [String] {
+        do {
+            if let trust = rootsTrust { return try FileSystem.list(try PathWalk.openDirectory(dropins, check: trust)) }
+            return try FileSystem.list(dropins)
+        } catch let refused as PathWalk.Refused {
+            throw Failure(.configuration, "\(refused); refusing it as root")
+        } catch {
+            throw Failure(.configuration, "cannot read drop-in directory: \(error)")
+        }
+    }
+
+    /// Running as root, the configuration chooses what root opens, creates and truncates
+    /// (devices, `Trace.path`, `Sink.path`): a file, a drop-in or a directory on the way to
+    /// one that another user could change is refused. Each must be owned by root (or the
+    /// running user) and writable by neither its group nor others; a directory writable by
+    /// others passes when it is sticky (as /tmp: only an entry's owner may replace it, and
+    /// the entry is checked itself). Checked by `PathWalk` on the descriptors it reads
+    /// from. Nil (nothing to check) when not root: such a process runs with what its own
+    /// user may do anyway.
+    static var rootsTrust: PathWalk.Check? {
+        let me = geteuid()
+        guard me == 0 else { return nil }
+        return { _, st in
+            guard st.ownerUID == 0 || st.ownerUID == me else {
+                return "owned by " + (userName(of: st.ownerUID).map { "\($0) (uid \(st.ownerUID))" } ?? "uid \(st.ownerUID)")
+                    + ", not by root"
+            }
+            if st.kind == .directory && st.permissions & S_ISVTX != 0 { return nil }
+            let mode = "mode \(String(st.permissions, radix: 8))"
+            if st.permissions & S_IWOTH != 0 { return "writable by others (\(mode))" }
+            if st.permissions & S_IWGRP != 0 { return "writable by its group (\(mode))" }
+            return nil
         }
     }
 

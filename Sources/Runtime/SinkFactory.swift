@@ -64,11 +64,20 @@ package enum SinkFactory {
         }
     }
 
-    /// The segment /dev/shm/`Sink.name`.
+    /// The group whose members look at the card: they read the segments (`Sink.mode`'s
+    /// group bits) and may call `Recalibrate()` (dbus/org.shimmerd.Shimmerd1.conf). It is
+    /// not the service's group `shimmerd`, which may write the sensors' attributes
+    /// (60-shimmerd.rules). The packages' sysusers file creates it with user shimmerd in it.
+    package static let viewerGroup = "shimmerd-view"
+
+    /// The segment /dev/shm/`Sink.name`, given to `viewerGroup` where that group exists and
+    /// this process may give files to it (root, or a member: the unit's
+    /// SupplementaryGroups=); elsewhere (a run from a shell) it keeps the process's group.
     private static func makeSharedMemory(_ s: SinkSettings, width: Int, height: Int, log: Logger,
                                          describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+        let viewers = groupID(named: viewerGroup).flatMap { mayGiveFiles(toGroup: $0) ? $0 : nil }
         do {
-            return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), width: width, height: height,
+            return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), group: viewers, width: width, height: height,
                                         log: log.with(["sink.name": s.name]))
         } catch {
             throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")

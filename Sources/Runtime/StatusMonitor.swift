@@ -5,7 +5,8 @@ import Systemd
 
 /// `shimmerd monitor --dbus`: the running daemon's state as its bus object shows it
 /// (`StatusBus`), one line (or JSON object) at start and one per `PropertiesChanged`, until
-/// interrupted or `duration` passes. Needs no access to the sensor: anyone the bus's
+/// interrupted or `duration` passes. The text line quotes the sensor's name as the bus
+/// gives it: `emit` escapes it (`CommandContext.line`). Needs no access to the sensor: anyone the bus's
 /// policy lets read may watch.
 package enum StatusMonitor {
     package static func run(json: Bool, duration: Double?, emit: (String) -> Void) throws(Failure) {
@@ -85,6 +86,9 @@ package enum StatusMonitor {
     private static func fixed(_ v: Double, _ digits: Int) -> String {
         let scale = Double([1, 10, 100, 1000][min(digits, 3)])
         let n = (abs(v) * scale).rounded()
+        // A value no run produces (the bus says what its owner sends): Swift's text of it,
+        // not an Int that overflows.
+        guard n < 1e15 else { return "\(v)" }
         let whole = Int(n / scale), frac = Int(n) % Int(scale)
         let f = String(frac)
         return (v < 0 && n > 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: digits - f.count) + f

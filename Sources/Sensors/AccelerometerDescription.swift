@@ -18,8 +18,8 @@ package struct AccelerometerDescription: IIODeviceDescription {
     /// `config:Sensor.mount_matrix`, `udev:ACCEL_MOUNT_MATRIX`, `sysfs:mount_matrix`,
     /// `sysfs:in_accel_mount_matrix`, `sysfs:in_mount_matrix` or `default:identity`.
     package var mountMatrixSource: String
-    /// Sources that were present but malformed, each "source = "text": reason".
-    package var mountMatrixProblems: [String]
+    /// Sources that were present but malformed or no rotation, in the order tried.
+    package var mountMatrixProblems: [MountMatrixProblem]
     package var samplingFrequency: SamplingFrequencyInfo?
     package var udevProperties: [String: String]
     /// Why the device cannot be used at all (nil when usable).
@@ -63,21 +63,12 @@ package struct AccelerometerDescription: IIODeviceDescription {
         return (.display, "default")
     }
 
-    /// Config > udev > sysfs names > identity; malformed sources are reported and skipped.
-    private static func mountMatrix(_ s: AttributeSnapshot, configured: MountMatrix?) -> (MountMatrix, String, [String]) {
+    /// Config > udev > sysfs names > identity; malformed sources and matrices that are no
+    /// rotation are reported and skipped.
+    private static func mountMatrix(_ s: AttributeSnapshot, configured: MountMatrix?) -> (MountMatrix, String, [MountMatrixProblem]) {
         if let configured { return (configured, "config:Sensor.mount_matrix", []) }
-        var problems: [String] = []
-        var candidates: [(String, String?)] = [("udev:ACCEL_MOUNT_MATRIX", s.udevProperties["ACCEL_MOUNT_MATRIX"])]
-        candidates += mountMatrixAttributes.map { ("sysfs:\($0)", s.attributes[$0]) }
-        for (source, text) in candidates {
-            guard let text else { continue }
-            switch MountMatrix.parse(text) {
-            case .success(let m): return (m, source, problems)
-            case .failure(let e):
-                problems.append("\(source) = \"\(String(text[...].trimmingASCIIWhitespace()))\": \(e)")
-            }
-        }
-        return (.identity, "default:identity", problems)
+        return MountMatrixProblem.choose([("udev:ACCEL_MOUNT_MATRIX", s.udevProperties["ACCEL_MOUNT_MATRIX"])]
+                                         + mountMatrixAttributes.map { ("sysfs:\($0)", s.attributes[$0]) })
     }
 
     /// The calibration the attitude uses.

@@ -33,8 +33,8 @@ extension AccelerometerService {
             return waiting(selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")"))
         }
         for p in chosen.mountMatrixProblems {
-            log.warning("\(chosen.displayName): malformed mount matrix \(p); using \(chosen.mountMatrixSource)",
-                ["sensor.device": chosen.id, "sensor.attribute": p])
+            log.warning("\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
+                ["sensor.device": chosen.id, "sensor.attribute": p.source])
         }
         if found.context == nil {
             do { found.context = try Context() } catch { found.contextError = error }

@@ -13,6 +13,8 @@ package struct GyroscopeDescription: IIODeviceDescription {
     /// `in_mount_matrix`) and its source, else identity (`default:identity`).
     package var ownMatrix: MountMatrix
     package var ownMatrixSource: String
+    /// Its sysfs matrices that were malformed or no rotation, in the order tried.
+    package var ownMatrixProblems: [MountMatrixProblem]
     /// Why it cannot be used (nil when usable).
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
@@ -29,11 +31,9 @@ package struct GyroscopeDescription: IIODeviceDescription {
         guard !axes.channels.isEmpty else { return nil }
         facts = IIODeviceFacts(snapshot: s)
         samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
-        var chosen: (MountMatrix, String)?
-        for a in Self.mountMatrixAttributes where chosen == nil {
-            if let text = s.attributes[a], case .success(let m) = MountMatrix.parse(text) { chosen = (m, "sysfs:\(a)") }
-        }
-        (ownMatrix, ownMatrixSource) = chosen ?? (.identity, "default:identity")
+        (ownMatrix, ownMatrixSource, ownMatrixProblems) = MountMatrixProblem.choose(Self.mountMatrixAttributes.map {
+            ("sysfs:\($0)", s.attributes[$0])
+        })
         skipReason = axes.valueProblem
             ?? (!axes.pollCapable && !axes.bufferCapable
                 ? "angular velocity channels incomplete: \(axes.channels.joined(separator: ", "))" : nil)

@@ -6,8 +6,9 @@ import Motion
 /// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
 /// mapper, printing one line (or one JSON object) per sample until interrupted or
 /// `duration` passes. SIGUSR1 recaptures the baseline; SIGINT and SIGTERM stop cleanly
-/// (the sampling frequency is restored). Output goes through `emit`, so the command
-/// decides where it is written. In buffer mode a sample also carries the scan's own
+/// (the sampling frequency is restored). Output goes through `emit`, one line a call (a
+/// name with a newline in it stays in its line), so the command decides where it is
+/// written and how a terminal is kept from what names hold. In buffer mode a sample also carries the scan's own
 /// timestamp (`scan_timestamp_ns`, a string: it does not fit a JSON double exactly). With
 /// a gyroscope, each sample line shows the angular velocity (deg/s) and `--json` prints
 /// `gyro` objects (the trace's `gyro` record fields); a gyroscope taken up or dropped while
@@ -57,7 +58,7 @@ package struct MonitorSession {
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
                 let out = e.motionInput(at: now).map { motion.take($0) } ?? MotionInterpreter.Outcome()
-                if let line = describe(e, out, now: now, lastRate: &lastRate) { emit(line) }
+                for line in describe(e, out, now: now, lastRate: &lastRate) { emit(line) }
                 if case .motion(.angularVelocity) = e, let line = describeGyroscope(e, out) { emit(line) }
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
@@ -69,17 +70,25 @@ package struct MonitorSession {
         }
     }
 
-    /// The line (or JSON object) of a sensor event and of what the motion stage made of
-    /// it; nil when it says nothing.
+    /// The lines (or JSON objects) of a sensor event and of what the motion stage made of
+    /// it; none when it says nothing.
     /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
     private func describe(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
-                          lastRate: inout Vector3?) -> String? {
+                          lastRate: inout Vector3?) -> [String] {
+        if case .attached(let a) = e { return describe(a, now: now) }
+        if case .motion(.acceleration(_, let t, let scanNs)) = e {
+            return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate)
+        }
+        return describeOther(e, out, now: now, lastRate: &lastRate).map { [$0] } ?? []
+    }
+
+    /// The one line of any other event; nil when it says nothing.
+    private func describeOther(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
+                               lastRate: inout Vector3?) -> String? {
         switch e {
         case .waiting(let why):
             return json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
                         : "=== Waiting for an accelerometer: \(why)"
-        case .attached(let a):
-            return describe(a, now: now)
         case .detached(let name, let reason):
             return json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
                                              ("reason", .string(reason))]).text
@@ -110,9 +119,7 @@ package struct MonitorSession {
             default:
                 return nil
             }
-        case .motion(.acceleration(_, let t, let scanNs)):
-            return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate)
-        case .motion:
+        case .attached, .motion:
             return nil
         }
     }
@@ -123,8 +130,8 @@ package struct MonitorSession {
         return SensorJSON.object([("type", .string("gyro")), ("t", .number(t)), ("anglvel", .vector(w))]).text
     }
 
-    private func describe(_ a: AccelerometerService.Attachment, now: Double) -> String {
-        json ? SensorJSON.object([
+    private func describe(_ a: AccelerometerService.Attachment, now: Double) -> [String] {
+        json ? [SensorJSON.object([
             ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
             ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
             ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
@@ -132,14 +139,14 @@ package struct MonitorSession {
             ("sampling_frequency", .string(a.samplingFrequency)),
             ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
             ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
-        ]).text : "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))\n"
-            + "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"
-            + (a.gyro.map { p in "\n    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))") } ?? "")
+        ]).text] : ["=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))",
+                    "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"]
+            + (a.gyro.map { p in ["    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))")] } ?? [])
     }
 
     /// The baseline captured and the sample given by an acceleration, one line each.
     private func describe(_ out: MotionInterpreter.Outcome, at t: Double, scanTimestampNs: Int64?,
-                          lastRate: Vector3?) -> String? {
+                          lastRate: Vector3?) -> [String] {
         var lines: [String] = []
         if let b = out.baseline {
             lines.append(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
@@ -149,7 +156,7 @@ package struct MonitorSession {
         if let s = out.sample {
             lines.append(json ? sampleObject(s, scanTimestampNs: scanTimestampNs) : sampleLine(s, lastRate: lastRate))
         }
-        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+        return lines
     }
 
     private func sampleObject(_ s: MotionSample, scanTimestampNs: Int64?) -> String {
@@ -174,7 +181,8 @@ package struct MonitorSession {
 
 /// Fixed-point text with the C locale (never the process locale).
 package func fixed(_ v: Double, _ digits: Int, sign: Bool = false) -> String {
-    guard v.isFinite else { return "\(v)" }
+    // Beyond 1e15 an Int of it may overflow; such a value is shown as Swift writes it.
+    guard v.isFinite, abs(v) < 1e15 else { return "\(v)" }
     var p = 1.0
     for _ in 0..<digits { p *= 10 }
     let scaled = (abs(v) * p).rounded()

@@ -41,7 +41,10 @@ final class PairedGyroscope {
         failures = 0
         bufferWakesUs = true
         guard let g = p.gyro, let cal = p.calibration else { return "none (\(p.reason))" }
-        let frame = "frame \(cal.sign < 0 ? "-1 * " : "")\(cal.mountMatrix) from \(p.matrixSource ?? "?")"
+        var frame = "frame \(cal.sign < 0 ? "-1 * " : "")\(cal.mountMatrix) from \(p.matrixSource ?? "?")"
+        if p.matrixSource == g.ownMatrixSource {
+            frame += g.ownMatrixProblems.map { "; \($0.logText)" }.joined()
+        }
         if g.id == accelerometer.id {
             guard driver.readsGyroscope else {
                 return "none (\(g.displayName) is not read in \(driver.modeName) mode)"

@@ -105,6 +105,7 @@ package struct SensorReport: Sendable {
             ("offset", .vector(g.offset)),
             ("mount_matrix", .matrix(g.ownMatrix)),
             ("mount_matrix_source", .string(g.ownMatrixSource)),
+            ("mount_matrix_problems", .array(g.ownMatrixProblems.map { .string($0.description) })),
             ("poll_capable", .bool(g.pollCapable)),
             ("buffer_capable", .bool(g.bufferCapable)),
             ("paired", .bool(pairing?.gyro?.id == g.id)),
@@ -144,7 +145,7 @@ package struct SensorReport: Sendable {
             ("offset_source", .array(Axis.allCases.map { sourceText(d.offsetSources[$0]) })),
             ("mount_matrix", .matrix(d.mountMatrix)),
             ("mount_matrix_source", .string(d.mountMatrixSource)),
-            ("mount_matrix_problems", .array(d.mountMatrixProblems.map(SensorJSON.string))),
+            ("mount_matrix_problems", .array(d.mountMatrixProblems.map { .string($0.description) })),
             ("sampling_frequency", d.samplingFrequency.map { f in
                 .object([("attribute", .string(f.attribute)), ("current", f.currentHz.map(SensorJSON.number) ?? .null),
                          ("available", .array(f.availableHz.map(SensorJSON.number)))])
@@ -203,6 +204,7 @@ package struct SensorReport: Sendable {
             out.append("    channels: \(g.channels.joined(separator: " "))")
             out.append("    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: \(g.offset.x) \(g.offset.y) \(g.offset.z)")
             out.append("    own mount matrix: \(g.ownMatrix) (\(g.ownMatrixSource))")
+            for p in g.ownMatrixProblems { out.append("    ignored: \(p)") }
             out.append("    poll: \(g.pollCapable ? "yes" : "no"); buffer: \(g.bufferCapable ? "yes" : "no")")
         }
         if let p = pairing, let a = selection.chosen {

@@ -1,3 +1,5 @@
+import Logging
+
 /// A trace as one SVG a person can read at a glance (pure: `shimmerd plot` does the I/O).
 ///
 /// Three or four panels, top to bottom:
@@ -246,8 +248,9 @@ package struct TracePlot {
     }
 }
 
-/// Pixel coordinates to one decimal.
-private func c(_ v: Double) -> String { PlotAxis.fixed(v, decimals: 1) }
+/// Pixel coordinates to one decimal. A value far off the axis (a reading beyond
+/// `PlotAxis.limit`) is drawn at a million pixels, off the picture all the same.
+private func c(_ v: Double) -> String { PlotAxis.fixed(v.isNaN ? 0 : min(max(v, -1e6), 1e6), decimals: 1) }
 
 /// The SVG being written: elements, one a line.
 struct SVGText {
@@ -283,15 +286,23 @@ struct SVGText {
              + (dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"\(list)\"/>")
     }
 
+    /// Text as XML 1.0 character data. XML allows no C0 control but TAB, LF and CR, not even
+    /// as a character reference, nor U+FFFE and U+FFFF (section 2.2, `Char`): a trace's
+    /// file name or its header's sensor device may hold any of them. Control characters are
+    /// written as `\xHH` (`escapingControlCharacters`, as in log lines: a picture of the
+    /// text, not the text), U+FFFE and U+FFFF as `\ufffe` and `\uffff`; `&`, `<`, `>` and
+    /// `"` as entities.
     static func escape(_ s: String) -> String {
         var out = ""
-        for ch in s {
-            switch ch {
+        for scalar in s.escapingControlCharacters().unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            default: out.append(ch)
+            case "\u{FFFE}": out += "\\ufffe"
+            case "\u{FFFF}": out += "\\uffff"
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

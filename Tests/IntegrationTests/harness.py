@@ -5,6 +5,7 @@ expectations. No fakes of libiio or libudev: the daemon uses the real libraries,
 redirected to the testbed by umockdev's preload library."""
 import contextlib
 import fcntl
+import grp
 import json
 import math
 import os
@@ -541,6 +542,25 @@ def machine_wide(name):
     with open("/tmp/shimmerd-tests-%s.lock" % name, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+@contextlib.contextmanager
+def system_group(name):
+    """The system group `name` (a package's sysusers file creates it), made with groupadd
+    when missing and deleted again afterwards, unless userdel already took it: its gid.
+    Tests that use it run in the xdist group "machine", as test_package.py's install test
+    watches the accounts."""
+    try:
+        grp.getgrnam(name)
+        made = False
+    except KeyError:
+        subprocess.run(["groupadd", "--system", name], check=True)
+        made = True
+    try:
+        yield grp.getgrnam(name).gr_gid
+    finally:
+        if made and subprocess.run(["getent", "group", name], capture_output=True).returncode == 0:
+            subprocess.run(["groupdel", name], check=True)
 
 
 def wait_until(predicate, what, daemon=None, timeout=WAIT):

@@ -1,6 +1,7 @@
 """Bad input never kills the daemon and never reaches a sample: one log line naming
 device, attribute and value, at most once per second per cause; the sample is skipped;
 reading recovers when values are good again."""
+import json
 import math
 import re
 import time
@@ -113,7 +114,6 @@ def test_malformed_udev_matrix_falls_back_and_is_logged(bed_factory, matrix, why
     bed, dev = malformed_matrix_bed(bed_factory, matrix)
     r = bed.run("sensors", "--json")
     assert r.returncode == 0, r.stderr
-    import json
     got = json.loads(r.stdout)["devices"][0]
     assert got["mount_matrix_source"] == "sysfs:in_mount_matrix"
     assert got["mount_matrix"] == [[0, -1, 0], [1, 0, 0], [0, 0, 1]]
@@ -126,3 +126,62 @@ def test_malformed_udev_matrix_falls_back_and_is_logged(bed_factory, matrix, why
     sysfs_accel = [-x for x in dev.exp["accel_ms2"][:2]] + [dev.exp["accel_ms2"][2]]
     assert close_to(s["accel"], sysfs_accel, 0.05)
     assert d.stop() == 0
+
+
+SINGULAR = "1, 0, 0; 1, 0, 0; 0, 0, 1"
+TINY = "1e-300, 0, 0; 0, 1e-300, 0; 0, 0, 1e-300"
+
+
+@pytest.mark.parametrize("matrix,why", [
+    (SINGULAR, "singular (determinant 0)"), (TINY, "singular (determinant 0)"),
+    ("0.5, 0, 0; 0, 1, 0; 0, 0, 1", "not a rotation (determinant 0.5)"),
+])
+def test_a_device_matrix_that_is_no_rotation_is_refused_for_the_identity(bed_factory, matrix, why):
+    """hwdb and sysfs both offer a matrix that is no rotation: each is named once, with why,
+    and the identity is used, so readings go on (none is a "zero acceleration vector")."""
+    bed, dev = malformed_matrix_bed(bed_factory, matrix)
+    bed.set_attr(dev.syspath, "in_mount_matrix", matrix + "\n")
+    got = json.loads(bed.run("sensors", "--json").stdout)["devices"][0]
+    assert got["mount_matrix_source"] == "default:identity"
+    assert got["mount_matrix"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    problems = got["mount_matrix_problems"]
+    assert [p.split(" = ")[0] for p in problems] == ["udev:ACCEL_MOUNT_MATRIX", "sysfs:in_mount_matrix"], problems
+    assert all(why in p and "a mount matrix must be a rotation, or a rotation with a mirror" in p for p in problems)
+    d = bed.spawn("monitor", *ARGS)
+    _, s = d.wait_for(lambda r: r["type"] == "sample", "a sample through the identity")
+    raw = [int(dev.attrs["in_accel_%s_raw" % a]) for a in "xyz"]
+    assert close_to(s["accel"], [v * dev.scale[0] for v in raw], 1e-6)
+    for source in ("udev:ACCEL_MOUNT_MATRIX", "sysfs:in_mount_matrix"):
+        lines = [l for l in d.logs if "refused mount matrix %s = \"%s\"" % (source, matrix) in l]
+        assert len(lines) == 1 and why in lines[0] and "using default:identity" in lines[0], d.logs
+    assert not [l for l in d.logs if "zero acceleration" in l], d.logs
+    assert d.stop() == 0
+
+
+@pytest.mark.parametrize("key", ["Sensor.mount_matrix", "Sensor.gyro_mount_matrix"])
+@pytest.mark.parametrize("matrix,why", [
+    (SINGULAR, "singular (determinant 0)"), (TINY, "singular (determinant 0)"),
+    ("2, 0, 0; 0, 2, 0; 0, 0, 2", "not a rotation (determinant 8)"),
+    ("1e308, 0, 0; 0, 1, 0; 0, 0, 1", 'row 1, column 1: out of range: "1e308"'),
+])
+def test_a_configured_matrix_that_is_no_rotation_is_a_configuration_error(bed_factory, key, matrix, why):
+    """check-config and run refuse it with the same line: the key, the value and why."""
+    bed = bed_factory("bmc150_bosc0200_ideapad_d330")
+    said = []
+    for args in (["check-config"], ["run", "--set", "Sink.type=null", "--duration", "1"]):
+        r = bed.run(*args, "--set", "%s=%s" % (key, matrix))
+        assert r.returncode == 78, (args, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert len(lines) == 1 and '%s = "%s" is ' % (key, matrix) in lines[0] and why in lines[0], r.stderr
+        assert "not a number" not in lines[0]
+        said.append(lines[0])
+    assert said[0] == said[1]
+
+
+def test_an_out_of_range_hwdb_entry_is_called_out_of_range(bed_factory):
+    matrix = "0, 1, 0; -1, 0, 1e308; 0, 0, 1"
+    bed, dev = malformed_matrix_bed(bed_factory, matrix)
+    got = json.loads(bed.run("sensors", "--json").stdout)["devices"][0]
+    [problem] = got["mount_matrix_problems"]
+    assert 'row 2, column 3: out of range: "1e308"' in problem and "not a number" not in problem, problem
+    assert got["mount_matrix_source"] == "sysfs:in_mount_matrix"

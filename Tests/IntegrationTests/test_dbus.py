@@ -1,7 +1,7 @@
 """shimmerd on the system bus (org.shimmerd.Shimmerd1), through the real binary on a
 private dbus-daemon, read and called with systemd's busctl: the properties follow a
 tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
-the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd
+the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd-view
 recalibrate while anyone else may only read, and lets the service's own user, shimmerd,
 own the name. While the card moves without pause, PropertiesChanged goes out at most ten
 times a second. Without a bus the daemon says so once and goes on."""
@@ -17,7 +17,7 @@ import time
 import pytest
 
 from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
-from test_least_privilege import unprivileged_bed
+from test_least_privilege import unprivileged_bed, viewer_group  # noqa: F401 (a fixture)
 
 # Some tests add the shimmerd user and group that test_package.py's install test watches
 # for: one worker runs them all, one after the other.
@@ -131,25 +131,30 @@ def shimmerd_group():
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to call as other users")
-def test_the_policy_lets_root_and_group_shimmerd_recalibrate_and_others_read(bed_factory, shimmerd_group):
+def test_the_policy_lets_root_and_group_shimmerd_view_recalibrate_and_others_read(bed_factory, shimmerd_group,
+                                                                                    viewer_group):
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # other users reach the socket
     try:
         _, _, d = start(bed_factory, bus)
         nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
-        member = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + shimmerd_group)
+        member = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=%d" % viewer_group)
+        service_group = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + shimmerd_group)
         # Anyone reads.
         r = busctl(bus, "get-property", NAME, PATH, IFACE, "SensorMode", prefix=nobody)
         assert json.loads(r.stdout)["data"] == "poll"
         # Others may not recalibrate...
         r = busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=nobody, check=False)
         assert r.returncode != 0 and "Access denied" in r.stderr, r.stderr
+        # ...nor may the service's group, which may write the sensors' attributes...
+        r = busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=service_group, check=False)
+        assert r.returncode != 0 and "Access denied" in r.stderr, r.stderr
         # ...nor take the name.
         r = subprocess.run([*nobody, "busctl", "--address=" + bus.address, "call", "org.freedesktop.DBus",
                             "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName", "su", NAME, "0"],
                            capture_output=True, text=True, timeout=WAIT)
         assert r.returncode != 0, r.stdout
-        # Group shimmerd and root may.
+        # Group shimmerd-view and root may.
         busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=member)
         busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate")
         i, _ = d.wait_log(r"D-Bus Recalibrate\(\) from", "the member's call")

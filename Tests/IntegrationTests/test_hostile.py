@@ -3,6 +3,7 @@ devices where files are expected, segments left or shaped by others, full file
 systems, readers that leave mid-frame. Each test is one attack from docs/RELIABILITY.md
 ("Hostile files and neighbours") and asserts what shimmerd does instead of crashing,
 hanging or writing where it must not."""
+import json
 import os
 import pathlib
 import re
@@ -13,10 +14,11 @@ import struct
 import subprocess
 import tempfile
 import threading
+import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
+from harness import SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
@@ -433,6 +435,139 @@ def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_p
     assert r.returncode == 65, (r.returncode, r.stderr[-500:])
     assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
     assert not out.exists()
+
+
+def plot_header(width=350, height=233.3, device="iio:device0"):
+    return json.dumps({"type": "header", "version": 1, "sensor": {"selector": "auto", "device": device, "rate": 60},
+                       "card": {"width": width, "height": height, "scale": 1, "origin": [175, 233.3]},
+                       "mapper": {"roll_range": 0.2, "pitch_range": 0.1, "max_offset": 100, "clamp": True}}) + "\n"
+
+
+@pytest.mark.parametrize("line", [
+    sample_line("0.6", 5).replace('"dpitch":0', '"dpitch":1e19'),
+    sample_line("0.6", 5).replace('"droll":0', '"droll":-1.7e308'),
+    sample_line("0.6", 5).replace('"focal":[175,233]', '"focal":[1e300,233]'),
+    sample_line("0.6", 5).replace('"focal":[175,233]', '"focal":[175,-1.7e308]'),
+    '{"type":"gyro","t":0.6,"anglvel":[1e300,0,-1e300]}\n',
+    '{"type":"gyro","t":0.6,"anglvel":[1.7e308,0,-1.7e308]}\n',
+    '{"type":"frame","t":0.6,"frame":1,"focal":[1e300,1e19],"dots":0,"pixels":0}\n',
+], ids=["dpitch-1e19", "droll-minus-1.7e308", "focal-x-1e300", "focal-y-minus-1.7e308", "anglvel-1e300",
+        "anglvel-1.7e308", "frame-focal-1e300"])
+def test_plot_draws_a_sample_of_huge_values_instead_of_dying(bed_factory, tmp_path, line):
+    """Every number a trace may hold (any finite double) is drawn: labels and coordinates
+    are formatted without converting an out-of-range double to an integer."""
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(plot_header() + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)) + line)
+    out = tmp_path / "out.svg"
+    r = bed.run("plot", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    ET.parse(str(out))
+
+
+@pytest.mark.parametrize("command", ["plot", "replay"])
+@pytest.mark.parametrize("width,why", [
+    ("1e300", 'Card.width = "1e+300" is not a number from'), ("-5", 'Card.width = "-5.0" is not a number from'),
+], ids=["width-1e300", "width-minus-5"])
+def test_plot_and_replay_check_the_header_alike(bed_factory, tmp_path, command, width, why):
+    bed = bed_factory(FIXTURE)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(plot_header(width=float(width)) + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)))
+    out = tmp_path / ("out.svg" if command == "plot" else "out.raw")
+    r = bed.run(command, str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 65, (r.returncode, r.stderr[-500:])
+    assert "%s: %s: the header's card or fps is unusable: " % (command, trace) in r.stderr and why in r.stderr, r.stderr
+    assert not out.exists()
+
+
+CONTROLS = "\x1b[31m\x07\r\x0b\x0c\x00\x7f\x85\ufffe\ufffftab\there"
+
+
+def test_plot_writes_xml_whatever_the_names_hold(bed_factory, tmp_path):
+    """The trace's file name and the header's sensor device may hold any character; the
+    SVG holds only what XML 1.0 allows, the rest written as escapes, and parses."""
+    bed = bed_factory(FIXTURE)
+    name = "trace" + CONTROLS.replace("\x00", "") + "<&>.jsonl"
+    trace = tmp_path / name
+    trace.write_text(plot_header(device="iio:device0" + CONTROLS + "\n<&>\"'")
+                     + "".join(sample_line("%.1f" % (0.1 * k), k) for k in range(5)))
+    out = tmp_path / "out.svg"
+    r = bed.run("plot", str(trace), "--out", str(out), timeout=WAIT)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    text = "".join(ET.parse(str(out)).getroot().itertext())
+    assert "\\x1b[31m\\x07\\x0d\\x0b\\x0c\\x7f\\x85" in text and "\\x00" in text, text
+    assert "<&>" in text and "tab\\x09here" in text
+    assert not any(c in text for c in "\x1b\x07\r\x0b\x0c\x00\x7f\x85\ufffe\uffff")
+
+
+# --- names from outside, on a terminal ---
+
+# A sysfs `name` as a firmware label or a remote iiod could give it: a terminal escape (clear
+# the screen), a bell, CR and LF followed by a forged log line, a C1 CSI.
+NASTY_NAME = "bmc\x1b[2J\x07\r\nshimmerd: error: forged\x9b1m"
+NASTY_SHOWN = "bmc\\x1b[2J\\x07\\x0d\\x0ashimmerd: error: forged\\x9b1m"
+
+
+def no_raw_controls(text):
+    """No C0 control but the line ends, no DEL, no C1 control."""
+    return not [c for c in text if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f)]
+
+
+def test_a_device_name_with_control_characters_is_escaped_in_sensors_and_log_lines(bed_factory):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_attr(dev.syspath, "name", NASTY_NAME + "\n")
+    r = subprocess.run([SHIMMERD, "sensors"], env=bed.env, capture_output=True, timeout=WAIT)
+    out = r.stdout.decode()
+    assert r.returncode == 0 and NASTY_SHOWN in out and no_raw_controls(out), out
+    assert not [l for l in out.splitlines() if l.startswith("shimmerd: error: forged")]
+    # JSON keeps the name as it is (JSON escapes for itself).
+    r = bed.run("sensors", "--json")
+    assert json.loads(r.stdout)["devices"][0]["name"] == NASTY_NAME
+    # The log: the attach line names the device, escaped, on one line.
+    r = subprocess.run([SHIMMERD, "run", "--set", "Sink.type=null", "--set", "Sensor.mode=poll", "--duration", "1"],
+                       env=bed.env, capture_output=True, timeout=WAIT)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and no_raw_controls(err), err
+    assert [l for l in err.splitlines() if "using iio:device0 (%s)" % NASTY_SHOWN in l], err
+    assert not [l for l in err.splitlines() if l.startswith("shimmerd: error: forged")]
+
+
+def test_a_device_name_with_control_characters_is_escaped_by_monitor_and_monitor_dbus(bed_factory):
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_attr(dev.syspath, "name", NASTY_NAME + "\n")
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    m = bed.spawn("monitor", *QUIET[:4], "--duration", "3")
+    assert m.wait(timeout=WAIT) == 0
+    shown = [r["text"] for r in m.records if r["type"] == "unparsable"]
+    assert any("=== Accelerometer iio:device0 (%s) attached" % NASTY_SHOWN in l for l in shown), shown
+    assert all(no_raw_controls(l) for l in shown) and no_raw_controls("\n".join(m.logs)), (shown, m.logs)
+    bus = SystemBus()
+    try:
+        d = bed.spawn("run", *QUIET, "--set", "Sink.type=null", extra_env=bus.env)
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
+        watcher = bed.spawn("monitor", "--dbus", extra_env=bus.env)
+        _, line = watcher.wait_for(lambda r: r["type"] == "unparsable" and "iio:device0 (" in r["text"],
+                                   "monitor --dbus: the sensor's line")
+        assert "iio:device0 (%s)" % NASTY_SHOWN in line["text"] and no_raw_controls(line["text"]), line
+        assert watcher.stop() == 0 and d.stop() == 0
+    finally:
+        bus.close()
+
+
+def test_check_config_and_the_exit_line_escape_what_the_configuration_holds(bed_factory):
+    """A value is printed as check-config reads it, and quoted by the one line a refused
+    value exits with: either way escaped."""
+    bed = bed_factory(FIXTURE)
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sensor.device=name:bmc\x1b]0;owned\x07"], env=bed.env,
+                       capture_output=True, timeout=WAIT)
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "device = name:bmc\\x1b]0;owned\\x07\n" in out and no_raw_controls(out), out
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.name=a\x1b[2J\rb/c"], env=bed.env,
+                       capture_output=True, timeout=WAIT)
+    err = r.stderr.decode()
+    assert r.returncode == 78 and "a\\x1b[2J\\x0db/c" in err and no_raw_controls(err), err
 
 
 # --- words that say what happened ---

@@ -12,10 +12,12 @@ falling back to poll for a user who may not write buffer/enable
 import os
 import re
 import stat
+import subprocess
+import sys
 
 import pytest
 
-from harness import Device, close_to, free_port, pose, shm_header, wait_until
+from harness import Device, close_to, free_port, pose, shm_header, system_group, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
@@ -53,13 +55,14 @@ def unprivileged_bed(bed_factory, fixture, open_dir):
     os.chmod(conf, 0o644)
     return dev, bed, conf
 
-def run_as_nobody(bed_factory, open_dir, shm_name, *args):
-    """The daemon as user nobody in Sensor.mode = auto with the shm sink, on a testbed
-    nobody may read and not write: (device, bed, daemon)."""
+def run_as_nobody(bed_factory, open_dir, shm_name, *args, prefix=None):
+    """The daemon as user nobody (no other group, unless `prefix` says otherwise) in
+    Sensor.mode = auto with the shm sink, on a testbed nobody may read and not write:
+    (device, bed, daemon)."""
     dev, bed, conf = unprivileged_bed(bed_factory, FIXTURE, open_dir)
     d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
                   "--set", "Sink.name=" + shm_name, *args,
-                  prefix=["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
+                  prefix=prefix or ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
     return dev, bed, d
 
 
@@ -88,6 +91,40 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     # sampling_frequency was not writable: left as it was.
     assert "not writable" in line
     assert os.stat(trace).st_uid == NOBODY
+    assert d.stop() == 0
+
+
+@pytest.fixture
+def viewer_group():
+    """The gid of group shimmerd-view, the viewers' (made when missing)."""
+    with system_group("shimmerd-view") as gid:
+        yield gid
+
+
+@needs_root
+@pytest.mark.xdist_group("machine")     # adds a group, as test_package.py's install test watches
+def test_the_segment_goes_to_the_viewers_group_which_may_read_it_and_nothing_more(bed_factory, shm_name, open_dir,
+                                                                                    viewer_group):
+    """The daemon as the unit runs it, in group shimmerd-view besides its own: the segment
+    is group shimmerd-view, mode 0640. A member of that group reads the frames and may not
+    write them; a user in neither group may not read them. (Without the group the segment
+    keeps the daemon's own: test_runs_as_nobody_in_poll_mode_with_the_shm_sink.)"""
+    dev, bed, d = run_as_nobody(bed_factory, open_dir, shm_name, prefix=[
+        "setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--groups=%d" % viewer_group, "--"])
+    wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
+    st = os.stat("/dev/shm/" + shm_name)
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (NOBODY, viewer_group, 0o640)
+    probe = "import sys\ntry:\n    open(sys.argv[1], sys.argv[2]).close(); print('yes')\nexcept PermissionError:\n    print('no')\n"
+
+    def may(mode, *groups):
+        as_other = ["setpriv", "--reuid=65533", "--regid=65533"] + (["--groups=" + ",".join(map(str, groups))]
+                                                                    if groups else ["--clear-groups"])
+        r = subprocess.run([*as_other, sys.executable, "-c", probe, "/dev/shm/" + shm_name, mode],
+                           capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip() == "yes"
+    assert may("rb", viewer_group) and not may("r+b", viewer_group)
+    assert not may("rb")
     assert d.stop() == 0
 
 
@@ -163,30 +200,105 @@ def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
     assert d.stop() == 0
 
 
-@needs_root
-@pytest.mark.parametrize("where", ["main", "drop-in", "drop-in directory"])
-def test_configuration_writable_by_others_is_refused_as_root(bed_factory, tmp_path, where):
-    conf = tmp_path / "shimmerd.conf"
+def configuration_layout(tmp_path):
+    """A root-owned configuration file with one drop-in, in directories of their own, all
+    as an administrator makes them (0644 files, 0755 directories): (file, drop-in
+    directory, drop-in)."""
+    top = tmp_path / "etc"
+    top.mkdir(mode=0o755)
+    conf = top / "shimmerd.conf"
     conf.write_text("[Sink]\ntype = null\n")
     conf.chmod(0o644)
-    bad = conf
-    if where.startswith("drop-in"):
-        (tmp_path / "shimmerd.conf.d").mkdir(mode=0o755)
-        dropin = tmp_path / "shimmerd.conf.d" / "10-local.conf"
-        dropin.write_text("[Sink]\nfps = 30\n")
-        dropin.chmod(0o644)
-        bad = dropin if where == "drop-in" else tmp_path / "shimmerd.conf.d"
-    bad.chmod(0o777 if bad.is_dir() else 0o666)
-    mode = "777" if bad.is_dir() else "666"
-    bed = bed_factory(FIXTURE)
+    (top / "shimmerd.conf.d").mkdir(mode=0o755)
+    dropin = top / "shimmerd.conf.d" / "10-local.conf"
+    dropin.write_text("[Sink]\nfps = 30\n")
+    dropin.chmod(0o644)
+    return conf, top / "shimmerd.conf.d", dropin
+
+
+def refused_alike(bed, conf, expected):
+    """check-config and run exit 78 with the same one line, which holds `expected`."""
+    said = []
     for args in (["check-config", "--config", str(conf)], ["run", "--config", str(conf), "--duration", "1"]):
         r = bed.run(*args)
         assert r.returncode == 78, (args, r.stderr)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
-        assert len(lines) == 1 and "%s: writable by others (mode %s); refusing it as root" % (bad, mode) in lines[0], r.stderr
-    # Group-writable is the administrator's choice.
+        assert len(lines) == 1 and expected in lines[0], (expected, r.stderr)
+        said.append(lines[0])
+    assert said[0] == said[1], said
+
+
+@needs_root
+@pytest.mark.parametrize("where", ["main", "drop-in", "drop-in directory"])
+def test_configuration_writable_by_others_is_refused_as_root(bed_factory, tmp_path, where):
+    conf, dropins, dropin = configuration_layout(tmp_path)
+    bad = {"main": conf, "drop-in": dropin, "drop-in directory": dropins}[where]
+    bad.chmod(0o777 if bad.is_dir() else 0o666)
+    mode = "777" if bad.is_dir() else "666"
+    bed = bed_factory(FIXTURE)
+    refused_alike(bed, conf, "%s: writable by others (mode %s); refusing it as root" % (bad, mode))
+    # Group-writable, it is refused as well: the group's members are other users.
     bad.chmod(0o775 if bad.is_dir() else 0o664)
+    refused_alike(bed, conf, "%s: writable by its group (mode %s); refusing it as root" % (bad, "775" if bad.is_dir() else "664"))
+    bad.chmod(0o755 if bad.is_dir() else 0o644)
     assert bed.run("check-config", "--config", str(conf)).returncode == 0
+
+
+@needs_root
+@pytest.mark.parametrize("where", ["main", "drop-in", "drop-in directory", "the file's directory"])
+def test_configuration_another_user_owns_is_refused_as_root(bed_factory, tmp_path, where):
+    """Owned by user nobody, even mode 0644: nobody may rewrite it (or replace the files in
+    it), and root would open, create and truncate what nobody chose (Trace.path)."""
+    conf, dropins, dropin = configuration_layout(tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_text("root's")
+    conf.write_text("[Sink]\ntype = null\n[Trace]\npath = %s\n" % victim)
+    bad = {"main": conf, "drop-in": dropin, "drop-in directory": dropins, "the file's directory": conf.parent}[where]
+    os.chown(bad, NOBODY, NOBODY)
+    expected = "%s: owned by nobody (uid 65534), not by root; refusing it as root" % bad
+    if where == "the file's directory":
+        expected = "%s (on the way to %s): owned by nobody (uid 65534), not by root; refusing it as root" % (bad, conf)
+    bed = bed_factory(FIXTURE)
+    refused_alike(bed, conf, expected)
+    assert victim.read_text() == "root's"
+
+
+@needs_root
+def test_a_directory_on_the_way_others_may_write_is_refused_unless_sticky(bed_factory, tmp_path):
+    """A root-owned file in a directory anyone may write: anyone may replace the file. A
+    sticky directory (as /tmp) lets only an entry's owner replace it: accepted."""
+    conf, dropins, _ = configuration_layout(tmp_path)
+    open_dir = conf.parent
+    open_dir.chmod(0o777)
+    bed = bed_factory(FIXTURE)
+    refused_alike(bed, conf, "%s (on the way to %s): writable by others (mode 777); refusing it as root" % (open_dir, conf))
+    open_dir.chmod(0o1777)
+    r = bed.run("check-config", "--config", str(conf))
+    assert r.returncode == 0 and "fps = 30" in r.stdout, r.stderr
+    # A directory above, group-writable, is refused as well.
+    open_dir.chmod(0o755)
+    tmp_path.chmod(0o775)
+    refused_alike(bed, conf, "%s (on the way to %s): writable by its group (mode 775); refusing it as root" % (tmp_path, conf))
+
+
+@needs_root
+def test_a_link_to_the_configuration_is_followed_to_what_it_names_and_that_is_checked(bed_factory, tmp_path):
+    """A symbolic link to the configuration (as /etc/alternatives uses) is resolved when the
+    walk begins; the directories it leads through are checked like any others."""
+    conf, _, _ = configuration_layout(tmp_path)
+    link_dir = tmp_path / "links"
+    link_dir.mkdir(mode=0o755)
+    (link_dir / "shimmerd.conf").symlink_to(conf)
+    bed = bed_factory(FIXTURE)
+    r = bed.run("check-config", "--config", str(link_dir / "shimmerd.conf"))
+    assert r.returncode == 0, r.stderr
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    (theirs / "shimmerd.conf").write_text("[Sink]\ntype = null\n")
+    os.chown(theirs, NOBODY, NOBODY)
+    (link_dir / "elsewhere.conf").symlink_to(theirs / "shimmerd.conf")
+    refused_alike(bed, link_dir / "elsewhere.conf", "%s (on the way to %s): owned by nobody (uid 65534), not by root"
+                  % (theirs, link_dir / "elsewhere.conf"))
 
 
 def test_trace_and_raw_output_are_never_created_through_a_symlink(bed_factory, tmp_path):

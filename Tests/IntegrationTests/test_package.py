@@ -184,6 +184,7 @@ def clean_machine():
                     "the install test needs a machine without it")
     user_existed = account_exists("passwd", "shimmerd")
     group_existed = account_exists("group", "shimmerd")
+    viewers_existed = account_exists("group", "shimmerd-view")
     try:
         yield
     finally:
@@ -194,6 +195,8 @@ def clean_machine():
             run("userdel", "shimmerd", check=False)
         if not group_existed and account_exists("group", "shimmerd"):
             run("groupdel", "shimmerd", check=False)
+        if not viewers_existed and account_exists("group", "shimmerd-view"):
+            run("groupdel", "shimmerd-view", check=False)
 
 
 @needs_root
@@ -217,11 +220,14 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     assert not os.path.lexists(wants)
     assert shimmerd_processes() == []
 
-    # The user and group of systemd/shimmerd.sysusers.
+    # The user and group of systemd/shimmerd.sysusers, and the viewers' group, which is
+    # not the service's: user shimmerd is in it (to give it the segments), nobody else.
     passwd = run("getent", "passwd", "shimmerd").stdout.split(":")
     group = run("getent", "group", "shimmerd").stdout.split(":")
     assert passwd[3] == group[2], (passwd, group)
     assert "shimmerd" in run("getent", "group", "video").stdout.strip().split(":")[3].split(",")
+    viewers = run("getent", "group", "shimmerd-view").stdout.strip().split(":")
+    assert viewers[2] != group[2] and viewers[3].split(",") == ["shimmerd"], (viewers, group)
 
     # The conffile: the documented defaults, registered with dpkg.
     assert open(CONFFILE).read() == open(os.path.join(REPO, "config", "shimmerd.conf")).read()
@@ -291,6 +297,7 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     assert appeared == [] and vanished == [], "left behind: %s; gone: %s" % (appeared, vanished)
     # The system user and group stay, as Debian keeps system accounts (debian/shimmerd.postrm).
     assert account_exists("passwd", "shimmerd") and account_exists("group", "shimmerd")
+    assert account_exists("group", "shimmerd-view")
 
 
 def test_readme_installs_the_files_the_package_script_writes(debs):

@@ -64,16 +64,35 @@ def test_the_accelerometer_rule_is_accepted_whole(tmp_path):
     assert "chgrp shimmerd" in run and "buffer/enable" in run and "scan_elements/*_en" in run
 
 
-@pytest.mark.parametrize("fixtures,syspath,gets_acl", [
-    (["intel_vbtn_tablet_mode_switch"], "/sys/devices/platform/INT33D6:00/input/input14/event13", True),
-    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/i8042/serio0/input/input3/event3", False),
-    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/asus-nb-wmi/input/input12/event12", False),
-], ids=["intel-vbtn switch", "keyboard", "asus-wmi keys and switch"])
-def test_only_a_switch_without_keys_is_given_to_the_service(tmp_path, fixtures, syspath, gets_acl):
+WACOM = "/sys/devices/pci0000:00/0000:00:15.1/i2c_designware.1/i2c-1/i2c-WACF2200:00/0018:056A:"
+
+
+@pytest.mark.parametrize("fixtures,syspath,gets_acl,classes", [
+    (["intel_vbtn_tablet_mode_switch"], "/sys/devices/platform/INT33D6:00/input/input14/event13", True, ["SWITCH"]),
+    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/i8042/serio0/input/input3/event3", False,
+     ["KEY", "KEYBOARD"]),
+    (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/asus-nb-wmi/input/input12/event12", False,
+     ["SWITCH", "KEY"]),
+    (["input_touch_and_lid_switches"], WACOM + "5256.0002/input/input21/event21", False, ["SWITCH", "TOUCHSCREEN"]),
+    (["input_touch_and_lid_switches"], WACOM + "5256.0003/input/input22/event22", False, ["SWITCH", "TOUCHPAD"]),
+    (["input_touch_and_lid_switches"],
+     "/sys/devices/pci0000:00/0000:00:15.0/i2c_designware.0/i2c-0/i2c-ELAN2514:00/0018:04F3:2AF0.0001/input/input19/event19",
+     False, ["TOUCHSCREEN"]),
+    (["input_touch_and_lid_switches"], "/sys/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0D:00/input/input0/event0", False,
+     ["SWITCH"]),
+], ids=["intel-vbtn switch", "keyboard", "asus-wmi keys and switch", "wacom touch with a switch (direct)",
+        "wacom touch with a switch (not direct)", "touchscreen", "lid switch"])
+def test_only_a_tablet_mode_switch_of_its_own_is_given_to_the_service(tmp_path, fixtures, syspath, gets_acl, classes):
+    """The ACL goes to an input device that reports SW_TABLET_MODE and nothing but switch
+    events. A touch device that reports another switch (Wacom's touch on/off, SW_MUTE_DEVICE,
+    SW=4000) is ID_INPUT_SWITCH without ID_INPUT_KEY too: it gets nothing, nor does a
+    touchscreen, a lid switch or a keyboard. udev's input_id classifies each device first
+    (`classes`), so the fixtures are what udev takes them for."""
     out = udev_test(tmp_path, fixtures, syspath)
     lines = rule_lines(out)
     assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
-    assert ("ID_INPUT_SWITCH=1" in out) == (gets_acl or "asus" in syspath)
+    for c in ["SWITCH", "KEY", "KEYBOARD", "TOUCHSCREEN", "TOUCHPAD"]:
+        assert (re.search(r"^ID_INPUT_%s=1$" % c, out, re.M) is not None) == (c in classes), (c, out[-2000:])
     assert any(ACL in x for x in lines) == gets_acl, lines
 
 

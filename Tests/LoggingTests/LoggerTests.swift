@@ -33,9 +33,9 @@ func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
             log.error("two\nlines")
         }, journald: journald)
         if journald {
-            #expect(text == "<4>sensor value bad sensor.device=iio:device0\n<3>two lines\n")
+            #expect(text == "<4>sensor value bad sensor.device=iio:device0\n<3>two\\x0alines\n")
         } else {
-            #expect(text == "shimmerd: warning: sensor value bad sensor.device=iio:device0\nshimmerd: error: two lines\n")
+            #expect(text == "shimmerd: warning: sensor value bad sensor.device=iio:device0\nshimmerd: error: two\\x0alines\n")
         }
     }
 
@@ -46,7 +46,16 @@ func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
             sink.info("message\nwith a newline", ["path": "a\nb"])
         }, journald: false)
         #expect(text == "shimmerd: frames published frames=3 sink.kind=shm sink.name=card\n"
-            + "shimmerd: message with a newline path=a b sink.kind=shm sink.name=shimmerd\n")
+            + "shimmerd: message\\x0awith a newline path=a\\x0ab sink.kind=shm sink.name=shimmerd\n")
+    }
+
+    /// A device name from sysfs with a terminal escape, a bell, CR and LF: one line, and
+    /// nothing a terminal obeys.
+    @Test func controlCharactersInAMessageAndItsMetadataAreEscaped() {
+        let name = "bmc150\u{1B}[2J\u{07}\r\nshimmerd: error: forged"
+        let text = logged({ log in log.warning("using \(name)", ["sensor.name": name]) }, journald: true)
+        let escaped = "bmc150\\x1b[2J\\x07\\x0d\\x0ashimmerd: error: forged"
+        #expect(text == "<4>using \(escaped) sensor.name=\(escaped)\n")
     }
 
     @Test func aMessageBelowTheLevelIsNeverBuilt() {
@@ -59,6 +68,18 @@ func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
         #expect(text.isEmpty)
         #expect(!built)
     }
+}
+
+@Test(arguments: [
+    ("plain text, ümlaut, 日本, \\ stays", "plain text, ümlaut, 日本, \\ stays"),
+    ("\u{1B}[31mred\u{07}", "\\x1b[31mred\\x07"),
+    ("a\r\nb\tc\u{0}d", "a\\x0d\\x0ab\\x09c\\x00d"),
+    ("del\u{7F} nel\u{85} csi\u{9B}2J", "del\\x7f nel\\x85 csi\\x9b2J"),
+    ("\u{A0}nbsp and \u{2028} stay", "\u{A0}nbsp and \u{2028} stay"),
+])
+func controlCharactersAreWrittenAsHexEscapes(_ text: String, _ expected: String) {
+    #expect(text.escapingControlCharacters() == expected)
+    #expect(!expected.unicodeScalars.contains { $0.isControlCharacter })
 }
 
 @Test func rateLimiterAllowsOnePerSecondPerCause() {

@@ -5,7 +5,10 @@ import Testing
     ("1, 0, 0; 0, 1, 0; 0, 0, 1", [1.0, 0, 0, 0, 1, 0, 0, 0, 1]),
     ("0, 1, 0; -1, 0, 0; 0, 0, 1\n", [0.0, 1, 0, -1, 0, 0, 0, 0, 1]),
     ("  0 ,  -1 ,0;-1,0,   0 ;  0, 0,   1  ", [0.0, -1, 0, -1, 0, 0, 0, 0, 1]),
-    ("0.5, 0, 0; 0, 1e0, 0; 0, 0, -1.000", [0.5, 0, 0, 0, 1, 0, 0, 0, -1]),
+    ("0.6, -0.8, 0; 0.8, 0.6e0, 0; 0, 0, -1.000", [0.6, -0.8, 0, 0.8, 0.6, 0, 0, 0, -1]),
+    // A mirror (det -1, as many hwdb entries), and 45 degrees written with two decimals.
+    ("-1, 0, 0; 0, 1, 0; 0, 0, 1", [-1.0, 0, 0, 0, 1, 0, 0, 0, 1]),
+    ("0.71, -0.71, 0; 0.71, 0.71, 0; 0, 0, 1", [0.71, -0.71, 0, 0.71, 0.71, 0, 0, 0, 1]),
 ])
 func mountMatrixParsesValidText(_ text: String, _ expected: [Double]) throws {
     let m = try MountMatrix.parse(text).get()
@@ -25,9 +28,42 @@ func mountMatrixParsesValidText(_ text: String, _ expected: [Double]) throws {
     ("1, 0, inf; 0, 1, 0; 0, 0, 1", .badNumber(row: 0, column: 2, "inf")),
     ("1, 0, ; 0, 1, 0; 0, 0, 1", .badNumber(row: 0, column: 2, "")),
     ("1 0 0; 0 1 0; 0 0 1", .columnCount(row: 0, count: 1)),
+    // A number, but no mount matrix entry: out of range, not "not a number".
+    ("1e308, 0, 0; 0, 1, 0; 0, 0, 1", .outOfRange(row: 0, column: 0, "1e308")),
+    ("1, 0, 0; 0, 1, 0; 0, 0, -2e6", .outOfRange(row: 2, column: 2, "-2e6")),
 ])
 func mountMatrixRejectsBadText(_ text: String, _ error: MountMatrix.ParseError) {
     #expect(MountMatrix.parse(text) == .failure(error))
+}
+
+/// Nine numbers that are no rotation: singular (a repeated row, as two entries of
+/// systemd's 60-sensor.hwdb; entries of 1e-300), scaled, sheared.
+@Test(arguments: [
+    ("1, 0, 0; 1, 0, 0; 0, 0, 1", 0.0, 1.0),
+    ("1, 0, 0; 0, -1, 0; 1, 0, 0", 0.0, 1.0),
+    ("1e-300, 0, 0; 0, 1e-300, 0; 0, 0, 1e-300", 0.0, 1.0),
+    ("0.5, 0, 0; 0, 1, 0; 0, 0, -1", -0.5, 0.75),
+    ("1, 0.1, 0; 0, 1, 0; 0, 0, 1", 1.0, 0.1),
+    ("2, 0, 0; 0, 2, 0; 0, 0, 2", 8.0, 3.0),
+])
+func mountMatrixRefusesWhatIsNoRotation(_ text: String, _ determinant: Double, _ deviation: Double) {
+    guard case .failure(let error) = MountMatrix.parse(text), case .notARotation(let det, let dev) = error else {
+        Issue.record("\(text): \(MountMatrix.parse(text))")
+        return
+    }
+    #expect(abs(det - determinant) < 1e-9 && abs(dev - deviation) < 1e-9)
+    #expect(!error.isMalformed)
+    #expect(error.description.contains("a mount matrix must be a rotation, or a rotation with a mirror"))
+    #expect(error.description.hasPrefix(determinant == 0 ? "singular (determinant 0)" : "not a rotation"))
+}
+
+@Test func aRotationWithinTheToleranceIsKeptAndOneBeyondIsNot() {
+    let t = MountMatrix.rotationTolerance
+    // Row 1 scaled so that its squared length is off by just under, then just over, t.
+    let under = (1 + 0.99 * t).squareRoot(), over = (1 + 1.01 * t).squareRoot()
+    #expect(MountMatrix(rows: [Vector3(under, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]) != nil)
+    #expect(MountMatrix(rows: [Vector3(over, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]) == nil)
+    #expect(MountMatrix(rows: [Vector3(1, 0, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)]) == nil)
 }
 
 @Test func mountMatrixIsAppliedAsMTimesV() throws {

@@ -72,7 +72,8 @@ func fixedPointLabels(_ v: Double, _ decimals: Int, _ text: String) {
         entries.append(.sample(.init(t: t, seq: i, accel: [0, 0, -9.8], dpitch: 0, droll: 0, focal: [175, 233.3])))
     }
     let svg = TracePlot(TraceContents(entries: entries), title: "gyro").svg()
-    let root = try #require(try XMLDocument(xmlString: svg).rootElement())
+    let doc = try XMLDocument(xmlString: svg)
+    let root = try #require(doc.rootElement())
     for axis in ["x", "y", "z"] {
         let node = try root.nodes(forXPath: "//*[@id='series-anglvel-\(axis)']").first as? XMLElement
         let points = node?.attributes?.first { $0.name == "points" }?.stringValue?.split(separator: " ") ?? []
@@ -83,4 +84,36 @@ func fixedPointLabels(_ v: Double, _ decimals: Int, _ text: String) {
     // Without gyroscope records there is no such panel.
     let plain = TracePlot(TraceContents(entries: entries.filter { if case .gyro = $0 { false } else { true } }), title: "x").svg()
     #expect(!plain.contains("series-anglvel"))
+}
+
+/// Labels of numbers no Int holds: Swift's own text, never a trap.
+@Test(arguments: [(1e19, 0, "1e+19"), (-1.7e308, 2, "-1.7e+308"), (1e300, 1, "1e+300"), (Double.infinity, 1, "inf"),
+                  (Double.nan, 0, "nan"), (123_456_789_012.5, 1, "123456789012.5")])
+func fixedPointLabelsOfHugeValues(_ v: Double, _ decimals: Int, _ text: String) {
+    #expect(PlotAxis.fixed(v, decimals: decimals) == text)
+}
+
+/// An axis over every finite double stays finite: its end is at most `PlotAxis.limit`.
+@Test(arguments: [(-Double.greatestFiniteMagnitude, Double.greatestFiniteMagnitude), (0, 1e19), (-5e-324, 1e300)])
+func axesOverHugeRangesStayFinite(_ lo: Double, _ hi: Double) {
+    let a = PlotAxis(lo, hi)
+    #expect(a.lower.isFinite && a.upper.isFinite && a.step.isFinite && a.step > 0)
+    #expect(a.lower >= -PlotAxis.limit * 1.01 && a.upper <= PlotAxis.limit * 1.01)
+    #expect((2...12).contains(a.ticks.count))
+    #expect(a.ticks.allSatisfy { $0.isFinite })
+}
+
+@Test func theSVGOfHugeValuesAndControlCharactersIsXML() throws {
+    var entries: [TraceEntry] = []
+    for i in 0..<10 {
+        let t = Double(i) / 10
+        entries.append(.sample(.init(t: t, seq: i, accel: [0, -9.8, 0], dpitch: i == 5 ? 1e19 : 0,
+                                     droll: i == 6 ? -1.7e308 : 0, focal: [i == 7 ? 1e300 : 175, 233.3])))
+        entries.append(.gyro(.init(t: t, anglvel: [1.7e308, 0, -1.7e308])))
+    }
+    let svg = TracePlot(TraceContents(entries: entries), title: "t\u{1B}[2J\u{0}\u{7}\r\n\u{85}\u{FFFE}\u{FFFF}<&>").svg()
+    let doc = try XMLDocument(xmlString: svg)
+    let root = try #require(doc.rootElement())
+    let texts = try root.nodes(forXPath: "//*[local-name()='text']").compactMap(\.stringValue)
+    #expect(texts.contains("t\\x1b[2J\\x00\\x07\\x0d\\x0a\\x85\\ufffe\\uffff<&>"))
 }

@@ -2,7 +2,8 @@
 //
 // Properties, beyond returning:
 // - a parsed matrix has three rows of finite numbers of magnitude at most 1e6 and no
-//   all-zero row, and the validating initializer accepts the same rows;
+//   all-zero row, is a rotation (M * Mᵀ within `rotationTolerance` of the identity, so
+//   |det M| close to 1), and the validating initializer accepts the same rows;
 // - its text form (`description`, the kernel's format) parses back to the same matrix;
 // - ASCII white space around the text (the kernel's trailing newline) changes nothing;
 // - an error points inside the text: its row is 0...2 and its column 0...2.
@@ -22,6 +23,13 @@ public func fuzzMountMatrix(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
                 require(abs(v) <= 1e6, "value \(v) beyond the limit from \(quoted(text))")
             }
         }
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let off = abs(m.rows[i].dot(m.rows[j]) - (i == j ? 1 : 0))
+                require(off <= MountMatrix.rotationTolerance, "\(m) is no rotation (M * Mᵀ off by \(off)) from \(quoted(text))")
+            }
+        }
+        require(abs(abs(m.determinant) - 1) < 0.1, "determinant \(m.determinant) of \(m) from \(quoted(text))")
         require(MountMatrix(rows: m.rows) == m, "the validating initializer refuses \(m)")
         require(MountMatrix.parse(m.description) == .success(m),
                 "text form \(quoted(m.description)) does not parse back from \(quoted(text))")
@@ -33,9 +41,12 @@ public func fuzzMountMatrix(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         switch error {
         case .empty, .rowCount:
             break
+        case .notARotation(let det, let deviation):
+            require(deviation > MountMatrix.rotationTolerance && !det.isNaN,
+                    "refused as no rotation (determinant \(det), off by \(deviation)): \(quoted(text))")
         case .columnCount(let row, _), .zeroRow(let row):
             require((0..<3).contains(row), "error \(error) outside the matrix for \(quoted(text))")
-        case .badNumber(let row, let column, _):
+        case .badNumber(let row, let column, _), .outOfRange(let row, let column, _):
             require((0..<3).contains(row) && (0..<3).contains(column),
                     "error \(error) outside the matrix for \(quoted(text))")
         }
