@@ -160,13 +160,17 @@ package final class Pipeline {
             trace?.flushIfDue(now: now)
             if let bus { serve(bus, readable: readable, at: now) }
 
-            let timeout = sleep(pacer, heartbeat, until: deadline, now: now)
+            var timeout = sleep(pacer, heartbeat, until: deadline, now: now)
             fds.removeAll(keepingCapacity: true)
             parts.source.appendFileDescriptors(to: &fds)
             parts.sink.appendFileDescriptors(to: &fds)
             appendSinkWriteWatch(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
-            if let bus { fds.append(bus.fileDescriptor) }
+            if let bus {
+                let request = bus.pollRequest()    // after serve(): what it queued is polled for
+                fds.append(request.fd)
+                if let t = request.timeoutSeconds { timeout = min(timeout, t) }
+            }
             wait(fds, timeout, &readable)
         }
         trace?.flush()
@@ -217,15 +221,13 @@ package final class Pipeline {
         }
     }
 
-    /// The bus: its requests when its descriptor is readable (`Recalibrate()` captures a
-    /// new baseline, as SIGUSR1 does), and the properties' present values, gathered only
+    /// The bus: its requests when it has some (`Recalibrate()` captures a new baseline, as
+    /// SIGUSR1 does; the bus logs it), and the properties' present values, gathered only
     /// when a `PropertiesChanged` may go out (so the loop allocates nothing in between).
     private func serve(_ bus: StatusBus, readable: [Int32], at now: Double) {
-        if readable.contains(bus.fileDescriptor) {
-            for caller in bus.process() {
-                log.notice("D-Bus Recalibrate() from \(caller): recapturing the baseline")
-                motion.recapture("D-Bus Recalibrate() from \(caller)", at: now, trace: trace)
-            }
+        let requests = bus.process(readable: readable)
+        if requests.recalibrate {
+            motion.recapture("D-Bus Recalibrate() from \(requests.recalibrateCaller)", at: now, trace: trace)
         }
         guard bus.isDue(now: now) else { return }
         var s = bus.status
