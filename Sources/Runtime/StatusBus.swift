@@ -297,7 +297,11 @@ package final class StatusBus {
         object.emitPropertiesChanged(changed)
     }
 
-    private func value(of name: String) -> BusValue? { value(of: name, in: status) }
+    /// What Get and GetAll answer: `status`, and the claims as they are this moment (a
+    /// claim or a connection's end earlier in the same wakeup counts).
+    private func value(of name: String) -> BusValue? {
+        name == "Claims" ? .uint32(UInt32(claimTrack?.count ?? 0)) : value(of: name, in: status)
+    }
 
     private func value(of name: String, in s: Status) -> BusValue? {
         switch name {
