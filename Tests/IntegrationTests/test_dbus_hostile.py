@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from harness import HERE, WAIT, Device, SystemBus, frames_published, pose, wait_until
+from harness import HERE, REPO, WAIT, Device, SystemBus, frames_published, pose, wait_until
 from raw_dbus import IFACE, NAME, PATH, PROPERTIES, RawBus
 from test_dbus import BMC150, POLICY, SYSTEM_DEFAULTS, busctl
 
@@ -45,6 +45,13 @@ def attacker(bed, bus, *args):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     bed.children.append(p)
     return p
+
+
+def unit_memory_max():
+    """systemd/shimmerd.service's MemoryMax=, in bytes."""
+    with open(os.path.join(REPO, "systemd", "shimmerd.service")) as f:
+        value = re.search(r"^MemoryMax=(\d+)([KMG]?)$", f.read(), re.M)
+    return int(value.group(1)) * 1024 ** " KMG".index(value.group(2) or " ")
 
 
 def get_property_seconds(bus, name="SensorMode"):
@@ -113,6 +120,7 @@ def test_get_calls_with_huge_names_never_read_leave_memory_and_other_callers_alo
         print("RSS %d KiB before, peak %d KiB, %d KiB after; slowest get-property %.3f s"
               % (start, peak[0], after_attack, slowest))
         assert peak[0] - start <= 64 * 1024, (start, peak[0])
+        assert peak[0] * 1024 < unit_memory_max(), (peak[0], unit_memory_max())
         assert after_attack - start <= 8 * 1024, (start, after_attack)
         assert slowest <= 1.0, slowest
         assert d.poll() is None
