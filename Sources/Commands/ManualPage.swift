@@ -45,7 +45,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
             ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
             ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; started by udev where an accelerometer appears, not enabled by the package (systemctl enable shimmerd starts it on every boot)"),
             ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' and gyroscopes' device nodes and the IIO attributes buffer mode writes, and starts the service where an accelerometer appears (SYSTEMD_WANTS)"),
-            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties, root and group shimmerd-view may call Recalibrate()"),
+            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties and may call Claim() and Release(), root and group shimmerd-view may call Recalibrate()"),
             ("/usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml", "the D-Bus interface, as the daemon serves it"),
             ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video, and group shimmerd-view (the people who look at the card: the shm segments are given to it, and it may call Recalibrate())"),
             ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
@@ -132,11 +132,15 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.section("D-BUS INTERFACE")
         r.text("""
             shimmerd run owns \(StatusBus.name) on the system bus, with the object \(StatusBus.path) \
-            and its interface \(StatusBus.interface): the method Recalibrate() captures a new baseline \
-            (as SIGUSR1 does), and these read-only properties change with the daemon, signalled by \
-            PropertiesChanged at most ten times a second. shimmerd monitor --dbus shows them; without a \
-            system bus the daemon says so once and runs without it.
+            and its interface \(StatusBus.interface): the methods below, and read-only properties that \
+            change with the daemon, signalled by PropertiesChanged at most ten times a second. A claim \
+            belongs to the caller's bus connection and ends with Release() or when that connection \
+            closes. shimmerd monitor --dbus shows the properties; without a system bus the daemon says \
+            so once and runs without it, and a bus that goes away later is connected to again.
             """)
+        for m in StatusBus.methods {
+            r.tagged(Roff.bold(m.name + "()"), m.doc)
+        }
         for p in StatusBus.properties {
             r.tagged(Roff.bold(p.name) + " (\(p.type))", p.doc)
         }

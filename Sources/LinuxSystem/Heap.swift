@@ -8,4 +8,11 @@ package enum Heap {
     package static func trim() {
         _ = malloc_trim(0)
     }
+
+    /// Blocks of more than `bytes` are mapped on their own and unmapped when freed
+    /// (`mallopt(M_MMAP_THRESHOLD)`, which also stops glibc from raising that threshold
+    /// to the largest block freed so far, after which such blocks stay in the heap).
+    package static func mapBlocks(largerThan bytes: Int) {
+        _ = mallopt(M_MMAP_THRESHOLD, Int32(clamping: bytes))
+    }
 }

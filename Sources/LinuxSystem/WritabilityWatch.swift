@@ -5,14 +5,18 @@ import Glibc
 /// watched descriptor registered for EPOLLOUT (level-triggered) polls readable while that
 /// descriptor can take a write. A loop that waits only for readable descriptors
 /// (`ReadinessPoll.waitReadable`, or a wait built on it) adds `fileDescriptor` to them and
-/// so also wakes when a full pipe has room again.
+/// so also wakes when a full pipe has room again. Other events may be watched instead
+/// (`watch(_:events:)`: a bus connection asks for POLLIN, POLLOUT or both as it goes).
 ///
-/// The watched descriptor changes only when `watch` is given another one (a system call
-/// then, none otherwise), so a loop may call it on every wakeup.
+/// The watched descriptor changes only when `watch` is given another one or other events
+/// (a system call then, none otherwise), so a loop may call it on every wakeup. A watched
+/// descriptor must be unwatched (`watch(nil)`) before it is closed: its number may come
+/// back for another descriptor, which would then look watched already.
 package final class WritabilityWatch {
     /// The epoll instance: readable while the watched descriptor takes writes.
     package let fileDescriptor: Int32
     package private(set) var watched: Int32?
+    private var watchedEvents: UInt32 = 0
 
     package init() throws(SystemError) {
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -27,7 +31,23 @@ package final class WritabilityWatch {
     /// is nil.
     @discardableResult
     package func watch(_ fd: Int32?) -> Bool {
-        guard fd != watched else { return true }
+        watch(fd, events: Int16(POLLOUT))
+    }
+
+    /// Watches `fd` for the poll(2) `events` (POLLIN, POLLOUT: the same bits as epoll's);
+    /// the watch's descriptor polls readable while any of them holds.
+    @discardableResult
+    package func watch(_ fd: Int32?, events: Int16) -> Bool {
+        let wanted = UInt32(UInt16(bitPattern: events))
+        if fd == watched, fd == nil || wanted == watchedEvents { return true }
+        var event = epoll_event()
+        event.events = wanted
+        if let fd, fd == watched {
+            event.data.fd = fd
+            guard epoll_ctl(fileDescriptor, EPOLL_CTL_MOD, fd, &event) == 0 else { return false }
+            watchedEvents = wanted
+            return true
+        }
         if let old = watched {
             // Fails with EBADF or ENOENT once the old descriptor is closed, which has
             // removed it already.
@@ -35,11 +55,10 @@ package final class WritabilityWatch {
             watched = nil
         }
         guard let fd else { return true }
-        var event = epoll_event()
-        event.events = EPOLLOUT.rawValue
         event.data.fd = fd
         guard epoll_ctl(fileDescriptor, EPOLL_CTL_ADD, fd, &event) == 0 else { return false }
         watched = fd
+        watchedEvents = wanted
         return true
     }
 

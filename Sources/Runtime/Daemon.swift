@@ -82,7 +82,12 @@ package final class Daemon {
         defer { notifier.stopping() }
         let counters = RunCounters()
         // The real daemon offers its state on the system bus; a demo or a replay does not.
-        if case .configured = sourceChoice, traceClock == nil { bus = StatusBus(log: log, clock: clock) }
+        if case .configured = sourceChoice, traceClock == nil {
+            // Any local user may send the bus object a message of up to 32 MiB (dbus-daemon's
+            // limit): its memory goes back when it is freed instead of staying in the heap.
+            Heap.mapBlocks(largerThan: 4 << 20)
+            bus = StatusBus(log: log, clock: clock)
+        }
         var pipeline = makePipeline(running, counters)
         while true {
             let outcome = pipeline.run(signals: signals, until: duration)

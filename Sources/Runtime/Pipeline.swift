@@ -156,6 +156,8 @@ package final class Pipeline {
 
             continueSinkWrite(readable: readable)
             parts.sink.handle(readable: readable)
+            // The bus's calls first: a claim made or ended counts at this very wakeup.
+            if let bus { takeRequests(of: bus, readable: readable, at: now) }
             followDemand(&pacer, at: now)
             if !isIdle {
                 if publisher.maintain() { pacer.owesFrame = true }
@@ -174,15 +176,19 @@ package final class Pipeline {
             if parts.source.isExhausted && motion.isSettled(at: now) && !pacer.owesFrame { break loop }
             heartbeat.beat(at: now, notifier)
             trace?.flushIfDue(now: now)
-            if let bus { serve(bus, readable: readable, at: now) }
+            if let bus { publishStatus(on: bus, at: now) }
 
-            let timeout = sleep(pacer, heartbeat, until: deadline, now: now)
+            var timeout = sleep(pacer, heartbeat, until: deadline, now: now)
             fds.removeAll(keepingCapacity: true)
             parts.source.appendFileDescriptors(to: &fds)
             parts.sink.appendFileDescriptors(to: &fds)
             appendSinkWriteWatch(to: &fds)
             if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
-            if let bus { fds.append(bus.fileDescriptor) }
+            if let bus {
+                let request = bus.pollRequest()    // after publishStatus: what it queued is polled for
+                fds.append(request.fd)
+                if let t = request.timeoutSeconds { timeout = min(timeout, t) }
+            }
             wait(fds, timeout, &readable)
         }
         trace?.flush()
@@ -233,16 +239,19 @@ package final class Pipeline {
         }
     }
 
-    /// The bus: its requests when its descriptor is readable (`Recalibrate()` captures a
-    /// new baseline, as SIGUSR1 does), and the properties' present values, gathered only
-    /// when a `PropertiesChanged` may go out (so the loop allocates nothing in between).
-    private func serve(_ bus: StatusBus, readable: [Int32], at now: Double) {
-        if readable.contains(bus.fileDescriptor) {
-            for caller in bus.process() {
-                log.notice("D-Bus Recalibrate() from \(caller): recapturing the baseline")
-                motion.recapture("D-Bus Recalibrate() from \(caller)", at: now, trace: trace)
-            }
+    /// The bus's requests when it has some: `Recalibrate()` captures a new baseline, as
+    /// SIGUSR1 does (the bus logs it); a claim made or ended is weighed by `followDemand`.
+    private func takeRequests(of bus: StatusBus, readable: [Int32], at now: Double) {
+        let requests = bus.process(readable: readable)
+        if requests.recalibrate {
+            motion.recapture("D-Bus Recalibrate() from \(requests.recalibrateCaller)", at: now, trace: trace)
         }
+        if requests.claimsChanged { busStateChangedAt = now }    // `Claims` is signalled even while idle
+    }
+
+    /// The properties' present values, gathered only when a `PropertiesChanged` may go out
+    /// (so the loop allocates nothing in between).
+    private func publishStatus(on bus: StatusBus, at now: Double) {
         guard bus.isDue(now: now) else { return }
         var s = bus.status
         let attachment = (parts.source as? AccelerometerService)?.attachment

@@ -1,3 +1,5 @@
+import Glibc
+import LinuxSystem
 import Logging
 import Sensors
 import Systemd
@@ -6,15 +8,26 @@ import Tracing
 /// The daemon on the system bus: the name `org.shimmerd.Shimmerd1`, one object
 /// `/org/shimmerd/Shimmerd1` with the interface of the same name: read-only properties for
 /// a desktop widget (the sensor and gyroscope in use and how they are read, the
-/// baseline's age, dPitch, dRoll, the focal point, the sink, frames published, the state)
-/// and `Recalibrate()`, a new baseline. The policy of who may call what is the bus's
-/// (dbus/org.shimmerd.Shimmerd1.conf: anyone may read, root and group shimmerd may
-/// recalibrate).
+/// baseline's age, dPitch, dRoll, the focal point, the sink, frames published, the state,
+/// the claims), `Recalibrate()`, a new baseline, and `Claim()`/`Release()`, which say that
+/// someone looks at the card. The policy of who may call what is the bus's
+/// (dbus/org.shimmerd.Shimmerd1.conf: anyone may read and claim, root and group shimmerd
+/// may recalibrate).
 ///
-/// Never blocks the loop: sd-bus's descriptor is in the loop's poll set and is processed
-/// only when readable; requests, replies and signals are all asynchronous.
-/// `PropertiesChanged` goes out at most every `minimumInterval` seconds, with what changed.
-/// No system bus (a container, early boot, a test) is one log line; the daemon goes on.
+/// A claim belongs to the caller's connection: it ends with `Release()` or when that
+/// connection closes (`BusPeerTrack`), one per connection however often it claims.
+///
+/// Never blocks the loop, and a caller cannot make it: requests, replies and signals are
+/// all asynchronous; the loop polls `pollRequest()`'s descriptor, which is readable when
+/// the connection has what sd-bus waits for (incoming messages, room for queued replies)
+/// and `process` handles a bounded number of messages per wakeup (`ReconnectingBus`).
+/// Recalibrate() calls of one wakeup are one recapture and at most one log line, and the
+/// lines go through a rate limiter. `PropertiesChanged` goes out at most every
+/// `minimumInterval` seconds, with what changed.
+///
+/// No system bus at start (a container, a test) is one log line; the daemon goes on. A
+/// bus that goes away later is connected to again (`ReconnectingBus`), and the name is
+/// queued for: another owner's leaving hands it over.
 package final class StatusBus {
     package static let name = "org.shimmerd.Shimmerd1"
     package static let path = "/org/shimmerd/Shimmerd1"
@@ -22,6 +35,9 @@ package final class StatusBus {
     /// Seconds between two `PropertiesChanged`: 10 a second is smooth for a widget and
     /// costs the loop nothing it would notice.
     static let minimumInterval = 0.1
+    /// The most connections that may hold a claim at once (each costs a match rule on the
+    /// bus, which allows 512 per connection); a further `Claim()` is refused.
+    package static let maximumClaims = 256
 
     /// One property: its name, D-Bus type, whether changes are signalled, what it is.
     package struct Property {
@@ -31,9 +47,18 @@ package final class StatusBus {
         package var doc: String
     }
 
+    /// One method (none takes arguments): its name and what it does.
+    package static let methods: [(name: String, doc: String)] = [
+        ("Recalibrate", "Capture a new baseline from the next readings (as SIGUSR1 does). Root and group shimmerd may call it"),
+        ("Claim", "Say that the caller looks at the card, until Release() or until its connection closes; "
+            + "a second Claim() of the same connection changes nothing. Anyone may call it"),
+        ("Release", "End the caller's claim; without one, nothing happens"),
+    ]
+
     package static let properties: [Property] = [
         Property(name: "State", type: "s", signalled: true,
-                 doc: "waiting (no accelerometer), moving, or still (the device lies still: no frames)"),
+                 doc: "waiting (no accelerometer), idle (nobody looks: the sensor is not read), moving, "
+                    + "or still (the device lies still: no frames)"),
         Property(name: "Sensor", type: "s", signalled: true, doc: "the accelerometer in use, e.g. iio:device0 (bmc150_accel); empty while waiting"),
         Property(name: "SensorMode", type: "s", signalled: true, doc: "how it is read: poll, buffer or sysfs-poll; empty while waiting"),
         Property(name: "SensorModeReason", type: "s", signalled: true, doc: "why that mode (iio-sensor-proxy sharing the device, permissions, Sensor.mode)"),
@@ -45,14 +70,17 @@ package final class StatusBus {
         Property(name: "FocalPoint", type: "(dd)", signalled: true, doc: "the drawn focal point, points on the card"),
         Property(name: "Sink", type: "s", signalled: true, doc: "where frames go, e.g. shm /dev/shm/shimmer"),
         Property(name: "FramesPublished", type: "t", signalled: true, doc: "frames published since the daemon started"),
+        Property(name: "Claims", type: "u", signalled: true, doc: "the connections holding a claim (Claim())"),
     ]
 
     /// The `<interface>` element: what the daemon serves and the package installs as
     /// /usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml (a test keeps them equal).
     package static var interfaceXML: String {
         var x = " <interface name=\"\(interface)\">\n"
-        x += "  <!-- Capture a new baseline from the next readings (as SIGUSR1 does). -->\n"
-        x += "  <method name=\"Recalibrate\"/>\n"
+        for m in methods {
+            x += "  <!-- \(m.doc). -->\n"
+            x += "  <method name=\"\(m.name)\"/>\n"
+        }
         for p in properties {
             x += "  <!-- \(p.name): \(p.doc). -->\n"
             x += "  <property name=\"\(p.name)\" type=\"\(p.type)\" access=\"read\""
@@ -82,73 +110,185 @@ package final class StatusBus {
         var focal = (x: 0.0, y: 0.0)
         var sink = ""
         var frames: UInt64 = 0
+        /// Set by `StatusBus` itself: the connections holding a claim.
+        var claims: UInt32 = 0
 
         package static func == (a: Status, b: Status) -> Bool {
             a.state == b.state && a.sensor == b.sensor && a.sensorMode == b.sensorMode
                 && a.sensorModeReason == b.sensorModeReason && a.gyroscope == b.gyroscope && a.dPitch == b.dPitch
                 && a.dRoll == b.dRoll && a.focal == b.focal && a.sink == b.sink && a.frames == b.frames
+                && a.claims == b.claims
         }
     }
 
+    /// What the bus asked of the loop since the last `process`.
+    package struct BusRequests: Equatable {
+        /// `Recalibrate()` was called: one recapture for all the calls of the wakeup.
+        package var recalibrate = false
+        /// The unique name of the first caller, for the recapture's reason.
+        package var recalibrateCaller = ""
+        /// How many calls were merged into it.
+        package var recalibrateCalls = 0
+        /// `claims` is not what it was at the last `process`.
+        package var claimsChanged = false
+
+        package init() {}
+    }
+
     package var status = Status()
-    private let bus: SystemBus
+    /// The connections holding a claim now.
+    package var claims: Int { Int(status.claims) }
+    /// Whether the daemon is on the bus now (its object served): while not, nobody can
+    /// claim (`Demand`).
+    package var isConnected: Bool { object != nil }
+    private let link: ReconnectingBus
+    /// Readable when the connection has the events sd-bus waits for (`pollRequest`).
+    private let readiness: WritabilityWatch
     private var object: BusObject?
+    private var claimTrack: BusPeerTrack?
     private let clock: () -> Double
     private let log: Logger
     private var emitted = Status()
     private var lastEmit = -Double.infinity
-    /// `Recalibrate()` callers not yet acted on (their unique names).
-    private var recalibrations: [String] = []
+    /// When `process` is due even without the descriptor (sd-bus's timeout, a reconnect).
+    private var dueAt = -Double.infinity
+    /// `Recalibrate()` calls not yet acted on: the first caller and how many.
+    private var recalibrateCaller: String?
+    private var recalibrateCalls = 0
+    /// Recalibrate() lines: up to three a second (a person's calls each get theirs).
+    private var recalibrateLines = RateLimiter(interval: 1, burst: 3)
+    /// Calls acted on since the last Recalibrate() line.
+    private var unloggedCalls = 0
 
     /// Nil, with one line, when there is no system bus or the object cannot be served.
     package init?(log: Logger, clock: @escaping () -> Double) {
         self.log = log
         self.clock = clock
-        do { bus = try SystemBus() } catch {
+        do { readiness = try WritabilityWatch() } catch {
+            log.warning("system bus: \(Self.name) not offered: \(error)")
+            return nil
+        }
+        do { link = try ReconnectingBus() } catch {
             log.info("no system bus (\(error)): \(Self.name) is not offered; the daemon runs without it")
             return nil
         }
-        do {
-            object = try BusObject(bus: bus, path: Self.path, interface: Self.interface,
-                                   properties: Self.properties.map(\.name), methods: ["Recalibrate"],
-                                   interfaceXML: Self.interfaceXML,
-                                   value: { [unowned self] in value(of: $0) },
-                                   call: { [unowned self] _, sender in recalibrations.append(sender ?? "?") })
-            try bus.requestName(Self.name) { [log] why in
-                if let why {
-                    log.warning("system bus: \(Self.name) not taken (\(why)); the properties and Recalibrate() are not offered")
-                } else {
-                    log.info("system bus: serving \(Self.name) at \(Self.path)")
-                }
-            }
-        } catch {
+        do { try link.setUp { [unowned self] bus throws(SystemBusError) in try serve(on: bus) } } catch {
             log.warning("system bus: \(Self.name) not offered: \(error)")
             return nil
         }
     }
 
-    package var fileDescriptor: Int32 { bus.fileDescriptor }
-    /// Connections holding a claim.
-    package var claims: Int { 0 }
-    /// Whether the connection is up.
-    package var isConnected: Bool { object != nil }
-
-    /// Takes what the bus sent (calls are answered from `status`); returns the callers
-    /// of `Recalibrate()` since the last call.
-    package func process() -> [String] {
-        if !bus.process() {
-            log.warning("system bus: the connection was lost; \(Self.name) is no longer offered")
-            object = nil
+    /// Puts the object and the claims on a new connection and asks for the name.
+    private func serve(on bus: SystemBus) throws(SystemBusError) {
+        claimTrack = BusPeerTrack(bus: bus, limit: Self.maximumClaims)
+        object = try BusObject(bus: bus, path: Self.path, interface: Self.interface,
+                               properties: Self.properties.map(\.name), methods: Self.methods.map(\.name),
+                               interfaceXML: Self.interfaceXML,
+                               value: { [unowned self] in value(of: $0) },
+                               call: { [unowned self] in called($0, by: $1) })
+        try bus.requestName(Self.name) { [log] state in
+            switch state {
+            case .owned:
+                log.info("system bus: serving \(Self.name) at \(Self.path)")
+            case .queued:
+                log.warning("system bus: \(Self.name) is owned by another process; waiting for it in the name's queue "
+                            + "(the properties, Recalibrate() and Claim() are offered once it leaves)")
+            case .lost:
+                log.warning("system bus: \(Self.name) was taken by another process; waiting for it in the name's queue")
+            case .refused(let why):
+                log.warning("system bus: \(Self.name) not taken (\(why)); the properties, Recalibrate() and Claim() are not offered")
+            }
         }
-        defer { recalibrations.removeAll() }
-        return recalibrations
+    }
+
+    /// A method was called by the connection `sender`.
+    private func called(_ method: String, by sender: String?) -> BusObject.Refusal? {
+        switch method {
+        case "Recalibrate":
+            recalibrateCaller = recalibrateCaller ?? sender ?? "?"
+            recalibrateCalls += 1
+        case "Claim":
+            guard let sender, let track = claimTrack else { return nil }
+            switch track.add(sender) {
+            case .added, .alreadyHeld: break
+            case .full:
+                return .init("org.freedesktop.DBus.Error.LimitsExceeded", "\(Self.maximumClaims) connections hold a claim already")
+            case .failed(let error):
+                return .init("org.freedesktop.DBus.Error.Failed", "the claim cannot be followed: \(error)")
+            }
+        case "Release":
+            if let sender { claimTrack?.remove(sender) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// What the loop polls: a descriptor readable when the bus connection has the events
+    /// sd-bus waits for (POLLIN, POLLOUT while replies wait to be written: epoll in
+    /// between, so a wait for readable descriptors suffices), and the seconds after which
+    /// `process` is due anyway (sd-bus's timeout, the next reconnect; nil: none). The
+    /// descriptor stays the same across reconnects; call this before every wait.
+    package func pollRequest() -> (fd: Int32, events: Int16, timeoutSeconds: Double?) {
+        let now = clock()
+        let request = link.pollRequest(now: now)
+        readiness.watch(request.fd, events: request.events)
+        dueAt = request.timeoutSeconds.map { now + $0 } ?? .infinity
+        return (readiness.fileDescriptor, Int16(POLLIN), request.timeoutSeconds)
+    }
+
+    /// Takes what the bus sent when `readable` (the last wait's readable descriptors)
+    /// holds `pollRequest()`'s descriptor or its timeout has passed; calls are answered
+    /// from `status`. Returns what was asked of the loop since the last call.
+    package func process(readable: [Int32]) -> BusRequests {
+        var requests = BusRequests()
+        let now = clock()
+        guard readable.contains(readiness.fileDescriptor) || now >= dueAt else { return requests }
+        switch link.process(now: now) {
+        case .lost(let retry)?:
+            log.warning("system bus: the connection was lost; \(Self.name) is not offered until it is back "
+                        + "(trying again in \(formatNumber(retry)) s, then less often, up to every \(formatNumber(ReconnectingBus.maximumDelay)) s)")
+            readiness.watch(nil)    // before the connection's descriptor is closed
+            object = nil
+            claimTrack = nil
+        case .reconnected?:
+            log.notice("system bus: connected again")
+        case .stillGone(let why, let retry)?:
+            log.info("system bus: still gone (\(why)); trying again in \(formatNumber(retry)) s")
+        case nil:
+            break
+        }
+        if let caller = recalibrateCaller {
+            requests.recalibrate = true
+            requests.recalibrateCaller = caller
+            requests.recalibrateCalls = recalibrateCalls
+            logRecalibration(caller, calls: recalibrateCalls, at: now)
+            (recalibrateCaller, recalibrateCalls) = (nil, 0)
+        }
+        let held = UInt32(claimTrack?.count ?? 0)
+        if held != status.claims {
+            status.claims = held
+            requests.claimsChanged = true
+        }
+        return requests
+    }
+
+    /// `D-Bus Recalibrate() from :1.42: recapturing the baseline`, at most three times a
+    /// second; a line after others were held back counts the calls since the last one.
+    private func logRecalibration(_ caller: String, calls: Int, at now: Double) {
+        unloggedCalls += calls
+        guard recalibrateLines.allow("Recalibrate", now: now).allowed else { return }
+        let more = unloggedCalls - 1
+        log.notice("D-Bus Recalibrate() from \(caller): recapturing the baseline"
+                   + (more > 0 ? " (and \(counted(more, "more call")) since the last such line)" : ""))
+        unloggedCalls = 0
     }
 
     /// Whether a `PropertiesChanged` may go out now.
     package func isDue(now: Double) -> Bool { object != nil && now - lastEmit >= Self.minimumInterval }
 
     /// `PropertiesChanged` with what changed since the last one, at most every
-    /// `minimumInterval` seconds.
+    /// `minimumInterval` seconds (sd-bus writes it, or queues it for the next POLLOUT).
     package func publish(now: Double) {
         guard let object, isDue(now: now), status != emitted else { return }
         var changed: [(String, BusValue)] = []
@@ -158,10 +298,13 @@ package final class StatusBus {
         emitted = status
         lastEmit = now
         object.emitPropertiesChanged(changed)
-        bus.process()     // writes what was queued
     }
 
-    private func value(of name: String) -> BusValue? { value(of: name, in: status) }
+    /// What Get and GetAll answer: `status`, and the claims as they are this moment (a
+    /// claim or a connection's end earlier in the same wakeup counts).
+    private func value(of name: String) -> BusValue? {
+        name == "Claims" ? .uint32(UInt32(claimTrack?.count ?? 0)) : value(of: name, in: status)
+    }
 
     private func value(of name: String, in s: Status) -> BusValue? {
         switch name {
@@ -176,6 +319,7 @@ package final class StatusBus {
         case "FocalPoint": .point(s.focal.x, s.focal.y)
         case "Sink": .string(s.sink)
         case "FramesPublished": .uint64(s.frames)
+        case "Claims": .uint32(s.claims)
         default: nil
         }
     }

@@ -74,6 +74,7 @@ package enum StatusMonitor {
             case .string(let v)?: fields.append((p.name, .string(v)))
             case .double(let v)?: fields.append((p.name, .number(v)))
             case .uint64(let v)?: fields.append((p.name, .number(Double(v))))
+            case .uint32(let v)?: fields.append((p.name, .number(Double(v))))
             case .bool(let v)?: fields.append((p.name, .bool(v)))
             case .point(let x, let y)?: fields.append((p.name, .array([.number(x), .number(y)])))
             case nil: break

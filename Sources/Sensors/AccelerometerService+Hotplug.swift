@@ -109,7 +109,8 @@ extension AccelerometerService {
     func sensorProxyChanged(now: Double) -> [SensorEvent] {
         let state = sensorProxyState
         let text = switch state {
-        case .noBus: "the system bus connection was lost"
+        case .noBus: "there is no system bus"
+        case .disconnected: "the system bus connection was lost; until it is back, iio-sensor-proxy may be running"
         case .bus(running: true): "\(BufferSharing.sensorProxyBusName) appeared on the system bus"
         case .bus: "\(BufferSharing.sensorProxyBusName) is not on the system bus"
         }

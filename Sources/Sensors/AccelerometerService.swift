@@ -172,12 +172,15 @@ package final class AccelerometerService {
         return driver?.pollDescriptor
     }
 
-    /// How long the caller may sleep before the next `handle`. Waiting on the buffer,
+    /// How long the caller may sleep before the next `handle` (iio-sensor-proxy's bus
+    /// watch included: a reply's timeout, a reconnect). Waiting on the buffer,
     /// this is when the next batch is expected (plus a tenth): the caller can line a
     /// frame up with it, and a batch that does not come is looked for then.
     package func nextTimeout(now: Double) -> Double {
-        if isSuspended { return .infinity }
-        return driver == nil ? max(0, nextAttachAttempt - now) : schedule.timeout(now: now)
+        let proxy = sensorProxy?.timeout(now: now) ?? .infinity
+        if isSuspended { return proxy }
+        let own = driver == nil ? max(0, nextAttachAttempt - now) : schedule.timeout(now: now)
+        return min(own, proxy)
     }
 
     /// When the next sample should be there: waiting on the buffer, one batch interval
@@ -194,7 +197,7 @@ package final class AccelerometerService {
         if let m = monitor, readable.contains(m.fileDescriptor) {
             while let d = m.receive() { events += hotplug(d, now: now) }
         }
-        if let w = sensorProxy, let fd = w.fileDescriptor, readable.contains(fd), w.process() {
+        if let w = sensorProxy, w.process(now: now, readable: readable) {
             events += sensorProxyChanged(now: now)
         }
         if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now, into: &events) }

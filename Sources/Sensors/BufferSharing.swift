@@ -19,12 +19,14 @@ package enum BufferSharing {
 
     /// What is known of iio-sensor-proxy on the system bus.
     package enum SensorProxy: Equatable, Sendable {
-        /// No system bus could be reached: iio-sensor-proxy, which serves only over it,
-        /// cannot be running.
+        /// No system bus could be reached at start: iio-sensor-proxy, which serves only
+        /// over it, cannot be running.
         case noBus
         /// Connected; whether `net.hadess.SensorProxy` has an owner, nil until the bus
         /// has answered.
         case bus(running: Bool?)
+        /// The bus went away and is not back yet: iio-sensor-proxy may be running.
+        case disconnected
     }
 
     /// Nil when shimmerd may use the buffer of `d`; else why not, for the log line.
@@ -38,11 +40,12 @@ package enum BufferSharing {
     /// The part of `reason` that does not look at the buffer itself: whether
     /// iio-sensor-proxy may read a device tagged `sensorProxyType`.
     package static func reason(sensorProxyType: String?, sensorProxy: SensorProxy) -> String? {
-        if let type = sensorProxyType, case .bus(let running) = sensorProxy {
-            let state = switch running {
-            case true?: "running"
-            case false?: "not running now, but may start at any time"
-            case nil: "not known yet"
+        if let type = sensorProxyType, sensorProxy != .noBus {
+            let state = switch sensorProxy {
+            case .bus(running: true): "running"
+            case .bus(running: false): "not running now, but may start at any time"
+            case .disconnected: "not known: the connection to the bus was lost"
+            default: "not known yet"
             }
             return "iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = \(type); "
                 + "\(sensorProxyBusName) on the system bus: \(state))"

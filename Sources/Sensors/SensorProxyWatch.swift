@@ -1,43 +1,71 @@
+import LinuxSystem
 import Systemd
 
 /// Watches iio-sensor-proxy's name on the system bus (`BufferSharing.sensorProxyBusName`),
 /// which comes and goes with the service: whether it runs now, and when that changes.
-/// Connects once; without a system bus iio-sensor-proxy cannot run (it serves only over
-/// it) and `state` stays `.noBus`. Never blocks: the caller polls `fileDescriptor` and
-/// calls `process()` when it is readable.
+/// Without a system bus at start iio-sensor-proxy cannot run (it serves only over it)
+/// and `state` stays `.noBus`. A bus that goes away later is connected to again
+/// (`ReconnectingBus`); until then nothing is known (`.disconnected`), so iio-sensor-proxy
+/// may be running. Never blocks: the caller polls `fileDescriptor`, waits at most
+/// `timeout(now:)` and then calls `process`.
 final class SensorProxyWatch {
     private(set) var state: BufferSharing.SensorProxy
-    private var bus: SystemBus?
+    private let link: ReconnectingBus?
+    /// Readable when the connection has the events sd-bus waits for.
+    private let readiness: WritabilityWatch?
+    /// When `process` is due even without the descriptor (sd-bus's timeout, a reconnect).
+    private var dueAt = -Double.infinity
     /// The state changed since the last `process()` returned.
     private var changed = false
 
     /// - Parameter noBus: told why there is no bus (one log line).
     init(noBus: (String) -> Void) {
         do {
-            let b = try SystemBus()
-            state = .bus(running: nil)
-            bus = b
-            try b.watchName(BufferSharing.sensorProxyBusName) { [unowned self] running in
-                let new = BufferSharing.SensorProxy.bus(running: running)
-                if new != state { (state, changed) = (new, true) }
+            let r = try WritabilityWatch(), l = try ReconnectingBus()
+            (state, link, readiness) = (.bus(running: nil), l, r)
+        } catch {
+            (state, link, readiness) = (.noBus, nil, nil)
+            noBus("\(error)")
+            return
+        }
+        do {
+            try link?.setUp { [unowned self] bus throws(SystemBusError) in
+                try bus.watchName(BufferSharing.sensorProxyBusName) { [unowned self] running in
+                    let new = BufferSharing.SensorProxy.bus(running: running)
+                    if new != state { (state, changed) = (new, true) }
+                }
             }
         } catch {
-            state = .noBus
-            bus = nil
+            // The match or the call could not even be queued: nothing will be known.
+            state = .disconnected
             noBus("\(error)")
         }
     }
 
-    var fileDescriptor: Int32? { bus?.fileDescriptor }
+    /// Readable when `process` has something to do; nil without a bus.
+    var fileDescriptor: Int32? { link == nil ? nil : readiness?.fileDescriptor }
 
-    /// Takes what the bus sent; true when the state changed. A lost connection is
-    /// `.noBus` from then on.
-    func process() -> Bool {
-        guard let b = bus else { return false }
-        if !b.process() {
-            bus = nil
-            state = .noBus
-            return true
+    /// Seconds from `now` after which `process` is due anyway (nil: never), and what
+    /// `fileDescriptor` waits for until then: call it before each wait.
+    func timeout(now: Double) -> Double? {
+        guard let link, let readiness else { return nil }
+        let request = link.pollRequest(now: now)
+        readiness.watch(request.fd, events: request.events)
+        dueAt = request.timeoutSeconds.map { now + $0 } ?? .infinity
+        return request.timeoutSeconds
+    }
+
+    /// Takes what the bus sent, when `readable` holds `fileDescriptor` or the timeout has
+    /// passed; true when the state changed. A lost connection is `.disconnected` until a
+    /// new one has asked the bus again.
+    func process(now: Double, readable: [Int32]) -> Bool {
+        guard let link, let readiness, readable.contains(readiness.fileDescriptor) || now >= dueAt else { return false }
+        switch link.process(now: now) {
+        case .lost?:
+            readiness.watch(nil)    // a new connection may get the same descriptor number
+            (state, changed) = (.disconnected, true)
+        case .reconnected?, .stillGone?, nil:
+            break
         }
         defer { changed = false }
         return changed

@@ -30,7 +30,7 @@ enum BusMessageReader {
     /// The variant's value when its type is one of `BusValue`'s (the variant consumed),
     /// else nil (the variant left unread).
     private static func variant(_ m: OpaquePointer, _ signature: String) -> BusValue? {
-        guard ["s", "d", "t", "b", "(dd)"].contains(signature),
+        guard ["s", "d", "t", "u", "b", "(dd)"].contains(signature),
               sd_bus_message_enter_container(m, code("v"), signature) > 0 else { return nil }
         defer { _ = sd_bus_message_exit_container(m) }
         switch signature {
@@ -43,6 +43,9 @@ enum BusMessageReader {
         case "t":
             var n: UInt64 = 0
             return sd_bus_message_read_basic(m, code("t"), &n) > 0 ? .uint64(n) : nil
+        case "u":
+            var n: UInt32 = 0
+            return sd_bus_message_read_basic(m, code("u"), &n) > 0 ? .uint32(n) : nil
         case "b":
             var b: Int32 = 0
             return sd_bus_message_read_basic(m, code("b"), &b) > 0 ? .bool(b != 0) : nil

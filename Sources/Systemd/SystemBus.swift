@@ -4,10 +4,12 @@ import Glibc
 /// A connection to the system bus through libsystemd's sd-bus, used only without
 /// blocking: `sd_bus_open_system` connects (a Unix socket connects at once or fails),
 /// the Hello, the match and every call are asynchronous, and the caller's loop polls
-/// `fileDescriptor` and calls `process()` when it is readable.
+/// `fileDescriptor` for `events` (POLLOUT too while replies wait to be written), wakes
+/// after `timeoutSeconds` at the latest, and then calls `process(atMost:)`.
 ///
 /// What it offers is a watch of one well-known name: whether it has an owner now and
-/// each change (`NameOwnerChanged`), as a callback.
+/// each change (`NameOwnerChanged`), as a callback; the request of a name, queued
+/// behind its present owner; and the objects served on it (`BusObject`).
 package final class SystemBus {
     /// The `sd_bus *`, for the objects served on it (`BusObject`).
     let raw: OpaquePointer
@@ -34,36 +36,121 @@ package final class SystemBus {
     /// `sd_bus_get_fd()`: readable when a message is waiting.
     package var fileDescriptor: Int32 { sd_bus_get_fd(bus) }
 
-    /// `sd_bus_process()` until nothing is left to do; never waits. Returns false once
-    /// the connection is lost (the bus went away).
-    @discardableResult
-    package func process() -> Bool {
-        while true {
-            let r = sd_bus_process(bus, nil)
-            if r < 0 { return false }
-            if r == 0 { return true }
-        }
+    /// `sd_bus_get_unique_name()`: this connection's name on the bus (`:1.42`). It waits
+    /// for the bus's answer to the Hello when that has not come yet: for clients and
+    /// tests, not for the daemon's loop.
+    package var uniqueName: String? {
+        var p: UnsafePointer<CChar>?
+        return sd_bus_get_unique_name(bus, &p) >= 0 ? p.map { String(cString: $0) } : nil
     }
 
-    /// Asks for the well-known `name` (`sd_bus_request_name_async`, no flags: a second
-    /// daemon does not take it over); `done` gets nil once it is ours, else why not.
-    package func requestName(_ name: String, done: @escaping (String?) -> Void) throws(SystemBusError) {
-        let w = NameRequest(name: name, done: done)
+    /// `sd_bus_get_events()`: what to poll `fileDescriptor` for: POLLIN while sd-bus has
+    /// read everything it holds, POLLOUT while messages wait to be written; 0 once closed.
+    package var events: Int16 {
+        let r = sd_bus_get_events(bus)
+        return r > 0 ? Int16(truncatingIfNeeded: r) : 0
+    }
+
+    /// `sd_bus_get_timeout()`, from now: when `process` is due even if the descriptor
+    /// says nothing (a call's reply timed out; 0 when messages already read wait), nil
+    /// for never.
+    package var timeoutSeconds: Double? {
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)    // sd-bus's timeouts are CLOCK_MONOTONIC microseconds
+        let now = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
+        return usec <= now ? 0 : Double(usec - now) / 1e6
+    }
+
+    /// `sd_bus_get_n_queued_write()`: messages sent but not yet written to the bus.
+    package var queuedWrites: UInt64 {
+        var n: UInt64 = 0
+        return sd_bus_get_n_queued_write(bus, &n) >= 0 ? n : 0
+    }
+
+    /// What `process(atMost:)` left.
+    package enum Progress: Equatable {
+        /// Nothing more to do until the descriptor or the timeout says so.
+        case idle
+        /// The limit was reached with work left (the timeout is then 0 or the descriptor readable).
+        case more
+        /// The connection is lost (the bus went away, or closed it).
+        case lost
+    }
+
+    /// `sd_bus_process()` at most `limit` times (each dispatches at most one message,
+    /// or writes, or handles a timeout); never waits. A flood of calls thus takes a
+    /// bounded share of the caller's loop per wakeup, and the rest waits in the socket.
+    package func process(atMost limit: Int) -> Progress {
+        for _ in 0..<limit {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 { return .lost }
+            if r == 0 { return .idle }
+        }
+        return .more
+    }
+
+    /// `sd_bus_process()` until nothing is left to do; never waits. Returns false once
+    /// the connection is lost (the bus went away). For a client that only listens to the
+    /// daemon (`monitor --dbus`); a server takes `process(atMost:)`.
+    @discardableResult
+    package func process() -> Bool {
+        process(atMost: .max) != .lost
+    }
+
+    /// Who owns a name this connection asked for.
+    package enum NameOwnership: Equatable, Sendable {
+        /// This connection: the name is ours (`NameAcquired`, or the request's reply).
+        case owned
+        /// Another connection owns it; this one waits in the name's queue and gets it
+        /// when the owner leaves.
+        case queued
+        /// It was ours and is no longer (`NameLost`).
+        case lost
+        /// The bus refused the request (its policy, an invalid name): why.
+        case refused(String)
+    }
+
+    /// Asks for the well-known `name` (`sd_bus_request_name_async` with
+    /// `SD_BUS_NAME_QUEUE`, without `SD_BUS_NAME_REPLACE_EXISTING`: a second daemon never
+    /// takes it from the first, it queues and takes it when the first leaves). `changed`
+    /// hears each change: the request's answer, then `NameAcquired` and `NameLost`, whose
+    /// matches are added before the request so that none is missed.
+    package func requestName(_ name: String, changed: @escaping (NameOwnership) -> Void) throws(SystemBusError) {
+        let w = NameRequest(name: name, changed: changed)
         nameRequests.append(w)
+        let user = Unmanaged.passUnretained(w).toOpaque()
+        let acquired: sd_bus_message_handler_t = { _, user, _ in
+            user.map { Unmanaged<NameRequest>.fromOpaque($0).takeUnretainedValue().report(.owned) }
+            return 0
+        }
+        let lost: sd_bus_message_handler_t = { _, user, _ in
+            user.map { Unmanaged<NameRequest>.fromOpaque($0).takeUnretainedValue().report(.lost) }
+            return 0
+        }
+        for (member, handler) in [("NameAcquired", acquired), ("NameLost", lost)] {
+            let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='\(member)',arg0='\(name)'"
+            var slot: OpaquePointer?
+            let r = sd_bus_add_match_async(bus, &slot, match, handler, nil, user)
+            guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
+            slots.append(slot)
+        }
         var slot: OpaquePointer?
-        let r = sd_bus_request_name_async(bus, &slot, name, 0, { m, user, _ in
+        let r = sd_bus_request_name_async(bus, &slot, name, UInt64(SD_BUS_NAME_QUEUE), { m, user, _ in
             guard let m, let user else { return 0 }
             let w = Unmanaged<NameRequest>.fromOpaque(user).takeUnretainedValue()
             if let e = sd_bus_message_get_error(m), sd_bus_error_is_set(e) != 0 {
-                w.done("\(e.pointee.name.map { String(cString: $0) } ?? "error"): \(e.pointee.message.map { String(cString: $0) } ?? "")")
+                w.report(.refused("\(e.pointee.name.map { String(cString: $0) } ?? "error"): \(e.pointee.message.map { String(cString: $0) } ?? "")"))
                 return 0
             }
             var code: UInt32 = 0
             _ = sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &code)
-            // 1: primary owner, 4: already ours; 2: queued and 3: exists (another has it).
-            w.done(code == 1 || code == 4 ? nil : "\(w.name) is owned by another process")
+            // 1: primary owner, 4: already ours; 2: in the queue; 3: exists (not queued).
+            w.report(code == 1 || code == 4 ? .owned : code == 2 ? .queued : .refused("\(w.name) is owned by another process"))
             return 0
-        }, Unmanaged.passUnretained(w).toOpaque())
+        }, user)
         guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_request_name_async", errno: -r) }
         slots.append(slot)
     }
@@ -160,10 +247,18 @@ package final class SystemBus {
 
     private final class NameRequest {
         let name: String
-        let done: (String?) -> Void
-        init(name: String, done: @escaping (String?) -> Void) {
+        let changed: (NameOwnership) -> Void
+        private var last: NameOwnership?
+        init(name: String, changed: @escaping (NameOwnership) -> Void) {
             self.name = name
-            self.done = done
+            self.changed = changed
+        }
+
+        /// Passes a change on (the request's reply and `NameAcquired` both say "owned").
+        func report(_ state: NameOwnership) {
+            guard state != last else { return }
+            last = state
+            changed(state)
         }
     }
 
@@ -178,7 +273,7 @@ package final class SystemBus {
 }
 
 /// A failed sd-bus call: which, and the errno it returned.
-package struct SystemBusError: Error, CustomStringConvertible {
+package struct SystemBusError: Error, Equatable, CustomStringConvertible {
     package var operation: String
     package var errno: Int32
     package var description: String { "\(operation): \(String(cString: strerror(errno)))" }

@@ -688,18 +688,23 @@ class SystemBus:
     def __init__(self, policy=None):
         self.dir = tempfile.mkdtemp(prefix="shimmerd-bus-")
         self.address = "unix:path=" + os.path.join(self.dir, "system_bus_socket")
-        conf = os.path.join(self.dir, "system.conf")
-        with open(conf, "w") as f:
+        self.conf = os.path.join(self.dir, "system.conf")
+        with open(self.conf, "w") as f:
             f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" '
                     '"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
                     "<busconfig><type>system</type><listen>%s</listen><auth>EXTERNAL</auth>%s</busconfig>\n"
                     % (self.address, policy if policy is not None else self.OPEN))
-        self.p = subprocess.Popen(["dbus-daemon", "--config-file=" + conf, "--nofork", "--print-address"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert self.p.stdout.readline().startswith("unix:"), "dbus-daemon did not start"
+        self.start()
         self.env = {"DBUS_SYSTEM_BUS_ADDRESS": self.address}
 
+    def start(self):
+        """A dbus-daemon at the address, once it listens."""
+        self.p = subprocess.Popen(["dbus-daemon", "--config-file=" + self.conf, "--nofork", "--print-address"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.p.stdout.readline().startswith("unix:"), "dbus-daemon did not start"
+
     def close(self):
+        """The bus goes away: its dbus-daemon stops (and removes its socket)."""
         self.p.terminate()
         self.p.wait(timeout=10)
 

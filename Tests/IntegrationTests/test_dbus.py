@@ -2,8 +2,9 @@
 private dbus-daemon, read and called with systemd's busctl: the properties follow a
 tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
 the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd-view
-recalibrate while anyone else may only read, and lets the service's own user, shimmerd,
-own the name. While the card moves without pause, PropertiesChanged goes out at most ten
+recalibrate while anyone else may only read and claim, and lets the service's own user,
+shimmerd, own the name. Claims are counted per connection and end with it. While the card
+moves without pause, PropertiesChanged goes out at most ten
 times a second. Without a bus the daemon says so once and goes on."""
 import grp
 import json
@@ -17,6 +18,7 @@ import time
 import pytest
 
 from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
+from raw_dbus import METHOD_RETURN, RawBus
 from test_least_privilege import unprivileged_bed, viewer_group  # noqa: F401 (a fixture)
 
 # Some tests add the shimmerd user and group that test_package.py's install test watches
@@ -262,3 +264,85 @@ def test_without_a_bus_the_daemon_says_so_once_and_runs(bed_factory):
     assert d.wait(timeout=WAIT) == 0
     assert sum("no system bus" in line and "org.shimmerd.Shimmerd1 is not offered" in line for line in d.logs) == 1
     assert any("stopped after" in line for line in d.logs), d.logs
+
+
+def holder(bus):
+    """A client connection of its own (raw_dbus.RawBus), which lives until closed."""
+    return RawBus(bus.address)
+
+
+def ask(conn, member):
+    """Calls a method of the interface on `conn` and waits for its (empty) reply."""
+    m = conn.reply_to(conn.call(NAME, PATH, IFACE, member), WAIT)
+    assert m["kind"] == METHOD_RETURN, (member, m)
+
+
+def test_claims_are_one_per_connection_and_end_with_release_or_the_connection(bed_factory):
+    """Claim() holds a claim for the caller's connection: a second Claim() of the same
+    connection changes nothing, Release() ends it, Release() without a claim does nothing,
+    two connections are two claims, and a connection that closes without Release() has
+    its claim counted out within 1 s. PropertiesChanged carries each new count. (The
+    open bus: busctl monitor may eavesdrop; who may claim is the next test's.)"""
+    bus = SystemBus()
+    try:
+        _, bed, d = start(bed_factory, bus)
+        signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
+                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
+                                    "member='PropertiesChanged',path='%s'" % PATH],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        bed.children.append(signals)
+        signalled = []
+
+        def read_signals():
+            for line in signals.stdout:
+                m = json.loads(line)
+                if m.get("member") == "PropertiesChanged" and "Claims" in m["payload"]["data"][1]:
+                    signalled.append(m["payload"]["data"][1]["Claims"]["data"])
+        threading.Thread(target=read_signals, daemon=True).start()
+        assert prop(bus, "Claims") == 0
+        a, b = holder(bus), holder(bus)
+        ask(a, "Claim")
+        assert prop(bus, "Claims") == 1
+        wait_until(lambda: signalled[-1:] == [1], "PropertiesChanged: Claims 1", daemon=d)
+        ask(a, "Claim")
+        assert prop(bus, "Claims") == 1, "a second Claim() of the same connection changes nothing"
+        ask(a, "Release")
+        assert prop(bus, "Claims") == 0
+        wait_until(lambda: signalled[-1:] == [0], "PropertiesChanged: Claims 0", daemon=d)
+        ask(a, "Release")
+        assert prop(bus, "Claims") == 0, "Release() without a claim does nothing"
+        ask(a, "Claim")
+        ask(b, "Claim")
+        assert prop(bus, "Claims") == 2
+        wait_until(lambda: signalled[-1:] == [2], "PropertiesChanged: Claims 2", daemon=d)
+        for conn, left in ((b, 1), (a, 0)):
+            conn.close()        # without Release()
+            t0 = time.monotonic()
+            wait_until(lambda: prop(bus, "Claims") == left, "Claims %d" % left, daemon=d)
+            took = time.monotonic() - t0
+            print("claims %d, %.3f s after a connection closed" % (left, took))
+            assert took <= 1.0, took
+        wait_until(lambda: signalled[-1:] == [0], "PropertiesChanged: Claims 0 again", daemon=d)
+        assert 1 in signalled and 2 in signalled
+        assert d.stop() == 0
+    finally:
+        bus.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to call as another user")
+def test_the_policy_lets_anyone_claim_but_not_recalibrate(bed_factory):
+    """User nobody, in no group, may call Claim() and Release() (a claim only costs
+    power) but not Recalibrate()."""
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    os.chmod(bus.dir, 0o755)      # other users reach the socket
+    try:
+        _, _, d = start(bed_factory, bus)
+        nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
+        for member in ("Claim", "Release"):
+            busctl(bus, "call", NAME, PATH, IFACE, member, prefix=nobody)
+        r = busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate", prefix=nobody, check=False)
+        assert r.returncode != 0 and "Access denied" in r.stderr, r.stderr
+        assert not any("D-Bus Recalibrate()" in line for line in d.logs)
+        assert d.stop() == 0
+    finally:
+        bus.close()

@@ -24,3 +24,20 @@ import Testing
     #expect(!watch.isWritable(in: ready), "nothing watched")
     #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0.05) == [], "no longer watched")
 }
+
+/// The events watched may change on the same descriptor (a bus connection asks for
+/// POLLIN, then POLLOUT too while replies wait): the watch follows.
+@Test func theWatchedEventsFollowWhatIsAskedFor() throws {
+    var fds: [Int32] = [0, 0]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+    defer { close(fds[0]); close(fds[1]) }
+    let watch = try WritabilityWatch()
+    #expect(watch.watch(fds[0], events: Int16(POLLIN)))
+    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0.05) == [], "nothing to read")
+    #expect(watch.watch(fds[0], events: Int16(POLLIN | POLLOUT)) && watch.watched == fds[0])
+    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0) == [watch.fileDescriptor], "room to write")
+    #expect(watch.watch(fds[0], events: Int16(POLLIN)))
+    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0.05) == [], "back to reading only")
+    #expect(write(fds[1], "x", 1) == 1)
+    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 1) == [watch.fileDescriptor], "a byte came")
+}

@@ -35,3 +35,19 @@ import Testing
     #expect(limiter.allow("a", now: 10).allowed)
     #expect(!limiter.allow("a", now: 2).allowed)
 }
+
+@Test func aBurstLetsThatManyLinesThroughPerInterval() {
+    var limiter = RateLimiter(interval: 1, burst: 3)
+    #expect(limiter.burst == 3)
+    for t in [0.0, 0.1, 0.2] { #expect(limiter.allow("a", now: t).allowed) }
+    #expect(!limiter.allow("a", now: 0.3).allowed)
+    #expect(!limiter.allow("a", now: 0.99).allowed)
+    let again = limiter.allow("a", now: 1.0)
+    #expect(again.allowed && again.suppressedSinceLast == 2, "one interval after the first of the three")
+    #expect(!limiter.allow("a", now: 1.05).allowed, "the lines at 0.1 and 0.2 are still within the interval")
+    #expect(limiter.allow("a", now: 1.1).allowed)
+    // A cause that calls without pause gets `burst` lines per interval, never more.
+    var lines = 0
+    for i in 0..<3000 where limiter.allow("b", now: Double(i) / 1000).allowed { lines += 1 }
+    #expect(lines == 9)
+}

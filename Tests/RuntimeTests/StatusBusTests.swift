@@ -14,6 +14,6 @@ import Testing
 /// Every property in the table has a D-Bus type the bus object can send.
 @Test func propertyTypesAreSendable() {
     for p in StatusBus.properties {
-        #expect(["s", "d", "t", "b", "(dd)"].contains(p.type), "\(p.name): \(p.type)")
+        #expect(["s", "d", "t", "u", "b", "(dd)"].contains(p.type), "\(p.name): \(p.type)")
     }
 }

@@ -11,7 +11,8 @@ private final class Child {
     private let output: Int32
     private(set) var exitStatus: Int32?
 
-    init(_ arguments: [String]) throws {
+    /// - Parameter errors: whether its standard error goes to the same pipe (else /dev/null).
+    init(_ arguments: [String], errors: Bool = false) throws {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }   // only the dup2'd copy goes to the child
@@ -19,7 +20,11 @@ private final class Child {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if errors {
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -94,24 +99,41 @@ private final class Child {
 private final class PrivateBus {
     let scratch = ScratchDirectory("bus")
     let address: String
-    private let daemon: Child
+    private var daemon: Child?
 
     init() throws {
         address = "unix:path=" + scratch.file("bus")
-        daemon = try Child(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address,
-                            "--print-address=1"])
-        // dbus-daemon prints its address once it listens.
-        let line = daemon.readSome()
-        try #require(line.hasPrefix(address), "dbus-daemon printed \(line)")
+        try start()
         setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1)
     }
 
     deinit { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
 
+    private func start() throws {
+        let d = try Child(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address,
+                           "--print-address=1"])
+        // dbus-daemon prints its address once it listens.
+        let line = d.readSome()
+        try #require(line.hasPrefix(address), "dbus-daemon printed \(line)")
+        daemon = d
+    }
+
+    /// The bus goes away (its dbus-daemon stopped: every connection to it is closed).
+    func stop() {
+        daemon = nil    // SIGTERM, and waited for
+        unlink(String(address.dropFirst("unix:path=".count)))
+    }
+
+    /// A new dbus-daemon at the same address.
+    func restart() throws {
+        stop()
+        try start()
+    }
+
     /// Runs `busctl` on this bus with `arguments`, processing `buses` while it waits for
-    /// their answers; returns its standard output and exit status.
-    func busctl(_ arguments: [String], serving buses: [SystemBus]) throws -> (output: String, status: Int32) {
-        let p = try Child(["/usr/bin/busctl", "--address=" + address] + arguments)
+    /// their answers; returns its standard output (and error, with `errors`) and exit status.
+    func busctl(_ arguments: [String], serving buses: [SystemBus], errors: Bool = false) throws -> (output: String, status: Int32) {
+        let p = try Child(["/usr/bin/busctl", "--address=" + address] + arguments, errors: errors)
         pump(buses) { p.hasExited }
         return (p.readAll(), p.exitStatus ?? -1)
     }
@@ -165,30 +187,33 @@ private let values: [String: BusValue] = [
         #expect(owned.value == [false], "nobody owns it yet")
 
         var owner: SystemBus? = try SystemBus()
-        let answer = Box<String??>(nil)
-        try owner!.requestName("org.shimmerd.Test1") { answer.value = .some($0) }
-        pump([watcher, owner!]) { answer.value != nil && owned.value.count == 2 }
-        #expect(answer.value == .some(nil), "the name is ours")
+        let answer = Box<[SystemBus.NameOwnership]>([])
+        try owner!.requestName("org.shimmerd.Test1") { answer.value.append($0) }
+        pump([watcher, owner!]) { !answer.value.isEmpty && owned.value.count == 2 }
+        #expect(answer.value == [.owned], "the name is ours, said once (the reply and NameAcquired)")
         #expect(owned.value == [false, true])
 
-        // A second connection does not take it over.
+        // A second connection does not take it over: it waits in the name's queue...
         let second = try SystemBus()
-        let refused = Box<String??>(nil)
-        try second.requestName("org.shimmerd.Test1") { refused.value = .some($0) }
-        pump([watcher, owner!, second]) { refused.value != nil }
-        #expect(refused.value == .some("org.shimmerd.Test1 is owned by another process"))
+        let waiting = Box<[SystemBus.NameOwnership]>([])
+        try second.requestName("org.shimmerd.Test1") { waiting.value.append($0) }
+        pump([watcher, owner!, second]) { !waiting.value.isEmpty }
+        #expect(waiting.value == [.queued])
 
+        // ...and has it once the first leaves.
         owner = nil    // sd_bus_flush_close_unref: the bus daemon releases the name
-        pump([watcher, second]) { owned.value.count >= 3 }
-        #expect(owned.value.prefix(3) == [false, true, false])
+        pump([watcher, second]) { waiting.value.count >= 2 && owned.value.count >= 3 }
+        #expect(waiting.value == [.queued, .owned])
+        #expect(answer.value == [.owned], "the first connection heard nothing more")
+        #expect(owned.value.prefix(3) == [false, true, true], "handed from the first owner to the second")
         withExtendedLifetime(bus) {}
     }
 
     @Test func anObjectServesItsPropertiesAndMethods() throws {
         let bus = try PrivateBus()
         let server = try SystemBus()
-        let named = Box<String??>(nil)
-        try server.requestName("org.shimmerd.Test1") { named.value = .some($0) }
+        let named = Box<SystemBus.NameOwnership?>(nil)
+        try server.requestName("org.shimmerd.Test1") { named.value = $0 }
         pump([server]) { named.value != nil }
         let calls = Box<[String]>([])
         let object = try BusObject(bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
@@ -196,6 +221,7 @@ private let values: [String: BusValue] = [
                                    methods: ["Recenter"], interfaceXML: interfaceXML,
                                    value: { values[$0] }, call: { method, sender in
                                        calls.value.append("\(method) from \(sender ?? "nobody")")
+                                       return nil
                                    })
 
         // Another client reads them all (GetAll), through BusMessageReader.
@@ -243,6 +269,119 @@ private let values: [String: BusValue] = [
         #expect(!seen.value)
         #expect(client.propertiesFailure?.contains("org.shimmerd.Absent") == true, "\(client.propertiesFailure ?? "")")
         withExtendedLifetime(bus) {}
+    }
+
+    /// A caller that sends arguments of the wrong types, or names of megabytes, gets
+    /// InvalidArgs, and no error repeats what it sent.
+    @Test func callsOfTheWrongSignatureAndOverlongNamesAreRefusedWithoutEcho() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus()
+        let calls = Box<[String]>([])
+        let object = try BusObject(bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                                   properties: ["Device"], methods: ["Recenter"], interfaceXML: interfaceXML,
+                                   value: { values[$0] }, call: { method, _ in
+                                       calls.value.append(method)
+                                       return nil
+                                   })
+        let me = try #require(server.uniqueName)
+        let long = String(repeating: "x", count: 100_000)
+        let refused: [([String], String)] = [
+            (["call", me, object.path, object.interface, "Recenter", "s", "now"], "Recenter takes ()"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "su", object.interface, "1"], "Get takes (ss)"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "sss", object.interface, "Device", "x"],
+             "Get takes (ss)"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "ss", object.interface, "x"],
+             "GetAll takes (s)"),
+            (["call", me, object.path, "org.freedesktop.DBus.Introspectable", "Introspect", "s", "x"], "Introspect takes ()"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", long, long],
+             "interface and property names are at most 255 characters"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "s", long],
+             "interface and property names are at most 255 characters"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface, "Absent" + long],
+             "interface and property names are at most 255 characters"),
+            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface, "Absent"],
+             "no such property; org.shimmerd.Test1 has Device"),
+        ]
+        for (arguments, message) in refused {
+            let r = try bus.busctl(arguments, serving: [server], errors: true)
+            #expect(r.status != 0, "\(arguments.prefix(6))")
+            #expect(r.output.contains(message), "\(arguments.prefix(6)): \(r.output.prefix(300))")
+            #expect(!r.output.contains("xxxxxxxx") && !r.output.contains("Absent"), "echoed: \(r.output.prefix(300))")
+        }
+        #expect(calls.value.isEmpty, "a refused call does not reach the object")
+        let right = try bus.busctl(["call", me, object.path, object.interface, "Recenter"], serving: [server])
+        #expect(right.status == 0 && calls.value == ["Recenter"])
+    }
+
+    /// A name is held once however often it is added, and leaves when removed or when
+    /// its connection closes, even one that closed before the track heard of it.
+    @Test func aTrackHoldsEachConnectionOnceUntilItLeaves() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus()
+        let track = BusPeerTrack(bus: server, limit: 2)
+        var first: SystemBus? = try SystemBus()
+        var second: SystemBus? = try SystemBus()
+        let a = try #require(first?.uniqueName), b = try #require(second?.uniqueName)
+        #expect(track.add(a) == .added)
+        #expect(track.add(a) == .alreadyHeld)
+        #expect(track.count == 1)
+        #expect(track.add(b) == .added && track.count == 2)
+        let third = try SystemBus()
+        #expect(track.add(try #require(third.uniqueName)) == .full)
+        track.remove(a)
+        track.remove(a)     // not held: nothing happens
+        #expect(track.count == 1 && !track.contains(a) && track.contains(b))
+        second = nil        // its connection closes: the bus says so
+        pump([server]) { track.count == 0 }
+        #expect(!track.contains(b))
+        // A connection that is gone before it is added (a caller that hung up at once).
+        first = nil
+        #expect(track.add(a) == .added)
+        pump([server]) { track.count == 0 }
+        #expect(first == nil && second == nil)
+        withExtendedLifetime(bus) {}
+    }
+
+    /// The bus goes away and comes back at the same address: the connection is made again
+    /// after the backoff (time is passed in), and set up again (the name is ours again).
+    @Test func aConnectionComesBackWhenTheBusDoes() throws {
+        let bus = try PrivateBus()
+        let link = try ReconnectingBus()
+        let owned = Box<[SystemBus.NameOwnership]>([])
+        try link.setUp { b throws(SystemBusError) in try b.requestName("org.shimmerd.Test1") { owned.value.append($0) } }
+        var now = 0.0
+        func turn() -> ReconnectingBus.Change? {
+            let request = link.pollRequest(now: now)
+            var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]
+            _ = poll(&fds, 1, Int32(min(request.timeoutSeconds ?? 0.1, 0.1) * 1000))
+            return link.process(now: now)
+        }
+        var waited = 0
+        while owned.value != [.owned], waited < 200 { _ = turn(); waited += 1 }
+        #expect(owned.value == [.owned])
+        try bus.restart()
+        var changes: [ReconnectingBus.Change] = []
+        waited = 0
+        while changes.isEmpty, waited < 200 { if let c = turn() { changes.append(c) }; waited += 1 }
+        #expect(changes == [.lost(retryIn: ReconnectingBus.firstDelay)])
+        #expect(link.bus == nil && link.pollRequest(now: now).fd == nil)
+        #expect(link.pollRequest(now: now).timeoutSeconds == ReconnectingBus.firstDelay)
+        #expect(link.process(now: now + 0.5) == nil, "not before the delay")
+        now += ReconnectingBus.firstDelay
+        #expect(link.process(now: now) == .reconnected)
+        waited = 0
+        while owned.value.count < 2, waited < 200 { _ = turn(); waited += 1 }
+        #expect(owned.value == [.owned, .owned], "the new connection asked for the name again, and has it")
+        // Gone for longer: each failed attempt waits twice as long, up to the maximum.
+        bus.stop()
+        waited = 0
+        while link.bus != nil, waited < 200 { _ = turn(); waited += 1 }
+        var delays: [Double] = []
+        for _ in 0..<7 {
+            now += link.pollRequest(now: now).timeoutSeconds ?? 0
+            if case .stillGone(_, let retryIn)? = link.process(now: now) { delays.append(retryIn) }
+        }
+        #expect(delays == [2, 4, 8, 16, 30, 30, 30])
     }
 
     @Test func withoutABusToConnectToTheErrnoIsNamed() throws {

@@ -1,0 +1,102 @@
+import CSystemd
+
+/// The connections that hold something of the daemon's (a claim), by unique name, each
+/// once however often it is added; a name leaves when it is removed or when its
+/// connection closes.
+///
+/// This is what sd-bus's `sd_bus_track` does (non-recursive), but without its one
+/// blocking step: `sd_bus_track_add_name` asks the bus whether the name exists with a
+/// synchronous `GetNameOwner` (`sd_bus_get_name_creds`), a round trip the daemon's loop
+/// would wait for. Here the same two steps are asynchronous and in the same order: a
+/// match on the bus's `NameOwnerChanged` for the name, then a `GetNameOwner`; the bus
+/// handles them in that order, so a caller that closed its connection right after its
+/// call is seen by one or the other.
+///
+/// At most `limit` names are held: each costs a match rule on the bus, which allows a
+/// connection only so many (dbus-daemon: 512), and sd-bus closes a connection whose
+/// match the bus refuses.
+package final class BusPeerTrack {
+    package enum Added: Equatable {
+        case added
+        /// The name was held already: nothing changed.
+        case alreadyHeld
+        /// `limit` names are held.
+        case full
+        /// The match could not be added.
+        case failed(SystemBusError)
+    }
+
+    package let limit: Int
+    private let bus: SystemBus
+    private var peers: [String: Peer] = [:]
+
+    package init(bus: SystemBus, limit: Int) {
+        self.bus = bus
+        self.limit = limit
+    }
+
+    /// The names held.
+    package var count: Int { peers.count }
+
+    package func contains(_ name: String) -> Bool { peers[name] != nil }
+
+    /// Holds `name` until `remove(name)` or until its connection closes.
+    package func add(_ name: String) -> Added {
+        guard peers[name] == nil else { return .alreadyHeld }
+        guard peers.count < limit else { return .full }
+        let peer = Peer(name: name, track: self)
+        let user = Unmanaged.passUnretained(peer).toOpaque()
+        let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
+        let r = sd_bus_add_match_async(bus.raw, &peer.match, match, { m, user, _ in
+            guard let m, let user else { return 0 }
+            // (name, old owner, new owner): a unique name changes owner only when its
+            // connection closes, to "".
+            var strings: [String] = []
+            for _ in 0..<3 {
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
+                strings.append(String(cString: p))
+            }
+            let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
+            if strings[2].isEmpty { peer.track?.remove(peer.name) }
+            return 0
+        }, nil, user)
+        guard r >= 0 else { return .failed(SystemBusError(operation: "sd_bus_add_match_async", errno: -r)) }
+        peers[name] = peer
+        _ = shimmerd_bus_call_with_string_async(bus.raw, &peer.lookup, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                "org.freedesktop.DBus", "GetNameOwner", name, { m, user, _ in
+            guard let m, let user else { return 0 }
+            let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
+            // An error (org.freedesktop.DBus.Error.NameHasNoOwner): the connection is gone
+            // already, and a unique name never comes back.
+            if sd_bus_message_is_method_error(m, nil) != 0 { peer.track?.remove(peer.name) }
+            return 0
+        }, user)
+        return .added
+    }
+
+    /// Lets go of `name`; a name not held is no error.
+    package func remove(_ name: String) {
+        peers.removeValue(forKey: name)
+    }
+
+    /// One name held: its match and its lookup, removed with it (`sd_bus_slot_unref`
+    /// removes the match from the bus too, without waiting).
+    private final class Peer {
+        let name: String
+        weak var track: BusPeerTrack?
+        var match: OpaquePointer?
+        var lookup: OpaquePointer?
+
+        init(name: String, track: BusPeerTrack) {
+            self.name = name
+            self.track = track
+        }
+
+        deinit {
+            if let lookup { sd_bus_slot_unref(lookup) }
+            if let match { sd_bus_slot_unref(match) }
+        }
+    }
+}

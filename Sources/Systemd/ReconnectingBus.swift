@@ -1,0 +1,89 @@
+import CSystemd
+import Glibc
+
+/// A connection to the system bus that outlives the bus: when dbus-daemon goes away (a
+/// restart, an upgrade), a new connection is tried after `firstDelay` seconds, then after
+/// twice as long each time up to `maximumDelay`, and each new connection is set up as the
+/// first was (`setUp(with:)`: its objects, matches and name requests). Without a bus at start
+/// there is nothing to come back to: `init` throws.
+///
+/// It also keeps the connection's share of the caller's loop bounded: `process` handles
+/// at most `messagesPerWakeup` messages, and while more than `maximumQueuedWrites`
+/// messages wait to be written (the bus does not take them as fast as callers ask) it
+/// stops reading new calls and polls for POLLOUT only, so what a caller asks for without
+/// reading the answers cannot pile up in the daemon.
+///
+/// Time is a parameter (monotonic seconds, any origin, the same in every call).
+package final class ReconnectingBus {
+    package static let firstDelay = 1.0
+    package static let maximumDelay = 30.0
+    /// sd_bus_process() steps per wakeup: a flood of calls waits in the socket, and the
+    /// loop's other work (frames, the watchdog) goes on between.
+    package static let messagesPerWakeup = 32
+    /// More messages than this waiting to be written: no new call is read.
+    package static let maximumQueuedWrites: UInt64 = 64
+
+    /// The connection; nil while the bus is gone.
+    package private(set) var bus: SystemBus?
+    private var setUp: (SystemBus) throws(SystemBusError) -> Void = { _ in }
+    private var delay = firstDelay
+    private var retryAt = Double.infinity
+
+    /// What `process` found.
+    package enum Change: Equatable {
+        /// The connection was lost; the next attempt is in `retryIn` seconds.
+        case lost(retryIn: Double)
+        /// A new connection is up and set up.
+        case reconnected
+        /// An attempt failed (why); the next is in `retryIn` seconds.
+        case stillGone(String, retryIn: Double)
+    }
+
+    /// Connects (`sd_bus_open_system`).
+    /// - Throws: when there is no bus.
+    package init() throws(SystemBusError) {
+        bus = try SystemBus()
+    }
+
+    /// Sets the connection up with `setUp` (its objects, matches, names), and every new
+    /// connection after a loss.
+    package func setUp(with setUp: @escaping (SystemBus) throws(SystemBusError) -> Void) throws(SystemBusError) {
+        self.setUp = setUp
+        if let bus { try setUp(bus) }
+    }
+
+    /// What to wait for: the descriptor and the poll(2) events sd-bus asks for (POLLOUT
+    /// only while the writes are backed up; nil while disconnected), and the seconds from
+    /// `now` after which `process` is due anyway (sd-bus's timeout, the next attempt).
+    package func pollRequest(now: Double) -> (fd: Int32?, events: Int16, timeoutSeconds: Double?) {
+        guard let bus else { return (nil, 0, max(0, retryAt - now)) }
+        let events = bus.queuedWrites > Self.maximumQueuedWrites ? Int16(POLLOUT) : bus.events
+        return (bus.fileDescriptor, events, bus.timeoutSeconds)
+    }
+
+    /// Processes what the connection has (at most `messagesPerWakeup` messages, one step
+    /// while the writes are backed up), or tries to connect again when that is due.
+    package func process(now: Double) -> Change? {
+        guard let b = bus else { return now >= retryAt ? reconnect(now: now) : nil }
+        let limit = b.queuedWrites > Self.maximumQueuedWrites ? 1 : Self.messagesPerWakeup
+        guard b.process(atMost: limit) == .lost else { return nil }
+        bus = nil
+        delay = Self.firstDelay
+        retryAt = now + delay
+        return .lost(retryIn: delay)
+    }
+
+    private func reconnect(now: Double) -> Change {
+        do {
+            let b = try SystemBus()
+            try setUp(b)
+            bus = b
+            retryAt = .infinity
+            return .reconnected
+        } catch {
+            delay = min(delay * 2, Self.maximumDelay)
+            retryAt = now + delay
+            return .stillGone("\(error)", retryIn: delay)
+        }
+    }
+}

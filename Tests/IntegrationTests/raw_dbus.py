@@ -1,0 +1,198 @@
+"""A D-Bus client written on a bare Unix socket, for the tests that play a hostile
+neighbour on the bus: it sends what it likes (method calls flagged "no reply expected",
+names of megabytes) and reads only when told to, which no library client allows (they
+all read their socket in the background). The wire format of the D-Bus specification,
+little-endian, for the few types the tests send: s, o, g, u, y and variants of them.
+
+Run as a script, it is the attacker process of a test (so that it can run as another
+user under setpriv):
+
+    raw_dbus.py ADDRESS huge-get COUNT CHARS        # COUNT Get calls with names of CHARS characters
+    raw_dbus.py ADDRESS flood MEMBER SECONDS        # no-reply calls of MEMBER for SECONDS
+
+Both print "sent" once everything is written, then sleep without reading until killed.
+"""
+import os
+import socket
+import struct
+import sys
+import time
+
+NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+METHOD_CALL, METHOD_RETURN, ERROR, SIGNAL = 1, 2, 3, 4
+NO_REPLY_EXPECTED = 0x1
+FIELD = {"path": (1, "o"), "interface": (2, "s"), "member": (3, "s"), "error_name": (4, "s"),
+         "reply_serial": (5, "u"), "destination": (6, "s"), "sender": (7, "s"), "signature": (8, "g")}
+
+
+def _pad(buf, alignment):
+    buf.extend(b"\0" * (-len(buf) % alignment))
+
+
+def _put(buf, code, value):
+    if code in "so":
+        data = value.encode() if isinstance(value, str) else value
+        _pad(buf, 4)
+        buf.extend(struct.pack("<I", len(data)) + data + b"\0")
+    elif code == "g":
+        buf.extend(bytes([len(value)]) + value.encode() + b"\0")
+    elif code == "u":
+        _pad(buf, 4)
+        buf.extend(struct.pack("<I", value))
+    elif code == "y":
+        buf.append(value)
+    else:
+        raise ValueError("raw_dbus cannot marshal %r" % code)
+
+
+def message(kind, serial, body=(), signature="", flags=0, **fields):
+    """The bytes of one message: header fields by name (path=..., member=...), the body
+    as values of the one-character types of `signature`."""
+    payload = bytearray()
+    for code, value in zip(signature, body):
+        _put(payload, code, value)
+    if signature:
+        fields["signature"] = signature
+    header_fields = bytearray()
+    for name, value in fields.items():
+        number, code = FIELD[name]
+        _pad(header_fields, 8)
+        header_fields.append(number)
+        _put(header_fields, "g", code)
+        _put(header_fields, code, value)
+    head = bytearray(b"l" + bytes([kind, flags, 1]) + struct.pack("<III", len(payload), serial, len(header_fields)))
+    head.extend(header_fields)
+    _pad(head, 8)
+    return bytes(head + payload)
+
+
+class RawBus:
+    """One connection: authenticated (EXTERNAL, as the process's uid) and registered
+    (Hello), nothing read after that unless `read_message` is called."""
+
+    def __init__(self, address):
+        assert address.startswith("unix:path="), address
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(address[len("unix:path="):])
+        self.sock.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+        reply = self._line()
+        assert reply.startswith(b"OK "), reply
+        self.sock.sendall(b"BEGIN\r\n")
+        self.serial = 0
+        self.buffer = b""
+        hello = self.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello")
+        while True:
+            m = self.read_message()
+            if m["kind"] == METHOD_RETURN and m["reply_serial"] == hello:
+                self.unique_name = m["body"][4:4 + struct.unpack_from("<I", m["body"])[0]].decode()
+                break
+
+    def _line(self):
+        line = b""
+        while not line.endswith(b"\r\n"):
+            chunk = self.sock.recv(1)
+            assert chunk, "the bus closed the connection during authentication"
+            line += chunk
+        return line
+
+    def call(self, destination, path, interface, member, signature="", body=(), no_reply=False):
+        """Sends a method call; returns its serial."""
+        self.serial += 1
+        self.sock.sendall(message(METHOD_CALL, self.serial, body, signature, NO_REPLY_EXPECTED if no_reply else 0,
+                                  path=path, interface=interface, member=member, destination=destination))
+        return self.serial
+
+    def _take(self, n):
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(1 << 16)
+            assert chunk, "the bus closed the connection"
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def read_message(self):
+        """The next message: its kind, reply serial, error name and raw body bytes."""
+        fixed = self._take(16)
+        body_length, _, fields_length = struct.unpack_from("<III", fixed, 4)
+        fields = self._take(fields_length + (-(16 + fields_length) % 8))
+        body = self._take(body_length)
+        out = {"kind": fixed[1], "reply_serial": None, "error_name": None, "body": body}
+        i = 0
+        while i < fields_length:
+            i += -i % 8
+            number, sig_len = fields[i], fields[i + 1]
+            code = fields[i + 2:i + 2 + sig_len].decode()
+            i += 3 + sig_len
+            if code in "so":
+                i += -(16 + i) % 4
+                n = struct.unpack_from("<I", fields, i)[0]
+                value = fields[i + 4:i + 4 + n].decode()
+                i += 5 + n
+            elif code == "g":
+                n = fields[i]
+                value = fields[i + 1:i + 1 + n].decode()
+                i += 2 + n
+            else:
+                i += -(16 + i) % 4
+                value = struct.unpack_from("<I", fields, i)[0]
+                i += 4
+            if number == 5:
+                out["reply_serial"] = value
+            elif number == 4:
+                out["error_name"] = value
+        return out
+
+    def reply_to(self, serial, timeout):
+        """The reply to call `serial` (other messages skipped), within `timeout` seconds."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                m = self.read_message()
+                if m["kind"] in (METHOD_RETURN, ERROR) and m["reply_serial"] == serial:
+                    return m
+        finally:
+            self.sock.settimeout(None)
+
+    def close(self):
+        self.sock.close()
+
+
+def huge_get(address, count, chars):
+    """`count` Properties.Get calls with an interface and a property name of `chars`
+    characters each, on one connection that never reads."""
+    bus = RawBus(address)
+    name = "x" * chars
+    for _ in range(count):
+        bus.call(NAME, PATH, PROPERTIES, "Get", "ss", (name, name))
+    return bus
+
+
+def flood(address, member, seconds):
+    """No-reply calls of `member` (GetAll of the interface, or a method of it) as fast as
+    the bus takes them, for `seconds`."""
+    bus = RawBus(address)
+    if member == "GetAll":
+        call = message(METHOD_CALL, 1, (IFACE,), "s", NO_REPLY_EXPECTED, path=PATH, interface=PROPERTIES,
+                       member="GetAll", destination=NAME)
+    else:
+        call = message(METHOD_CALL, 1, (), "", NO_REPLY_EXPECTED, path=PATH, interface=IFACE, member=member,
+                       destination=NAME)
+    batch = call * 64       # one serial for all: the bus does not check, and nothing replies
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        bus.sock.sendall(batch)
+    return bus
+
+
+if __name__ == "__main__":
+    address, what = sys.argv[1], sys.argv[2]
+    if what == "huge-get":
+        held = huge_get(address, int(sys.argv[3]), int(sys.argv[4]))
+    elif what == "flood":
+        held = flood(address, sys.argv[3], float(sys.argv[4]))
+    else:
+        sys.exit("raw_dbus.py: unknown command " + what)
+    print("sent", flush=True)
+    while True:
+        time.sleep(60)
