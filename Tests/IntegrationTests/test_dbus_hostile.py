@@ -189,8 +189,10 @@ def test_a_flood_of_no_reply_calls_leaves_the_heartbeat_and_the_frames_their_pac
     beats = Heartbeats(str(tmp_path / "notify"))
     moving = threading.Event()
     try:
+        # Painted without a claim (Sink.demand = always): what the flood does to the frames
+        # is measured, not who looks.
         dev, bed, d = start_daemon(bed_factory, bus, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
-                                   extra_env=beats.env)
+                                   "--set", "Sink.demand=always", extra_env=beats.env)
         moving.set()
         swaying(bed, dev, moving)
         wait_until(lambda: frames_published(shm_name) > 0, "frames", daemon=d)
