@@ -12,22 +12,32 @@ import PNG
 package enum CardImage {
     package static func rgba(_ pixmap: Pixmap, coverage: [UInt8]) -> RGBAImage {
         precondition(coverage.count == pixmap.width * pixmap.height, "coverage must match the pixmap")
-        var out = [UInt8](repeating: 0, count: pixmap.width * pixmap.height * 4)
-        for y in 0..<pixmap.height {
-            let row = pixmap.row(y)
-            for x in 0..<pixmap.width {
-                let i = y * pixmap.width + x
-                let a = UInt32(coverage[i])
-                guard a > 0 else { continue }
-                let word = row[x]
-                // Unpremultiply: channel / alpha, rounded.
-                func straight(_ c: UInt32) -> UInt8 { UInt8(min(255, (c * 255 + a / 2) / a)) }
-                out[i * 4] = straight(word >> 16 & 0xFF)
-                out[i * 4 + 1] = straight(word >> 8 & 0xFF)
-                out[i * 4 + 2] = straight(word & 0xFF)
-                out[i * 4 + 3] = UInt8(a)
+        let width = pixmap.width
+        let out = [UInt8](unsafeUninitializedCapacity: width * pixmap.height * 4) { dst, count in
+            coverage.withUnsafeBufferPointer { alpha in
+                for y in 0..<pixmap.height {
+                    let row = pixmap.row(y)
+                    for x in 0..<width {
+                        let i = y * width + x
+                        let a = UInt32(alpha[i])
+                        let word = row[x]
+                        var (r, g, b) = (word >> 16 & 0xFF, word >> 8 & 0xFF, word & 0xFF)
+                        if a == 0 {
+                            (r, g, b) = (0, 0, 0)
+                        } else if a < 255 {
+                            // Unpremultiply: channel / alpha, rounded.
+                            (r, g, b) = (min(255, (r * 255 + a / 2) / a), min(255, (g * 255 + a / 2) / a),
+                                         min(255, (b * 255 + a / 2) / a))
+                        }
+                        dst[i * 4] = UInt8(r)
+                        dst[i * 4 + 1] = UInt8(g)
+                        dst[i * 4 + 2] = UInt8(b)
+                        dst[i * 4 + 3] = UInt8(a)
+                    }
+                }
             }
+            count = width * pixmap.height * 4
         }
-        return RGBAImage(width: pixmap.width, height: pixmap.height, pixels: out)
+        return RGBAImage(width: width, height: pixmap.height, pixels: out)
     }
 }
