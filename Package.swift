@@ -117,7 +117,7 @@ let package = Package(
                                                     "TestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "TestSupport"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "LinuxSystem", "Logging", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),

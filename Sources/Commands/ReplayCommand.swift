@@ -159,8 +159,9 @@ struct ReplayWriter {
                 for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(dir + "/" + name) }
             }
             do {
+                // An offline render keeps every frame: it waits for the writer instead of dropping.
                 pngSink = try PNGSequenceSink(directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                              coverage: renderer.cardCoverage)
+                                              coverage: renderer.cardCoverage, waitsWhenBehind: true)
             } catch {
                 throw Failure(.cannotCreate, "replay: \(error)")
             }
@@ -230,6 +231,10 @@ struct ReplayWriter {
     mutating func finish() throws(Failure) {
         switch output {
         case .directory(let dir):
+            do { try pngSink!.flush() } catch {
+                throw Failure(.ioError, "replay: \(error)")
+            }
+            pngSink!.close()
             do { try FileSystem.writeAtomically(index, to: dir + "/frames.jsonl") } catch {
                 throw Failure(.cannotCreate, "replay: cannot write \(dir)/frames.jsonl: \(error)")
             }

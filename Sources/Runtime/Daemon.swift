@@ -32,6 +32,8 @@ package final class Daemon {
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
     private var bus: StatusBus?
     package var onFrame: ((UInt64, Double) -> Void)?
+    /// Called at every wakeup of the loop with the run's time.
+    package var onWake: ((Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
     /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
@@ -139,6 +141,7 @@ package final class Daemon {
             self.framesPublished = n
             self.onFrame?(n, t)
         }
+        pipeline.onWake = { [weak self] t in self?.onWake?(t) }
         return pipeline
     }
 

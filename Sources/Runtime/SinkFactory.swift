@@ -51,7 +51,7 @@ package enum SinkFactory {
                                 describe: (String, String) -> String) throws(Failure) -> any FrameSink {
         do {
             let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                           coverage: renderer.cardCoverage)
+                                           coverage: renderer.cardCoverage, log: log.with(["sink.path": s.path]))
             if sink.firstNumber > 1 {
                 log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
                            ["sink.path": s.path])
