@@ -25,7 +25,7 @@ def usage_line(command):
 
 @pytest.mark.parametrize("command,synopsis", [
     ("render", "render --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]..."),
-    ("replay", "replay TRACE.jsonl --out PATH [--from samples|frames] [--at fps|frames] [--set Section.key=value]..."),
+    ("replay", "replay TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]..."),
     ("plot", "plot TRACE.jsonl --out FILE.svg"),
 ])
 def test_synopsis_shows_required_options_without_brackets(command, synopsis):
