@@ -168,8 +168,11 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.text("Record what the accelerometer reports, then draw it:")
         r.example(["shimmerd run --set Sink.type=null --set Trace.path=/tmp/t.jsonl --duration 10",
                    "shimmerd plot /tmp/t.jsonl --out t.svg"])
-        r.text("Stream frames to ffmpeg:")
-        r.example(["shimmerd run --set Sink.type=raw | ffmpeg -f rawvideo -pix_fmt bgr0 -s 700x467 -r 60 -i - out.mp4"])
+        r.text("""
+            Record a video with ffmpeg. Frames come only while the card changes, so ffmpeg stamps \
+            each with the time it arrives; the pad gives H.264 the even height it wants:
+            """)
+        r.example(ffmpegRecipe)
         r.section("SEE ALSO")
         r.raw(Roff.seeAlso([("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
                             ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3),
@@ -227,6 +230,11 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.raw(Roff.seeAlso([("shimmerd", 8), ("systemd.unit", 5)]))
         return r.output
     }
+
+    /// A real-time recording of the raw sink, the command README.md gives on one line (a
+    /// test runs it), continued with a backslash to fit the page.
+    static let ffmpegRecipe = ["shimmerd run --set Sink.type=raw | ffmpeg -use_wallclock_as_timestamps 1 \\",
+                               "    -f rawvideo -pix_fmt bgr0 -s 700x467 -i - -fps_mode vfr -vf pad=700:468 -c:v libx264 -pix_fmt yuv420p out.mp4"]
 
     /// The example of shimmerd.conf(5); a test loads it with the configuration parser.
     static let exampleLines = [
