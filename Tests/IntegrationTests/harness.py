@@ -695,6 +695,11 @@ class Lines:
             time.sleep(0.05)
         raise AssertionError("timed out waiting for %s; output:\n%s" % (what, "\n".join(self.lines[-30:])))
 
+    @property
+    def logs(self):
+        """What the waiters show of a program that failed them (its output, stderr included)."""
+        return self.lines
+
     def poll(self):
         return self.p.poll()
 
