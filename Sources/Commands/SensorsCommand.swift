@@ -3,10 +3,11 @@ import Sensors
 
 /// `shimmerd sensors [--json]`: every IIO device found, what it is, and which one
 /// `Sensor.device` picks and why (or why a device was skipped). The logic is
-/// `SensorReport` in Sensors; this file only parses and prints.
+/// `SensorReport` in Sensors; this file only parses and prints. Exit 69 when no
+/// accelerometer is usable (the report says why).
 struct SensorsCommand: Subcommand {
     static let name = "sensors"
-    static let abstract = "list the accelerometers found, which one Sensor.device picks and why"
+    static let abstract = "list the accelerometers found, which one Sensor.device picks and why (exit 69: none usable)"
     static let options: [OptionSpec] = [.json, .config, .set]
 
     var json: Bool
@@ -28,5 +29,9 @@ struct SensorsCommand: Subcommand {
             throw Failure(.unavailable, "sensors: \(error)")
         }
         context.out(json ? report.json.text + "\n" : report.lines.joined(separator: "\n") + "\n")
+        // The report is printed either way; a script tells "nothing usable" by the code.
+        if report.selection.chosen == nil {
+            throw Failure(.unavailable, "sensors: no usable accelerometer: \(report.selection.reason)")
+        }
     }
 }

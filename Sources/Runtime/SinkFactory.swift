@@ -102,6 +102,23 @@ package enum SinkFactory {
         }
     }
 
+    /// What a display sink (`drm`, `framebuffer`) would not find now: the card, connector
+    /// or device it names, as its first log line would say; nil when it is there (or the
+    /// sink is not a display's). `run` retries such a sink (a driver may load late, a
+    /// display be plugged in); `check-config` reports it (exit 69), so a script can tell.
+    package static func missingDevice(_ s: SinkSettings) -> String? {
+        switch s.type {
+        case "drm":
+            do { _ = try DrmDisplay.find(device: s.device, connector: s.connector) } catch { return error.message }
+        case "framebuffer":
+            let device = framebufferDevice(s.device)
+            do { _ = try FileDescriptor.open(device, O_RDWR) } catch { return "\(error)" }
+        default:
+            break
+        }
+        return nil
+    }
+
     /// `Sink.device = auto` for the framebuffer sink.
     package static func framebufferDevice(_ device: String) -> String { device == "auto" ? "/dev/fb0" : device }
 

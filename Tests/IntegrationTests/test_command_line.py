@@ -1,6 +1,7 @@
 """What a first-time user meets: `--help` and synopses, `shimmerd man`, configuration errors,
 `sensors` and `run` on a machine without sensors or a display, refused outputs. The real
 binary, in an empty umockdev testbed where a machine without devices is meant."""
+import json
 import os
 import pathlib
 import pty
@@ -88,9 +89,13 @@ def test_configuration_errors_name_file_line_and_why(tmp_path, text, line, menti
 def test_sensors_on_a_machine_without_iio_says_so_plainly(bed_factory):
     bed = bed_factory()
     r = bed.run("sensors")
-    assert r.returncode == 0, r.stderr
+    # Exit 69 (EX_UNAVAILABLE), so a script can tell: nothing usable is there.
+    assert r.returncode == 69, r.stderr
+    assert r.stderr == "shimmerd: sensors: no usable accelerometer: no IIO devices (/sys/bus/iio/devices is absent)\n", r.stderr
     assert "why: no IIO devices (/sys/bus/iio/devices is absent)" in r.stdout, r.stdout
     assert "errno" not in r.stdout and "libiio cannot build" not in r.stdout, r.stdout
+    r = bed.run("sensors", "--json")
+    assert r.returncode == 69 and json.loads(r.stdout)["selected"] is None, r.stdout
 
 
 def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_factory, shm_name):
