@@ -6,6 +6,7 @@ import os
 import pathlib
 import pty
 import re
+import shutil
 import subprocess
 import tty
 
@@ -205,3 +206,19 @@ def test_readme_synopses_and_stated_defaults_are_the_program_s():
     assert len(stated) >= 3, stated
     for name, key, value in stated:
         assert defaults[key] == value, (name, key, value, defaults[key])
+
+
+def test_view_without_the_viewer_says_where_it_is_installed_and_how_to_build_it(tmp_path):
+    """The daemon's binary alone (the package shimmerd without shimmerd-view, or a source
+    build of the shimmerd product only): `view` names the places it looked, where the
+    package puts the viewer and, in a SwiftPM build directory, the command that builds it."""
+    for where, built in ((tmp_path / "usr" / "bin", False), (tmp_path / "src" / ".build" / "debug", True)):
+        where.mkdir(parents=True)
+        binary = where / "shimmerd"
+        shutil.copy(SHIMMERD, binary)
+        r = subprocess.run([str(binary), "view"], capture_output=True, text=True, timeout=WAIT)
+        assert r.returncode == 69 and r.stderr.count("\n") == 1, r.stderr
+        assert "view: no viewer executable (tried %s/shimmerd-view, %s/libexec/shimmerd/shimmerd-view)" \
+            % (where, where.parent) in r.stderr, r.stderr
+        assert "the Debian package shimmerd-view puts it in /usr/libexec/shimmerd/shimmerd-view" in r.stderr
+        assert ("swift build --product shimmerd-view builds it in %s" % where in r.stderr) == built, r.stderr
