@@ -174,11 +174,15 @@ package enum ManualPage: String, CaseIterable, Sendable {
             """)
         r.example(ffmpegRecipe)
         r.section("SEE ALSO")
-        r.raw(Roff.seeAlso([("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
-                            ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3),
-                            ("iio-sensor-proxy", 8), ("monitor-sensor", 1), ("busctl", 1)]))
+        // Only pages the packages shimmerd depends on install (systemd, udev): Debian 12's
+        // iio-sensor-proxy has no manual pages, sd_notify(3) is in libsystemd-dev.
+        r.raw(Roff.seeAlso(seeAlso))
         r.paragraph()
-        r.text("/usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd.")
+        r.text("""
+            /usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd. \
+            iio-sensor-proxy and its monitor-sensor (Debian package iio-sensor-proxy), which shimmerd \
+            shares the accelerometer with.
+            """)
         return r.output
     }
 
@@ -230,6 +234,10 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.raw(Roff.seeAlso([("shimmerd", 8), ("systemd.unit", 5)]))
         return r.output
     }
+
+    /// The pages shimmerd(8) sends the reader to.
+    static let seeAlso = [("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
+                          ("sysusers.d", 5), ("udev", 7), ("busctl", 1)]
 
     /// A real-time recording of the raw sink, the command README.md gives on one line (a
     /// test runs it), continued with a backslash to fit the page.
