@@ -49,8 +49,8 @@ set +e
 swift test --skip-build --disable-xctest --quiet > "$log" 2>&1
 status=$?
 set -e
-# The full log is kept; the screen shows what is not SwiftPM's progress.
-grep -vE '^\[[0-9]+/[0-9]+\]|^Building for|^Build complete|^Build of product|^↳ ' "$log" | grep -v '^$' || true
+# The log is kept; the screen shows it without SwiftPM's progress lines.
+grep -vE '^\[[0-9]+/[0-9]+\]|^Building for|^Build complete|^Build of product|^◇ Test run started|^↳ ' "$log" | grep -v '^$' || true
 [ "$status" -eq 0 ] || { echo "swift test failed (exit $status); full log: $log"; exit "$status"; }
 grep -qE 'Test run with [0-9]+ tests? .*passed' "$log"
 
