@@ -177,7 +177,8 @@ package final class Daemon {
                 sink = old.parts.sink
                 kept.append("sink kept")
             } else {
-                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, describe: c.describe)
+                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, keepsEveryFrame: traceClock != nil,
+                                            describe: c.describe)
             }
         } catch {
             if source !== old?.parts.source { source.release() }
