@@ -32,7 +32,7 @@ package final class Daemon {
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
     private var bus: StatusBus?
     package var onFrame: ((UInt64, Double) -> Void)?
-    /// Called at every wakeup of the loop with the run's time.
+    /// Called after every wait of the loop with the run's time.
     package var onWake: ((Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
@@ -134,14 +134,20 @@ package final class Daemon {
 
     private func makePipeline(_ a: Assembly, _ counters: RunCounters) -> Pipeline {
         Heap.trim()   // the fonts and the precomputation's scratch are freed by now
+        // Each wait of the loop ends in `onWake` (the demo's progress, which goes on while
+        // no frame is published).
+        let wait = self.wait, clock = self.clock
+        let waking: Pipeline.Wait = { [weak self] fds, timeout, readable in
+            wait(fds, timeout, &readable)
+            if let onWake = self?.onWake { onWake(clock()) }
+        }
         let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: wait, bus: bus)
+                                counters: counters, wait: waking, bus: bus)
         pipeline.onFrame = { [weak self] n, t in
             guard let self else { return }
             self.framesPublished = n
             self.onFrame?(n, t)
         }
-        pipeline.onWake = { [weak self] t in self?.onWake?(t) }
         return pipeline
     }
 

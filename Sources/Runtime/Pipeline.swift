@@ -86,9 +86,6 @@ package final class Pipeline {
         get { publisher.onFrame }
         set { publisher.onFrame = newValue }
     }
-    /// Called at every wakeup of the loop with the run's time (demo progress, which goes
-    /// on while no frame is published).
-    package var onWake: ((Double) -> Void)?
     /// Frames published and samples used over the daemon's run.
     package var frames: UInt64 { counters.published }
     package var samples: Int { counters.samples }
@@ -131,7 +128,6 @@ package final class Pipeline {
 
         loop: while true {
             let now = clock()
-            onWake?(now)
             if let request = SignalRequest(signals.mayBePending(readable: readable) ? signals.drain() : []) {
                 switch request {
                 case .stop(let signal):
