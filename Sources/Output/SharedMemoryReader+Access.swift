@@ -17,16 +17,6 @@ package struct SegmentAccessAdvice: Equatable {
     /// This process has `group` (a session started before `usermod` does not).
     package var inSession: Bool
 
-    package init(path: String, owner: String, group: String, mode: mode_t, user: String, listed: Bool, inSession: Bool) {
-        self.path = path
-        self.owner = owner
-        self.group = group
-        self.mode = mode
-        self.user = user
-        self.listed = listed
-        self.inSession = inSession
-    }
-
     package var text: String {
         let facts = "\(path): permission denied (owner \(owner), group \(group), mode 0\(String(mode, radix: 8)))"
         let join = "sudo usermod -aG \(group) \(user), then log in again"
