@@ -40,7 +40,6 @@ install -d -m 0755 "$DESTDIR$PREFIX/share/man/man8" "$DESTDIR$PREFIX/share/man/m
 "$bin" completion bash > "$DESTDIR$PREFIX/share/bash-completion/completions/shimmerd"
 "$bin" completion zsh > "$DESTDIR$PREFIX/share/zsh/site-functions/_shimmerd"
 # The desktop viewer (docs/VIEWER.md): a user unit and a menu entry; nothing is enabled.
-install -m 0644 docs/VIEWER.md "$DESTDIR$PREFIX/share/doc/shimmerd/VIEWER.md"
 install -d -m 0755 "$DESTDIR$PREFIX/lib/systemd/user" "$DESTDIR$PREFIX/share/applications"
 sed "s#/usr/local/#$PREFIX/#g" systemd/shimmerd-view.service > "$DESTDIR$PREFIX/lib/systemd/user/shimmerd-view.service"
 install -m 0644 systemd/shimmerd-view.desktop "$DESTDIR$PREFIX/share/applications/shimmerd-view.desktop"
