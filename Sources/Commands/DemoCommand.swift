@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Logging
 import Motion
 import Output
 import PNG
@@ -34,8 +35,12 @@ struct DemoCommand: Subcommand {
                             reload: { () throws(Failure) -> Configuration in config })
         daemon.argv = CommandLine.arguments
         let tty = isatty(1) != 0
-        daemon.onFrame = Self.progress(context, duration: duration, tty: tty)
+        daemon.onWake = Self.progress(context, duration: duration, tty: tty) { [unowned daemon] in daemon.framesPublished }
         context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
+        let still = path.stillUntil
+        if still > 0 {
+            context.out("demo: the device lies still for the first \(PlotAxis.fixed(still, decimals: 1)) s (the baseline is captured), then tilts\n")
+        }
         try daemon.run(duration: duration)
         if tty { context.out("\n") }
         let animation = out + "/shimmer.png"
@@ -75,17 +80,24 @@ struct DemoCommand: Subcommand {
         return config
     }
 
-    /// A progress bar on a terminal, else one line a second.
-    private static func progress(_ context: CommandContext, duration: Double, tty: Bool) -> (UInt64, Double) -> Void {
-        var lastLine = -1.0
-        return { n, t in
+    /// A progress bar on a terminal, else one line for each whole second of the run, from
+    /// the loop's wakeups: it goes on while the card rests and no frame is published.
+    private static func progress(_ context: CommandContext, duration: Double, tty: Bool,
+                                 frames: @escaping () -> UInt64) -> (Double) -> Void {
+        var shown = 0.0
+        return { now in
+            let t = min(now, duration)
             if tty {
+                guard t - shown >= 0.1 || t == duration, t != shown else { return }
+                shown = t
                 let width = 30, done = min(width, Int(Double(width) * t / duration))
-                context.out("\r[" + String(repeating: "#", count: done) + String(repeating: " ", count: width - done)
-                            + "] \(Int(t * 10) / 10).\(Int(t * 10) % 10) s, \(n) frames")
-            } else if t - lastLine >= 1 {
-                lastLine = t
-                context.out("demo: \(Int(t)) s, \(n) frames\n")
+                let bar = String(repeating: "#", count: done) + String(repeating: " ", count: width - done)
+                context.out("\r[\(bar)] \(PlotAxis.fixed(t, decimals: 1)) s, \(counted(frames(), "frame"))")
+            } else {
+                while shown + 1 <= t + 1e-9 {
+                    shown += 1
+                    context.out("demo: \(Int(shown)) s, \(counted(frames(), "frame"))\n")
+                }
             }
         }
     }

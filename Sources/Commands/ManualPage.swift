@@ -172,14 +172,21 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.text("Record what the accelerometer reports, then draw it:")
         r.example(["shimmerd run --set Sink.type=null --set Trace.path=/tmp/t.jsonl --duration 10",
                    "shimmerd plot /tmp/t.jsonl --out t.svg"])
-        r.text("Stream frames to ffmpeg:")
-        r.example(["shimmerd run --set Sink.type=raw | ffmpeg -f rawvideo -pix_fmt bgr0 -s 700x467 -r 60 -i - out.mp4"])
+        r.text("""
+            Record a video with ffmpeg. Frames come only while the card changes, so ffmpeg stamps \
+            each with the time it arrives; the pad gives H.264 the even height it wants:
+            """)
+        r.example(ffmpegRecipe)
         r.section("SEE ALSO")
-        r.raw(Roff.seeAlso([("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
-                            ("sysusers.d", 5), ("udev", 7), ("sd_notify", 3),
-                            ("iio-sensor-proxy", 8), ("monitor-sensor", 1), ("busctl", 1)]))
+        // Only pages the packages shimmerd depends on install (systemd, udev): Debian 12's
+        // iio-sensor-proxy has no manual pages, sd_notify(3) is in libsystemd-dev.
+        r.raw(Roff.seeAlso(seeAlso))
         r.paragraph()
-        r.text("/usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd.")
+        r.text("""
+            /usr/share/doc/shimmerd/README.md and the other documents in /usr/share/doc/shimmerd. \
+            iio-sensor-proxy and its monitor-sensor (Debian package iio-sensor-proxy), which shimmerd \
+            shares the accelerometer with.
+            """)
         return r.output
     }
 
@@ -231,6 +238,15 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.raw(Roff.seeAlso([("shimmerd", 8), ("systemd.unit", 5)]))
         return r.output
     }
+
+    /// The pages shimmerd(8) sends the reader to.
+    static let seeAlso = [("shimmerd.conf", 5), ("systemctl", 1), ("journalctl", 1), ("systemd.service", 5),
+                          ("sysusers.d", 5), ("udev", 7), ("busctl", 1)]
+
+    /// A real-time recording of the raw sink, the command README.md gives on one line (a
+    /// test runs it), continued with a backslash to fit the page.
+    static let ffmpegRecipe = ["shimmerd run --set Sink.type=raw | ffmpeg -use_wallclock_as_timestamps 1 \\",
+                               "    -f rawvideo -pix_fmt bgr0 -s 700x467 -i - -fps_mode vfr -vf pad=700:468 -c:v libx264 -pix_fmt yuv420p out.mp4"]
 
     /// The example of shimmerd.conf(5); a test loads it with the configuration parser.
     static let exampleLines = [

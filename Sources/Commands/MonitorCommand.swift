@@ -2,9 +2,9 @@ import Runtime
 import Sensors
 import Tracing
 
-/// `shimmerd monitor [--json] [--dbus] [--config PATH] [--set ...] [--duration S]`: live lines
-/// like iio-sensor-proxy's monitor-sensor (m/s^2, dPitch and dRoll in degrees, focal
-/// point). `--json` prints one object per line: `sample` records with the fields of the
+/// `shimmerd monitor [--json] [--all] [--dbus] [--config PATH] [--set ...] [--duration S]`: live
+/// lines like iio-sensor-proxy's monitor-sensor (m/s^2, dPitch and dRoll in degrees, focal
+/// point), printed when they change (`--all`: for every sample). `--json` prints one object per line: `sample` records with the fields of the
 /// trace's sample records (`t`, `seq`, `accel`, `dpitch`, `droll`, `focal`), and
 /// `attached`, `detached`, `waiting`, `baseline`, `gyro`, `gyro-attached`, `gyro-detached`
 /// and `gyro-disagrees` records readers may ignore. The loop
@@ -12,11 +12,14 @@ import Tracing
 /// running daemon's state from the system bus instead (`StatusMonitor`).
 struct MonitorCommand: Subcommand {
     static let name = "monitor"
-    static let abstract = "print live accelerometer, dPitch, dRoll and focal point lines until interrupted"
-    static let options: [OptionSpec] = [.json, .config, .set, .duration,
+    static let abstract = "print accelerometer, dPitch, dRoll and focal point lines as they change, until interrupted"
+    static let options: [OptionSpec] = [OptionSpec("--json", help: "machine-readable output: one object per sample, and per event"),
+                                        OptionSpec("--all", help: "a line for every sample, not only when dPitch, dRoll or the focal point changes"),
+                                        .config, .set, .duration,
                                         OptionSpec("--dbus", help: "the running daemon's state from the system bus (org.shimmerd.Shimmerd1) instead of the sensor")]
 
     var json: Bool
+    var all: Bool
     var dbus: Bool
     var configPath: String?
     var overrides: [String]
@@ -24,6 +27,7 @@ struct MonitorCommand: Subcommand {
 
     init(_ a: ParsedArguments) throws(Failure) {
         json = a.flag("--json")
+        all = a.flag("--all")
         dbus = a.flag("--dbus")
         configPath = a.value("--config")
         overrides = a.all("--set")
@@ -42,8 +46,9 @@ struct MonitorCommand: Subcommand {
         if case .trace = config.sensor.device {
             throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
         }
-        let session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
+        var session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
                                      json: json, duration: duration)
+        session.everySample = all
         do {
             try session.run(log: context.log, emit: emit)
         } catch {

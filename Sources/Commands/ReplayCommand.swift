@@ -14,20 +14,23 @@ import Tracing
 /// recorded frames' times (see `ReplayTimeline` for which focal points and why).
 ///
 /// The output kind follows the path: `-` or `*.raw` raw XRGB8888 frames (stdout, a file
-/// or a FIFO, for ffmpeg); `*.png` or `*.apng` one animated PNG; anything else a
-/// directory of `frame-NNNNNN.png` plus `frames.jsonl`, the `frame` record (time, focal
-/// point) of each. Card geometry and `Sink.fps` default to the trace header's, so a
-/// replay looks like the recording; `--set` overrides them.
+/// or a FIFO, for ffmpeg); `*.png` or `*.apng` one animated PNG; an existing directory or
+/// a path ending in `/` a directory of `frame-NNNNNN.png` plus `frames.jsonl`, the
+/// `frame` record (time, focal point) of each. Any other name is refused (`r.mp4` would
+/// otherwise become a directory of PNGs). Card geometry and `Sink.fps` default to the
+/// trace header's, so a replay looks like the recording; `--set` overrides them.
+/// `--print-size` says the frames' size and rate, which a raw reader must be told.
 struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "PATH", help: "DIR (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888)", required: true,
+        OptionSpec("--out", value: "PATH", help: "DIR/ or an existing directory (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888); needed unless --print-size",
                    completion: .file()),
         OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points",
                    completion: .words(["samples", "frames"])),
         OptionSpec("--at", value: "fps|frames", help: "fps: frames at Sink.fps from the first record to the last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
                    completion: .words(["fps", "frames"])),
+        OptionSpec("--print-size", help: "print the frames' size and rate as WIDTHxHEIGHT FPS (ffmpeg's -s and -r of a raw replay) and exit"),
         .set,
     ]
     static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
@@ -38,32 +41,50 @@ struct ReplayCommand: Subcommand {
         case animation(String)
         case directory(String)
 
-        /// Chosen by the path (interfaces.md: "chosen by the output path").
-        init(path: String) {
+        /// What `--out` may name, for the line that refuses another name.
+        static let kinds = "DIR/ or an existing directory (PNG frames), FILE.png or FILE.apng (an animated PNG), "
+            + "FILE.raw or - (raw XRGB8888 frames)"
+
+        /// Chosen by the path: `-` and `*.raw` raw frames; an existing directory or a
+        /// name ending in `/` a directory of PNGs; `*.png` and `*.apng` an animated PNG;
+        /// nil for any other name.
+        init?(path: String, isDirectory: Bool) {
             let lower = path.lowercased()
-            if path == "-" || lower.hasSuffix(".raw") {
+            if path == "-" || (lower.hasSuffix(".raw") && !isDirectory) {
                 self = .raw(path)
+            } else if isDirectory || path.hasSuffix("/") {
+                self = .directory(path)
             } else if lower.hasSuffix(".png") || lower.hasSuffix(".apng") {
                 self = .animation(path)
             } else {
-                self = .directory(path)
+                return nil
             }
         }
     }
 
     var trace: String
-    var output: Output
+    /// nil with `--print-size`, which writes no frames.
+    var output: Output?
     var source: ReplayTimeline.Source
     /// `--at frames`: at the recorded frames' times.
     var atRecordedFrames: Bool
     var overrides: [String]
+    var printSize = false
 
     init(_ a: ParsedArguments) throws(Failure) {
         guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "replay: missing TRACE.jsonl") }
         self.trace = trace
-        let out = try a.required("--out", command: Self.name)
-        guard !out.isEmpty else { throw Failure(.usage, "replay: --out is empty") }
-        output = Output(path: out)
+        printSize = a.flag("--print-size")
+        if let out = a.value("--out") {
+            guard !out.isEmpty else { throw Failure(.usage, "replay: --out is empty") }
+            let isDirectory = (try? FileStatus.of(out))?.kind == .directory
+            guard let o = Output(path: out, isDirectory: isDirectory) else {
+                throw Failure(.usage, "replay: --out \(out): not an output replay knows by its name; it writes \(Output.kinds)")
+            }
+            output = o
+        } else if !printSize {
+            throw Failure(.usage, "replay: missing --out PATH: \(Output.kinds); or --print-size")
+        }
         let from = a.value("--from") ?? "samples"
         guard let s = ReplayTimeline.Source(rawValue: from) else {
             throw Failure(.usage, "replay: --from \"\(from)\": expected samples or frames")
@@ -75,12 +96,22 @@ struct ReplayCommand: Subcommand {
         overrides = a.all("--set")
     }
 
+    /// A frame rate as ffmpeg's -r takes it: `15`, `12.5`, `29.97`.
+    static func rate(_ fps: Double) -> String {
+        fps == fps.rounded() && abs(fps) < 1e15 ? String(Int(fps)) : String(fps)
+    }
+
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
         // The header's values come first, so --set wins.
         let recorded = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
         let effective = try ConfigurationLoader.load(path: nil, overrides: recorded + overrides, useDefaultPath: false)
         let renderer = try CardFactory.renderer(effective.card)
+        guard let output else {
+            // `--print-size`: what a raw reader must be told (ffmpeg's -s and -r).
+            context.out("\(renderer.pixelWidth)x\(renderer.pixelHeight) \(Self.rate(effective.sink.fps))\n")
+            return
+        }
         let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
             ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
         if !atRecordedFrames, let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
@@ -146,8 +177,9 @@ struct ReplayWriter {
                 for name in old where name.hasPrefix("frame-") && name.hasSuffix(".png") { unlink(dir + "/" + name) }
             }
             do {
+                // An offline render keeps every frame: it waits for the writer instead of dropping.
                 pngSink = try PNGSequenceSink(directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                              coverage: renderer.cardCoverage)
+                                              coverage: renderer.cardCoverage, waitsWhenBehind: true)
             } catch {
                 throw Failure(.cannotCreate, "replay: \(error)")
             }
@@ -217,6 +249,10 @@ struct ReplayWriter {
     mutating func finish() throws(Failure) {
         switch output {
         case .directory(let dir):
+            do { try pngSink!.flush() } catch {
+                throw Failure(.ioError, "replay: \(error)")
+            }
+            pngSink!.close()
             do { try FileSystem.writeAtomically(index, to: dir + "/frames.jsonl") } catch {
                 throw Failure(.cannotCreate, "replay: cannot write \(dir)/frames.jsonl: \(error)")
             }

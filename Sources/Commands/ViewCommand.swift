@@ -24,27 +24,46 @@ struct ViewCommand: Subcommand {
         }
     }
 
-    /// Where the viewer executable may be, relative to this one's directory
-    /// (`/proc/self/exe`), in the order tried.
-    static let viewerLocations = ["shimmerd-view", "../libexec/shimmerd/shimmerd-view"]
+    /// Where the viewer executable may be, for this executable in `directory`, in the
+    /// order tried: beside it (a build directory, `scripts/install.sh`), then
+    /// `../libexec/shimmerd/` (the Debian package shimmerd-view keeps it off PATH).
+    static func viewerCandidates(directory: String) -> [String] {
+        let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "."
+        return [directory + "/shimmerd-view", parent + "/libexec/shimmerd/shimmerd-view"]
+    }
 
-    /// The first of `viewerLocations` that exists, else the first (its exec error names it).
-    static func viewerPath() -> String {
+    /// This executable's directory (`/proc/self/exe`); nil when it cannot be read.
+    static func executableDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "shimmerd-view" }
+        guard n > 0 else { return nil }
         let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let directory = String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
-        let candidates = viewerLocations.map { directory + "/" + $0 }
-        return candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
+        return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
+    }
+
+    /// What to say when no candidate exists: where each kind of install puts the viewer,
+    /// and, in a SwiftPM build directory, how to build it there.
+    static func missingViewer(directory: String, tried: [String]) -> String {
+        var s = "view: no viewer executable (tried \(tried.joined(separator: ", "))): the Debian package shimmerd-view "
+            + "puts it in /usr/libexec/shimmerd/shimmerd-view, scripts/install.sh beside shimmerd"
+        if directory.contains("/.build/") {
+            s += "; this shimmerd is a source build: swift build --product shimmerd-view builds it in \(directory)"
+        }
+        return s
     }
 
     func run(_ context: CommandContext) throws(Failure) {
-        let viewer = Self.viewerPath()
+        guard let directory = Self.executableDirectory() else {
+            throw Failure(.unavailable, "view: cannot find this executable's directory (/proc/self/exe) to find shimmerd-view beside it")
+        }
+        let tried = Self.viewerCandidates(directory: directory)
+        guard let viewer = tried.first(where: { access($0, X_OK) == 0 }) else {
+            throw Failure(.unavailable, Self.missingViewer(directory: directory, tried: tried))
+        }
         let argv = [viewer, "--name", name]
         var cargs = argv.map { strdup($0) } + [nil]
         execv(viewer, &cargs)
         let reason = String(cString: strerror(errno))
-        throw Failure(.unavailable, "view: cannot start the viewer \(viewer): \(reason) (the Debian package shimmerd-view installs it)")
+        throw Failure(.unavailable, "view: cannot start the viewer \(viewer): \(reason)")
     }
 }

@@ -157,6 +157,7 @@ package struct FileStatus: Sendable, Equatable {
 
     package var kind: Kind
     package var ownerUID: uid_t
+    package var groupID: gid_t
     /// Permission bits only (mode & 07777).
     package var permissions: mode_t
     package var size: Int
@@ -178,6 +179,7 @@ package struct FileStatus: Sendable, Equatable {
         default: kind = .other
         }
         ownerUID = st.st_uid
+        groupID = st.st_gid
         permissions = st.st_mode & 0o7777
         size = Int(st.st_size)
         device = UInt64(st.st_dev)

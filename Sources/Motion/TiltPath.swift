@@ -33,6 +33,18 @@ package struct TiltPath: Sendable {
         self.keyframes = keyframes.isEmpty ? [Keyframe(t: 0, rollRadians: 0, pitchRadians: 0)] : keyframes
     }
 
+    /// Seconds from the start during which the path holds its first pose (0 when it moves
+    /// at once): the demo's device lies still while its baseline is captured.
+    package var stillUntil: Double {
+        let first = keyframes[0]
+        var still = first.t
+        for k in keyframes.dropFirst() {
+            guard k.rollRadians == first.rollRadians && k.pitchRadians == first.pitchRadians else { break }
+            still = k.t
+        }
+        return still
+    }
+
     /// (roll, pitch) offsets at time t, looping over the path's duration.
     package func offsets(at t: Double) -> (roll: Double, pitch: Double) {
         let duration = keyframes.last!.t

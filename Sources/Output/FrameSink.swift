@@ -51,6 +51,8 @@ package enum DropReason: String, Equatable, Sendable {
     case readerBusy = "the reader is not taking frames"
     /// A FIFO has no reader yet.
     case noReader = "no reader"
+    /// The png sink's writer has every buffer full of frames still to compress.
+    case writerBehind = "the PNG writer is behind"
     /// More frames than `Sink.fps` in the last second.
     case rateLimit = "more than Sink.fps frames in a second"
 }

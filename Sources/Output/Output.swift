@@ -12,22 +12,30 @@ import PNG
 package enum CardImage {
     package static func rgba(_ pixmap: Pixmap, coverage: [UInt8]) -> RGBAImage {
         precondition(coverage.count == pixmap.width * pixmap.height, "coverage must match the pixmap")
-        var out = [UInt8](repeating: 0, count: pixmap.width * pixmap.height * 4)
-        for y in 0..<pixmap.height {
-            let row = pixmap.row(y)
-            for x in 0..<pixmap.width {
-                let i = y * pixmap.width + x
-                let a = UInt32(coverage[i])
-                guard a > 0 else { continue }
-                let word = row[x]
-                // Unpremultiply: channel / alpha, rounded.
-                func straight(_ c: UInt32) -> UInt8 { UInt8(min(255, (c * 255 + a / 2) / a)) }
-                out[i * 4] = straight(word >> 16 & 0xFF)
-                out[i * 4 + 1] = straight(word >> 8 & 0xFF)
-                out[i * 4 + 2] = straight(word & 0xFF)
-                out[i * 4 + 3] = UInt8(a)
+        let width = pixmap.width, count = pixmap.width * pixmap.height
+        let out = [UInt8](unsafeUninitializedCapacity: count * 4) { dst, initialized in
+            // One 32-bit store a pixel: bytes R, G, B, A are the little-endian word
+            // A << 24 | B << 16 | G << 8 | R. Array storage is aligned for the words.
+            let words = UnsafeMutableRawPointer(dst.baseAddress!).bindMemory(to: UInt32.self, capacity: count)
+            coverage.withUnsafeBufferPointer { alpha in
+                for y in 0..<pixmap.height {
+                    let row = pixmap.row(y), base = y * width
+                    for x in 0..<width {
+                        let word = row[x], a = UInt32(alpha[base + x])
+                        // Opaque (all but the corners): the premultiplied channels are the straight ones.
+                        let rgb = a == 255 ? word : a == 0 ? 0 : unpremultiplied(word, alpha: a)
+                        words[base + x] = (a << 24 | (rgb & 0xFF) << 16 | (rgb & 0xFF00) | (rgb >> 16 & 0xFF)).littleEndian
+                    }
+                }
             }
+            initialized = count * 4
         }
-        return RGBAImage(width: pixmap.width, height: pixmap.height, pixels: out)
+        return RGBAImage(width: width, height: pixmap.height, pixels: out)
+    }
+
+    /// Channel / alpha, rounded, each channel of an XRGB word.
+    private static func unpremultiplied(_ word: UInt32, alpha a: UInt32) -> UInt32 {
+        func straight(_ c: UInt32) -> UInt32 { min(255, (c * 255 + a / 2) / a) }
+        return straight(word >> 16 & 0xFF) << 16 | straight(word >> 8 & 0xFF) << 8 | straight(word & 0xFF)
     }
 }

@@ -83,6 +83,8 @@ package final class SharedMemoryReader: @unchecked Sendable {
             throw .missing("\(path) does not exist")
         } catch let e as SystemError where e.errno == ELOOP {
             throw .refused("\(path) is a symbolic link; refusing to follow it")
+        } catch let e as SystemError where e.errno == EACCES {
+            throw .refused(Self.permissionDenied(path))
         } catch {
             throw .refused("\(error)")
         }

@@ -48,33 +48,33 @@ package enum PNGCodec {
         }
     }
 
-    /// PNG bytes of `image` (`png_image_write_to_memory`).
+    /// PNG bytes of `image` (`png_image_write_to_memory`). The image is compressed once,
+    /// into a buffer of the size libpng promises never to exceed
+    /// (`PNG_IMAGE_PNG_SIZE_MAX`); asking for the size first would compress it twice.
     package static func encode(_ image: RGBAImage) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else {
             throw PNGError(operation: "png_image_write_to_memory", message: "empty image \(image.width) x \(image.height)")
         }
         var png = newImage(width: image.width, height: image.height)
-        var size: png_alloc_size_t = 0
+        // PNG_IMAGE_FLAG_FAST: no row filters, zlib level 3. The card is flat black
+        // around smooth dots, which unfiltered rows compress well: a 700 x 467 frame
+        // comes out smaller (113 KB against 127 KB) in about a third of the time (8 ms of
+        // zlib against 21 ms), which is what a png sink at 30 fps needs.
+        png.flags = png_uint_32(PNG_IMAGE_FLAG_FAST)
+        let capacity = Int(shim_png_image_size_max(png))
         let stride = png_int_32(image.width * 4)
-        // First call sizes the output, second fills it.
-        let sized = image.pixels.withUnsafeBytes { px in
-            png_image_write_to_memory(&png, nil, &size, 0, px.baseAddress, stride, nil)
-        }
-        guard sized != 0, size > 0 else {
-            defer { png_image_free(&png) }
-            throw PNGError(operation: "png_image_write_to_memory", message: message(&png))
-        }
-        var out = [UInt8](repeating: 0, count: Int(size))
-        let ok = out.withUnsafeMutableBytes { dst in
-            image.pixels.withUnsafeBytes { px in
-                png_image_write_to_memory(&png, dst.baseAddress, &size, 0, px.baseAddress, stride, nil)
-            }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { scratch.deallocate() }
+        var size = png_alloc_size_t(capacity)
+        let ok = image.pixels.withUnsafeBytes { px in
+            png_image_write_to_memory(&png, scratch.baseAddress, &size, 0, px.baseAddress, stride, nil)
         }
         guard ok != 0 else {
             defer { png_image_free(&png) }
             throw PNGError(operation: "png_image_write_to_memory", message: message(&png))
         }
-        return Array(out.prefix(Int(size)))
+        // Copied out at its own size: the bound is about the size of the raw pixels.
+        return [UInt8](UnsafeRawBufferPointer(rebasing: scratch[..<Int(size)]))
     }
 
     /// Decodes PNG bytes to RGBA (`png_image_begin_read_from_memory`, `png_image_finish_read`).

@@ -32,6 +32,8 @@ package final class Daemon {
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
     private var bus: StatusBus?
     package var onFrame: ((UInt64, Double) -> Void)?
+    /// Called after every wait of the loop with the run's time.
+    package var onWake: ((Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
     /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
@@ -137,8 +139,15 @@ package final class Daemon {
 
     private func makePipeline(_ a: Assembly, _ counters: RunCounters) -> Pipeline {
         Heap.trim()   // the fonts and the precomputation's scratch are freed by now
+        // Each wait of the loop ends in `onWake` (the demo's progress, which goes on while
+        // no frame is published).
+        let wait = self.wait, clock = self.clock
+        let waking: Pipeline.Wait = { [weak self] fds, timeout, readable in
+            wait(fds, timeout, &readable)
+            if let onWake = self?.onWake { onWake(clock()) }
+        }
         let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: wait, bus: bus)
+                                counters: counters, wait: waking, bus: bus)
         pipeline.onFrame = { [weak self] n, t in
             guard let self else { return }
             self.framesPublished = n
@@ -179,7 +188,8 @@ package final class Daemon {
                 sink = old.parts.sink
                 kept.append("sink kept")
             } else {
-                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, describe: c.describe)
+                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, keepsEveryFrame: traceClock != nil,
+                                            describe: c.describe)
             }
         } catch {
             if source !== old?.parts.source { source.release() }

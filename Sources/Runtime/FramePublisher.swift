@@ -76,15 +76,15 @@ final class FramePublisher {
                 onFrame?(counters.published, now)
             case .dropped(let why):
                 counters.dropped += 1
-                if why == .readerBusy { owesNewest = true }
+                if why == .readerBusy || why == .writerBehind { owesNewest = true }
                 trace?.append(TraceRecord.Dropped(t: now, focal: [focal.x, focal.y], reason: why.rawValue))
                 reportDrop(why, at: now)
             }
         } catch {
             // The slot's contents are now unknown to the sink: repaint it fully next time.
             targets[slot].invalidate()
+            counters.published -= min(error.lostFrames, counters.published)
             if error.permanent {
-                counters.published -= min(error.lostFrames, counters.published)
                 log.notice("\(error); stopping", ["sink": sink.summary])
                 ended = true
                 return

@@ -10,7 +10,10 @@ import Tracing
 package enum SinkFactory {
     /// - Parameter describe: "Sink.path = X (FILE:LINE)" for a key and its value, so a
     ///   sink that cannot be opened is reported where it was configured.
-    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
+    /// - Parameter keepsEveryFrame: the run is on a trace's clock, not the wall's: a png
+    ///   sink whose writer is behind waits for it instead of dropping the frame (the
+    ///   frames of such a run are a function of the trace, at any speed).
+    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger, keepsEveryFrame: Bool = false,
                              describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
         try checkSettings(s, describe: describe)
         let width = renderer.pixelWidth, height = renderer.pixelHeight
@@ -21,11 +24,11 @@ package enum SinkFactory {
             var chosen = s
             chosen.type = choice.type
             chosen.device = choice.device
-            return try make(chosen, renderer: renderer, log: log, describe: describe)
+            return try make(chosen, renderer: renderer, log: log, keepsEveryFrame: keepsEveryFrame, describe: describe)
         case "null":
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
         case "png":
-            return try makePNG(s, renderer: renderer, log: log, describe: describe)
+            return try makePNG(s, renderer: renderer, log: log, waits: keepsEveryFrame, describe: describe)
         case "drm":
             // As with the framebuffer: a missing display or a busy DRM master is reported
             // once and retried with backoff.
@@ -49,11 +52,12 @@ package enum SinkFactory {
     }
 
     /// Numbered PNGs in `Sink.path`, continuing after the frames already there.
-    private static func makePNG(_ s: SinkSettings, renderer: CardRenderer, log: Logger,
+    private static func makePNG(_ s: SinkSettings, renderer: CardRenderer, log: Logger, waits: Bool,
                                 describe: (String, String) -> String) throws(Failure) -> any FrameSink {
         do {
             let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                           coverage: renderer.cardCoverage)
+                                           coverage: renderer.cardCoverage, waitsWhenBehind: waits,
+                                           log: log.with(["sink.path": s.path]))
             if sink.firstNumber > 1 {
                 log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
                            ["sink.path": s.path])
@@ -111,6 +115,23 @@ package enum SinkFactory {
         if s.type == "png", s.path == "-" || s.path.isEmpty {
             throw Failure(.configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
         }
+    }
+
+    /// What a display sink (`drm`, `framebuffer`) would not find now: the card, connector
+    /// or device it names, as its first log line would say; nil when it is there (or the
+    /// sink is not a display's). `run` retries such a sink (a driver may load late, a
+    /// display be plugged in); `check-config` reports it (exit 69), so a script can tell.
+    package static func missingDevice(_ s: SinkSettings) -> String? {
+        switch s.type {
+        case "drm":
+            do { _ = try DrmDisplay.find(device: s.device, connector: s.connector) } catch { return error.message }
+        case "framebuffer":
+            let device = framebufferDevice(s.device)
+            do { _ = try FileDescriptor.open(device, O_RDWR) } catch { return "\(error)" }
+        default:
+            break
+        }
+        return nil
     }
 
     /// `Sink.device = auto` for the framebuffer sink.

@@ -86,7 +86,7 @@ struct AccelerometerDriverTable {
             return .next(.auto(p, refusal: SensorError(device: c.device.displayName, p)))
         }
         return .use(c.mode == .buffer ? "Sensor.mode = buffer"
-            : "auto: the device has scan elements and trigger \(c.device.trigger ?? "?"), and its buffer attributes are writable")
+            : "auto: the device has scan elements and a trigger, and its buffer attributes are writable")
     }, open: { c in
         do throws(SensorError) {
             return .success(try IIOBufferedAccelerometer(device: c.device, context: c.context!, scansPerWakeup: c.scansPerWakeup,

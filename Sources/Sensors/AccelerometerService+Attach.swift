@@ -110,9 +110,12 @@ extension AccelerometerService {
                            gyro: gyro.isUsed ? pairing : GyroPairing(gyro: nil, reason: gyroText))
         attachment = a
         lastWaitingReason = nil
-        log.notice("using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); \(selection); "
-            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); sampling frequency: \(freq); "
-            + "gyroscope: \(gyroText)",
+        // The selection's reason names the device first, as `shimmerd sensors` lists it;
+        // this line has named it already.
+        let chosenWhy = selection.hasPrefix(chosen.displayName + ": ") ? String(selection.dropFirst(chosen.displayName.count + 2)) : selection
+        log.notice("using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); chosen: \(chosenWhy); "
+            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); \(freq); "
+            + "gyroscope: \(gyro.isUsed ? gyroText : "none (\(gyroText))")",
             ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
         return a
     }

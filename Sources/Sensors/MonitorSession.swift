@@ -4,8 +4,11 @@ import Logging
 import Motion
 
 /// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
-/// mapper, printing one line (or one JSON object) per sample until interrupted or
-/// `duration` passes. SIGUSR1 recaptures the baseline; SIGINT and SIGTERM stop cleanly
+/// mapper, printing until interrupted or `duration` passes. Lines, like monitor-sensor's,
+/// come when what they show changes: a sample line when its dPitch, dRoll or focal point
+/// (as printed) differs from the last one printed, so a device lying still prints nothing
+/// (`everySample`: one line per sample); `--json` prints one object per sample. SIGUSR1
+/// recaptures the baseline; SIGINT and SIGTERM stop cleanly
 /// (the sampling frequency is restored). Output goes through `emit`, one line a call (a
 /// name with a newline in it stays in its line), so the command decides where it is
 /// written and how a terminal is kept from what names hold. In buffer mode a sample also carries the scan's own
@@ -20,6 +23,8 @@ package struct MonitorSession {
     package var json: Bool
     /// Seconds; nil = until a signal.
     package var duration: Double?
+    /// A line for every sample, not only for those that change what the last line showed.
+    package var everySample = false
 
     package init(settings: AccelerometerSettings, attitude: AttitudeConfiguration, mapper: FocalMapper, json: Bool,
                  duration: Double?) {
@@ -38,6 +43,8 @@ package struct MonitorSession {
         let start = MonotonicClock.seconds()
         var motion = MotionInterpreter(attitude: attitude, mapper: mapper)
         var lastRate: Vector3?
+        /// The tilt and focal point of the last sample line; nil: the next one is printed.
+        var lastShown: String?
         var readable: [Int32] = []
         var events: [SensorEvent] = []
         var fds: [Int32] = []
@@ -58,7 +65,7 @@ package struct MonitorSession {
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
                 let out = e.motionInput(at: now).map { motion.take($0) } ?? MotionInterpreter.Outcome()
-                for line in describe(e, out, now: now, lastRate: &lastRate) { emit(line) }
+                for line in describe(e, out, now: now, lastRate: &lastRate, lastShown: &lastShown) { emit(line) }
                 if case .motion(.angularVelocity) = e, let line = describeGyroscope(e, out) { emit(line) }
             }
             var timeout = min(service.nextTimeout(now: MonotonicClock.seconds() - start), 0.25)
@@ -74,11 +81,12 @@ package struct MonitorSession {
     /// it; none when it says nothing.
     /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
     private func describe(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
-                          lastRate: inout Vector3?) -> [String] {
-        if case .attached(let a) = e { return describe(a, now: now) }
+                          lastRate: inout Vector3?, lastShown: inout String?) -> [String] {
         if case .motion(.acceleration(_, let t, let scanNs)) = e {
-            return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate)
+            return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate, lastShown: &lastShown)
         }
+        lastShown = nil   // after any other news, the next sample line is printed
+        if case .attached(let a) = e { return describe(a, now: now) }
         return describeOther(e, out, now: now, lastRate: &lastRate).map { [$0] } ?? []
     }
 
@@ -146,15 +154,21 @@ package struct MonitorSession {
 
     /// The baseline captured and the sample given by an acceleration, one line each.
     private func describe(_ out: MotionInterpreter.Outcome, at t: Double, scanTimestampNs: Int64?,
-                          lastRate: Vector3?) -> [String] {
+                          lastRate: Vector3?, lastShown: inout String?) -> [String] {
         var lines: [String] = []
         if let b = out.baseline {
+            lastShown = nil
             lines.append(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
                               : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
                                 + (b.portrait ? ", portrait" : ""))
         }
         if let s = out.sample {
-            lines.append(json ? sampleObject(s, scanTimestampNs: scanTimestampNs) : sampleLine(s, lastRate: lastRate))
+            if json {
+                lines.append(sampleObject(s, scanTimestampNs: scanTimestampNs))
+            } else if case let shown = Self.shown(s), everySample || shown != lastShown {
+                lastShown = shown
+                lines.append(sampleLine(s, lastRate: lastRate))
+            }
         }
         return lines
     }
@@ -167,12 +181,20 @@ package struct MonitorSession {
         ] + (scanTimestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])).text
     }
 
-    private func sampleLine(_ s: MotionSample, lastRate: Vector3?) -> String {
+    /// What a sample line shows of the tilt and the focal point, as printed: a sample whose
+    /// text here equals the last line's changes nothing a reader sees (the readings'
+    /// noise in the third decimal of m/s^2 is not a change).
+    static func shown(_ s: MotionSample) -> String {
         let deg = 180 / Double.pi
-        return "    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2"
-            + "  dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
+        return "dPitch=\(fixed(s.tilt.dPitchRadians * deg, 2, sign: true))°"
             + "  dRoll=\(fixed(s.tilt.dRollRadians * deg, 2, sign: true))°"
             + "  focal=(\(fixed(s.focal.x, 1)), \(fixed(s.focal.y, 1)))"
+    }
+
+    private func sampleLine(_ s: MotionSample, lastRate: Vector3?) -> String {
+        let deg = 180 / Double.pi
+        return "    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2  "
+            + Self.shown(s)
             + (lastRate.map { w in
                 "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), \(fixed(w.z * deg, 1, sign: true)))°/s"
             } ?? "")

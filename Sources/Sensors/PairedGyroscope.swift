@@ -29,7 +29,8 @@ final class PairedGyroscope {
     /// Readings are used.
     var isUsed: Bool { calibration != nil }
 
-    /// Starts reading `p`'s gyroscope; says how (for the log line), or why none.
+    /// Starts reading `p`'s gyroscope; says how (for the log line), or, when none is used
+    /// (`isUsed` false), why not.
     /// - Parameters:
     ///   - context: the libiio context to read a sibling through; nil when there is none.
     ///   - local: the devices are this machine's (their sysfs files can be checked).
@@ -40,19 +41,19 @@ final class PairedGyroscope {
         release(deviceGone: false)
         failures = 0
         bufferWakesUs = true
-        guard let g = p.gyro, let cal = p.calibration else { return "none (\(p.reason))" }
+        guard let g = p.gyro, let cal = p.calibration else { return p.reason }
         var frame = "frame \(cal.sign < 0 ? "-1 * " : "")\(cal.mountMatrix) from \(p.matrixSource ?? "?")"
         if p.matrixSource == g.ownMatrixSource {
             frame += g.ownMatrixProblems.map { "; \($0.logText)" }.joined()
         }
         if g.id == accelerometer.id {
             guard driver.readsGyroscope else {
-                return "none (\(g.displayName) is not read in \(driver.modeName) mode)"
+                return "\(g.displayName) is not read in \(driver.modeName) mode"
             }
             (pairing, calibration) = (p, cal)
             return "\(g.displayName), \(p.reason), in the same \(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
         }
-        guard let context else { return "none (\(g.displayName) needs libiio)" }
+        guard let context else { return "\(g.displayName) needs libiio" }
         // The rate it will sample at once its sampling frequency is set.
         let deviceHz = g.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz } ?? settings.rateHz
         let made: (any GyroscopeDriver, String)
@@ -61,7 +62,7 @@ final class PairedGyroscope {
         switch Self.makeDriver(g, accelerometer: accelerometer, bufferMode: driver.modeName == "buffer", context: context,
                                local: local, shared: sharedWhy, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz)) {
         case .success(let m): made = m
-        case .failure(let e): return "none (\(e))"
+        case .failure(let e): return "\(e)"
         }
         let (d, how) = made
         sibling = d

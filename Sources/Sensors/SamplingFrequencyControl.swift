@@ -38,8 +38,9 @@ enum SamplingFrequencyControl {
         let text = SamplingFrequencyInfo.text(target)
         do {
             try write(info.attribute, text)
-            return ("\(info.attribute) \(info.currentText) -> \(text) (lowest available >= max(rate, 10 Hz)); "
-                    + "restored on exit unless changed meanwhile",
+            // Why this value (the lowest available >= max(Sensor.rate, 10 Hz)) is the key's
+            // documentation; the attach line only says what was done.
+            return ("\(info.attribute) \(info.currentText) -> \(text) (restored on exit)",
                     FrequencyRestore(file: info.attribute, text: info.currentText, written: text, syspath: syspath))
         } catch {
             return ("\(info.attribute) = \(info.currentText) kept: \(error)", nil)

@@ -44,6 +44,8 @@ func usageErrorsAreExit64NamingTheProblem(_ args: [String], _ mention: String) {
 
 @Test func synopsisShowsRequiredOptionsFirstAndWithoutBrackets() {
     #expect(Synopsis.of(RenderCommand.self) == " --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]...")
-    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl --out PATH [--from samples|frames] [--at fps|frames] [--set Section.key=value]...")
+    #expect(Synopsis.of(PlotCommand.self) == " TRACE.jsonl --out FILE.svg")
+    // replay's --out is needed unless --print-size, which writes no frames.
+    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]...")
     #expect(Synopsis.of(RunCommand.self) == " [--config PATH] [--set Section.key=value]... [--duration SECONDS]")
 }

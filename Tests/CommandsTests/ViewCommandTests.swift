@@ -34,4 +34,21 @@ struct ViewCommandTests {
         guard case .help(let text) = try ShimmerdMain.dispatch(["view", "--help"]) else { Issue.record("no help"); return }
         #expect(text.contains("Usage: shimmerd view [--name NAME]"))
     }
+
+    @Test func theViewerIsLookedForBesideThisExecutableThenInLibexec() {
+        #expect(ViewCommand.viewerCandidates(directory: "/usr/bin")
+                == ["/usr/bin/shimmerd-view", "/usr/libexec/shimmerd/shimmerd-view"])
+        #expect(ViewCommand.viewerCandidates(directory: "/usr/local/bin")
+                == ["/usr/local/bin/shimmerd-view", "/usr/local/libexec/shimmerd/shimmerd-view"])
+    }
+
+    /// A missing viewer: where the package puts it, and from a source build how to build it.
+    @Test func aMissingViewerSaysWhereItIsInstalledAndHowToBuildIt() {
+        let installed = ViewCommand.missingViewer(directory: "/usr/bin", tried: ViewCommand.viewerCandidates(directory: "/usr/bin"))
+        #expect(installed.contains("tried /usr/bin/shimmerd-view, /usr/libexec/shimmerd/shimmerd-view"))
+        #expect(installed.contains("the Debian package shimmerd-view puts it in /usr/libexec/shimmerd/shimmerd-view"))
+        #expect(!installed.contains("swift build"))
+        let built = ViewCommand.missingViewer(directory: "/src/shimmerd/.build/x86_64-unknown-linux-gnu/debug", tried: [])
+        #expect(built.contains("swift build --product shimmerd-view builds it in /src/shimmerd/.build/x86_64-unknown-linux-gnu/debug"))
+    }
 }

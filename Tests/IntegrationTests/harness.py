@@ -12,6 +12,7 @@ import os
 import queue
 import re
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -538,8 +539,10 @@ def close_to(a, b, tol):
 def machine_wide(name):
     """Holds an exclusive lock named `name` across the processes of a parallel run (its
     workers), for what the machine has one of or hands out by name: the console, X
-    display numbers."""
-    with open("/tmp/shimmerd-tests-%s.lock" % name, "w") as lock:
+    display numbers. The lock files are in /run/lock (the system's lock directory, emptied
+    at boot), so a test run leaves nothing in /tmp."""
+    directory = "/run/lock" if os.access("/run/lock", os.W_OK) else "/tmp"
+    with open(os.path.join(directory, "shimmerd-tests-%s.lock" % name), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -707,6 +710,7 @@ class SystemBus:
         """The bus goes away: its dbus-daemon stops (and removes its socket)."""
         self.p.terminate()
         self.p.wait(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Lines:
@@ -728,6 +732,11 @@ class Lines:
                     return i, m
             time.sleep(0.05)
         raise AssertionError("timed out waiting for %s; output:\n%s" % (what, "\n".join(self.lines[-30:])))
+
+    @property
+    def logs(self):
+        """What the waiters show of a program that failed them (its output, stderr included)."""
+        return self.lines
 
     def poll(self):
         return self.p.poll()

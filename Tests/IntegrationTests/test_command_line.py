@@ -1,10 +1,12 @@
 """What a first-time user meets: `--help` and synopses, `shimmerd man`, configuration errors,
 `sensors` and `run` on a machine without sensors or a display, refused outputs. The real
 binary, in an empty umockdev testbed where a machine without devices is meant."""
+import json
 import os
 import pathlib
 import pty
 import re
+import shutil
 import subprocess
 import tty
 
@@ -25,7 +27,7 @@ def usage_line(command):
 
 @pytest.mark.parametrize("command,synopsis", [
     ("render", "render --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]..."),
-    ("replay", "replay TRACE.jsonl --out PATH [--from samples|frames] [--at fps|frames] [--set Section.key=value]..."),
+    ("replay", "replay TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]..."),
     ("plot", "plot TRACE.jsonl --out FILE.svg"),
 ])
 def test_synopsis_shows_required_options_without_brackets(command, synopsis):
@@ -88,9 +90,13 @@ def test_configuration_errors_name_file_line_and_why(tmp_path, text, line, menti
 def test_sensors_on_a_machine_without_iio_says_so_plainly(bed_factory):
     bed = bed_factory()
     r = bed.run("sensors")
-    assert r.returncode == 0, r.stderr
+    # Exit 69 (EX_UNAVAILABLE), so a script can tell: nothing usable is there.
+    assert r.returncode == 69, r.stderr
+    assert r.stderr == "shimmerd: sensors: no usable accelerometer: no IIO devices (/sys/bus/iio/devices is absent)\n", r.stderr
     assert "why: no IIO devices (/sys/bus/iio/devices is absent)" in r.stdout, r.stdout
     assert "errno" not in r.stdout and "libiio cannot build" not in r.stdout, r.stdout
+    r = bed.run("sensors", "--json")
+    assert r.returncode == 69 and json.loads(r.stdout)["selected"] is None, r.stdout
 
 
 def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_factory, shm_name):
@@ -200,3 +206,19 @@ def test_readme_synopses_and_stated_defaults_are_the_program_s():
     assert len(stated) >= 3, stated
     for name, key, value in stated:
         assert defaults[key] == value, (name, key, value, defaults[key])
+
+
+def test_view_without_the_viewer_says_where_it_is_installed_and_how_to_build_it(tmp_path):
+    """The daemon's binary alone (the package shimmerd without shimmerd-view, or a source
+    build of the shimmerd product only): `view` names the places it looked, where the
+    package puts the viewer and, in a SwiftPM build directory, the command that builds it."""
+    for where, built in ((tmp_path / "usr" / "bin", False), (tmp_path / "src" / ".build" / "debug", True)):
+        where.mkdir(parents=True)
+        binary = where / "shimmerd"
+        shutil.copy(SHIMMERD, binary)
+        r = subprocess.run([str(binary), "view"], capture_output=True, text=True, timeout=WAIT)
+        assert r.returncode == 69 and r.stderr.count("\n") == 1, r.stderr
+        assert "view: no viewer executable (tried %s/shimmerd-view, %s/libexec/shimmerd/shimmerd-view)" \
+            % (where, where.parent) in r.stderr, r.stderr
+        assert "the Debian package shimmerd-view puts it in /usr/libexec/shimmerd/shimmerd-view" in r.stderr
+        assert ("swift build --product shimmerd-view builds it in %s" % where in r.stderr) == built, r.stderr

@@ -390,9 +390,11 @@ def test_check_config_explains_auto():
     assert r.returncode == 0
     assert "\ntype = auto\n" in r.stdout
     assert "# Sink.type = auto: where frames go: auto picks drm where a connected display can be driven" in r.stdout
+    # A valid configuration on a machine without the card it names: the values are
+    # printed, and exit 69 says the device is missing (test_check_config_probes_...).
     r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.type=drm", "--set", "Sink.connector=HDMI-A-1"],
                        capture_output=True, text=True, timeout=WAIT)
-    assert r.returncode == 0 and "\nconnector = HDMI-A-1\n" in r.stdout and "Sink.type = auto" not in r.stdout
+    assert r.returncode in (0, 69) and "\nconnector = HDMI-A-1\n" in r.stdout and "Sink.type = auto" not in r.stdout
     r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.connector=HDMI A"], capture_output=True, text=True, timeout=WAIT)
     assert r.returncode == 78 and "Sink.connector" in r.stderr and "auto or a connector name" in r.stderr, r.stderr
 
@@ -466,3 +468,25 @@ def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away
     assert console.vt_modes[-1][0] == de.VT_AUTO and console.mode == de.KD_TEXT
     assert card.crtc_state() == card.saved and card.master is None
     assert card.unknown == []
+
+
+def test_check_config_probes_the_display_a_kiosk_names(bed_factory):
+    """check-config is a probe a kiosk's script can trust: with Sink.type = drm it exits
+    69 with one line naming what is missing (no DRM card; a connector named that the card
+    does not have, or with no display), and 0 once the card and a connected display are
+    there. `run` itself waits for them, retrying, as a driver may load late and a
+    display be plugged in: one line says so."""
+    bed = bed_factory(FIXTURE)
+    r = bed.run("check-config", *DRM)
+    assert r.returncode == 69 and r.stderr.count("\n") == 1, r.stderr
+    assert "Sink.type = drm (--set Sink.type=drm): no DRM card (/dev/dri/card*) in udev; run would wait for it" in r.stderr
+    assert "\ntype = drm\n" in r.stdout, "the effective values are printed all the same"
+    r = bed.run("run", *QUIET, *DRM, "--duration", "1")
+    assert r.returncode == 0
+    assert len([l for l in r.stderr.splitlines() if "no DRM card" in l and "retrying" in l]) == 1, r.stderr
+
+    laptop(bed)
+    r = bed.run("check-config", *DRM)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    r = bed.run("check-config", *DRM, "--set", "Sink.connector=HDMI-A-1")
+    assert r.returncode == 69 and "HDMI-A-1" in r.stderr and r.stderr.count("\n") == 1, r.stderr

@@ -3,10 +3,11 @@ expect, tilts moving dPitch and dRoll by the angles of spec/attitude.md, and the
 sampling frequency set and restored."""
 import math
 import os
+import time
 
 import pytest
 
-from harness import OWN_FIXTURES, PUBLIC_FIXTURES, Device, ScanPipe, close_to, pose, tilt
+from harness import OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, pose, tilt
 
 NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 
@@ -172,3 +173,38 @@ def test_auto_mode_falls_back_to_poll_when_buffer_is_not_writable(bed_factory):
     _, s = d.wait_for(lambda r: r["type"] == "sample", "sample")
     assert close_to(s["accel"], dev.exp["accel_ms2"], 0.05)
     assert d.stop() == 0
+
+
+def test_lines_come_when_the_tilt_changes_and_all_prints_every_sample(bed_factory):
+    """Like monitor-sensor, the lines say what changed: a device lying still gives its
+    first sample line and no more for 5 s, though it is read ten times a second; a tilt
+    gives a line; --all prints a line for every sample. The attach block says once why
+    there is no gyroscope, and the attach log line names the device once."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    argv = [SHIMMERD, "monitor", "--set", "Sensor.mode=poll", *NO_FILTER]
+    mon = Lines(argv, bed.env)
+    bed.children.append(mon)
+    mon.wait_line(r"^    Accelerometer: x=", "the first sample line")
+    still_until = time.monotonic() + 5
+    while time.monotonic() < still_until:
+        bed.wait_polled(dev, mon, "a reading of the still device")
+    assert len([l for l in mon.lines if l.startswith("    Accelerometer: x=")]) == 1, mon.lines
+    assert "    gyroscope: none (no gyroscope found)" in mon.lines, mon.lines
+    attach = [l for l in mon.lines if l.startswith("shimmerd: using iio:device0")]
+    assert len(attach) == 1 and attach[0].count("BMA253/BMA254/BMA255/BMC150/BMC156/BMI055") == 1, attach
+    bed.set_raw(dev, dev.raw_for(pose(0.1, 0)))
+    mon.wait_line(r"^    Accelerometer: .*dRoll=\+5\.7", "the line of the tilt")
+    mon.terminate()
+    assert mon.wait(timeout=10) == 0
+
+    every = Lines(argv + ["--all"], bed.env)
+    bed.children.append(every)
+    first, _ = every.wait_line(r"^    Accelerometer: x=", "the first sample line")
+    for k in range(1, 6):
+        every.wait_line(r"^    Accelerometer: x=", "sample line %d of the still device" % k, start=first + k)
+    lines = [l for l in every.lines if l.startswith("    Accelerometer: x=")]
+    assert len(set(lines)) == 1 and len(lines) >= 6, lines
+    every.terminate()
+    assert every.wait(timeout=10) == 0

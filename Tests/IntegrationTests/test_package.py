@@ -105,20 +105,84 @@ def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl(debs)
     assert re.search(r"\bshimmerd \(= ", viewer), viewer
 
 
+def depends_names(deb):
+    """The package names of a .deb's Depends (alternatives included, versions dropped)."""
+    return {alt.split()[0] for dep in control_field(deb, "Depends").split(",") for alt in dep.split("|")}
+
+
+def code_of(markdown):
+    """The command text of a Markdown page: its `code spans` and its indented lines."""
+    spans = re.findall(r"`([^`\n]+)`", markdown)
+    return spans + [l.strip() for l in markdown.splitlines() if l.startswith("    ")]
+
+
+def see_also(page):
+    """(name, section) of a manual page's SEE ALSO section."""
+    text = page.split('.SH "SEE ALSO"', 1)[1].split("\n.SH", 1)[0]
+    return re.findall(r"\\fB([^\\]+)\\fR\((\d)\)", text)
+
+
 def test_shipped_documents_link_only_what_is_shipped(debs, tmp_path):
-    """README.md and the documents it links, unpacked as the packages lay them out: every
-    relative link and image of every shipped Markdown file names a shipped file."""
+    """The documents as the packages lay them out lead only to what is there: every
+    relative link and image of every shipped Markdown file names a shipped file, and none
+    points outside the package (`../shared/...`); a file a command of theirs runs
+    (`python3 tools/shmread.py`) is shipped where the command, run in the documents'
+    directory, finds it; every `shimmerd COMMAND` of theirs and of the manual pages is a
+    command and every `man PAGE` an installed page; shimmerd(8)'s SEE ALSO names only
+    pages of packages shimmerd depends on (Debian 12's iio-sensor-proxy has none); the
+    units' Documentation= names installed files."""
+    roots = {}
     for package in ("shimmerd", "shimmerd-view"):
-        root = tmp_path / package
+        root = roots[package] = tmp_path / package
         run("dpkg-deb", "-x", debs[package], str(root))
+    installed = lambda path: any((root / path.lstrip("/")).exists() for root in roots.values())  # noqa: E731
+    commands = {l.split()[0] for l in run(SHIMMERD, "--help").stdout.split("Commands:")[1].split("Options:")[0].splitlines()
+                if l.strip()}
+    pages = [gzip.open(roots["shimmerd"] / ("usr/share/man/man%s/%s.gz" % (p[-1], p)), "rt").read()
+             for p in ("shimmerd.8", "shimmerd.conf.5")]
+    texts = []
+    for package, root in roots.items():
         doc = root / "usr/share/doc" / package
-        pages = sorted(doc.rglob("*.md"))
-        assert pages, package
-        for page in pages:
-            for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+        markdown = sorted(doc.rglob("*.md"))
+        assert markdown, package
+        for page in markdown:
+            text = page.read_text()
+            where = str(page.relative_to(root))
+            texts.append((where, code_of(text)))
+            for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
                 if re.match(r"[a-z]+:", target):
                     continue
-                assert (page.parent / target).is_file(), (str(page.relative_to(root)), target)
+                assert (page.parent / target).is_file(), (where, target)
+            assert not re.search(r"\.\./shared|\]\(\.\./", text), (where, "a path outside the package")
+            for script in re.findall(r"python3 ((?:tools|examples|docs)/\S+\.py)", text):
+                assert (root / "usr/share/doc/shimmerd" / script).is_file() or (doc / script).is_file(), (where, script)
+    for page in pages:
+        examples = re.findall(r"^\.nf\n(.*?)^\.fi$", page.replace("\\-", "-"), re.M | re.S)
+        texts.append(("man", [l for block in examples for l in block.splitlines()]))
+    for where, code in texts:
+        for line in code:
+            for command in re.findall(r"(?:^|[|;&(]\s*|sudo\s+)shimmerd ([a-z][a-z-]*)\b", line):
+                assert command in commands, (where, line)
+            for name in re.findall(r"^man (shimmerd[\w.]*)", line):
+                assert list((roots["shimmerd"] / "usr/share/man").rglob(name + ".*.gz")), (where, line)
+    depends = depends_names(debs["shimmerd"])
+    for page in pages:
+        for name, section in see_also(page):
+            if installed("/usr/share/man/man%s/%s.%s.gz" % (section, name, section)):
+                continue
+            found = run("man", "-w", section, name, check=False)
+            assert found.returncode == 0, "%s(%s): no such manual page here" % (name, section)
+            owner = run("dpkg", "-S", found.stdout.strip()).stdout.split(":")[0]
+            assert owner in depends, "%s(%s) is in %s, which shimmerd does not depend on" % (name, section, owner)
+    units = [roots["shimmerd"] / "usr/lib/systemd/system/shimmerd.service",
+             roots["shimmerd-view"] / "usr/lib/systemd/user/shimmerd-view.service"]
+    for unit in units:
+        for entry in re.search(r"^Documentation=(.*)$", unit.read_text(), re.M).group(1).split():
+            if entry.startswith("file:"):
+                assert installed(entry[len("file:"):]), (unit.name, entry)
+            else:
+                assert entry.startswith("man:") and installed("/usr/share/man/man%s/%s.%s.gz" % (
+                    entry[-2], entry[4:-3], entry[-2])), (unit.name, entry)
     assert (tmp_path / "shimmerd/usr/share/doc/shimmerd/docs/demo-frame.png").is_file()
     copyright = (tmp_path / "shimmerd/usr/share/doc/shimmerd/copyright").read_text()
     assert "License: Apache-2.0" in copyright and "all rights reserved" not in copyright.lower()
@@ -156,6 +220,15 @@ def snapshot():
 def installed(package):
     r = run("dpkg-query", "-W", "-f=${db:Status-Status}", package, check=False)
     return r.returncode == 0 and r.stdout.strip() not in ("", "not-installed")
+
+
+def dpkg(*argv, **kw):
+    """dpkg with the packages' maintainer scripts: they ask udev to reload its rules only
+    where udevd runs (its control socket), so a machine without it (a container, an image
+    build, this one while udevd is stopped) sees no udevadm complaint."""
+    r = run("dpkg", *argv, **kw)
+    assert "Failed to send reload request" not in r.stdout + r.stderr, r.stdout + r.stderr
+    return r
 
 
 def shimmerd_processes():
@@ -203,7 +276,7 @@ def clean_machine():
 def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     before = snapshot()
 
-    run("dpkg", "-i", debs["shimmerd"])
+    dpkg("-i", debs["shimmerd"])
     assert run("/usr/bin/shimmerd", "--version").stdout.strip() == "shimmerd " + run(SHIMMERD, "--version").stdout.split()[1]
 
     # The unit as installed: it verifies (ExecStart= exists) and keeps its exposure level.
@@ -248,7 +321,7 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
 
     # The viewer: `shimmerd view` finds its helper in /usr/libexec/shimmerd; with no display
     # it is the helper that answers (exit 69, no window), not a missing executable.
-    run("dpkg", "-i", debs["shimmerd-view"])
+    dpkg("-i", debs["shimmerd-view"])
     env = {k: v for k, v in plain_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
     r = subprocess.run(["/usr/bin/shimmerd", "view", "--name", "shimmerd-package-test"], capture_output=True,
                        text=True, env=env, timeout=WAIT)
@@ -258,7 +331,7 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     with open(CONFFILE, "a") as f:
         f.write("\n# edited here\n[Sink]\nfps = 30\nname = shimmerd-package-root\n")
     edited = open(CONFFILE).read()
-    run("dpkg", "-i", debs["shimmerd"], stdin=subprocess.DEVNULL)
+    dpkg("-i", debs["shimmerd"], stdin=subprocess.DEVNULL)
     assert open(CONFFILE).read() == edited
     assert not [n for n in os.listdir("/etc/shimmerd") if ".dpkg-" in n], os.listdir("/etc/shimmerd")
     assert "fps = 30" in run("/usr/bin/shimmerd", "check-config").stdout
@@ -284,10 +357,10 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
         os.chown(path, 0, 0)
 
     # Removal keeps the conffile and the logs; purge removes everything the package made.
-    run("dpkg", "--remove", "shimmerd-view", "shimmerd")
+    dpkg("--remove", "shimmerd-view", "shimmerd")
     assert os.path.exists(CONFFILE) and os.path.exists("/var/log/shimmerd/trace.jsonl")
     assert not os.path.exists("/usr/bin/shimmerd")
-    run("dpkg", "--purge", "shimmerd-view", "shimmerd")
+    dpkg("--purge", "shimmerd-view", "shimmerd")
     assert not os.path.exists(named) and not os.path.exists(default)
     assert open(unnamed, "rb").read(4) == b"SHMR"
     os.unlink(unnamed)

@@ -3,7 +3,9 @@ accelerometer driven through a tilt path, writing to shared memory (read by the 
 tools/shmread.py in another process), to a pipe into a real ffmpeg, and to a regular file
 standing in for /dev/fb0 with its geometry in the testbed's sysfs."""
 import json
+import math
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -548,3 +550,57 @@ def test_framebuffer_is_let_go_while_another_vt_is_in_front(bed_factory, tmp_pat
     wait_until(lambda: [f for f in frames_in(trace) if f["t"] >= resumed["t"]], "a frame after the switch back", d)
     assert d.stop() == 0
     assert console.mode == KD_TEXT and console.vt_modes[-1][0] == VT_AUTO
+
+
+def documented_ffmpeg_recipe():
+    """README.md's command that records the raw sink with ffmpeg; shimmerd(8) gives the
+    same command, continued over two lines."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        recipe = [l.strip() for l in f if l.startswith("    shimmerd run") and "| ffmpeg" in l]
+    assert len(recipe) == 1, recipe
+    page = subprocess.run([SHIMMERD, "man", "shimmerd.8"], capture_output=True, text=True).stdout
+    plain = page.replace("\\-", "-").replace("\\e", "\\").replace("\\\n", " ")
+    assert " ".join(recipe[0].split()) in [" ".join(l.split()) for l in plain.splitlines()], "shimmerd(8) gives it too"
+    return recipe[0]
+
+
+@pytest.mark.usefixtures("realtime")     # the video's duration is compared with the run's
+def test_documented_ffmpeg_recipe_records_in_real_time(bed_factory, tmp_path):
+    """The recipe as written, the daemon's options added after `run`: the fixture keeps
+    moving for the whole run, and the video lasts as long as the frames did (a nominal
+    rate such as -r 60 would play the run's frames in a fraction of that)."""
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg not installed (scripts/setup.sh installs it)")
+    recipe = documented_ffmpeg_recipe()
+    bed = bed_factory(FIXTURE)
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    trace, video = tmp_path / "trace.jsonl", tmp_path / "out.mp4"
+    options = " ".join([*QUIET, "--set", "Trace.path=%s" % trace, "--duration", "8"])
+    command = recipe.replace("shimmerd run", "%s run %s" % (SHIMMERD, options), 1).replace(" out.mp4", " %s" % video)
+    p = subprocess.Popen(["bash", "-o", "pipefail", "-c", command], env=bed.env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    bed.children.append(p)
+    wait_trace(str(trace), lambda r: r["type"] == "baseline", "baseline", p)
+    stop = threading.Event()
+
+    def move():
+        t0 = time.monotonic()
+        while not stop.is_set():
+            t = time.monotonic() - t0
+            bed.set_raw(dev, dev.raw_for(pose(0.15 * math.sin(2 * math.pi * t / 3), 0.06 * math.sin(2 * math.pi * t / 2))))
+            time.sleep(0.02)
+    mover = threading.Thread(target=move, daemon=True)
+    mover.start()
+    out, err = p.communicate(timeout=120)
+    stop.set()
+    mover.join()
+    assert p.returncode == 0, err[-3000:]
+    frames = read_trace(str(trace), "frame", final=True)
+    span = frames[-1]["t"] - frames[0]["t"]
+    assert len(frames) > 100 and span > 5, (len(frames), span)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(video)],
+                           capture_output=True, text=True, timeout=60, env=reader_env())
+    duration = float(probe.stdout)
+    print("ffmpeg recipe: %d frames over %.2f s of the run, video %.2f s" % (len(frames), span, duration))
+    assert abs(duration - span) <= 0.1 * span, (duration, span)

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness import SHIMMERD, Device, pose, read_trace, tilt, wait_trace
+from harness import REPO, SHIMMERD, Device, pose, read_trace, tilt, wait_trace
 from test_render_cli import png_rgba, png_size
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -216,7 +216,7 @@ def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
     trace = str(tmp_path / "five.jsonl")
     synthetic_trace(trace, seconds=5.0, fps=30)
     frames_dir = tmp_path / "frames"
-    r = run("replay", trace, "--out", str(frames_dir))
+    r = run("replay", trace, "--out", str(frames_dir) + "/")
     assert r.returncode == 0, r.stderr
     # 5 s at the header's 30 fps: frames at 0, 1/30, ... 5 s: 151.
     pngs = sorted(p for p in os.listdir(frames_dir) if p.startswith("frame-"))
@@ -269,6 +269,68 @@ def test_replay_raw_to_stdout_feeds_ffmpeg(tmp_path):
     assert len([line for line in probe.stdout.splitlines() if line and not line.startswith("#")]) == 31
 
 
+def test_replay_output_kind_follows_the_name(tmp_path):
+    """An animated PNG for FILE.png, PNG frames in a directory that exists or is named
+    with a trailing /, raw frames for - (stdout); any other name is refused with exit 64
+    naming the kinds replay writes, and nothing is created (r.mp4 was once a directory
+    of PNGs)."""
+    trace = str(tmp_path / "one.jsonl")
+    synthetic_trace(trace, seconds=1.0, fps=10)
+    frame_bytes = 350 * 233 * 4
+
+    assert run("replay", trace, "--out", str(tmp_path / "r.png")).returncode == 0
+    assert (tmp_path / "r.png").is_file() and apng_frame_count(tmp_path / "r.png") == 11
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    assert run("replay", trace, "--out", str(existing)).returncode == 0
+    assert len([n for n in os.listdir(existing) if n.startswith("frame-")]) == 11
+    assert run("replay", trace, "--out", str(tmp_path / "new") + "/").returncode == 0
+    assert len([n for n in os.listdir(tmp_path / "new") if n.startswith("frame-")]) == 11
+    r = subprocess.run([SHIMMERD, "replay", trace, "--out", "-"], capture_output=True, timeout=120)
+    assert r.returncode == 0 and len(r.stdout) == 11 * frame_bytes
+
+    for name in ("r.mp4", "frames"):
+        r = run("replay", trace, "--out", str(tmp_path / name))
+        assert r.returncode == 64, r.stderr
+        assert r.stderr.count("\n") == 1 and "--out %s: not an output replay knows by its name" % (tmp_path / name) in r.stderr
+        for kind in ("DIR/", "an existing directory", "FILE.png", "FILE.apng", "FILE.raw", "- (raw"):
+            assert kind in r.stderr, (kind, r.stderr)
+        assert not os.path.lexists(tmp_path / name)
+
+
+@pytest.mark.usefixtures("realtime")     # the demo runs in real time
+def test_replay_recipe_of_the_traces_document_makes_a_video_of_the_demo(tmp_path):
+    """docs/TRACES.md's ffmpeg recipe, as written, on the demo's trace (350 x 233 at 15
+    fps, not the daemon's 700 x 467 at 60): ffmpeg decodes whole frames, all of them,
+    at the replay's size, and the video lasts what the replay does."""
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg not installed (scripts/setup.sh installs it)")
+    doc = open(os.path.join(REPO, "docs", "TRACES.md")).read()
+    recipe = [line.strip() for line in doc.splitlines()
+              if line.startswith("    ") and ("--print-size" in line or ("--out -" in line and "ffmpeg" in line))]
+    assert len(recipe) == 2, recipe
+    demo = tmp_path / "demo"
+    assert run("demo", "--out", str(demo)).returncode == 0
+    script = "\n".join(recipe).replace("trace.jsonl", str(demo / "trace.jsonl"))
+    script = script.replace("shimmer.mp4", str(tmp_path / "shimmer.mp4"))
+    env = dict(os.environ, PATH=os.path.dirname(SHIMMERD) + ":" + os.environ["PATH"])
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=300,
+                       env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "Invalid buffer size" not in r.stderr and "frame_size" not in r.stderr, r.stderr[-3000:]
+    wrote = re.search(r"wrote (\d+) frames \(([0-9.]+) s at 15.00 fps, 350 x 233 px", r.stderr)
+    assert wrote, r.stderr[-3000:]
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                            "stream=width,height,nb_read_frames:format=duration", "-of", "json",
+                            str(tmp_path / "shimmer.mp4")], capture_output=True, text=True, timeout=120)
+    info = json.loads(probe.stdout)
+    stream = info["streams"][0]
+    assert stream["width"] >= 350 and stream["height"] >= 233 and stream["width"] - 350 <= 1 and stream["height"] - 233 <= 1
+    assert int(stream["nb_read_frames"]) == int(wrote.group(1))
+    print("replay recipe: %s frames, %s s replayed, video %s s" % (wrote.group(1), wrote.group(2), info["format"]["duration"]))
+    assert abs(float(info["format"]["duration"]) - float(wrote.group(2))) <= 0.1 * float(wrote.group(2))
+
+
 def test_replay_progress_bar_on_a_terminal(tmp_path):
     trace = str(tmp_path / "one.jsonl")
     synthetic_trace(trace, seconds=1.0, fps=10)
@@ -315,7 +377,7 @@ def test_replay_at_the_recorded_times_paints_the_frames_the_daemon_painted(bed_f
     assert rec.d.stop() == 0
     recorded = read_trace(rec.path, "frame", final=True)
     replayed = tmp_path / "replayed"
-    r = run("replay", rec.path, "--at", "frames", "--out", str(replayed))
+    r = run("replay", rec.path, "--at", "frames", "--out", str(replayed) + "/")
     assert r.returncode == 0, r.stderr
     index = read_trace(str(replayed / "frames.jsonl"), final=True)
     assert len(index) == len(recorded) > 20
@@ -336,7 +398,7 @@ def test_replay_from_frames_holds_the_recorded_points(tmp_path):
              {"type": "frame", "t": 0.5, "frame": 2, "focal": [120, 200], "dots": 175, "pixels": 1},
              {"type": "frame", "t": 1.0, "frame": 3, "focal": [230, 260], "dots": 175, "pixels": 1}]
     trace.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    r = run("replay", str(trace), "--out", str(tmp_path / "out"), "--from", "frames")
+    r = run("replay", str(trace), "--out", str(tmp_path / "out") + "/", "--from", "frames")
     assert r.returncode == 0, r.stderr
     assert [f["focal"] for f in read_trace(str(tmp_path / "out" / "frames.jsonl"), final=True)] == \
         [[175, H], [175, H], [120, 200], [120, 200], [230, 260]]
@@ -434,7 +496,8 @@ def test_malformed_middle_line_is_65_naming_the_line(tmp_path, command):
 
 @pytest.mark.parametrize("command", ["plot", "replay"])
 def test_missing_trace_is_66(tmp_path, command):
-    r = run(command, str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "x.svg"))
+    out = tmp_path / ("x.svg" if command == "plot" else "x.raw")
+    r = run(command, str(tmp_path / "none.jsonl"), "--out", str(out))
     assert r.returncode == 66 and "none.jsonl" in r.stderr
 
 

@@ -5,6 +5,7 @@ against scene.md's colors (scene_colors.py) for the focal point in the segment's
 (read with the shipped tools/shmread.py). Keys and the close button are sent the way a
 desktop sends them: XTEST key presses (xdotool) and a WM_DELETE_WINDOW client message
 (python3-xlib)."""
+import grp
 import os
 import re
 import signal
@@ -47,10 +48,10 @@ def xserver():
 class Viewer:
     """`shimmerd view` on `display`, outside the umockdev testbed (it reads no sensor)."""
 
-    def __init__(self, display, name):
+    def __init__(self, display, name, prefix=()):
         self.display, self.name = display, name
         self.env = dict(reader_env(), DISPLAY=display, SDL_VIDEODRIVER="x11", LC_ALL="C")
-        self.d = Daemon([SHIMMERD, "view", "--name", name], self.env)
+        self.d = Daemon([*prefix, SHIMMERD, "view", "--name", name], self.env)
         # The mapped window, moved to the screen's top-left, so no size tried below reaches
         # past the screen's edge (xwd only captures what is on screen). Found again if it
         # is gone by the time it is moved (BadWindow: SDL may replace a window it has just
@@ -390,6 +391,27 @@ def test_a_trusted_owners_segment_that_others_may_write_is_not_shown(xserver, sh
     wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
     assert v.maps() == []
     assert v.stop() == 0, v.d.logs
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the viewer as user nobody: needs root")
+@pytest.mark.parametrize("mode,advice", [
+    (0o640, "nobody is not in group video: sudo usermod -aG video nobody, then log in again"),
+    (0o600, "only its owner may read it; let the group read it with Sink.mode = 0640 in the daemon's configuration "
+            "([Sink] mode = 0640 in /etc/shimmerd/shimmerd.conf, then systemctl reload shimmerd) and add nobody to "
+            "group video: sudo usermod -aG video nobody, then log in again"),
+])
+def test_a_segment_the_user_may_not_read_names_owner_group_and_the_fix(xserver, shm_name, mode, advice):
+    """A desktop user not in the segment's group, or a mode that lets only its owner read
+    it: the refusal names the owner, the group and the mode, and the command that fixes
+    it, not only `Permission denied`; the window keeps its waiting screen."""
+    path = craft_segment(shm_name)
+    os.chown(path, 0, grp.getgrnam("video").gr_gid)
+    os.chmod(path, mode)
+    v = Viewer(xserver, shm_name, prefix=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+    _, line = v.d.wait_log(r"view: .*permission denied", "the refusal")
+    assert line.endswith("%s: permission denied (owner root, group video, mode 0%o): %s" % (path, mode, advice)), line
+    wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
+    assert v.stop() == 0, v.d.logs
+
 
 @pytest.mark.parametrize("fields", [
     {"width": 2**30, "stride": 4096},

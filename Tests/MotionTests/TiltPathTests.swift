@@ -16,3 +16,16 @@ import Testing
     #expect(abs(roll.dRollRadians - 0.1) < 1e-9 && abs(roll.dPitchRadians) < 1e-9)
     #expect(abs(pitch.dPitchRadians - 0.1) < 1e-9 && abs(pitch.dRollRadians) < 1e-9)
 }
+
+@Test func aPathIsStillUntilItsFirstChangeOfPose() {
+    #expect(TiltPath.demo.stillUntil == 1)
+    let moving = TiltPath(basePitchRadians: 0, keyframes: [
+        .init(t: 0, rollRadians: 0, pitchRadians: 0), .init(t: 2, rollRadians: 0.1, pitchRadians: 0),
+    ])
+    #expect(moving.stillUntil == 0)
+    let resting = TiltPath(basePitchRadians: 0, keyframes: [
+        .init(t: 0, rollRadians: 0.1, pitchRadians: 0), .init(t: 0.5, rollRadians: 0.1, pitchRadians: 0),
+        .init(t: 3, rollRadians: 0.1, pitchRadians: 0), .init(t: 4, rollRadians: 0.1, pitchRadians: 0.2),
+    ])
+    #expect(resting.stillUntil == 3)
+}
