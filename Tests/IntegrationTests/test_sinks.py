@@ -410,21 +410,29 @@ def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_facto
                     and abs((v & 31) - (w & 31)) <= 1
 
 
-@pytest.mark.parametrize("fault", [signal.SIGTERM, signal.SIGSEGV, signal.SIGABRT], ids=["SIGTERM", "SIGSEGV", "SIGABRT"])
-def test_framebuffer_gives_the_console_back_on_a_stop_and_on_a_crash(bed_factory, tmp_path, fault):
-    """The VT goes to KD_GRAPHICS while the card is drawn (no text cursor over it) and back
-    to KD_TEXT when the daemon stops, and also when it dies of a fault: the crash handler
-    sets the mode back before the process dies, or the console would stay blank for good.
-    The VT is drm_emulation's /dev/tty0 (KDGETMODE and KDSETMODE, recorded in order)."""
-    from drm_emulation import KD_GRAPHICS, KD_TEXT, Console
+def framebuffer_on_a_console(bed_factory, tmp_path, prefix=()):
+    """The daemon drawing on an emulated /dev/fb0 with drm_emulation's console (/dev/tty0):
+    (bed, console, trace path, tilter, daemon)."""
+    from drm_emulation import Console
     bed = bed_factory(FIXTURE)
     add_framebuffer(bed, 32, SCREEN_W * 4)
     console = Console(bed)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
     d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
-                  "--set", "Trace.path=" + trace,
-                  prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
+                  "--set", "Trace.path=" + trace, prefix=prefix)
+    return bed, console, trace, tilter, d
+
+
+@pytest.mark.parametrize("fault", [signal.SIGTERM, signal.SIGSEGV, signal.SIGABRT], ids=["SIGTERM", "SIGSEGV", "SIGABRT"])
+def test_framebuffer_gives_the_console_back_on_a_stop_and_on_a_crash(bed_factory, tmp_path, fault):
+    """The VT goes to KD_GRAPHICS while the card is drawn (no text cursor over it) and back
+    to KD_TEXT when the daemon stops, and also when it dies of a fault: the crash handler
+    sets the mode back before the process dies, or the console would stay blank for good.
+    The VT is drm_emulation's /dev/tty0 (KDGETMODE and KDSETMODE, recorded in order)."""
+    from drm_emulation import KD_GRAPHICS, KD_TEXT
+    bed, console, trace, tilter, d = framebuffer_on_a_console(
+        bed_factory, tmp_path, prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
     d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
     tilter.step(*PATH[0], d)
     assert console.modes == [KD_GRAPHICS]
@@ -518,14 +526,8 @@ def test_framebuffer_is_let_go_while_another_vt_is_in_front(bed_factory, tmp_pat
     signal, SIGUSR2) the sink stops writing it and the console's mode is set back, the
     daemon idles (no reads, no frames); after the switch back the whole card is drawn
     again at once, from a new baseline."""
-    from drm_emulation import KD_GRAPHICS, KD_TEXT, VT_ACKACQ, VT_AUTO, VT_PROCESS, Console
-    bed = bed_factory(FIXTURE)
-    add_framebuffer(bed, 32, SCREEN_W * 4)
-    console = Console(bed)
-    trace = str(tmp_path / "trace.jsonl")
-    tilter = Tilter(bed, trace)
-    d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
-                  "--set", "Trace.path=" + trace)
+    from drm_emulation import KD_GRAPHICS, KD_TEXT, VT_ACKACQ, VT_AUTO, VT_PROCESS
+    bed, console, trace, tilter, d = framebuffer_on_a_console(bed_factory, tmp_path)
     first, _ = d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
     tilter.step(*PATH[0], d)
     assert console.vt_modes == [(VT_PROCESS, signal.SIGUSR2, signal.SIGUSR2)]
