@@ -5,7 +5,6 @@ back, and a bus that goes away and comes back. The real binary on a private dbus
 with the system defaults and the shipped policy (as test_dbus.py runs it); the attacker
 is raw_dbus.py on a bare socket, run as user nobody."""
 import json
-import math
 import os
 import re
 import socket
@@ -18,7 +17,7 @@ import pytest
 
 from harness import HERE, REPO, WAIT, Device, SystemBus, frames_published, pose, wait_until
 from raw_dbus import IFACE, NAME, PATH, PROPERTIES, RawBus
-from test_dbus import BMC150, POLICY, SYSTEM_DEFAULTS, busctl
+from test_dbus import BMC150, POLICY, SYSTEM_DEFAULTS, busctl, swaying
 
 pytestmark = pytest.mark.xdist_group("machine")
 
@@ -165,16 +164,6 @@ def cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def swaying(bed, dev, moving):
-    """The device turns without pause (0.2 rad every 2 s, written every 10 ms)."""
-    def sway():
-        t0 = time.monotonic()
-        while moving.is_set():
-            bed.set_raw(dev, dev.raw_for(pose(0.2 * math.sin(math.pi * (time.monotonic() - t0)), 0)))
-            time.sleep(0.01)
-    threading.Thread(target=sway, daemon=True).start()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the attacker as another user")
