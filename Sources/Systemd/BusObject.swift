@@ -133,10 +133,11 @@ package final class BusObject {
         guard let ifaceC = sd_bus_message_get_interface(m),
               let memberC = sd_bus_message_get_member(m), sd_bus_message_is_method_call(m, nil, nil) > 0 else { return 0 }
         let iface = String(cString: ifaceC), member = String(cString: memberC)
-        switch (iface, member) {
-        case ("org.freedesktop.DBus.Introspectable", _), (Self.propertiesInterface, _)
-            where sd_bus_message_get_expect_reply(m) == 0:
+        if iface == Self.propertiesInterface || iface == "org.freedesktop.DBus.Introspectable",
+           sd_bus_message_get_expect_reply(m) == 0 {
             return 1    // a read nobody waits for (a flood's): nothing to do, nothing parsed
+        }
+        switch (iface, member) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
             return takes(m, "Introspect", "") ?? reply(m) { appendString($0, introspection) }
         case (Self.propertiesInterface, "Get"):

@@ -8,7 +8,10 @@ import Glibc
 /// there is nothing to come back to: `init` throws.
 ///
 /// It also keeps the connection's share of the caller's loop bounded: `process` handles
-/// at most `messagesPerWakeup` messages, and while more than `maximumQueuedWrites`
+/// at most `messagesPerWakeup` messages; when that many were waiting, the connection
+/// rests as long as they took (it asks for no events until then), so a flood of calls
+/// gets at most half of the loop's time and the loop sleeps in between, which also keeps
+/// it a task the scheduler wakes promptly; and while more than `maximumQueuedWrites`
 /// messages wait to be written (the bus does not take them as fast as callers ask) it
 /// stops reading new calls and polls for POLLOUT only, so what a caller asks for without
 /// reading the answers cannot pile up in the daemon.
@@ -28,6 +31,8 @@ package final class ReconnectingBus {
     private var setUp: (SystemBus) throws(SystemBusError) -> Void = { _ in }
     private var delay = firstDelay
     private var retryAt = Double.infinity
+    /// After a full batch: no processing before this.
+    private var restUntil = -Double.infinity
 
     /// What `process` found.
     package enum Change: Equatable {
@@ -57,6 +62,7 @@ package final class ReconnectingBus {
     /// `now` after which `process` is due anyway (sd-bus's timeout, the next attempt).
     package func pollRequest(now: Double) -> (fd: Int32?, events: Int16, timeoutSeconds: Double?) {
         guard let bus else { return (nil, 0, max(0, retryAt - now)) }
+        if now < restUntil { return (bus.fileDescriptor, 0, restUntil - now) }
         let events = bus.queuedWrites > Self.maximumQueuedWrites ? Int16(POLLOUT) : bus.events
         return (bus.fileDescriptor, events, bus.timeoutSeconds)
     }
@@ -65,12 +71,23 @@ package final class ReconnectingBus {
     /// while the writes are backed up), or tries to connect again when that is due.
     package func process(now: Double) -> Change? {
         guard let b = bus else { return now >= retryAt ? reconnect(now: now) : nil }
+        guard now >= restUntil else { return nil }
         let limit = b.queuedWrites > Self.maximumQueuedWrites ? 1 : Self.messagesPerWakeup
-        guard b.process(atMost: limit) == .lost else { return nil }
+        let started = Self.monotonicSeconds()
+        let progress = b.process(atMost: limit)
+        if progress == .more { restUntil = now + (Self.monotonicSeconds() - started) }
+        guard progress == .lost else { return nil }
         bus = nil
         delay = Self.firstDelay
         retryAt = now + delay
         return .lost(retryIn: delay)
+    }
+
+    /// CLOCK_MONOTONIC, for the length of a batch only (the caller's `now` may be on another clock).
+    private static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     private func reconnect(now: Double) -> Change {

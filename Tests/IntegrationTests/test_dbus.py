@@ -61,6 +61,27 @@ def prop(bus, name):
     return json.loads(busctl(bus, "get-property", NAME, PATH, IFACE, name).stdout)["data"]
 
 
+def properties_changed(bus, bed):
+    """busctl monitor of the object's PropertiesChanged, one JSON message a line."""
+    signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
+                                "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
+                                "member='PropertiesChanged',path='%s'" % PATH],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bed.children.append(signals)
+    return signals
+
+
+def swaying(bed, dev, moving):
+    """The device turns without pause while `moving` is set (0.2 rad every 2 s, written
+    every 10 ms)."""
+    def sway():
+        t0 = time.monotonic()
+        while moving.is_set():
+            bed.set_raw(dev, dev.raw_for(pose(0.2 * math.sin(math.pi * (time.monotonic() - t0)), 0)))
+            time.sleep(0.01)
+    threading.Thread(target=sway, daemon=True).start()
+
+
 def start(bed_factory, bus):
     dev = Device(BMC150)
     bed = bed_factory(BMC150)
@@ -221,19 +242,9 @@ def test_properties_changed_at_most_ten_times_a_second_while_the_card_moves(bed_
     moving = threading.Event()
     try:
         dev, bed, d = start(bed_factory, bus)
-        signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
-                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
-                                    "member='PropertiesChanged',path='%s'" % PATH],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        bed.children.append(signals)
+        signals = properties_changed(bus, bed)
         moving.set()
-
-        def sway():
-            t0 = time.monotonic()
-            while moving.is_set():
-                bed.set_raw(dev, dev.raw_for(pose(0.2 * math.sin(math.pi * (time.monotonic() - t0)), 0)))
-                time.sleep(0.01)
-        threading.Thread(target=sway, daemon=True).start()
+        swaying(bed, dev, moving)
         stamps = []
 
         def count():
@@ -286,11 +297,7 @@ def test_claims_are_one_per_connection_and_end_with_release_or_the_connection(be
     bus = SystemBus()
     try:
         _, bed, d = start(bed_factory, bus)
-        signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
-                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
-                                    "member='PropertiesChanged',path='%s'" % PATH],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        bed.children.append(signals)
+        signals = properties_changed(bus, bed)
         signalled = []
 
         def read_signals():
