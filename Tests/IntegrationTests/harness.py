@@ -706,10 +706,16 @@ class SystemBus:
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.p.stdout.readline().startswith("unix:"), "dbus-daemon did not start"
 
+    def stop(self):
+        """The bus goes away: its dbus-daemon stops (and removes its socket); `start`
+        brings one back at the same address."""
+        if self.p.poll() is None:
+            self.p.terminate()
+            self.p.wait(timeout=10)
+
     def close(self):
-        """The bus goes away: its dbus-daemon stops (and removes its socket)."""
-        self.p.terminate()
-        self.p.wait(timeout=10)
+        """The bus stops for good: its scratch directory goes too."""
+        self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

@@ -250,7 +250,7 @@ def test_the_name_is_served_again_after_the_bus_restarts(bed_factory):
     try:
         dev, bed, d = start_daemon(bed_factory, bus)
         assert busctl(bus, "get-property", NAME, PATH, IFACE, "SensorMode").returncode == 0
-        bus.close()
+        bus.stop()
         i, _ = d.wait_log(r"system bus: the connection was lost", "the loss")
         bus.start()
         d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name again", start=i)
@@ -302,7 +302,7 @@ def test_a_device_hotplugged_while_the_bus_is_gone_is_polled(bed_factory):
         _, first = d.wait_for(lambda r: r["type"] == "attached", "attached")
         assert first["mode"] == "poll"
         d.wait_log(r"iio-sensor-proxy: net\.hadess\.SensorProxy is not on the system bus", "the watch")
-        bus.close()
+        bus.stop()
         i, _ = d.wait_log(r"iio-sensor-proxy: the system bus connection was lost", "the loss")
         start = len(d.records)
         bed.remove(dev.syspath)
