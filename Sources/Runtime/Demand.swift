@@ -10,8 +10,10 @@ import Output
 ///   - raw, png, null: their output is its own consumer (a raw reader reads what it
 ///     asked for; null is for tests and benchmarks): always painted;
 ///   - shm: while at least one connection holds a claim (`Claim()` on
-///     org.shimmerd.Shimmerd1). Without a system bus nobody can claim, so the frames are
-///     painted, as with `always`: a daemon in a container or in early boot keeps working;
+///     org.shimmerd.Shimmerd1). With no system bus at start nobody can claim, so the frames
+///     are painted, as with `always`: a daemon in a container keeps working. A bus lost
+///     later ends every claim with the connections that held them: idle until a reader
+///     claims again on the bus that comes back;
 ///   - drm and framebuffer: while the display is on and its console is in front.
 package struct Demand: Equatable, Sendable {
     package var looking: Bool
@@ -22,7 +24,8 @@ package struct Demand: Equatable, Sendable {
         self.reason = reason
     }
 
-    /// - Parameter claims: connections holding a claim; nil without a system bus connection.
+    /// - Parameter claims: connections holding a claim; nil when the daemon found no system
+    ///   bus at start (a bus that went away later holds none: 0).
     package static func of(_ setting: SinkDemand, audience: FrameAudience, claims: Int?) -> Demand {
         if setting == .always { return Demand(looking: true, reason: "Sink.demand = always") }
         switch audience {

@@ -13,7 +13,9 @@ extension Pipeline {
     /// Decides, at every wakeup, whether anyone looks; on a change suspends or resumes
     /// the source, says why (log, trace, STATUS=) and owes a frame on resuming.
     func followDemand(_ pacer: inout FramePacer, at now: Double) {
-        let demand = Demand.of(parts.demand, audience: parts.sink.audience, claims: bus?.claimsIfConnected)
+        // No bus at start: nobody can claim, so the frames are painted. A bus that went away
+        // holds no claims: the daemon idles until it is back and a reader claims again.
+        let demand = Demand.of(parts.demand, audience: parts.sink.audience, claims: bus?.claims)
         guard demand.looking == isIdle else { return }
         isIdle = !demand.looking
         trace?.append(TraceRecord.Demand(t: now, idle: isIdle, reason: demand.reason))
@@ -40,9 +42,4 @@ extension Pipeline {
         guard bus != nil, let at = busStateChangedAt, now - at < 2 * StatusBus.minimumInterval else { return nil }
         return StatusBus.minimumInterval / 2
     }
-}
-
-extension StatusBus {
-    /// Connections holding a claim, nil while there is no bus connection (nobody can claim).
-    var claimsIfConnected: Int? { isConnected ? claims : nil }
 }

@@ -138,9 +138,6 @@ package final class StatusBus {
     package var status = Status()
     /// The connections holding a claim now.
     package var claims: Int { Int(status.claims) }
-    /// Whether the daemon is on the bus now (its object served): while not, nobody can
-    /// claim (`Demand`).
-    package var isConnected: Bool { object != nil }
     private let link: ReconnectingBus
     /// Readable when the connection has the events sd-bus waits for (`pollRequest`).
     private let readiness: WritabilityWatch

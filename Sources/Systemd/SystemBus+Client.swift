@@ -2,8 +2,7 @@ import CSystemd
 import Glibc
 
 /// What a client of another service on the bus needs: a method call without arguments
-/// (the viewer's `Claim()`), and what the connection waits for, for a thread that serves
-/// nothing else.
+/// (the viewer's `Claim()`).
 extension SystemBus {
     /// Calls `member` of `interface` (no arguments) on `destination`'s object `path`,
     /// without waiting (`sd_bus_message_new_method_call`, `sd_bus_call_async`, a floating
@@ -29,18 +28,6 @@ extension SystemBus {
             Unmanaged<Reply>.fromOpaque(box).release()
             throw SystemBusError(operation: "sd_bus_call_async \(member)", errno: -r)
         }
-    }
-
-    /// What `poll(2)` must wait for on `fileDescriptor` (`sd_bus_get_events`: POLLIN,
-    /// and POLLOUT while writes are queued or the connection is being set up), and until
-    /// when (`sd_bus_get_timeout`: a pending call's deadline, CLOCK_MONOTONIC seconds;
-    /// nil: no deadline).
-    package var waitRequest: (events: Int16, deadline: Double?) {
-        let events = sd_bus_get_events(raw)
-        var usec: UInt64 = 0
-        let r = sd_bus_get_timeout(raw, &usec)
-        let deadline = r >= 0 && usec != UInt64.max ? Double(usec) / 1e6 : nil
-        return (Int16(truncatingIfNeeded: max(events, 0)) | Int16(POLLIN), deadline)
     }
 
     private final class Reply {

@@ -291,3 +291,24 @@ def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_facto
         assert d.stop() == 0
     finally:
         stop.set()
+
+
+def test_after_the_bus_restarts_the_viewer_claims_again(bed_factory, shipped_bus, shm_name, tmp_path, xserver,
+                                                        monkeypatch):
+    """dbus-daemon restarts (an upgrade): every claim ends with the connections that held
+    them and the daemon idles; both reconnect, and the viewer, its window still open,
+    claims again, so the card comes back without anyone doing anything."""
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", shipped_bus.address)
+    v = Viewer(xserver, shm_name)
+    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "the viewer's claim", daemon=d)
+    shipped_bus.stop()
+    i, _ = d.wait_log(r"system bus: the connection was lost", "the loss")
+    d.wait_log(r"idle: nobody has claimed the frames", "idle without the bus", start=i)
+    shipped_bus.start()
+    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name again", start=i)
+    d.wait_log(r"resumed: 1 claim on the system bus", "the viewer's claim again", start=i)
+    assert prop(shipped_bus, "Claims") == 1
+    assert v.stop() == 0
+    assert d.stop() == 0
