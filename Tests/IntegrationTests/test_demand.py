@@ -178,9 +178,15 @@ def test_a_claim_ends_with_release_or_its_connection_and_the_daemon_idles(bed_fa
                                                                          tmp_path, ending):
     trace = str(tmp_path / "trace.jsonl")
     dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    # What a widget sees: PropertiesChanged, through `shimmerd monitor --dbus`.
+    watcher = bed.spawn("monitor", "--dbus", "--json", extra_env=shipped_bus.env)
+    watcher.wait_for(lambda r: r.get("type") == "status", "monitor --dbus: the state")
     reader = Claimant(shipped_bus)
     reader.claim()
     wait_until(lambda: prop(shipped_bus, "State") in ("moving", "still"), "reading after the claim", daemon=d)
+    watcher.wait_for(lambda r: r.get("type") == "status" and "Claims" in r["changed"] and r["Claims"] == 1
+                     and r["State"] in ("moving", "still"), "PropertiesChanged: Claims 1, reading")
+    seen = len(watcher.records)
     if ending == "release":
         reader.release()
     else:
@@ -189,6 +195,9 @@ def test_a_claim_ends_with_release_or_its_connection_and_the_daemon_idles(bed_fa
     wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle after the claim ended", daemon=d)
     assert time.monotonic() - ended < 1.0 + 0.3
     assert prop(shipped_bus, "Claims") == 0
+    watcher.wait_for(lambda r: r.get("type") == "status" and "State" in r["changed"] and r["State"] == "idle"
+                     and r["Claims"] == 0, "PropertiesChanged: State idle, Claims 0", start=seen)
+    assert watcher.stop() == 0
     time.sleep(0.3)
     before_frames = frames_published(shm_name)
     reads = 0
