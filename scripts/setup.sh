@@ -9,6 +9,8 @@ packages=(
   pkg-config libiio-dev libudev-dev libsystemd-dev libpng-dev libfreetype-dev libfontconfig-dev
   # build: libdrm for the DRM/KMS sink (CDRM)
   libdrm-dev
+  # build: libevdev for accelerometers and game controllers exposed as input devices (CEvdev)
+  libevdev-dev
   # run: the default font of the card's labels and arrows; setfacl, which
   # 60-shimmerd.rules runs to let the service read a tablet-mode switch
   fonts-dejavu-core fontconfig acl
