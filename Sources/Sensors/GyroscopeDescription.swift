@@ -17,6 +17,9 @@ package struct GyroscopeDescription: IIODeviceDescription {
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
     package var samplingFrequency: SamplingFrequencyInfo?
+    /// The gyroscope of an input device's node (`GyroscopeDescription(input:)`): IIO
+    /// selectors (`iio:deviceN`, `label:`) never name it.
+    package var fromInputDevice = false
 
     package var isUsable: Bool { skipReason == nil }
 
@@ -124,11 +127,11 @@ package struct GyroPairing: Sendable {
                                    calibration: nil, matrixSource: nil)
             }
         case .iioDevice(let n):
-            (chosen, reason) = (gyroscopes.first { $0.index == n }, "Sensor.gyro = iio:device\(n)")
+            (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.index == n }, "Sensor.gyro = iio:device\(n)")
         case .name(let n):
             (chosen, reason) = (gyroscopes.first { $0.name == n }, "Sensor.gyro = name:\(n)")
         case .label(let l):
-            (chosen, reason) = (gyroscopes.first { $0.label == l }, "Sensor.gyro = label:\(l)")
+            (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.label == l }, "Sensor.gyro = label:\(l)")
         }
         guard let g = chosen else {
             return GyroPairing(gyro: nil, reason: "\(reason): no such gyroscope", calibration: nil, matrixSource: nil)
