@@ -29,6 +29,7 @@ extension AccelerometerDescription {
             vendor: vp?.vendor, product: vp?.product,
             controller: s.joystickSibling.map { "part of a game controller: \($0) beside it under the same parent"
                 + "\(s.parentSyspath.map { " (\($0))" } ?? "") is a joystick (ID_INPUT_JOYSTICK=1)" },
+            axesSource: vp.flatMap { ControllerAxes.entry(vendor: $0.vendor, product: $0.product) }.map { "\($0.model): \($0.source)" },
             unitsSource: (try? units?.get())?.source, gyroScale: gyro?.scale, gyroUnitsSource: gyro?.source,
             timestamps: f?.timestamps ?? false, poller: InputPollInterval(attribute: s.attribute),
             bufferEvents: InputDeviceFacts.kernelBufferEvents(absoluteAxes: f?.absoluteAxisCount ?? 3,
@@ -63,7 +64,7 @@ extension AccelerometerDescription {
             }
         }
         if let vp = s.vendorProduct, let c = ControllerAxes.entry(vendor: vp.vendor, product: vp.product) {
-            return (c.matrix, "table:\(c.key) (\(c.model); \(c.source))", problems)
+            return (c.matrix, "table:\(c.key) (\(c.model))", problems)
         }
         return (.identity, "default:identity", problems)
     }

@@ -115,7 +115,8 @@ package struct GyroPairing: Sendable {
             return GyroPairing(gyro: nil, reason: "Sensor.gyro = none", calibration: nil, matrixSource: nil)
         case .auto:
             if let g = usable.first(where: { relation(a, $0) == .sameDevice }) {
-                (chosen, reason) = (g, "the accelerometer's own IIO device")
+                (chosen, reason) = (g, g.fromInputDevice ? "the accelerometer's own event node (ABS_RX, ABS_RY, ABS_RZ)"
+                                        : "the accelerometer's own IIO device")
             } else if let g = usable.first(where: { if case .sameParent = relation(a, $0) { true } else { false } }),
                       case .sameParent(let parent) = relation(a, g) {
                 (chosen, reason) = (g, "same parent device as the accelerometer (\(parent))")

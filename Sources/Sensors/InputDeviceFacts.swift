@@ -16,6 +16,9 @@ package struct InputDeviceFacts: Sendable {
     /// Why it is part of a game controller (a joystick beside it under the same parent);
     /// nil when it is not. `Sensor.device = auto` leaves such a node alone.
     package var controller: String?
+    /// How the controller table says its axes lie, and where that is documented; nil
+    /// when it has no entry (`ControllerAxes`).
+    package var axesSource: String?
     /// Where the accelerometer's units come from (`InputUnits`), nil when it has none.
     package var unitsSource: String?
     /// The gyroscope on the same node: rad/s per count of ABS_RX/RY/RZ and its source.

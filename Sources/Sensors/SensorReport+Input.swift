@@ -12,6 +12,7 @@ extension SensorReport {
             ("parent", .optional(i.parentSyspath)),
             ("vendor_product", .optional(Self.vendorProduct(i))),
             ("game_controller", .optional(i.controller)),
+            ("controller_axes", .optional(i.axesSource)),
             ("units_source", .optional(i.unitsSource)),
             ("gyro_scale", i.gyroScale.map(SensorJSON.vector) ?? .null),
             ("gyro_units_source", .optional(i.gyroUnitsSource)),
@@ -24,6 +25,7 @@ extension SensorReport {
     func inputLines(_ i: InputDeviceFacts) -> [String] {
         var out = ["    input device: \(i.inputSyspath ?? "?")" + (Self.vendorProduct(i).map { ", vendor:product \($0)" } ?? "")]
         if let why = i.controller { out.append("    game controller: \(why)") }
+        if let axes = i.axesSource { out.append("    controller axes: \(axes)") }
         out.append("    units: \(i.unitsSource ?? "none")")
         if let g = i.gyroScale {
             out.append("    gyroscope: ABS_RX ABS_RY ABS_RZ, \(g.x) \(g.y) \(g.z) rad/s per count (\(i.gyroUnitsSource ?? ""))")
