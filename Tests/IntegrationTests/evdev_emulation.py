@@ -20,10 +20,11 @@ include/uapi/linux/input.h, drivers/input/evdev.c and drivers/input/input.c.
   reader that falls behind past it loses what was queued, and reads SYN_DROPPED first
   (__pass_event()).
 
-Every request the daemon makes of the node (an ioctl, or a read(2), which umockdev's
-preload library forwards to this process before it reads the FIFO itself) is counted:
-each is a round trip to this process that the kernel's evdev does not cost, and the
-wakeup test takes it out of its count."""
+Every request the daemon makes of the node is a round trip to this process, which the
+kernel's evdev does not cost: umockdev's preload library sends each ioctl here, and each
+read(2) too (no handler here takes reads, so umockdev answers that the daemon reads the
+FIFO itself). The ioctls are counted here; the wakeup test counts the reads in the
+daemon's /proc/PID/io."""
 import fcntl
 import json
 import os
@@ -39,7 +40,7 @@ from gi.repository import UMockdev  # noqa: E402
 
 from harness import FIXTURES  # noqa: E402
 
-ENOENT, ENOTTY, EINVAL = 2, 25, 22
+ENOENT, ENODEV, ENOTTY, EINVAL = 2, 19, 25, 22
 EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW, EV_LED, EV_SND, EV_FF = 0, 1, 2, 3, 4, 5, 0x11, 0x12, 0x15
 SYN_REPORT, SYN_DROPPED = 0, 3
 MSC_TIMESTAMP = 5
@@ -61,15 +62,21 @@ def bits(codes, max_code):
     return bytes(out)
 
 
+def c_div(a, b):
+    """C's integer division: toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 def defuzz(value, old, fuzz):
     """drivers/input/input.c input_defuzz_abs_event()."""
     if fuzz:
-        if old - fuzz // 2 < value < old + fuzz // 2:
+        if old - c_div(fuzz, 2) < value < old + c_div(fuzz, 2):
             return old
         if old - fuzz < value < old + fuzz:
-            return (old * 3 + value) // 4
+            return c_div(old * 3 + value, 4)
         if old - fuzz * 2 < value < old + fuzz * 2:
-            return (old + value) // 2
+            return c_div(old + value, 2)
     return value
 
 
@@ -77,19 +84,21 @@ class EvdevNode:
     """One event node of a testbed (its udev view comes from the fixture's `.umockdev`),
     its kernel side served from `<name>.evdev.json`."""
 
-    def __init__(self, bed, spec_name):
+    def __init__(self, bed, spec_name, devnode=None):
+        """`devnode`: another node to serve the same device at (a twin)."""
         with open(os.path.join(FIXTURES, spec_name + ".evdev.json")) as f:
             spec = json.load(f)
         self.spec = spec
-        self.devnode = spec["devnode"]
+        self.bed = bed
+        self.devnode = devnode or spec["devnode"]
         self.name = spec["name"]
         self.codes = {int(t): list(c) for t, c in spec["codes"].items()}
         self.absinfo = {int(c): [0] + list(v) for c, v in spec["abs"].items()}   # value, min, max, fuzz, flat, res
         self.lock = threading.Lock()
-        self.requests = 0        # ioctls and reads the daemon made of the node
-        self.reads = 0
+        self.ioctls = 0          # ioctls the daemon made of the node
         self.unknown = []        # ioctl numbers not emulated
         self.dropped = 0         # times a reader fell behind (SYN_DROPPED handed over)
+        self.gone = False
         self.written = 0         # reports handed over
         axes = len(self.absinfo)
         wanted = max(8 * (axes + len(self.codes.get(EV_REL, [])) + 7), 64)
@@ -102,7 +111,6 @@ class EvdevNode:
         self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
         self.handler = UMockdev.IoctlBase()
         self.handler.connect("handle-ioctl", self._ioctl)
-        self.handler.connect("handle-read", self._read)
         bed.tb.attach_ioctl(self.devnode, self.handler)
 
     # --- what the device does ---
@@ -113,7 +121,7 @@ class EvdevNode:
         with self.lock:
             for code, v in values.items():
                 info = self.absinfo[code]
-                info[0] = defuzz(int(v), info[0], info[3])
+                info[0] = defuzz(int(round(v)), info[0], info[3])
 
     def report(self, values, timestamp_us=None, time_ns=None):
         """One report: each axis in `values` (code -> counts) through the input core, then
@@ -124,7 +132,7 @@ class EvdevNode:
             events = []
             for code, v in values.items():
                 info = self.absinfo[code]
-                new = defuzz(int(v), info[0], info[3])
+                new = defuzz(int(round(v)), info[0], info[3])
                 if new != info[0]:
                     info[0] = new
                     events.append((EV_ABS, code, new))
@@ -147,11 +155,29 @@ class EvdevNode:
             self._write([(EV_SYN, SYN_DROPPED, 0)], time_ns if time_ns is not None else time.monotonic_ns())
             self.dropped += 1
 
+    def vanish(self):
+        """The device is unplugged: evdev answers every read and ioctl with ENODEV from now
+        on (evdev_read(), evdev_ioctl() once !evdev->exist), before udev's remove event."""
+        with self.lock:
+            self.gone = True
+        self.handler.connect("handle-read", self._read_gone)
+
+    def _read_gone(self, handler, client):
+        client.complete(-1, ENODEV)
+        return True
+
+    def unread(self):
+        """Events handed over that no reader has taken."""
+        with self.lock:
+            return self._queued()
+
     def state(self):
         with self.lock:
             return {c: info[0] for c, info in self.absinfo.items()}
 
     def close(self):
+        """The node goes: its FIFO closed, its ioctls no longer served."""
+        self.bed.tb.detach_ioctl(self.devnode)
         os.close(self.fd)
 
     # --- the reader's buffer ---
@@ -181,19 +207,16 @@ class EvdevNode:
 
     # --- the ioctls (evdev_do_ioctl()) ---
 
-    def _read(self, handler, client):
-        with self.lock:
-            self.requests += 1
-            self.reads += 1
-        return False            # umockdev reads the FIFO itself
-
     def _ioctl(self, handler, client):
         req = client.get_request()
         nr, size, kind = req & 0xFF, (req >> 16) & 0x3FFF, (req >> 8) & 0xFF
         with self.lock:
-            self.requests += 1
+            self.ioctls += 1
             try:
-                answer = self._answer(nr, size) if kind == ord("E") else None
+                if self.gone:
+                    answer = -ENODEV
+                else:
+                    answer = self._answer(nr, size) if kind == ord("E") else None
             except Exception as e:   # a bug here must show in the test, not hang the daemon
                 self.unknown.append("%x raised %r" % (req, e))
                 answer = -EINVAL
