@@ -107,7 +107,8 @@ package struct GyroPairing: Sendable {
     ///   - configuredMatrix: `Sensor.gyro_mount_matrix` when not `auto`.
     package static func pair(accelerometer a: AccelerometerDescription, gyroscopes: [GyroscopeDescription],
                              selector: GyroSelector, configuredMatrix: MountMatrix?) -> GyroPairing {
-        let usable = gyroscopes.filter(\.isUsable)
+        // An input device's gyroscope is read with its own accelerometer only (one node).
+        let usable = gyroscopes.filter { $0.isUsable && (!$0.fromInputDevice || $0.id == a.id) }
         let chosen: GyroscopeDescription?
         let reason: String
         switch selector {
@@ -123,14 +124,15 @@ package struct GyroPairing: Sendable {
             } else {
                 let others = usable.map(\.displayName)
                 return GyroPairing(gyro: nil, reason: others.isEmpty ? "no gyroscope found"
-                                   : "no gyroscope in the accelerometer's IIO device or under its parent (not paired: "
+                                   : "no gyroscope in the accelerometer's own device or under its parent (not paired: "
                                      + others.joined(separator: ", ") + ")",
                                    calibration: nil, matrixSource: nil)
             }
         case .iioDevice(let n):
             (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.index == n }, "Sensor.gyro = iio:device\(n)")
         case .name(let n):
-            (chosen, reason) = (gyroscopes.first { $0.name == n }, "Sensor.gyro = name:\(n)")
+            (chosen, reason) = (gyroscopes.first { $0.name == n && (!$0.fromInputDevice || $0.id == a.id) },
+                                "Sensor.gyro = name:\(n)")
         case .label(let l):
             (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.label == l }, "Sensor.gyro = label:\(l)")
         }
