@@ -5,8 +5,9 @@
 //
 // Layering (imports point down only; see STYLE.md and README "Module map"):
 //   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
-//      fontconfig), CLinux, CSDL2, CDRM, and CPrefetch (a compiler builtin, no library)
-//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM;
+//      fontconfig), CLinux, CSDL2, CDRM, CEvdev, and CPrefetch (a compiler builtin, no library)
+//   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM,
+//      Evdev;
 //      and Logging (the logger and its rate limiter, over LinuxSystem)
 //   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card
 //   2  adapters: Sensors, Output, Tracing
@@ -51,6 +52,10 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CDRM", path: "Sources/CDRM", pkgConfig: "libdrm",
                        providers: [.apt(["libdrm-dev"])]),
+        // Accelerometers and game controllers' motion sensors that the kernel exposes as
+        // input devices (evdev nodes).
+        .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
+                       providers: [.apt(["libevdev-dev"])]),
         // Not a library: `__builtin_prefetch`, which Swift cannot spell, for the renderer's
         // inner loop (CardKernels, which stays free of I/O, is its only importer).
         .systemLibrary(name: "CPrefetch", path: "Sources/CPrefetch"),
@@ -68,6 +73,7 @@ let package = Package(
         .target(name: "Fonts", dependencies: ["CFreeType"]),
         .target(name: "Display", dependencies: ["CSDL2"]),
         .target(name: "DRM", dependencies: ["CDRM"]),
+        .target(name: "Evdev", dependencies: ["CEvdev"]),
         // The one log vocabulary (Logger, LogHandler, RateLimiter) of every layer above.
         .target(name: "Logging", dependencies: ["LinuxSystem"]),
 
@@ -82,7 +88,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
-        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "Logging", "LinuxSystem"]),
+        .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "Logging", "LinuxSystem", "Evdev"]),
         .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "Logging", "DRM", "Udev"]),
         .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem", "Logging"]),
 
@@ -122,7 +128,7 @@ let package = Package(
         .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG", "LinuxSystem",
                                                     "TestSupport"],
                     exclude: ["Golden"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "TestSupport"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "Evdev", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),

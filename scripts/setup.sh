@@ -9,6 +9,8 @@ packages=(
   pkg-config libiio-dev libudev-dev libsystemd-dev libpng-dev libfreetype-dev libfontconfig-dev
   # build: libdrm for the DRM/KMS sink (CDRM)
   libdrm-dev
+  # build: libevdev for accelerometers and game controllers exposed as input devices (CEvdev)
+  libevdev-dev
   # run: the default font of the card's labels and arrows; setfacl, which
   # 60-shimmerd.rules runs to let the service read a tablet-mode switch
   fonts-dejavu-core fontconfig acl
@@ -41,6 +43,10 @@ packages=(
   # test: a device that answers EBUSY, as the kernel does for a buffer another program
   # holds: a FUSE file mounted over a testbed file (Tests/IntegrationTests/support/refusing_file.py)
   python3-fusepy
+  # test: perf records the daemon's context switches by the call they sleep in
+  # (test_input_devices.py tells its own wakeups from umockdev's round trips to an emulated
+  # evdev node, which the kernel's evdev does not cost)
+  linux-perf
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh

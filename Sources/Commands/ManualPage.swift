@@ -41,6 +41,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
             (SinkFactory.framebufferDevice(sink.device), "the framebuffer of Sink.type = framebuffer (Sink.device), group video"),
             ("/dev/tty0", "the console, put in graphics mode (KD_GRAPHICS) while the drm or framebuffer sink shows the card and given back on exit; group tty"),
             ("/dev/input/event*", "the kernel's tablet-mode switch (SW_TABLET_MODE): folding a convertible captures a new baseline; 60-shimmerd.rules gives group shimmerd read access to a switch with an input device of its own (switch events only)"),
+            ("/dev/input/eventN", "an input-device accelerometer (lis3lv02d) or a game controller's motion sensors, read through libevdev (see INPUT DEVICES); 60-shimmerd.rules gives group shimmerd read access to input accelerometers' nodes alone, and to an input poller's interval (the input device's poll attribute, set for Sensor.rate and put back on exit)"),
             ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by shimmerd view; group shimmerd-view where the daemon may give it to that group, mode Sink.mode"),
             ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
             ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; started by udev where an accelerometer appears, not enabled by the package (systemctl enable shimmerd starts it on every boot)"),
@@ -87,7 +88,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.section("DESCRIPTION")
         r.text("""
             shimmerd draws a card of 175 gradient dots whose shimmer follows the tilt of the machine: \
-            it reads an IIO accelerometer, computes the tilt (dPitch, dRoll) against a baseline, maps it \
+            it reads an IIO accelerometer (or an input device's: see INPUT DEVICES), computes the tilt (dPitch, dRoll) against a baseline, maps it \
             to a focal point, colors the card's dots from it and writes the frames to a sink: a \
             display through DRM/KMS, the framebuffer, POSIX shared memory, a raw frame stream, PNG \
             files or nothing.
@@ -129,6 +130,7 @@ package enum ManualPage: String, CaseIterable, Sendable {
         for s in sharing {
             r.tagged(Roff.italic(s.when), s.does)
         }
+        inputDevices(&r)
         r.section("D-BUS INTERFACE")
         r.text("""
             shimmerd run owns \(StatusBus.name) on the system bus, with the object \(StatusBus.path) \
@@ -188,6 +190,33 @@ package enum ManualPage: String, CaseIterable, Sendable {
             shares the accelerometer with.
             """)
         return r.output
+    }
+
+    /// Input-device accelerometers and game controllers; the tables listed are the ones
+    /// the program reads.
+    static func inputDevices(_ r: inout Roff) {
+        r.section("INPUT DEVICES")
+        r.text("""
+            Accelerometers the kernel exposes as input devices (udev ID_INPUT_ACCELEROMETER) are read \
+            through libevdev: Sensor.device = input:eventN names one, name:NAME matches its name. auto \
+            takes one where no IIO accelerometer is usable, and never a game controller's motion sensors \
+            (a joystick beside it under the same parent); shimmerd sensors says why. The node is drained \
+            once a frame, whatever the device's rate; the device's own sample times (MSC_TIMESTAMP) \
+            place its readings; a device that sends nothing keeps its last values (the input core sends \
+            changes only); after the kernel dropped events (SYN_DROPPED) the device's state is read again \
+            and the fusion starts over from it; a node that goes away is one log line, and the daemon waits.
+            """)
+        r.tagged(Roff.italic("units"), """
+            from the axes' resolution where the driver sets INPUT_PROP_ACCELEROMETER (counts per g; \
+            ABS_RX/RY/RZ, the gyroscope, counts per degree per second), else by the device's name: \
+            \(InputUnits.table.map { "\($0.name), \(Int($0.countsPerG)) counts per g" }.joined(separator: "; "))
+            """)
+        r.tagged(Roff.italic("frame"), """
+            Sensor.mount_matrix, else udev ACCEL_MOUNT_MATRIX, else for a game controller a table by \
+            vendor:product of how its axes lie under a screen held like it (face up, the shoulder \
+            buttons at the top edge): \(ControllerAxes.table.map { "\($0.key) \($0.model)" }.joined(separator: ", "))
+            """)
+        r.tagged(Roff.italic("rate"), "a polled one (an input poller, lis3lv02d) takes Sensor.rate through its poll interval")
     }
 
     static func configurationPage() -> String {

@@ -33,9 +33,9 @@ package enum ConfigurationKeys {
     }
 
     static let sensor: [ConfigurationKey] = [
-        choice("Sensor", "device", "which accelerometer: auto (display over base, then lowest index), iio:deviceN, name:NAME, label:LABEL, uri:LIBIIO-URI, trace:FILE",
-               accepted: "auto, iio:deviceN, name:NAME, label:LABEL, uri:URI or trace:FILE",
-               \.sensor.device, words: ["auto", "iio:device", "name:", "label:", "uri:", "trace:"],
+        choice("Sensor", "device", "which accelerometer: auto (an IIO one, display over base, then lowest index; else an input device accelerometer that is not part of a game controller), iio:deviceN, input:eventN (an input device: an input accelerometer, a game controller's motion sensors), name:NAME (an IIO or input device's name), label:LABEL, uri:LIBIIO-URI, trace:FILE",
+               accepted: "auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:URI or trace:FILE",
+               \.sensor.device, words: ["auto", "iio:device", "input:event", "name:", "label:", "uri:", "trace:"],
                valid: SensorSelectorSyntax.isValid),
         choice("Sensor", "mode", "auto picks buffer where the device supports it and the process may enable it, else poll; a device iio-sensor-proxy or another program may be reading is polled in either mode, its buffer left alone",
                accepted: "auto, poll or buffer", \.sensor.mode, words: ["auto", "poll", "buffer"]),
@@ -292,6 +292,7 @@ enum SensorSelectorSyntax {
     static func isValid(_ s: String) -> Bool {
         if s == "auto" { return true }
         if s.hasPrefix("iio:device") { return Int(s.dropFirst("iio:device".count)).map { $0 >= 0 } ?? false }
+        if s.hasPrefix("input:event") { return Int(s.dropFirst("input:event".count)).map { $0 >= 0 } ?? false }
         for prefix in ["name:", "label:", "uri:", "trace:"] where s.hasPrefix(prefix) {
             return s.count > prefix.count
         }

@@ -24,6 +24,8 @@ package struct AccelerometerDescription: IIODeviceDescription {
     package var udevProperties: [String: String]
     /// Why the device cannot be used at all (nil when usable).
     package var skipReason: String?
+    /// An input device's own facts (`AccelerometerDescription+Input.swift`); nil for IIO.
+    package var input: InputDeviceFacts? = nil
 
     package var isAccelerometer: Bool { !channels.isEmpty }
     package var isUsable: Bool { skipReason == nil }

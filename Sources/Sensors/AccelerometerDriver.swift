@@ -51,6 +51,9 @@ package enum DriverEvent: Sendable {
     case gyroProblem(ReadProblem)
     /// An informational note (e.g. a buffer reopened).
     case note(String)
+    /// Readings were lost and the device's state was read again (an input device's
+    /// `SYN_DROPPED`): why. The readings that follow start from that state.
+    case resynchronised(String)
 }
 
 /// An accelerometer driver (STYLE.md guideline 5): one file per driver, state in the
@@ -77,12 +80,16 @@ package protocol AccelerometerDriver: AnyObject {
     /// The most readings one `read` appends (a buffer of a combined IMU: every scan the
     /// kernel holds), so that callers can keep room for them.
     var maximumReadingsPerRead: Int { get }
+    /// Seconds: reads must come at least this often or the device's readings are lost
+    /// (an input device's kernel buffer); nil when nothing is lost by waiting.
+    var longestReadInterval: Double? { get }
 }
 
 extension AccelerometerDriver {
     package var pollDescriptor: Int32? { nil }
     package var readsGyroscope: Bool { false }
     package var maximumReadingsPerRead: Int { 1 }
+    package var longestReadInterval: Double? { nil }
 }
 
 extension RawReading {

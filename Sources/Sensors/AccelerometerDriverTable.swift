@@ -52,7 +52,7 @@ struct AccelerometerDriverTable {
     }
 
     /// The drivers, in the order they are tried.
-    static let drivers: [Driver] = [buffer, poll, sysfsPoll]
+    static let drivers: [Driver] = [input, buffer, poll, sysfsPoll]
 
     /// The first driver whose probe takes the device and which opens, with why.
     static func open(_ c: Candidate) -> Result<(any AccelerometerDriver, String), SensorError> {
@@ -73,6 +73,18 @@ struct AccelerometerDriverTable {
         }
         return .failure(SensorError(device: c.device.displayName, "no driver reads it"))
     }
+
+    /// An input device (an evdev node, `InputDeviceAccelerometer`): its events read through
+    /// libevdev, whatever `Sensor.mode` says (it chooses between an IIO device's buffer and
+    /// its raw attributes). IIO devices are passed on.
+    static let input = Driver(name: "input", probe: { c, _ in
+        guard c.device.isInput else { return .next(nil) }
+        let why = "an input device: its event node read through libevdev"
+        return .use(c.mode == .auto ? why : "\(why) (Sensor.mode = \(c.mode.rawValue) applies to IIO devices)")
+    }, open: { c in
+        do throws(SensorError) { return .success(try InputDeviceAccelerometer(device: c.device, gyro: c.gyro != nil)) }
+        catch { return .failure(error) }
+    }, openFailed: { _, error in .refuse(error) })
 
     /// Buffer mode: scan elements, a trigger and buffer attributes the process may write,
     /// and no other reader that may want the buffer.

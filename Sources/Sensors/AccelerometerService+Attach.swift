@@ -36,7 +36,7 @@ extension AccelerometerService {
             log.warning("\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
                 ["sensor.device": chosen.id, "sensor.attribute": p.source])
         }
-        if found.context == nil {
+        if found.context == nil, !chosen.isInput {
             do { found.context = try Context() } catch { found.contextError = error }
         }
         let pairing = GyroPairing.pair(accelerometer: chosen, gyroscopes: found.gyroscopes, selector: settings.gyro,
@@ -56,6 +56,9 @@ extension AccelerometerService {
         case .success(let (drv, modeReason)):
             context = found.context
             driver = drv
+            // An input device is drained once a frame, from the last read; IIO devices are
+            // read at Sensor.rate (or woken by their buffer).
+            schedule.pace(period: chosen.isInput ? inputReadPeriod : 1 / max(settings.rateHz, 0.1), fromLastRead: chosen.isInput)
             // The batch interval counts only while a buffer wakes the caller.
             schedule.attached(now: now, batchInterval: Double(scansPerWakeup) / deviceHz)
             let a = start(drv, chosen, modeReason: modeReason, selection: selection.reason, pairing: pairing,
@@ -86,8 +89,12 @@ extension AccelerometerService {
             guard let udev else { return .failure(NotFound(reason: "no udev")) }
             do {
                 let snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") }
-                return .success(Found(accelerometers: snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) },
-                                      gyroscopes: Discovery.gyroscopes(snapshots)))
+                // Input accelerometers beside them (an enumeration that fails leaves IIO alone).
+                let inputs = ((try? InputDiscovery.snapshots(udev: udev)) ?? []).filter { !removed.contains($0.syspath) }
+                    .map { AccelerometerDescription(input: $0, configuredMatrix: settings.mountMatrix) }
+                return .success(Found(accelerometers: snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
+                                          + inputs,
+                                      gyroscopes: Discovery.gyroscopes(snapshots) + inputs.compactMap(GyroscopeDescription.init(input:))))
             } catch {
                 return .failure(NotFound(reason: "\(error)"))
             }
@@ -99,7 +106,8 @@ extension AccelerometerService {
                        selection: String, pairing: GyroPairing, shared: Bool, now: Double) -> Attachment {
         silence = drv.modeName == "buffer" ? ScanSilence(attachedAt: now) : nil
         conditioner = SampleConditioner(calibration: chosen.calibration(invert: settings.invert))
-        let freq = setSamplingFrequency(chosen, driver: drv, shared: shared)
+        let freq = chosen.isInput ? setPollInterval(chosen, driver: drv, shared: shared)
+            : setSamplingFrequency(chosen, driver: drv, shared: shared)
         lastGyroRefusal = nil
         let gyroText = gyro.start(pairing, accelerometer: chosen, driver: drv, context: context, local: chosen.syspath != nil,
                                   settings: settings, sensorProxy: sensorProxyState)
@@ -114,7 +122,8 @@ extension AccelerometerService {
         // this line has named it already.
         let chosenWhy = selection.hasPrefix(chosen.displayName + ": ") ? String(selection.dropFirst(chosen.displayName.count + 2)) : selection
         log.notice("using \(chosen.displayName) in \(drv.modeName) mode: \(modeReason); chosen: \(chosenWhy); "
-            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); \(freq); "
+            + "mount matrix \(chosen.mountMatrix) from \(chosen.mountMatrixSource); "
+            + (chosen.isInput ? "units: \(chosen.input?.unitsSource ?? "?"); rate: " : "") + "\(freq); "
             + "gyroscope: \(gyro.isUsed ? gyroText : "none (\(gyroText))")",
             ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
         return a

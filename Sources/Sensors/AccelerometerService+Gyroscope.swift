@@ -10,7 +10,8 @@ extension AccelerometerService {
     /// was found is not used (the self-check's verdict stands until the accelerometer
     /// attaches anew).
     func takeUpGyroscope() -> [SensorEvent] {
-        guard let drv = driver, var a = attachment, !gyro.isUsed, let udev else { return [] }
+        // (An input device's gyroscope is its own node's, read from the attach on.)
+        guard let drv = driver, var a = attachment, !a.device.isInput, !gyro.isUsed, let udev else { return [] }
         let snapshots: [AttributeSnapshot]
         do { snapshots = try Discovery.localSnapshots(udev: udev).filter { !removed.contains($0.syspath ?? "") } } catch {
             log.debug("no gyroscope looked for: \(error)")

@@ -57,6 +57,9 @@ extension AccelerometerService {
         var nextGyro = 0
         for e in driverEvents {
             switch e {
+            case .problem(let p) where drv.device.isInput && p.isReadFailure:
+                inputNodeFailed(p, device: drv.device, now: now, into: &events)
+                return
             case .problem(let p):
                 if p.isReadFailure { lastReadError = p.reason }
                 if p.isReadFailure, drv.modeName != "buffer", p.reason.contains(Self.busyText) {
@@ -66,6 +69,8 @@ extension AccelerometerService {
                 }
             case .note(let n):
                 log.info("\(drv.device.displayName): \(n)", ["sensor.device": drv.device.id])
+            case .resynchronised(let why):
+                resynchronised(why, device: drv.device, now: now, into: &events)
             case .gyroProblem(let p):
                 gyroFailed(p, now: now, into: &events)
             case .reading(let r):

@@ -98,7 +98,7 @@ package final class AccelerometerService {
     /// nothing, and clears it on the first sample that moves.
     package var idlePeriod: Double? {
         get { schedule.idlePeriod }
-        set { schedule.idlePeriod = newValue }
+        set { schedule.idlePeriod = idleReadPeriod(newValue) }
     }
     package var attachment: Attachment?
 
@@ -127,7 +127,8 @@ package final class AccelerometerService {
             // Without a monitor, hotplug still works through the once-a-second
             // rediscovery while waiting; a vanished device shows as read errors.
             do {
-                monitor = try UdevMonitor(context: u, subsystem: "iio")
+                // IIO devices, and input devices (accelerometers, game controllers).
+                monitor = try UdevMonitor(context: u, subsystems: ["iio", "input"])
             } catch {
                 monitor = nil
                 log.warning("no udev monitor (\(error)); hotplug falls back to rediscovery every second")

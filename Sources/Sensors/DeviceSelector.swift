@@ -4,7 +4,10 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
     case auto
     /// `iio:deviceN`.
     case iioDevice(Int)
-    /// `name:NAME`, the sysfs `name`.
+    /// `input:eventN`: the input device whose event node is /dev/input/eventN (an input
+    /// accelerometer, a game controller's motion sensors).
+    case inputEvent(Int)
+    /// `name:NAME`, the sysfs `name` of an IIO device or an input device's name.
     case name(String)
     /// `label:LABEL`, the sysfs `label`.
     case label(String)
@@ -16,7 +19,7 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
     package struct ParseError: Error, Sendable, CustomStringConvertible {
         package let value: String
         package var description: String {
-            "invalid Sensor.device \"\(value)\": expected auto, iio:deviceN, name:NAME, label:LABEL, uri:LIBIIO-URI or trace:FILE"
+            "invalid Sensor.device \"\(value)\": expected auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:LIBIIO-URI or trace:FILE"
         }
     }
 
@@ -32,6 +35,10 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
             guard let i = Int(n), i >= 0, String(i) == n else { return .failure(ParseError(value: text)) }
             return .success(.iioDevice(i))
         }
+        if let n = rest("input:event") {
+            guard let i = Int(n), i >= 0, String(i) == n else { return .failure(ParseError(value: text)) }
+            return .success(.inputEvent(i))
+        }
         if let n = rest("name:") { return .success(.name(n)) }
         if let n = rest("label:") { return .success(.label(n)) }
         if let n = rest("uri:") { return .success(.uri(n)) }
@@ -43,6 +50,7 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .auto: "auto"
         case .iioDevice(let n): "iio:device\(n)"
+        case .inputEvent(let n): "input:event\(n)"
         case .name(let n): "name:\(n)"
         case .label(let n): "label:\(n)"
         case .uri(let n): "uri:\(n)"

@@ -19,6 +19,9 @@ package struct GyroscopeDescription: IIODeviceDescription {
     package var skipReason: String?
     /// `in_anglvel_sampling_frequency` or the device's shared `sampling_frequency`.
     package var samplingFrequency: SamplingFrequencyInfo?
+    /// The gyroscope of an input device's node (`GyroscopeDescription(input:)`): IIO
+    /// selectors (`iio:deviceN`, `label:`) never name it.
+    package var fromInputDevice = false
 
     package var isUsable: Bool { skipReason == nil }
 
@@ -104,7 +107,8 @@ package struct GyroPairing: Sendable {
     ///   - configuredMatrix: `Sensor.gyro_mount_matrix` when not `auto`.
     package static func pair(accelerometer a: AccelerometerDescription, gyroscopes: [GyroscopeDescription],
                              selector: GyroSelector, configuredMatrix: MountMatrix?) -> GyroPairing {
-        let usable = gyroscopes.filter(\.isUsable)
+        // An input device's gyroscope is read with its own accelerometer only (one node).
+        let usable = gyroscopes.filter { $0.isUsable && (!$0.fromInputDevice || $0.id == a.id) }
         let chosen: GyroscopeDescription?
         let reason: String
         switch selector {
@@ -112,23 +116,25 @@ package struct GyroPairing: Sendable {
             return GyroPairing(gyro: nil, reason: "Sensor.gyro = none", calibration: nil, matrixSource: nil)
         case .auto:
             if let g = usable.first(where: { relation(a, $0) == .sameDevice }) {
-                (chosen, reason) = (g, "the accelerometer's own IIO device")
+                (chosen, reason) = (g, g.fromInputDevice ? "the accelerometer's own event node (ABS_RX, ABS_RY, ABS_RZ)"
+                                        : "the accelerometer's own IIO device")
             } else if let g = usable.first(where: { if case .sameParent = relation(a, $0) { true } else { false } }),
                       case .sameParent(let parent) = relation(a, g) {
                 (chosen, reason) = (g, "same parent device as the accelerometer (\(parent))")
             } else {
                 let others = usable.map(\.displayName)
                 return GyroPairing(gyro: nil, reason: others.isEmpty ? "no gyroscope found"
-                                   : "no gyroscope in the accelerometer's IIO device or under its parent (not paired: "
+                                   : "no gyroscope in the accelerometer's own device or under its parent (not paired: "
                                      + others.joined(separator: ", ") + ")",
                                    calibration: nil, matrixSource: nil)
             }
         case .iioDevice(let n):
-            (chosen, reason) = (gyroscopes.first { $0.index == n }, "Sensor.gyro = iio:device\(n)")
+            (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.index == n }, "Sensor.gyro = iio:device\(n)")
         case .name(let n):
-            (chosen, reason) = (gyroscopes.first { $0.name == n }, "Sensor.gyro = name:\(n)")
+            (chosen, reason) = (gyroscopes.first { $0.name == n && (!$0.fromInputDevice || $0.id == a.id) },
+                                "Sensor.gyro = name:\(n)")
         case .label(let l):
-            (chosen, reason) = (gyroscopes.first { $0.label == l }, "Sensor.gyro = label:\(l)")
+            (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.label == l }, "Sensor.gyro = label:\(l)")
         }
         guard let g = chosen else {
             return GyroPairing(gyro: nil, reason: "\(reason): no such gyroscope", calibration: nil, matrixSource: nil)

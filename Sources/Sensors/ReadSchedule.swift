@@ -3,8 +3,12 @@
 /// caller; a timed read is the fallback for a batch that does not come). Pure: time is a
 /// parameter, seconds.
 struct ReadSchedule: Sendable {
-    /// Seconds between reads at full rate: `1 / Sensor.rate`.
-    let fullRatePeriod: Double
+    /// Seconds between reads at full rate: `1 / Sensor.rate`; an input device's, a frame.
+    private(set) var fullRatePeriod: Double
+    /// Reads are paced from the last one rather than on a fixed grid: an input device's
+    /// reads then line up with the frames, one wakeup each (a grid drifts against the
+    /// frames' actual times, and a read just before a frame is due is a wakeup of its own).
+    private(set) var pacedFromLastRead = false
     /// When the next timed read is due.
     private(set) var nextRead = 0.0
     /// Buffer mode: the device node is waited on (it has given data when readable);
@@ -18,6 +22,12 @@ struct ReadSchedule: Sendable {
 
     init(rateHz: Double) {
         fullRatePeriod = 1 / max(rateHz, 0.1)
+    }
+
+    /// Reads every `period` seconds at full rate, on a grid or from the last read.
+    mutating func pace(period: Double, fromLastRead: Bool) {
+        fullRatePeriod = max(period, 1e-3)
+        pacedFromLastRead = fromLastRead
     }
 
     /// While set, reads happen at most every `idlePeriod` seconds: the device has lain
@@ -65,7 +75,7 @@ struct ReadSchedule: Sendable {
     /// woke the caller; `gotData`, whether the read found a reading.
     mutating func didRead(now: Double, waited: Bool, woke: Bool, gotData: Bool) {
         guard waited else {
-            nextRead = max(nextRead + period, now - period)
+            nextRead = pacedFromLastRead ? now + period : max(nextRead + period, now - period)
             if gotData, !bufferWakesUs { bufferWakesUs = true }
             lastData = nil
             return

@@ -27,6 +27,7 @@ package struct SensorReport: Sendable {
         var source = "local"
         var context: Context?
         var libiio = "ok"
+        var inputs: [AccelerometerDescription] = []
         if case .uri(let uri) = settings.device {
             do { context = try Context(uri: uri) } catch {
                 throw SensorError(device: "uri:\(uri)", "cannot open libiio context: \(error)")
@@ -40,18 +41,25 @@ package struct SensorReport: Sendable {
             do { context = try Context() } catch {
                 libiio = "libiio cannot build a local context (\(error)); sysfs is read directly, poll mode only"
             }
+            inputs = ((try? InputDiscovery.snapshots(udev: udev)) ?? [])
+                .map { AccelerometerDescription(input: $0, configuredMatrix: settings.mountMatrix) }
         }
-        let devices = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
-        let gyroscopes = Discovery.gyroscopes(snapshots)
+        let devices = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) } + inputs
+        let gyroscopes = Discovery.gyroscopes(snapshots) + inputs.compactMap(GyroscopeDescription.init(input:))
         var selection = SensorSelection.select(settings.device, from: devices)
         // A machine without IIO at all (no driver loaded, a VM): libiio's failure to build
         // a context follows from that and is no news of its own.
         let iioAbsent = source == "local" && snapshots.isEmpty && !FileSystem.isDirectory(Self.iioDevices)
-        if iioAbsent {
+        if iioAbsent, selection.chosen == nil {
             selection.reason = "no IIO devices (\(Self.iioDevices) is absent)"
+                + (inputs.isEmpty ? "" : "; \(selection.reason)")
         }
         var modes: [String: (String, String)] = [:]
         for d in devices where d.isAccelerometer {
+            if d.isInput {
+                modes[d.id] = ("input", "an input device: its event node read through libevdev")
+                continue
+            }
             if context == nil {
                 modes[d.id] = ("sysfs-poll", libiio)
                 continue
@@ -161,6 +169,7 @@ package struct SensorReport: Sendable {
             ("udev", .object(d.udevProperties.filter { $0.key.hasPrefix("ACCEL_") || $0.key == "IIO_SENSOR_PROXY_TYPE" }
                 .sorted { $0.key < $1.key }.map { ($0.key, SensorJSON.string($0.value)) })),
         ]
+        if let i = d.input { o.append(("input", inputJSON(i))) }
         return .object(o)
     }
 
@@ -188,8 +197,12 @@ package struct SensorReport: Sendable {
                 out.append("    sampling frequency: \(f.currentText) Hz (\(f.attribute)); available: "
                     + (f.availableHz.isEmpty ? "not listed" : f.availableHz.map { SamplingFrequencyInfo.text($0) }.joined(separator: " ")))
             }
-            out.append("    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
-                + (d.trigger.map { ", trigger \($0)" } ?? ""))
+            if let i = d.input {
+                out += inputLines(i)
+            } else {
+                out.append("    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
+                    + (d.trigger.map { ", trigger \($0)" } ?? ""))
+            }
             if let m = modes[d.id] { out.append("    mode: \(m.mode) (\(m.reason))") }
             if let why = selection.notChosen[d.id] { out.append("    not chosen: \(why)") }
         }

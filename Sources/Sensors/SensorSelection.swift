@@ -8,8 +8,17 @@ package struct SensorSelection: Sendable {
     package var notChosen: [String: String]
 
     /// attitude/interfaces: `auto` takes the display accelerometer over the base one,
-    /// then the lowest index; the other selectors match id, name or label.
+    /// then the lowest index, of the IIO accelerometers; without one, the input
+    /// accelerometer of the lowest event number that is not part of a game controller
+    /// (`SensorSelection+Input.swift`). The other selectors match id, name or label.
     package static func select(_ selector: DeviceSelector, from devices: [AccelerometerDescription]) -> SensorSelection {
+        let inputs = devices.filter(\.isInput)
+        let iio = selectIIO(selector, from: devices.filter { !$0.isInput })
+        return inputs.isEmpty && !selector.namesInputDevice ? iio : withInputDevices(iio, selector, inputs)
+    }
+
+    /// Among IIO devices only.
+    private static func selectIIO(_ selector: DeviceSelector, from devices: [AccelerometerDescription]) -> SensorSelection {
         var notChosen: [String: String] = [:]
         for d in devices where !d.isUsable { notChosen[d.id] = d.skipReason }
         let usable = devices.filter(\.isUsable)
@@ -46,6 +55,8 @@ package struct SensorSelection: Sendable {
             return s
         case .iioDevice(let n):
             return pick(usable.filter { $0.index == n }, what: "iio:device\(n)")
+        case .inputEvent:
+            return SensorSelection(chosen: nil, reason: "", notChosen: notChosen)
         case .name(let n):
             return pick(usable.filter { $0.name == n }, what: "name:\(n)")
         case .label(let l):

@@ -157,23 +157,31 @@ package final class UdevDevice {
     }
 }
 
-/// A hotplug monitor (`struct udev_monitor`) on the `udev` netlink group, filtered to a
-/// subsystem. Poll `fileDescriptor` for readability, then call `receive()`.
+/// A hotplug monitor (`struct udev_monitor`) on the `udev` netlink group, filtered to
+/// subsystems. Poll `fileDescriptor` for readability, then call `receive()`.
 package final class UdevMonitor {
     package let context: UdevContext
     let raw: OpaquePointer
 
     /// `udev_monitor_new_from_netlink(udev, "udev")`,
     /// `udev_monitor_filter_add_match_subsystem_devtype()`, `udev_monitor_enable_receiving()`.
-    package init(context: UdevContext, subsystem: String) throws(UdevError) {
+    package convenience init(context: UdevContext, subsystem: String) throws(UdevError) {
+        try self.init(context: context, subsystems: [subsystem])
+    }
+
+    /// The same, for the events of any of `subsystems` (one filter each).
+    package init(context: UdevContext, subsystems: [String]) throws(UdevError) {
         self.context = context
         raw = try UdevCall.pointer("udev_monitor_new_from_netlink", "udev") {
             udev_monitor_new_from_netlink(context.raw, "udev")
         }
-        try UdevCall.check("udev_monitor_filter_add_match_subsystem_devtype", subsystem) {
-            udev_monitor_filter_add_match_subsystem_devtype(raw, subsystem, nil)
+        for subsystem in subsystems {
+            try UdevCall.check("udev_monitor_filter_add_match_subsystem_devtype", subsystem) {
+                udev_monitor_filter_add_match_subsystem_devtype(raw, subsystem, nil)
+            }
         }
-        try UdevCall.check("udev_monitor_enable_receiving", subsystem) { udev_monitor_enable_receiving(raw) }
+        let all = subsystems.joined(separator: ",")
+        try UdevCall.check("udev_monitor_enable_receiving", all) { udev_monitor_enable_receiving(raw) }
     }
 
     deinit { udev_monitor_unref(raw) }

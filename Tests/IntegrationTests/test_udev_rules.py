@@ -127,3 +127,32 @@ def test_the_service_is_started_where_there_is_an_accelerometer(tmp_path, fixtur
     assert any("shimmerd.service" in w.split() for w in wants) == wanted, out[-2000:]
     if wanted:
         assert re.search(r"^TAGS=.*:systemd:", out, re.M), out[-2000:]
+
+
+DUALSENSE = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
+LIS3 = "/sys/devices/platform/lis3lv02d/input/input6/event6"
+POLL = "chgrp shimmerd"
+
+
+@pytest.mark.parametrize("fixture,syspath,readable,wanted", [
+    ("lis3lv02d_hp_elitebook", LIS3, True, True),
+    ("dualsense_usb", DUALSENSE + "/input/input21/event21", True, False),
+    ("dualsense_usb", DUALSENSE + "/input/input20/event20", False, False),
+    ("dualsense_usb", DUALSENSE + "/input/input22/event22", False, False),
+    ("input_keyboard_and_keyed_switch", "/sys/devices/platform/i8042/serio0/input/input3/event3", False, False),
+], ids=["lis3lv02d", "DualSense motion sensors", "DualSense gamepad", "DualSense touchpad", "keyboard"])
+def test_input_accelerometers_alone_are_readable_and_only_a_machines_own_starts_the_service(tmp_path, fixture,
+                                                                                            syspath, readable, wanted):
+    """udev's input_id classifies each node from its capabilities: the service's group may
+    read an input accelerometer's node (lis3lv02d; a controller's motion sensors, which
+    Sensor.device may name) and nothing else of group input, never a gamepad, a touchpad
+    or a keyboard; the service is wanted where the accelerometer is not part of a HID
+    device (a game controller)."""
+    out = udev_test(tmp_path, [fixture], syspath)
+    lines = rule_lines(out)
+    assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
+    assert ("ID_INPUT_ACCELEROMETER=1" in out) == readable, out[-2000:]
+    assert any(ACL in x for x in lines) == readable, lines
+    assert any(POLL in x and "/poll" in x for x in lines) == readable, lines
+    wants = re.findall(r"^SYSTEMD_WANTS=(.*)$", out, re.M)
+    assert any("shimmerd.service" in w.split() for w in wants) == wanted, out[-2000:]
