@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// A thread of its own running one closure (`pthread_create`), joined with `join()`
