@@ -41,12 +41,22 @@ struct ViewCommand: Subcommand {
         return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
     }
 
+    /// Whether `directory` is where SwiftPM puts what it builds: `.build/debug` or
+    /// `.build/release`, or the same under the target triple (`.build/x86_64-unknown-linux-gnu/debug`),
+    /// not merely any path with a `.build` somewhere above it.
+    static func isSwiftPMBuildDirectory(_ directory: String) -> Bool {
+        let parts = directory.split(separator: "/")
+        guard let last = parts.last, last == "debug" || last == "release" else { return false }
+        let n = parts.count
+        return (n >= 2 && parts[n - 2] == ".build") || (n >= 3 && parts[n - 3] == ".build")
+    }
+
     /// What to say when no candidate exists: where each kind of install puts the viewer,
     /// and, in a SwiftPM build directory, how to build it there.
     static func missingViewer(directory: String, tried: [String]) -> String {
         var s = "view: no viewer executable (tried \(tried.joined(separator: ", "))): the Debian package shimmerd-view "
             + "puts it in /usr/libexec/shimmerd/shimmerd-view, scripts/install.sh beside shimmerd"
-        if directory.contains("/.build/") {
+        if isSwiftPMBuildDirectory(directory) {
             s += "; this shimmerd is a source build: swift build --product shimmerd-view builds it in \(directory)"
         }
         return s

@@ -13,10 +13,13 @@ import Raster
 /// frames (`byteBudget` of pixels, at least two frames), so a writer that falls behind
 /// costs a bounded amount of memory: the loop is then told the frame was not taken
 /// (`submit` returns false, the sink drops it and says so) or, for an offline render
-/// that must keep every frame, waits for a buffer (`waitsWhenFull`).
+/// that must keep every frame, waits for a buffer (`waitsWhenFull`, `waitingCapacity`
+/// buffers).
 final class PNGFrameWriter: @unchecked Sendable {
     /// The pixels of frames waiting for the writer, at most (and two frames at least).
     static let byteBudget = 48 << 20
+    /// The buffers of a writer that is waited for when they are all taken.
+    static let waitingCapacity = 4
 
     private struct Job {
         let buffer: PixelBuffer
@@ -48,7 +51,9 @@ final class PNGFrameWriter: @unchecked Sendable {
         self.height = height
         self.coverage = coverage
         self.waitsWhenFull = waitsWhenFull
-        capacity = max(2, Self.byteBudget / max(1, width * height * 4))
+        // A run that waits for the writer gains nothing from a deep queue (the writer sets
+        // the pace either way): a few buffers keep it busy, and its memory stays flat.
+        capacity = waitsWhenFull ? Self.waitingCapacity : max(2, Self.byteBudget / max(1, width * height * 4))
         do {
             // The thread holds the writer until `finish` has let it end.
             thread = try WorkerThread { self.run() }

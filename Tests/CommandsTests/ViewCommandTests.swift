@@ -51,4 +51,13 @@ struct ViewCommandTests {
         let built = ViewCommand.missingViewer(directory: "/src/shimmerd/.build/x86_64-unknown-linux-gnu/debug", tried: [])
         #expect(built.contains("swift build --product shimmerd-view builds it in /src/shimmerd/.build/x86_64-unknown-linux-gnu/debug"))
     }
+
+    /// Only SwiftPM's own output directories count as a source build, not an installed
+    /// binary that happens to lie somewhere below a `.build` directory.
+    @Test(arguments: [("/src/shimmerd/.build/debug", true), ("/src/shimmerd/.build/release", true),
+                      ("/src/shimmerd/.build/x86_64-unknown-linux-gnu/release", true), ("/usr/bin", false),
+                      ("/src/shimmerd/.build/test-run/pytest/t0/usr/bin", false), (".build/debug/tools", false)])
+    func aSourceBuildIsSwiftPMsOutputDirectory(directory: String, built: Bool) {
+        #expect(ViewCommand.isSwiftPMBuildDirectory(directory) == built)
+    }
 }

@@ -224,23 +224,6 @@ def test_with_demand_always_frames_come_without_any_claim(bed_factory, shipped_b
     assert not demand_records(trace)
 
 
-def test_shimmerd_view_claims_while_its_window_is_open(bed_factory, shipped_bus, shm_name, tmp_path, xserver,
-                                                       monkeypatch):
-    trace = str(tmp_path / "trace.jsonl")
-    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
-    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
-    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", shipped_bus.address)
-    v = Viewer(xserver, shm_name)
-    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
-    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "Claims 1 while the window is open", daemon=d)
-    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=d)
-    wait_for_frame_on_screen(v, shm_name, d)
-    assert v.stop() == 0
-    wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once the window closed", daemon=d)
-    assert prop(shipped_bus, "Claims") == 0
-    assert d.stop() == 0
-
-
 def test_a_viewer_without_a_system_bus_says_what_that_means(xserver, shm_name, monkeypatch):
     monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/system_bus_socket")
     v = Viewer(xserver, shm_name)
@@ -287,6 +270,7 @@ def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_facto
         d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sensor.rate=200",
                       "--set", "Sensor.mode=buffer", "--set", "Trace.path=" + trace, extra_env=shipped_bus.env)
         d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
         assert {f: float(bed.attr(dev.syspath, f)) for f in untouched} == untouched
         reader = Claimant(shipped_bus)
         reader.claim()
@@ -302,16 +286,22 @@ def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_facto
         stop.set()
 
 
-def test_after_the_bus_restarts_the_viewer_claims_again(bed_factory, shipped_bus, shm_name, tmp_path, xserver,
-                                                        monkeypatch):
-    """dbus-daemon restarts (an upgrade): every claim ends with the connections that held
-    them and the daemon idles; both reconnect, and the viewer, its window still open,
-    claims again, so the card comes back without anyone doing anything."""
+def test_shimmerd_view_claims_while_its_window_is_open_and_again_after_the_bus_restarts(
+        bed_factory, shipped_bus, shm_name, tmp_path, xserver, monkeypatch):
+    """The viewer's window claims the frames: the idle daemon paints them. dbus-daemon then
+    restarts (an upgrade): every claim ends with the connections that held them and the
+    daemon idles; both reconnect, and the viewer, its window still open, claims again, so
+    the card comes back without anyone doing anything. Closing the window ends the claim."""
     trace = str(tmp_path / "trace.jsonl")
     dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
     monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", shipped_bus.address)
     v = Viewer(xserver, shm_name)
-    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "the viewer's claim", daemon=d)
+    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
+    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "Claims 1 while the window is open", daemon=d)
+    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=d)
+    wait_for_frame_on_screen(v, shm_name, d)
+
     shipped_bus.stop()
     i, _ = d.wait_log(r"system bus: the connection was lost", "the loss")
     d.wait_log(r"idle: nobody has claimed the frames", "idle without the bus", start=i)
@@ -319,5 +309,8 @@ def test_after_the_bus_restarts_the_viewer_claims_again(bed_factory, shipped_bus
     d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name again", start=i)
     d.wait_log(r"resumed: 1 claim on the system bus", "the viewer's claim again", start=i)
     assert prop(shipped_bus, "Claims") == 1
+
     assert v.stop() == 0
+    wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once the window closed", daemon=d)
+    assert prop(shipped_bus, "Claims") == 0
     assert d.stop() == 0

@@ -12,6 +12,7 @@
 - The console: KD_GRAPHICS works with the unit's own groups and capability, on the
   machine's real /dev/tty0, and is put back on exit.
 docs/RELIABILITY.md lists these with their results."""
+import contextlib
 import fcntl
 import json
 import os
@@ -26,7 +27,8 @@ import time
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, wait_trace, wait_until
+from harness import (REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, system_group,
+                     wait_trace, wait_until)
 from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, snapshot
 from test_least_privilege import NOBODY, readable_testbed
 from test_traces import synthetic_trace
@@ -588,10 +590,14 @@ def debian_console():
     """/dev/tty0 as Debian's udev leaves it (root:tty 0620, 50-udev-default.rules), in
     text mode; put back as found afterwards. The machine has one console, so the tests
     that use it take turns (an exclusive lock across the parallel run's workers): one
-    test's putting it back must not take the console from under another."""
+    test's putting it back must not take the console from under another. The unit's
+    supplementary groups exist meanwhile (the package's sysusers file makes shimmerd-view;
+    made here when missing, so these tests run in the xdist group "machine")."""
     if not os.path.exists("/dev/tty0") or os.geteuid() != 0:
         pytest.skip("needs root and a virtual terminal (/dev/tty0)")
-    with machine_wide("console"):
+    with contextlib.ExitStack() as groups, machine_wide("console"):
+        for name in unit_setting("SupplementaryGroups"):
+            groups.enter_context(system_group(name))
         mode = console_mode()
         if mode is None:
             pytest.skip("/dev/tty0 is not a virtual terminal here")
@@ -607,6 +613,7 @@ def debian_console():
             os.chmod("/dev/tty0", st.st_mode & 0o7777)
 
 
+@pytest.mark.xdist_group("machine")
 @pytest.mark.parametrize("with_capabilities", [True, False])
 def test_the_units_privileges_allow_console_graphics_mode(debian_console, with_capabilities):
     """With the unit's groups and CAP_SYS_TTY_CONFIG, the sink's console calls succeed
@@ -625,6 +632,7 @@ def test_the_units_privileges_allow_console_graphics_mode(debian_console, with_c
     assert console_mode() == KD_TEXT
 
 
+@pytest.mark.xdist_group("machine")
 def test_the_daemon_opens_the_console_with_the_units_privileges(bed_factory, open_dir, debian_console):  # noqa: F811
     """The framebuffer sink run with the unit's user, groups and capabilities opens
     /dev/tty0 (write-only: group tty may not read it) and reaches the console ioctls,
