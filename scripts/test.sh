@@ -16,8 +16,10 @@
 #
 # What a run writes stays in the checkout, under .build/test-run: the logs (logs/, kept
 # for reading), pytest's scratch directories (pytest/) and the temporary files of what
-# the tests start (tmp/, their TMPDIR: umockdev testbeds, private buses). A passing run
-# removes pytest/ and tmp/ (hundreds of MB); a failing one keeps them and says where.
+# the tests start (tmp/, the TMPDIR of everything the run starts: umockdev testbeds,
+# private buses, and SwiftPM's own TemporaryDirectory.* scratch, which it leaves behind).
+# A passing run removes pytest/ and tmp/ (hundreds of MB); a failing one keeps them and
+# says where.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -26,6 +28,7 @@ run_dir="$PWD/.build/test-run"
 rm -rf "$run_dir"
 logs="$run_dir/logs"
 mkdir -p "$logs" "$run_dir/pytest" "$run_dir/tmp"
+export TMPDIR="$run_dir/tmp"
 echo "== fuzz: built and run beside the other steps (log: $logs/fuzz.log)"
 set -m     # the fuzz job in a process group of its own, so that an early exit ends all of it
 (nice -n 19 ./scripts/fuzz.sh --runs 20000 > "$logs/fuzz.log" 2>&1; echo $? > "$logs/fuzz.status") &
@@ -64,12 +67,12 @@ export SHIMMERD="$(swift build --show-bin-path)/shimmerd"
 # --dist loadgroup: the tests that change the machine itself (test_package.py installs
 # the packages, test_dbus.py adds the shimmerd user) share one worker, one at a time.
 set +e
-TMPDIR="$run_dir/tmp" /usr/bin/python3 -m pytest -q -p no:cacheprovider -n "${SHIMMERD_TEST_WORKERS:-6}" --dist loadgroup \
+/usr/bin/python3 -m pytest -q -p no:cacheprovider -n "${SHIMMERD_TEST_WORKERS:-6}" --dist loadgroup \
   --durations=10 --basetemp "$run_dir/pytest" Tests/IntegrationTests
 status=$?
 set -e
 [ "$status" -eq 0 ] || { echo "integration tests failed (exit $status); their files: $run_dir/pytest, $run_dir/tmp"; exit "$status"; }
-rm -rf "$run_dir/pytest" "$run_dir/tmp"
+rm -rf "$run_dir/pytest"
 
 echo "== fuzz (20000 executions per parser; scripts/fuzz.sh --runs N for longer runs)"
 wait "$fuzz_pid" || true
@@ -77,3 +80,4 @@ trap - EXIT
 grep -vE '^\[[0-9]+/[0-9]+\]|Cannot export local symbol|^Building for|^Build of product' "$logs/fuzz.log" || true
 status=$(cat "$logs/fuzz.status" 2>/dev/null || echo 1)
 [ "$status" -eq 0 ] || { echo "fuzz failed (exit $status); full log: $logs/fuzz.log"; exit "$status"; }
+rm -rf "$run_dir/tmp"     # once the fuzz build, which writes there too, is done
