@@ -68,6 +68,7 @@ private func line(_ entry: TraceEntry) -> [UInt8] {
     case .frame(let r): TraceRecord.line(r)
     case .recapture(let r): TraceRecord.line(r)
     case .gyro(let r): TraceRecord.line(r)
+    case .demand(let r): TraceRecord.line(r)
     }
 }
 
@@ -84,6 +85,7 @@ private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
     case .reading(let r): data = try? encoder.encode(r)
     case .frame(let r): data = try? encoder.encode(r)
     case .gyro(let r): data = try? encoder.encode(r)
+    case .demand(let r): data = try? encoder.encode(r)
     }
     guard let data else {
         require(false, "JSONEncoder cannot encode a record that was read: \(entry)")
