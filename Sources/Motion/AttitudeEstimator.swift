@@ -62,8 +62,10 @@ package enum GyroStep: Hashable, Sendable {
 package struct AttitudeEstimator: Sendable {
     package let configuration: AttitudeConfiguration
     package private(set) var frame: TiltFrame?
-    private var baselineSum = Vector3.zero
-    private var baselineCount = 0
+    private var capture: BaselineCapture
+    /// False when the last baseline was taken from a device that did not come to rest
+    /// within `BaselineCapture.restLimit`.
+    package private(set) var baselineRested = true
     private var filters: [OneEuroFilter]
     private var previousT: Double?
     package private(set) var noise = NoiseEstimator()
@@ -97,6 +99,9 @@ package struct AttitudeEstimator: Sendable {
     package init(_ configuration: AttitudeConfiguration) {
         self.configuration = configuration
         self.filters = Self.makeFilters(configuration.filter)
+        // Filter off is the spec's pass-through (its test vectors): the first samples.
+        let rest = if case .oneEuro = configuration.filter { true } else { false }
+        capture = BaselineCapture(samples: configuration.baselineSamples, requireRest: rest)
     }
 
     /// True while gyroscope readings are being fused.
@@ -109,11 +114,12 @@ package struct AttitudeEstimator: Sendable {
         }
     }
 
-    /// Starts a new baseline: after start, after the sensor reappears, on SIGUSR1.
-    package mutating func recapture() {
+    /// Starts a new baseline: after start, after the sensor reappears, on SIGUSR1, on the
+    /// tablet-mode switch; from readings at `t` or later (a batch read late may still hold
+    /// readings from before the request).
+    package mutating func recapture(at t: Double = -.infinity) {
         frame = nil
-        baselineSum = .zero
-        baselineCount = 0
+        capture.restart(notBefore: t)
         filters = Self.makeFilters(configuration.filter)
         gate.reset()
         noise.restart()
@@ -194,17 +200,17 @@ package struct AttitudeEstimator: Sendable {
             let g = AttitudeConfiguration.standardGravity
             let m = a.length
             let usable = m >= 0.5 * g && m <= 1.5 * g
-            if usable {
-                baselineSum = baselineSum + rawUp
-                baselineCount += 1
+            switch capture.add(rawUp, usable: usable, at: t, noise: noise.angle) {
+            case .collecting(let have, let need, let used):
+                return .collectingBaseline(have: have, need: need, usedForBaseline: used)
+            case .done(let sum, let rested):
+                guard let newFrame = TiltFrame(baselineUp: sum) else {
+                    return .collectingBaseline(have: 0, need: configuration.baselineSamples, usedForBaseline: false)
+                }
+                self.frame = newFrame
+                baselineRested = rested
+                return .tilt(newFrame.tilt(up: up), newBaseline: newFrame)
             }
-            guard baselineCount >= configuration.baselineSamples,
-                  let newFrame = TiltFrame(baselineUp: baselineSum) else {
-                return .collectingBaseline(have: baselineCount, need: configuration.baselineSamples,
-                                           usedForBaseline: usable)
-            }
-            self.frame = newFrame
-            return .tilt(newFrame.tilt(up: up), newBaseline: newFrame)
         }
         return .tilt(frame.tilt(up: up), newBaseline: nil)
     }

@@ -89,7 +89,7 @@ final class MotionStage {
         case (.doubted(let why)?, _): return .gyroscopeDisagreed(why)
         case (.trustedAgain(let why)?, _): return .gyroscopeAgrees(why)
         case (_, .restedFar(let why)?): return .log(.notice, "recapturing the baseline: \(why)")
-        default: return .none
+        default: return out.baselineNotAtRest.map { .log(.notice, "baseline: \($0)") } ?? .none
         }
     }
 
