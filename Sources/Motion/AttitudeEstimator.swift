@@ -55,10 +55,13 @@ package enum GyroStep: Hashable, Sendable {
 ///
 /// The up direction `u` comes from the accelerometer alone, smoothed by the One Euro
 /// filter, or, while gyroscope readings arrive, from `GyroFusion`. Unless the filter is
-/// `none`, a `RestGate` then holds it still while the device lies still: its band is
-/// `restBandNoiseMultiple` times the noise `u` still has (the sensor's noise, estimated
-/// from its readings by `NoiseEstimator`, times what the filter or the fusion lets
-/// through), and at least `restBandFloor`.
+/// `none`, a `RestGate` then holds it still while the device lies still. It watches the
+/// smoothed direction (computed with or without a gyroscope), in a band of
+/// `restBandNoiseMultiple` times the noise it still has (the sensor's noise, estimated
+/// from its readings by `NoiseEstimator`, times what the filter lets through), at least
+/// `restBandFloor`; and the fused direction against its own recent mean, in the band of
+/// the noise the fusion lets through, at least `restBandFloorFused`: still means no
+/// frames, gyroscope or not.
 package struct AttitudeEstimator: Sendable {
     package let configuration: AttitudeConfiguration
     package private(set) var frame: TiltFrame?
@@ -149,9 +152,7 @@ package struct AttitudeEstimator: Sendable {
     /// that comes back starts the fusion again with its first reading.
     package mutating func gyroscopeGone() {
         pendingGyro = nil
-        guard fusion != nil else { return }
         fusion = nil
-        resetFilters()
     }
 
     /// A gyroscope reading: rad/s, device frame (attitude.md section 9).
@@ -222,10 +223,7 @@ package struct AttitudeEstimator: Sendable {
         noise.add(rawUp)
         if frameCheck.accelerometer(a, at: t) {
             verdictToReport = frameCheck.verdict
-            if gyroscopeDoubted, fusion != nil {
-                fusion = nil
-                resetFilters()
-            }
+            if gyroscopeDoubted { fusion = nil }
         }
         if let p = pendingGyro, !gyroscopeDoubted {
             // The first gyroscope reading since the fusion stopped: start it here.
@@ -239,23 +237,20 @@ package struct AttitudeEstimator: Sendable {
         if let last = fusion?.lastGyro, t - last > Self.gyroStale {
             // The gyroscope went quiet (gone, or its readings rejected): accelerometer alone.
             fusion = nil
-            resetFilters()
         }
-        var u: Vector3
-        var passes: Double   // the fraction of the sensor's noise left in u
+        // The accelerometer's own smoothed direction, fused or not: the rest gate watches it.
+        let smoothed = smooth(rawUp, at: t)
+        var fused: Vector3?
+        var fusedBand = 0.0
         if fusion != nil {
-            u = fusion!.accelerometer(a, at: t)
+            fused = fusion!.accelerometer(a, at: t)
             offset = fusion!.offset
             // The offset's estimate lets slow wander through besides the low-pass.
-            passes = 2 * fusion!.noisePasses
-        } else {
-            u = smooth(rawUp, at: t)
-            passes = oneEuroPasses(dt)
+            fusedBand = max(Self.restBandFloorFused, Self.restBandNoiseMultiple * noise.angle * 2 * fusion!.noisePasses)
         }
-        guard case .oneEuro = configuration.filter else { return u }
-        let floor = fusion != nil ? Self.restBandFloorFused : Self.restBandFloor
-        let band = max(floor, Self.restBandNoiseMultiple * noise.angle * passes)
-        return gate.update(u, reading: rawUp, band: band, at: t)
+        guard case .oneEuro = configuration.filter else { return fused ?? smoothed }
+        let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * oneEuroPasses(dt))
+        return gate.update(smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand)
     }
 
     /// The part of white noise's amplitude a one-pole low-pass with gain `alpha` per
@@ -270,10 +265,6 @@ package struct AttitudeEstimator: Sendable {
         guard case .oneEuro(let p) = configuration.filter, dt > 0 else { return 1 }
         let tau = 1 / (2 * Double.pi * p.minCutoff)
         return Self.onePolePasses(1 / (1 + tau / dt))
-    }
-
-    private mutating func resetFilters() {
-        for i in filters.indices { filters[i].reset() }
     }
 
     private mutating func smooth(_ u: Vector3, at t: Double) -> Vector3 {

@@ -48,6 +48,8 @@ package struct BaselineCapture: Sendable {
     /// Readings timed before this are from before the request (a batch read late).
     private var notBefore = -Double.infinity
     private var stretch = Sums()
+    /// The stretch's first block.
+    private var firstBlock = Sums()
     private var stretchStart = 0.0
     private var block = Sums()
     private var blockStart: Double?
@@ -113,7 +115,10 @@ package struct BaselineCapture: Sendable {
         }
         let all = stretch + block
         if all.count >= samples, t - stretchStart >= Self.settleTime {
-            return .done(upSum: all.up, rested: true)
+            // The stretch's first block may still hold the end of a motion that slowed into
+            // the band: left out where enough readings remain without it.
+            let later = all.count - firstBlock.count >= samples ? all.up - firstBlock.up : all.up
+            return .done(upSum: later, rested: true)
         }
         if t - started >= Self.restLimit {
             var last = block
@@ -137,6 +142,7 @@ package struct BaselineCapture: Sendable {
                 stretchStart = start
             }
         }
+        if stretch.count == 0 { firstBlock = block }
         stretch = stretch + block
         block = Sums()
         blockStart = nil
@@ -157,6 +163,7 @@ package struct BaselineCapture: Sendable {
             nextRecent = (nextRecent + 1) % Self.kept
         }
         stretch = Sums()
+        firstBlock = Sums()
         block = Sums()
         blockStart = nil
         stretchStart = t

@@ -245,6 +245,33 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
     #expect(!gate.isAtRest)
 }
 
+/// With a gyroscope, the fused direction may walk slowly while held (its rate noise) but a
+/// turn it sees at once lets go; and once, `refineTime` into the rest, the held direction
+/// becomes the mean of the readings since it was held.
+@Test func restGateFollowsTheFusedWalkAndTakesTheMeanAgainOnce() {
+    var gate = RestGate(settleTime: 0.3)
+    let u = Vector3(0, 0, 1)
+    var changes = 0, refined = 0
+    var last: Vector3?
+    for i in 0..<600 {
+        let t = Double(i) * 0.01
+        // The fused direction walks 0.5 mrad/s; the readings alternate 1 mrad about u.
+        let fused = Vector3(0.0005 * t, 0, 1).normalized!
+        let reading = Vector3(i % 2 == 0 ? 0.001 : -0.0005, 0, 1).normalized!
+        let out = gate.update(u, reading: reading, band: 0.002, at: t, fused: fused, fusedBand: 0.002)
+        if gate.refined { refined += 1 }
+        if let l = last, l != out, t > 0.31 { changes += 1 }
+        last = out
+    }
+    #expect(gate.isAtRest && refined == 1 && changes == 1)
+    // The mean of the readings since the hold: +1 and -0.5 mrad, alternating.
+    #expect(abs((last?.x ?? 1) - 0.00025) < 2e-5)
+    // A turn the gyroscope sees at once: the fused direction jumps 5 mrad.
+    let turned = Vector3(0.0005 * 6 + 0.005, 0, 1).normalized!
+    #expect(gate.update(u, reading: u, band: 0.002, at: 6.0, fused: turned, fusedBand: 0.002) == turned)
+    #expect(!gate.isAtRest)
+}
+
 @Test(arguments: [(0.001, 0.005), (0.01, 0.006), (0.05, 0.03), (0.1, 0.06), (1.0, 0.06)])
 func smootherHalfLifeFollowsTheSampleInterval(_ interval: Double, _ expected: Double) {
     #expect(abs(FocalSmoother.halfLife(sampleInterval: interval) - expected) < 1e-12)
@@ -417,4 +444,32 @@ func aWrongFrameIsFoundAndTheFrameThatFitsIsNamed(_ wrong: Matrix3) throws {
     }
     #expect((better * last.read - last.truth).length < 1e-9)
     #expect(!e.isFusing)
+}
+
+/// Lying still with 0.02 m/s^2 of accelerometer noise (a 12-bit part, quantised) and a
+/// noisy gyroscope (0.3 deg/s RMS an axis, a 0.6 deg/s offset): the fused direction walks
+/// with the rate noise, but the tilt stays put from 4 s on, as it does without a gyroscope.
+@Test(arguments: [UInt64(1), 2, 3, 4, 5])
+func aStillDeviceWithANoisyGyroscopeKeepsOneTilt(_ seed: UInt64) {
+    var e = AttitudeEstimator(.defaults)
+    var noise = Noise(seed: seed)
+    let quantum = 0.009582, lsb = 0.02 / 0.009582
+    let offset = Vector3(0.6, -0.5, 0.62).normalized! * (0.6 * degree)
+    var last: Tilt?
+    var changes = 0, largest = 0.0
+    for i in 0..<2600 {
+        let t = Double(i) * 0.01
+        let w = offset + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * (0.3 * degree)
+        _ = e.update(angularVelocity: w, at: t)
+        let raw = Vector3(noise.gaussian() * lsb, noise.gaussian() * lsb, -g / quantum + noise.gaussian() * lsb)
+        let a = Vector3(raw.x.rounded(), raw.y.rounded(), raw.z.rounded()) * quantum
+        guard let now = tilt(e.update(acceleration: a, at: t)), t >= 4 else { continue }
+        if let l = last, l != now {
+            changes += 1
+            largest = max(largest, abs(now.dPitchRadians - l.dPitchRadians), abs(now.dRollRadians - l.dRollRadians))
+        }
+        last = now
+    }
+    #expect(e.isFusing)
+    #expect(changes <= 2 && largest < 2e-4, "\(changes) changes, the largest \(largest) rad")
 }
