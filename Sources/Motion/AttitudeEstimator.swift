@@ -36,16 +36,17 @@ package enum AttitudeStep: Hashable, Sendable {
 package enum GyroStep: Hashable, Sendable {
     /// Used for the fused attitude.
     case used
-    /// Its frame is in doubt (`GyroFrameCheck`): weighed by the self-check only, while the
-    /// attitude comes from the accelerometer alone.
+    /// Used at a weight below one: its frame does not explain the motion as well as
+    /// another (`GyroFrameCheck`), and the attitude leans on the accelerometer as far as
+    /// the two estimates' errors say (`AttitudeEstimator.gyroscopeWeight`).
     case weighed
     /// Not usable (see `SampleRejection`); nothing changed.
     case rejected(SampleRejection)
     /// The self-check's evidence says another frame fits the motion better: why. Reported
-    /// once per change; the attitude goes on with the accelerometer alone and the
-    /// evidence is still weighed.
+    /// once per change; the gyroscope goes on at its weight and the evidence is still
+    /// weighed.
     case doubted(String)
-    /// The evidence turned: the gyroscope's frame fits again, and it is fused again.
+    /// The evidence turned: the gyroscope's frame fits again.
     case trustedAgain(String)
 }
 
@@ -75,9 +76,12 @@ package struct AttitudeEstimator: Sendable {
     package private(set) var gate = RestGate()
     package private(set) var fusion: GyroFusion?
     /// Whether the gyroscope's frame fits the motion, weighed on every reading.
-    package private(set) var frameCheck = GyroFrameCheck()
+    package private(set) var frameCheck = GyroFrameCheck.verdict
+    /// rad^2: the mean square angle between the fused direction and the accelerometer's
+    /// own smoothed one, over `divergenceTime`.
+    private var divergence = 0.0
     /// rad/s: the fusion's newest offset estimate, kept for the self-check while the
-    /// fusion is stopped.
+    /// fusion is stopped (the gyroscope went quiet).
     private var offset = Vector3.zero
     private var pendingGyro: (w: Vector3, t: Double)?
     private var restartFusion = false
@@ -135,6 +139,7 @@ package struct AttitudeEstimator: Sendable {
     package mutating func forgetGyroscope() {
         fusion = nil
         frameCheck.reset()
+        divergence = 0
         offset = .zero
         verdictToReport = nil
         pendingGyro = nil
@@ -159,24 +164,20 @@ package struct AttitudeEstimator: Sendable {
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         if let r = SampleRejection.checkRate(w) { return .rejected(r) }
         frameCheck.gyroscope(w - offset, at: t)
-        if let v = verdictToReport {
-            verdictToReport = nil
-            switch v {
-            case .doubted(let better, let own, let best, let seconds):
-                return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
-            case .trusted:
-                pendingGyro = (w, t)
-                return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
-                                     + "as well as any other")
-            }
-        }
-        if gyroscopeDoubted { return .weighed }
         if fusion != nil {
             fusion!.gyroscope(w, at: t)
         } else {
             pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
         }
-        return .used
+        guard let v = verdictToReport else { return gyroscopeWeight < 1 ? .weighed : .used }
+        verdictToReport = nil
+        switch v {
+        case .doubted(let better, let own, let best, let seconds):
+            return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
+        case .trusted:
+            return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
+                                 + "as well as any other")
+        }
     }
 
     private static func describe(better p: Matrix3, own: Double, best: Double, seconds: Double) -> String {
@@ -221,11 +222,8 @@ package struct AttitudeEstimator: Sendable {
         let dt = previousT.map { t - $0 } ?? 0
         previousT = t
         noise.add(rawUp)
-        if frameCheck.accelerometer(a, at: t) {
-            verdictToReport = frameCheck.verdict
-            if gyroscopeDoubted { fusion = nil }
-        }
-        if let p = pendingGyro, !gyroscopeDoubted {
+        if frameCheck.accelerometer(a, at: t) { verdictToReport = frameCheck.verdict }
+        if let p = pendingGyro {
             // The first gyroscope reading since the fusion stopped: start it here.
             var f = GyroFusion(up: rawUp, at: p.t)
             f.gyroscope(p.w, at: p.t)
@@ -243,7 +241,9 @@ package struct AttitudeEstimator: Sendable {
         var fused: Vector3?
         var fusedBand = 0.0
         if fusion != nil {
-            fused = fusion!.accelerometer(a, at: t)
+            let f = fusion!.accelerometer(a, at: t)
+            divergence += ((f - smoothed).dot(f - smoothed) - divergence) * min(1, max(0, dt) / Self.divergenceTime)
+            fused = blend(f, smoothed)
             offset = fusion!.offset
             // The offset's estimate lets slow wander through besides the low-pass.
             fusedBand = max(Self.restBandFloorFused, Self.restBandNoiseMultiple * noise.angle * 2 * fusion!.noisePasses)
@@ -251,6 +251,30 @@ package struct AttitudeEstimator: Sendable {
         guard case .oneEuro = configuration.filter else { return fused ?? smoothed }
         let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * oneEuroPasses(dt))
         return gate.update(smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand)
+    }
+
+    /// Seconds: the divergence's mean.
+    package static let divergenceTime = 2.0
+    /// The share of the independent estimates' weight given.
+    package static let weightShare = 0.5
+
+    /// The gyroscope's weight, 0...1: 1 once its frame is trusted, and while it explains
+    /// the motion as well as any (`GyroFrameCheck.fits`). Else the two estimates are
+    /// weighed by their errors: the accelerometer's is the hand's acceleration across the
+    /// up direction (two thirds of the readings' scatter about gravity, in the frame that
+    /// fits best), and the mean square divergence of the two directions is the sum of both
+    /// errors (independent: one is the hand's, the other the wrong frame's turn).
+    package var gyroscopeWeight: Double {
+        guard !frameCheck.trusted, !frameCheck.fits, divergence > 0 else { return 1 }
+        let accelerometer = 2.0 / 3 * frameCheck.evidence.disturbance
+        return min(1, Self.weightShare * accelerometer / divergence)
+    }
+
+    /// The fused direction and the accelerometer's, by the gyroscope's weight.
+    private func blend(_ fused: Vector3, _ smoothed: Vector3) -> Vector3 {
+        let w = gyroscopeWeight
+        guard w < 1 else { return fused }
+        return (fused * w + smoothed * (1 - w)).normalized ?? smoothed
     }
 
     /// The part of white noise's amplitude a one-pole low-pass with gain `alpha` per
