@@ -39,8 +39,7 @@ struct MonitorCommand: Subcommand {
         if case .trace = config.sensor.device {
             throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
         }
-        let session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
-                                     json: json, duration: duration)
+        let session = MonitorSession(settings: config.sensor, motion: config.interpreter, json: json, duration: duration)
         do {
             try session.run(log: context.log, emit: { context.out($0 + "\n") })
         } catch {

@@ -28,6 +28,13 @@ package struct MotionInterpreter: Sendable {
         package var recapture: Recapture?
 
         package init() {}
+
+        /// The line for the log this input asks for, as the daemon and `monitor` both say
+        /// it: a baseline recaptured by itself, a baseline not from a device at rest.
+        package var notice: String? {
+            if case .restedFar(let why)? = recapture { return "recapturing the baseline: \(why)" }
+            return baselineNotAtRest.map { "baseline: \($0)" }
+        }
     }
 
     /// Why a baseline was dropped.

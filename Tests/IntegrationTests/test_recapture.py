@@ -191,3 +191,41 @@ def test_a_switch_that_fires_after_the_fold_takes_the_baseline_at_once(bed_facto
     """The switch fires 0.5 s after the lid came to rest."""
     records, rest, d = fold_into_tablet_mode(bed_factory, tmp_path, lambda t: t >= FOLD[1] + 0.5)
     check_the_new_baseline_is_the_rest(records, rest)
+
+
+def test_monitor_recaptures_and_settles_as_the_daemon_does(bed_factory, tmp_path):
+    """`shimmerd run` and `shimmerd monitor` on the same emulated device (poll mode, both
+    reading it): leaned back as a laptop, turned 90 degrees to portrait and left there.
+    Both recapture after resting 3 s far from the baseline, at the same angle, take the
+    portrait pose as the new baseline and settle on it: one motion stage, one behaviour."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0.26)))
+    trace = str(tmp_path / "trace.jsonl")
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    common = ["--config", str(conf), "--set", "Sensor.mode=poll", "--set", "Sensor.rate=50"]
+    daemon = bed.spawn("run", *common, "--set", "Sink.type=null", "--set", "Trace.path=" + trace)
+    monitor = bed.spawn("monitor", "--json", *common)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "the daemon's first baseline", daemon)
+    monitor.wait_for(lambda r: r["type"] == "baseline", "monitor's first baseline")
+    # Turned to portrait within half a second, then left still for 7 s.
+    for k in range(26):
+        bed.set_raw(dev, dev.raw_for(pose(math.pi / 2 * k / 25, 0.26)))
+        time.sleep(0.02)
+    time.sleep(7.0)
+    assert daemon.stop() == 0
+    assert monitor.stop() == 0
+    records = read_trace(trace, final=True)
+    [recapture] = [r for r in records if r["type"] == "recapture"]
+    said = [x for x in monitor.logs if "recapturing the baseline" in x]
+    assert len(said) == 1 and said[0].endswith("recapturing the baseline: " + recapture["reason"]), (said, recapture)
+    ours = [r["up"] for r in records if r["type"] == "baseline"]
+    theirs = [r["up"] for r in monitor.records if r["type"] == "baseline"]
+    assert len(ours) == 2 and len(theirs) == 2, (ours, theirs)
+    portrait = norm([-x for x in dev.accel_of(dev.raw_for(pose(math.pi / 2, 0.26)))])
+    for up in (ours[1], theirs[1]):
+        assert math.acos(min(1.0, sum(a * b for a, b in zip(up, portrait)))) < 0.01, (up, portrait)
+    last = [r for r in records if r["type"] == "sample"][-1], monitor.samples()[-1]
+    for s in last:
+        assert abs(s["dpitch"]) < 0.01 and abs(s["droll"]) < 0.01, last
