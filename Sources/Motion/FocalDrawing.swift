@@ -11,8 +11,7 @@
 ///   readings, the targets and the published frames' times, which a trace holds.
 /// - The spring's half-life follows the time between readings while the device moves
 ///   (`FocalSmoother.halfLife(sampleInterval:)`): 6 ms at 100 Hz, 60 ms at 10 Hz.
-/// - Targets that move less than `deadBand` points are sensor noise and move nothing,
-///   but for a target said to be exact (a resting pose taken again from more readings).
+/// - Targets that move less than `deadBand` points are sensor noise and move nothing.
 package struct FocalDrawing: Sendable {
     /// Points: target moves smaller than this are sensor noise (0.2 pt is 0.4 px at scale 2).
     package static let deadBand = 0.2
@@ -48,13 +47,13 @@ package struct FocalDrawing: Sendable {
     }
 
     /// A reading at `t`; `target`, the mapper's target it gave (nil for a reading taken
-    /// for the baseline or rejected); `exact`: no dead band for it.
-    package mutating func reading(at t: Double, target: FocalPoint?, exact: Bool = false) {
+    /// for the baseline or rejected).
+    package mutating func reading(at t: Double, target: FocalPoint?) {
         advance(to: t - lead)     // what came before keeps its target and half-life
         followSampleInterval(at: t)
         guard let target else { return }
         still.observe(target, at: t)
-        if exact || abs(target.x - smoother.target.x) > Self.deadBand || abs(target.y - smoother.target.y) > Self.deadBand {
+        if abs(target.x - smoother.target.x) > Self.deadBand || abs(target.y - smoother.target.y) > Self.deadBand {
             smoother.target = target
         }
     }

@@ -123,10 +123,7 @@ package struct MotionInterpreter: Sendable {
 
     private mutating func take(acceleration a: Vector3, at t: Double, into out: inout Outcome) {
         let r = tracker.process(acceleration: a, at: t)
-        // A resting pose taken again from more readings, and the first pose against a new
-        // baseline, are drawn as they are (a sub-point correction the dead band would
-        // otherwise keep out for the whole rest).
-        drawing.reading(at: t, target: r.sample?.focal, exact: tracker.estimator.gate.refined || r.baseline != nil)
+        drawing.reading(at: t, target: r.sample?.focal)
         out.acceleration = r.step
         if let b = r.baseline {
             baselineAt = t

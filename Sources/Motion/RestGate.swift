@@ -11,13 +11,7 @@
 ///   off by nearly their whole noise, the readings' by a fraction of it.
 /// - at rest: the held direction is output, exactly the same each time, so the focal
 ///   point does not move and no frame is drawn; the first input farther than `band` from
-///   it ends the rest and passes through. Once, `refineTime` after the stretch began, the
-///   held direction becomes the mean of the readings since it was first held: nine times
-///   as many as `settleTime` gives, so the pose a still device is drawn in is off by a
-///   third as much noise, and none from the stretch's first moments (the end of a motion
-///   that was slowing down within the band). The one step that may take is within the
-///   noise of the first mean (a fraction of a point), in the first seconds of the rest,
-///   never later.
+///   it ends the rest and passes through.
 ///
 /// `band` (radians, a chord of the unit sphere, which is the angle for small angles) is
 /// the caller's: a multiple of the noise it has estimated, so that noise alone almost never
@@ -35,8 +29,6 @@ package struct RestGate: Sendable {
     package let settleTime: Double
     /// Seconds: the fused direction's recent mean, a one-pole low-pass.
     package static let fusedTime = 1.0
-    /// Seconds from the start of the quiet stretch: the held mean is taken again, once.
-    package static let refineTime = 3.0
     package private(set) var held: Vector3?
     private var stretchStart = 0.0
     private var stretchReference: Vector3?
@@ -44,10 +36,6 @@ package struct RestGate: Sendable {
     private var fusedMean: Vector3?
     private var stretchFused: Vector3?
     private var lastT: Double?
-    /// True while the held mean still waits for `refineTime`.
-    private var refining = false
-    /// True after the update that took the held mean again.
-    package private(set) var refined = false
 
     package init(settleTime: Double = 0.3) {
         self.settleTime = settleTime
@@ -62,19 +50,9 @@ package struct RestGate: Sendable {
                                  fused: Vector3? = nil, fusedBand: Double = 0) -> Vector3 {
         let dt = lastT.map { max(0, t - $0) } ?? 0
         lastT = t
-        refined = false
         let moving = fused ?? u
         if let h = held {
-            if (u - h).length <= band, fusedIsQuiet(fused, band: fusedBand, dt: dt) {
-                guard refining else { return h }
-                stretchSum = stretchSum + reading
-                if t - stretchStart >= Self.refineTime, let mean = stretchSum.normalized {
-                    held = mean
-                    refining = false
-                    refined = true
-                }
-                return held!
-            }
+            if (u - h).length <= band, fusedIsQuiet(fused, band: fusedBand, dt: dt) { return h }
             held = nil
             startStretch(u, reading, at: t)
             stretchFused = fused
@@ -91,8 +69,6 @@ package struct RestGate: Sendable {
         stretchSum = stretchSum + reading
         if t - stretchStart >= settleTime, let mean = stretchSum.normalized {
             held = mean
-            refining = true
-            stretchSum = .zero
             fusedMean = fused
             stretchReference = nil
             return mean

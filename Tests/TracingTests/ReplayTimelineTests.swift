@@ -80,6 +80,39 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
     }
 }
 
+/// A recapture in the trace (the tablet-mode switch mid-fold): the daemon eases the card
+/// home from it while the new baseline is awaited, and the replay does the same.
+@Test func aRecaptureEasesHomeInTheReplayAsInTheDaemon() {
+    var drawing = FocalDrawing(at: origin)
+    var entries: [TraceEntry] = []
+    for i in 0..<200 {
+        let t = Double(i) * 0.01
+        if i == 100 {
+            drawing.retarget(origin, from: t)   // as MotionInterpreter does on a recapture
+            entries.append(.recapture(TraceRecord.Recapture(t: t, reason: "tablet-mode switch")))
+        }
+        // Pinned far off until the switch, then readings for the baseline only.
+        let target = i < 100 ? FocalPoint(x: 275, y: 133) : nil
+        drawing.reading(at: t, target: target)
+        if let target {
+            entries.append(.sample(TraceRecord.Sample(t: t, seq: i, accel: [0, 0, -9.8], dpitch: 0, droll: 0,
+                                                      focal: [target.x, target.y])))
+        } else {
+            entries.append(.reading(TraceRecord.Reading(t: t, accel: [0, 0, -9.8], use: "baseline")))
+        }
+        if i % 2 == 0 {
+            let p = drawing.draw(at: t + 0.004)
+            entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i / 2), focal: [p.x, p.y], dots: 1, pixels: 1)))
+        }
+    }
+    let trace = TraceContents(entries: entries)
+    let replayed = ReplayTimeline.frames(trace, at: .recorded, origin: origin, source: .samples)
+    #expect(replayed.count == trace.frames.count && replayed.last?.focal == origin)
+    for (r, f) in zip(replayed, trace.frames) {
+        #expect(r.t == f.t && r.focal.x == f.focal[0] && r.focal.y == f.focal[1])
+    }
+}
+
 @Test func framesSourceHoldsTheRecordedFocalPoints() {
     let trace = TraceContents(entries: [
         .frame(TraceRecord.Frame(t: 0.5, frame: 1, focal: [100, 200], dots: 1, pixels: 1)),
