@@ -18,6 +18,8 @@ import math
 import os
 import random
 import struct
+import subprocess
+import sys
 import threading
 import time
 
@@ -119,7 +121,7 @@ def matched(samples, made):
     return pairs
 
 
-def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5, sweep=SWEEP, extra=(), verdict=None):
+def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5, sweep=SWEEP, extra=(), verdict=None, late=None):
     """The path through the daemon; the tilt error over the sweep after its first second
     (RMS and worst, degrees). `verdict`, a list, gets the seconds from the start of the
     sweep to the self-check's log line; without it, that line fails the run."""
@@ -139,7 +141,7 @@ def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5, sweep=SWEEP
     model = SensorModel(dev, seed=7, hand_rms=hand_rms, hub=fixture == HUB, gyro_pipe=gyro_pipe)
     stop = threading.Event()
     started = time.monotonic()
-    feeder = pipe.feed(bed, None, stop, scan_at=model)
+    feeder = pipe.feed(bed, None, stop, scan_at=model, late=late)
 
     def played():
         if verdict is not None and not verdict and any("disagrees" in x for x in d.logs):
@@ -217,3 +219,44 @@ def test_a_gyroscope_read_in_a_mirrored_frame_never_makes_the_tilt_worse_than_th
           "hand's motion" % (rms, worst, alone, when[0] if when else float("nan")))
     assert when and when[0] <= 10.0, "reported %s s into the motion" % when
     assert rms <= alone, "fused %.3f deg RMS, the accelerometer alone %.3f" % (rms, alone)
+
+
+def bursts(g):
+    """Seconds a group of scans comes late: every tenth group and the two after it by
+    120 ms (a daemon that wakes late, then finds them all at once), the rest on time."""
+    return 0.12 if g % 10 in (3, 4, 5) else 0.0
+
+
+@pytest.mark.parametrize("fixture", [IMU, HUB])
+def test_scans_read_late_give_the_same_tilt_as_scans_read_on_time(bed_factory, tmp_path, fixture):
+    """The shaking hand's path on the combined IMU and on the hub's two buffers, the scans
+    handed over in late bursts: a reading's time is its scan's own timestamp, so the fused
+    tilt is as close to the truth as when every scan is read on time."""
+    quiet, _, _, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    late, worst, gyro_records, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87, late=bursts)
+    print("%s: fused %.3f deg RMS read on time, %.3f read late in bursts (worst %.3f)" % (fixture, quiet, late, worst))
+    assert gyro_records >= 50, gyro_records
+    # On main: 0.09 on time, 3.7 late (the IMU); 0.13 and 3.5 (the hub). Now, with the
+    # release build, 0.09 and 0.09, 0.07 and 0.07; a debug build, slower per wakeup, has
+    # shown the hub at 0.13 and 0.25.
+    assert late <= 0.35 and late <= quiet + 0.15, "on time %.3f, late %.3f deg RMS" % (quiet, late)
+
+
+@pytest.mark.parametrize("fixture", [IMU, HUB])
+def test_the_fused_tilt_is_the_same_while_both_cores_are_busy(bed_factory, tmp_path, fixture):
+    """The same path with two busy loops (one a core, at the daemon's priority) running
+    beside it: the machine's load moves when scans are read, not what they say. (How late
+    the daemon wakes under load depends on the machine and its other work; the bursts of
+    the test above make it late by design.)"""
+    quiet, _, _, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded, worst, gyro_records, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    print("%s: fused %.3f deg RMS on a quiet machine, %.3f with both cores busy (worst %.3f)"
+          % (fixture, quiet, loaded, worst))
+    assert gyro_records >= 50, gyro_records
+    assert loaded <= 0.35 and loaded <= quiet + 0.15, "quiet %.3f, busy %.3f deg RMS" % (quiet, loaded)
