@@ -9,9 +9,12 @@
 /// is placed at its timestamp plus that offset, and the fusion integrates each rate over
 /// the time it was measured (attitude.md section 9), whenever it was read. The offset may
 /// creep up by `drift` seconds a second (the two clocks' rates differ by far less than
-/// that), and a clock that jumps back by `spanLimit` or more (a device that restarted
-/// it) is tied again at once. An accelerometer scan and its sibling gyroscope's scans in
-/// between keep their order and spacing.
+/// that), and it is tied again at once when the device's clock jumps back by `spanLimit`
+/// or more (a device that restarted it) or when the accelerometer's newest scan is no
+/// newer than the last wakeup's (a clock that stands still says nothing of when its scans
+/// were taken; the accelerometer's, because a sibling gyroscope's scans read with the last
+/// wakeup may be newer than this one's accelerometer scans). An accelerometer scan and
+/// its sibling gyroscope's scans in between keep their order and spacing.
 ///
 /// A reading without a timestamp (poll mode), or one `spanLimit` or more before the
 /// newest of its wakeup (a corrupt timestamp), is placed at `now`. Times never go back:
@@ -32,24 +35,29 @@ package struct ReadingTimeline: Sendable {
     /// Seconds: the caller's clock minus the device's, at the least delay seen, and when.
     private var offset: Double?
     private var offsetAt = 0.0
+    /// The newest accelerometer timestamp of the last wakeup that had one.
+    private var lastAccelerometerNs: Int64?
 
     package init() {}
 
     /// A new wakeup at `now` whose newest scan has the timestamp `newestNs` (nil: none
-    /// of its readings has one).
-    package mutating func begin(now: Double, newestNs: Int64?) {
+    /// of its readings has one); `accelerometerNs`: the newest of its accelerometer scans
+    /// (nil: none came, a sibling gyroscope's wakeup).
+    package mutating func begin(now: Double, newestNs: Int64?, accelerometerNs: Int64? = nil) {
         self.now = now
         self.newestNs = newestNs
         newestAt = now
         guard let ns = newestNs else { return }
         let candidate = now - Double(ns) / 1e9
-        if let o = offset {
+        let standsStill = accelerometerNs.map { a in lastAccelerometerNs.map { a <= $0 } ?? false } ?? false
+        if let o = offset, !standsStill {
             let crept = o + Self.drift * max(0, now - offsetAt)
             offset = candidate > crept + Self.spanLimit ? candidate : min(candidate, crept)
         } else {
             offset = candidate
         }
         offsetAt = now
+        if let a = accelerometerNs { lastAccelerometerNs = a }
         newestAt = min(now, Double(ns) / 1e9 + offset!)
     }
 

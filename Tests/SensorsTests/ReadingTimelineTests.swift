@@ -60,3 +60,19 @@ import Testing
     #expect(line.time(ofNs: 1_000_000_000) == 111)
     #expect(abs(line.time(ofNs: 1_000_000_000 + 10_000_000) - 111) < 1e-9)   // never past now
 }
+
+/// A device clock that stands still (every batch stamped alike) says nothing of when its
+/// scans were taken: each wakeup's newest scan is placed at the wakeup, as without the tie.
+@Test func aClockThatStandsStillIsTiedAtEveryWakeup() {
+    var line = ReadingTimeline()
+    line.begin(now: 10, newestNs: 5_010_000_000, accelerometerNs: 5_010_000_000)
+    #expect(line.time(ofNs: 5_000_000_000) == 9.99 && line.time(ofNs: 5_010_000_000) == 10)
+    line.begin(now: 10.5, newestNs: 5_010_000_000, accelerometerNs: 5_010_000_000)
+    #expect(abs(line.time(ofNs: 5_000_000_000) - 10.49) < 1e-9)
+    #expect(line.time(ofNs: 5_010_000_000) == 10.5)
+    // A sibling gyroscope's scan read last time may be newer than this accelerometer
+    // scan: that is no clock standing still, and the late wakeup keeps the scan's time.
+    line.begin(now: 10.52, newestNs: 5_040_000_000, accelerometerNs: 5_030_000_000)
+    line.begin(now: 10.68, newestNs: 5_040_000_000, accelerometerNs: 5_040_000_000)
+    #expect(abs(line.time(ofNs: 5_040_000_000) - 10.52) < 1e-3)
+}
