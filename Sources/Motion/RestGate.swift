@@ -22,7 +22,8 @@
 /// turn at once, where the smoothed direction lags, but the gyroscope's rate noise walks
 /// it slowly (0.12 degrees RMS at 0.3 deg/s of noise: against the held direction it would
 /// leave a band of noise multiples every few seconds, and draw a frame). So it is held to
-/// within `fusedBand` of its own recent mean (`fusedTime`), not of the held direction; a
+/// within `fusedBand` (or `fusedWalk`, how far the rate noise walks it from that mean,
+/// where more) of its own recent mean (`fusedTime`), not of the held direction; a
 /// slow drift of the device is the smoothed direction's to see. Pure; time is a parameter.
 package struct RestGate: Sendable {
     /// Seconds of quiet before the gate holds.
@@ -47,12 +48,12 @@ package struct RestGate: Sendable {
     /// unsmoothed direction of the same instant; `fused`, the fused direction, which is
     /// returned instead of `u` while the device moves.
     package mutating func update(_ u: Vector3, reading: Vector3, band: Double, at t: Double,
-                                 fused: Vector3? = nil, fusedBand: Double = 0) -> Vector3 {
+                                 fused: Vector3? = nil, fusedBand: Double = 0, fusedWalk: Double = 0) -> Vector3 {
         let dt = lastT.map { max(0, t - $0) } ?? 0
         lastT = t
         let moving = fused ?? u
         if let h = held {
-            if (u - h).length <= band, fusedIsQuiet(fused, band: fusedBand, dt: dt) { return h }
+            if (u - h).length <= band, fusedIsQuiet(fused, band: max(fusedBand, fusedWalk), dt: dt) { return h }
             held = nil
             startStretch(u, reading, at: t)
             stretchFused = fused
