@@ -40,6 +40,15 @@ Paths:
   0.3 rad/s that leaves the orientation where it was).
 - still, still-1lsb, still-3lsb: lying flat for 26 s (accelerometer noise 2, 1 and 3 LSB).
 - tilt: lying flat 6 s, then tilted 0.5 deg in pitch within 10 ms, then held for 2 s.
+- hand-0.87-mirrored: hand-0.87 with the gyroscope's rates read in a mirrored frame (x
+  reversed, as a wrong hwdb matrix gives them); the peers are given the same rates.
+- still-noisy-gyro: lying flat for 26 s, accelerometer noise 0.02 m/s^2, a noisy gyroscope
+  (0.3 deg/s RMS per axis, a 0.6 deg/s offset).
+- fold: a convertible folded into tablet mode: 3 s in laptop mode (the screen leaned back
+  15 degrees), then leaned back to 1.3 rad within 1.5 s (a smooth start and end) and left
+  still; the tablet-mode switch fires (a `recapture` record) as the lean passes 1.1 rad.
+  fold-early: the same, the switch firing 0.5 s after the fold ends. The truth is taken
+  against the pose the fold ends in (the baseline the switch asks for): the card's origin.
 
 Figures (each path with and without a gyroscope):
 - error: RMS and 95th percentile of |drawn - true| (points), sampled every 5 ms while the
@@ -48,6 +57,8 @@ Figures (each path with and without a gyroscope):
 - frames while still: frames published after the first 4 s (still), and the largest
   distance of the drawn point from the true one at the end (drift, points).
 - small tilt: ms from the start of the tilt until half of it, and 90 %, is drawn.
+- fold: the drawn point's distance from the card's origin, RMS and p95, from 1 s after
+  the fold ends (fold-early: after the switch) to the end.
 
     /usr/bin/python3 benchmarks/motion.py [--binary PATH] [--json] [--svg FILE] [--keep DIR]
         [--paths sweep,hand,...,tilt] [--accelerometer-only] [--set Section.key=value]...
@@ -165,7 +176,8 @@ def focal(u0, u):
 
 class Path:
     def __init__(self, name, duration, orientation, hand=False, noise=1.5, moving=None, still_after=None,
-                 step_at=None, hand_rms=0.5, walk=False, taps=False):
+                 step_at=None, hand_rms=0.5, walk=False, taps=False, gyro_frame=None, gyro_noise=0.1,
+                 gyro_offset=0.5, switch_at=None, rest_at=None):
         self.name = name
         self.duration = duration
         self.orientation = orientation
@@ -177,6 +189,11 @@ class Path:
         self.moving = moving            # (start, end) of the span the error is measured on
         self.still_after = still_after  # frames are counted after this time
         self.step_at = step_at          # the small tilt starts here
+        self.gyro_frame = gyro_frame    # the gyroscope's rates as read: this matrix times the body rate
+        self.gyro_noise = gyro_noise    # deg/s RMS per axis
+        self.gyro_offset = gyro_offset  # deg/s, as a vector
+        self.switch_at = switch_at      # a tablet-mode switch fires here (a `recapture` record)
+        self.rest_at = rest_at          # the device comes to rest here: the baseline it should get
 
     def up(self, t):
         """The world's up direction seen from the device (unit)."""
@@ -207,6 +224,36 @@ def small_tilt(t):
     return rx(0.5 * DEG * k)
 
 
+# A convertible folded into tablet mode: the display leans back from 0.26 rad (15 degrees
+# from upright: laptop mode) to 1.3 rad between 3.0 and 4.5 s (a smooth start and end),
+# then lies still. The tablet-mode switch fires as the lean passes 1.1 rad, mid-fold; or,
+# on `fold-early`, 0.5 s after the fold has ended.
+FOLD = (3.0, 4.5, 0.26, 1.3)
+
+
+def fold_lean(t):
+    start, end, lean0, lean1 = FOLD
+    s = max(0.0, min(1.0, (t - start) / (end - start)))
+    return lean0 + (lean1 - lean0) * s * s * (3 - 2 * s)
+
+
+def fold_orientation(t):
+    # Leaning the screen back by L from upright: up, in the device frame, is (0, cos L, sin L).
+    return rx(math.pi / 2 - fold_lean(t))
+
+
+def fold_switch_time(lean):
+    """When the fold passes `lean` (bisection on the monotonic fold)."""
+    lo, hi = FOLD[0], FOLD[1]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fold_lean(mid) < lean else (lo, mid)
+    return round(hi, 6)
+
+
+MIRRORED_X = [[-1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+
 PATHS = [
     Path("sweep", 21.0, sweep_orientation, moving=(2.0, 21.0)),
     Path("hand", 21.0, sweep_orientation, hand=True, moving=(2.0, 21.0)),
@@ -219,6 +266,19 @@ PATHS = [
     Path("still-1lsb", 26.0, flat, noise=1.0, still_after=4.0),
     Path("still-3lsb", 26.0, flat, noise=3.0, still_after=4.0),
     Path("tilt", 8.0, small_tilt, noise=2.0, step_at=6.0),
+    # A gyroscope read in a mirrored frame (x reversed: a hwdb entry's mistake) on the
+    # shaking hand's path; the peers get the same rates.
+    Path("hand-0.87-mirrored", 21.0, sweep_orientation, hand=True, hand_rms=0.5 * math.sqrt(3), moving=(2.0, 21.0),
+         gyro_frame=MIRRORED_X),
+    # Lying still with 0.02 m/s^2 of accelerometer noise and a noisy gyroscope (0.3 deg/s
+    # RMS a axis, a 0.6 deg/s offset).
+    Path("still-noisy-gyro", 26.0, flat, noise=0.02 / ACCEL_LSB, still_after=4.0, gyro_noise=0.3, gyro_offset=0.6),
+    # Folded into tablet mode, the switch firing mid-fold (or after it): the error is the
+    # drawn point's distance from the card's origin from 1 s after the fold ends.
+    Path("fold", 12.0, fold_orientation, noise=1.5, moving=(FOLD[1] + 1.0, 12.0), switch_at=fold_switch_time(1.1),
+         rest_at=FOLD[1]),
+    Path("fold-early", 12.0, fold_orientation, noise=1.5, moving=(FOLD[1] + 1.5, 12.0), switch_at=FOLD[1] + 0.5,
+         rest_at=FOLD[1]),
 ]
 
 
@@ -304,8 +364,8 @@ def readings(path, gyro, seed=1):
     rng = random.Random(seed)
     hand = Hand(rng, path.hand_rms) if path.hand else None
     taps = Taps(random.Random(seed + 1000), path.duration) if path.taps else None
-    offset = [0.5 * DEG * x for x in norm([0.6, -0.5, 0.62])]
-    gyro_noise = 0.1 * DEG
+    offset = [path.gyro_offset * DEG * x for x in norm([0.6, -0.5, 0.62])]
+    gyro_noise = path.gyro_noise * DEG
     out = []
     n = int(path.duration * RATE)
     for i in range(n + 1):
@@ -316,6 +376,8 @@ def readings(path, gyro, seed=1):
             if taps:
                 ring = taps.rate(t)
                 w = [w[k] + ring[k] for k in range(3)]
+            if path.gyro_frame:
+                w = apply(path.gyro_frame, w)
             q = [quantise((w[k] + offset[k] + rng.gauss(0, gyro_noise)) / GYRO_LSB, GYRO_LSB, 16) for k in range(3)]
             out.append({"type": "gyro", "t": t, "anglvel": q})
         u = path.up(t)
@@ -331,6 +393,9 @@ def readings(path, gyro, seed=1):
             lin = taps.acceleration(t)
             a = [a[k] + lin[k] for k in range(3)]
         a = [quantise(a[k] / ACCEL_LSB + rng.gauss(0, path.noise), ACCEL_LSB, 12) for k in range(3)]
+        if path.switch_at is not None and t - 1 / RATE < path.switch_at <= t:
+            # Replayed just before this reading, as a recorded switch is.
+            out.append({"type": "recapture", "t": t, "reason": "tablet-mode switch Intel Virtual Switches: tablet mode"})
         out.append({"type": "reading", "t": t, "accel": a, "use": "sensor"})
     return out
 
@@ -437,18 +502,27 @@ def p95(xs):
     return s[min(len(s) - 1, int(0.95 * len(s)))]
 
 
+def reference_up(path, baseline):
+    """The baseline the true focal point is taken against: the one the daemon captured (its
+    first `baseline` record), so that the error is how the drawn point follows the device,
+    not how the first readings' noise set the baseline; on a fold, the pose it comes to
+    rest in (the baseline it should get: the truth is then the card's origin)."""
+    if path.rest_at is not None:
+        return path.up(path.rest_at)
+    return baseline or path.up(0.0)
+
+
 def measure(path, frames, baseline):
-    """The figures of one run. The true focal point is taken against the baseline the
-    daemon captured (its `baseline` record): the error is then how the drawn point
-    follows the device, not how the first tenth of a second's noise set the baseline."""
-    u0 = baseline or path.up(0.0)
+    """The figures of one run, against `reference_up`."""
+    u0 = reference_up(path, baseline)
     m = {}
     if path.moving:
-        by_lag = errors(path, frames, u0, range(-50, 401, 2))
+        by_lag = errors(path, frames, u0, range(-50, 401, 2) if path.rest_at is None else [0])
         e = by_lag[0]
         m["rms_pt"], m["p95_pt"] = rms(e), p95(e)
-        best = min((rms(v), lag) for lag, v in by_lag.items())
-        m["lag_ms"], m["rms_at_lag_pt"] = best[1], best[0]
+        if len(by_lag) > 1:
+            best = min((rms(v), lag) for lag, v in by_lag.items())
+            m["lag_ms"], m["rms_at_lag_pt"] = best[1], best[0]
     if path.still_after is not None:
         m["frames_still"] = sum(1 for t, _ in frames if t >= path.still_after)
         true = focal(u0, path.up(path.duration))
@@ -729,7 +803,7 @@ def field_path(field, binary, path, workdir, extra):
     times = [i / RATE for i in range(n)]
     start, end = path.moving or ((path.still_after, path.duration) if path.still_after is not None
                                  else (2.0, path.duration))
-    lags = list(range(-50, 401, 2)) if path.moving else [0]
+    lags = list(range(-50, 401, 2)) if path.moving and path.rest_at is None else [0]
     span = [k for k in range(n) if start - 1e-9 <= times[k] <= end + 1e-9]
     ts = [times[k] for k in span]
     steps = int(round((end - start) / 0.005)) + 1
@@ -742,7 +816,7 @@ def field_path(field, binary, path, workdir, extra):
             truths[key] = Truth(np, path, u0, start, end, lags)
         return truths[key]
     for label, run in (("shimmerd", fused), ("shimmerd accelerometer", alone)):
-        truth = truth_for(run.baseline or path.up(0.0))
+        truth = truth_for(reference_up(path, run.baseline))
         rows[label + " drawn"] = focal_figures(np, truth, drawn_times,
                                                [drawn_at(run.frames, t) for t in drawn_times], lags)
         target = {int(round(t * RATE)): f for t, _, _, f, _, _ in run.samples}
@@ -754,7 +828,7 @@ def field_path(field, binary, path, workdir, extra):
         rows[label + " drawn"].update(measure(path, run.frames, run.baseline) if not path.moving else {})
         for key in (label + " drawn", label + " target"):
             rows[key].update(given_up(run))
-    u0 = fused.baseline or path.up(0.0)
+    u0 = reference_up(path, fused.baseline)
     truth = truth_for(u0)
     for name, u in field.ups(gyr, acc).items():
         rows[name] = focal_figures(np, truth, ts, [focal(u0, list(u[k])) for k in span], lags)
@@ -821,7 +895,9 @@ def field_tables(synthetic, broad):
         out.append("Synthetic paths: focal point error, RMS over the moving span (pt) / best-fit lag (ms); "
                    "still paths: RMS from 4 s on, tilt: from 2 s on. \"drawn\": the frames; \"target\": "
                    "the samples' focal point (the mapper's target); peers: the focal point of their up "
-                   "direction against the daemon's baseline.")
+                   "direction against the daemon's baseline; folds: the distance from the card's origin "
+                   "(the truth against the pose the fold ends in) from 1 s after the fold ends, no lag; "
+                   "still paths: the frames the daemon drew after 4 s.")
         out.append("")
         out.append("| path | " + " | ".join(SYNTHETIC_COLUMNS) + " | gyroscope given up |")
         out.append("|---" * (len(SYNTHETIC_COLUMNS) + 2) + "|")
@@ -829,7 +905,10 @@ def field_tables(synthetic, broad):
             cells = []
             for c in SYNTHETIC_COLUMNS:
                 m = rows[c]
-                cells.append("%.1f / %d" % (m["rms_pt"], m["lag_ms"]) if "lag_ms" in m else "%.2f" % m["rms_pt"])
+                cell = "%.1f / %d" % (m["rms_pt"], m["lag_ms"]) if "lag_ms" in m else "%.2f" % m["rms_pt"]
+                if "frames_still" in m:
+                    cell += " (%d frames)" % m["frames_still"]
+                cells.append(cell)
             out.append("| %s | %s | %s |" % (name, " | ".join(cells), gave_up_cell(rows["shimmerd target"])))
     if broad:
         if out:

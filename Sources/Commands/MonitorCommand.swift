@@ -46,8 +46,7 @@ struct MonitorCommand: Subcommand {
         if case .trace = config.sensor.device {
             throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
         }
-        var session = MonitorSession(settings: config.sensor, attitude: config.attitude, mapper: config.mapper,
-                                     json: json, duration: duration)
+        var session = MonitorSession(settings: config.sensor, motion: config.interpreter, json: json, duration: duration)
         session.everySample = all
         do {
             try session.run(log: context.log, emit: emit)

@@ -36,16 +36,17 @@ package enum AttitudeStep: Hashable, Sendable {
 package enum GyroStep: Hashable, Sendable {
     /// Used for the fused attitude.
     case used
-    /// Its frame is in doubt (`GyroFrameCheck`): weighed by the self-check only, while the
-    /// attitude comes from the accelerometer alone.
+    /// Used at a weight below one: its frame does not explain the motion as well as
+    /// another (`GyroFrameCheck`), and the attitude leans on the accelerometer as far as
+    /// the two estimates' errors say (`AttitudeEstimator.gyroscopeWeight`).
     case weighed
     /// Not usable (see `SampleRejection`); nothing changed.
     case rejected(SampleRejection)
     /// The self-check's evidence says another frame fits the motion better: why. Reported
-    /// once per change; the attitude goes on with the accelerometer alone and the
-    /// evidence is still weighed.
+    /// once per change; the gyroscope goes on at its weight and the evidence is still
+    /// weighed.
     case doubted(String)
-    /// The evidence turned: the gyroscope's frame fits again, and it is fused again.
+    /// The evidence turned: the gyroscope's frame fits again.
     case trustedAgain(String)
 }
 
@@ -55,24 +56,34 @@ package enum GyroStep: Hashable, Sendable {
 ///
 /// The up direction `u` comes from the accelerometer alone, smoothed by the One Euro
 /// filter, or, while gyroscope readings arrive, from `GyroFusion`. Unless the filter is
-/// `none`, a `RestGate` then holds it still while the device lies still: its band is
-/// `restBandNoiseMultiple` times the noise `u` still has (the sensor's noise, estimated
-/// from its readings by `NoiseEstimator`, times what the filter or the fusion lets
-/// through), and at least `restBandFloor`.
+/// `none`, a `RestGate` then holds it still while the device lies still. It watches the
+/// smoothed direction (computed with or without a gyroscope), in a band of
+/// `restBandNoiseMultiple` times the noise it still has (the sensor's noise, estimated
+/// from its readings by `NoiseEstimator`, times what the filter lets through), at least
+/// `restBandFloor`; and the fused direction against its own recent mean, in the band of
+/// the noise the fusion lets through, at least `restBandFloorFused`: still means no
+/// frames, gyroscope or not.
 package struct AttitudeEstimator: Sendable {
     package let configuration: AttitudeConfiguration
     package private(set) var frame: TiltFrame?
-    private var baselineSum = Vector3.zero
-    private var baselineCount = 0
+    private var capture: BaselineCapture
+    /// False when the last baseline was taken from a device that did not come to rest
+    /// within `BaselineCapture.restLimit`.
+    package private(set) var baselineRested = true
     private var filters: [OneEuroFilter]
     private var previousT: Double?
     package private(set) var noise = NoiseEstimator()
+    /// The gyroscope's rate noise (rad/s, summed over the three axes), from its readings.
+    package private(set) var rateNoise = NoiseEstimator()
     package private(set) var gate = RestGate()
     package private(set) var fusion: GyroFusion?
     /// Whether the gyroscope's frame fits the motion, weighed on every reading.
-    package private(set) var frameCheck = GyroFrameCheck()
+    package private(set) var frameCheck = GyroFrameCheck.verdict
+    /// rad^2: the mean square angle between the fused direction and the accelerometer's
+    /// own smoothed one, over `divergenceTime`.
+    private var divergence = 0.0
     /// rad/s: the fusion's newest offset estimate, kept for the self-check while the
-    /// fusion is stopped.
+    /// fusion is stopped (the gyroscope went quiet).
     private var offset = Vector3.zero
     private var pendingGyro: (w: Vector3, t: Double)?
     private var restartFusion = false
@@ -97,6 +108,9 @@ package struct AttitudeEstimator: Sendable {
     package init(_ configuration: AttitudeConfiguration) {
         self.configuration = configuration
         self.filters = Self.makeFilters(configuration.filter)
+        // Filter off is the spec's pass-through (its test vectors): the first samples.
+        let rest = if case .oneEuro = configuration.filter { true } else { false }
+        capture = BaselineCapture(samples: configuration.baselineSamples, requireRest: rest)
     }
 
     /// True while gyroscope readings are being fused.
@@ -109,11 +123,12 @@ package struct AttitudeEstimator: Sendable {
         }
     }
 
-    /// Starts a new baseline: after start, after the sensor reappears, on SIGUSR1.
-    package mutating func recapture() {
+    /// Starts a new baseline: after start, after the sensor reappears, on SIGUSR1, on the
+    /// tablet-mode switch; from readings at `t` or later (a batch read late may still hold
+    /// readings from before the request).
+    package mutating func recapture(at t: Double = -.infinity) {
         frame = nil
-        baselineSum = .zero
-        baselineCount = 0
+        capture.restart(notBefore: t)
         filters = Self.makeFilters(configuration.filter)
         gate.reset()
         noise.restart()
@@ -126,6 +141,8 @@ package struct AttitudeEstimator: Sendable {
     package mutating func forgetGyroscope() {
         fusion = nil
         frameCheck.reset()
+        rateNoise = NoiseEstimator()
+        divergence = 0
         offset = .zero
         verdictToReport = nil
         pendingGyro = nil
@@ -143,33 +160,28 @@ package struct AttitudeEstimator: Sendable {
     /// that comes back starts the fusion again with its first reading.
     package mutating func gyroscopeGone() {
         pendingGyro = nil
-        guard fusion != nil else { return }
         fusion = nil
-        resetFilters()
     }
 
     /// A gyroscope reading: rad/s, device frame (attitude.md section 9).
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         if let r = SampleRejection.checkRate(w) { return .rejected(r) }
         frameCheck.gyroscope(w - offset, at: t)
-        if let v = verdictToReport {
-            verdictToReport = nil
-            switch v {
-            case .doubted(let better, let own, let best, let seconds):
-                return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
-            case .trusted:
-                pendingGyro = (w, t)
-                return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
-                                     + "as well as any other")
-            }
-        }
-        if gyroscopeDoubted { return .weighed }
+        rateNoise.add(w)
         if fusion != nil {
             fusion!.gyroscope(w, at: t)
         } else {
             pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
         }
-        return .used
+        guard let v = verdictToReport else { return gyroscopeWeight < 1 ? .weighed : .used }
+        verdictToReport = nil
+        switch v {
+        case .doubted(let better, let own, let best, let seconds):
+            return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
+        case .trusted:
+            return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
+                                 + "as well as any other")
+        }
     }
 
     private static func describe(better p: Matrix3, own: Double, best: Double, seconds: Double) -> String {
@@ -194,17 +206,17 @@ package struct AttitudeEstimator: Sendable {
             let g = AttitudeConfiguration.standardGravity
             let m = a.length
             let usable = m >= 0.5 * g && m <= 1.5 * g
-            if usable {
-                baselineSum = baselineSum + rawUp
-                baselineCount += 1
+            switch capture.add(rawUp, usable: usable, at: t, noise: noise.angle) {
+            case .collecting(let have, let need, let used):
+                return .collectingBaseline(have: have, need: need, usedForBaseline: used)
+            case .done(let sum, let rested):
+                guard let newFrame = TiltFrame(baselineUp: sum) else {
+                    return .collectingBaseline(have: 0, need: configuration.baselineSamples, usedForBaseline: false)
+                }
+                self.frame = newFrame
+                baselineRested = rested
+                return .tilt(newFrame.tilt(up: up), newBaseline: newFrame)
             }
-            guard baselineCount >= configuration.baselineSamples,
-                  let newFrame = TiltFrame(baselineUp: baselineSum) else {
-                return .collectingBaseline(have: baselineCount, need: configuration.baselineSamples,
-                                           usedForBaseline: usable)
-            }
-            self.frame = newFrame
-            return .tilt(newFrame.tilt(up: up), newBaseline: newFrame)
         }
         return .tilt(frame.tilt(up: up), newBaseline: nil)
     }
@@ -214,14 +226,8 @@ package struct AttitudeEstimator: Sendable {
         let dt = previousT.map { t - $0 } ?? 0
         previousT = t
         noise.add(rawUp)
-        if frameCheck.accelerometer(a, at: t) {
-            verdictToReport = frameCheck.verdict
-            if gyroscopeDoubted, fusion != nil {
-                fusion = nil
-                resetFilters()
-            }
-        }
-        if let p = pendingGyro, !gyroscopeDoubted {
+        if frameCheck.accelerometer(a, at: t) { verdictToReport = frameCheck.verdict }
+        if let p = pendingGyro {
             // The first gyroscope reading since the fusion stopped: start it here.
             var f = GyroFusion(up: rawUp, at: p.t)
             f.gyroscope(p.w, at: p.t)
@@ -233,23 +239,59 @@ package struct AttitudeEstimator: Sendable {
         if let last = fusion?.lastGyro, t - last > Self.gyroStale {
             // The gyroscope went quiet (gone, or its readings rejected): accelerometer alone.
             fusion = nil
-            resetFilters()
         }
-        var u: Vector3
-        var passes: Double   // the fraction of the sensor's noise left in u
+        // The accelerometer's own smoothed direction, fused or not: the rest gate watches it.
+        let smoothed = smooth(rawUp, at: t)
+        var fused: Vector3?
+        var fusedBand = 0.0, fusedWalk = 0.0
         if fusion != nil {
-            u = fusion!.accelerometer(a, at: t)
+            let f = fusion!.accelerometer(a, at: t)
+            divergence += ((f - smoothed).dot(f - smoothed) - divergence) * min(1, max(0, dt) / Self.divergenceTime)
+            fused = blend(f, smoothed)
             offset = fusion!.offset
             // The offset's estimate lets slow wander through besides the low-pass.
-            passes = 2 * fusion!.noisePasses
-        } else {
-            u = smooth(rawUp, at: t)
-            passes = oneEuroPasses(dt)
+            fusedBand = max(Self.restBandFloorFused, Self.restBandNoiseMultiple * noise.angle * 2 * fusion!.noisePasses)
+            fusedWalk = Self.restBandNoiseMultiple * rateWalk(dt)
         }
-        guard case .oneEuro = configuration.filter else { return u }
-        let floor = fusion != nil ? Self.restBandFloorFused : Self.restBandFloor
-        let band = max(floor, Self.restBandNoiseMultiple * noise.angle * passes)
-        return gate.update(u, reading: rawUp, band: band, at: t)
+        guard case .oneEuro = configuration.filter else { return fused ?? smoothed }
+        let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * oneEuroPasses(dt))
+        return gate.update(smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand,
+                           fusedWalk: fusedWalk)
+    }
+
+    /// Seconds: the divergence's mean.
+    package static let divergenceTime = 2.0
+    /// The share of the independent estimates' weight given.
+    package static let weightShare = 0.5
+
+    /// The gyroscope's weight, 0...1: 1 once its frame is trusted, and while it explains
+    /// the motion as well as any (`GyroFrameCheck.fits`). Else the two estimates are
+    /// weighed by their errors: the accelerometer's is the hand's acceleration across the
+    /// up direction (two thirds of the readings' scatter about gravity, in the frame that
+    /// fits best), and the mean square divergence of the two directions is the sum of both
+    /// errors (independent: one is the hand's, the other the wrong frame's turn).
+    package var gyroscopeWeight: Double {
+        guard !frameCheck.trusted, !frameCheck.fits, divergence > 0 else { return 1 }
+        let accelerometer = 2.0 / 3 * frameCheck.evidence.disturbance
+        return min(1, Self.weightShare * accelerometer / divergence)
+    }
+
+    /// The fused direction and the accelerometer's, by the gyroscope's weight.
+    private func blend(_ fused: Vector3, _ smoothed: Vector3) -> Vector3 {
+        let w = gyroscopeWeight
+        guard w < 1 else { return fused }
+        return (fused * w + smoothed * (1 - w)).normalized ?? smoothed
+    }
+
+    /// Radians: how far the gyroscope's rate noise walks the fused direction from its own
+    /// mean over `RestGate.fusedTime` (readings `dt` apart): a random walk of
+    /// `sigma * dt` a step, over the mean's time, across the two directions of `u`:
+    /// `sigma * sqrt(dt * fusedTime)`, `sigma` the noise of one axis. (0.6 deg/s of noise
+    /// at 100 Hz: 0.06 degrees; the floor covers less.)
+    private func rateWalk(_ dt: Double) -> Double {
+        guard dt > 0 else { return 0 }
+        let sigma = rateNoise.angle / 3.0.squareRoot()
+        return sigma * (dt * RestGate.fusedTime).squareRoot()
     }
 
     /// The part of white noise's amplitude a one-pole low-pass with gain `alpha` per
@@ -264,10 +306,6 @@ package struct AttitudeEstimator: Sendable {
         guard case .oneEuro(let p) = configuration.filter, dt > 0 else { return 1 }
         let tau = 1 / (2 * Double.pi * p.minCutoff)
         return Self.onePolePasses(1 / (1 + tau / dt))
-    }
-
-    private mutating func resetFilters() {
-        for i in filters.indices { filters[i].reset() }
     }
 
     private mutating func smooth(_ u: Vector3, at t: Double) -> Vector3 {

@@ -1,42 +1,76 @@
 /// Whether the gyroscope's rates are in the accelerometer's frame (attitude.md section 9's
 /// self-check), decided by evidence that a specific other frame explains the motion
-/// better, weighed over many seconds of motion and never final.
+/// better, weighed over seconds of motion and never final; and, until that frame is
+/// trusted, how much weight the gyroscope deserves (`weight`).
 ///
-/// The test: over `windows` consecutive windows of `window` seconds (a group), each
-/// accelerometer reading's specific force is turned, by the gyroscope's rates integrated
-/// from the group's start, into that start's frame, and averaged per window. In the right
-/// frame the means differ only by the change of the hand's velocity over a window, divided
-/// by its length
-/// (a bounded velocity: a shaking hand, a tap or a step hardly moves the means), since
-/// gravity is fixed in that frame. In a wrong frame (a mirrored axis, swapped axes, a
-/// sign) the turn is integrated about the wrong axes, gravity seems to move and the means
-/// part by the angle the device turned. (More than two windows, so that a motion that
-/// returns symmetrically cannot make "no turn at all" fit.) The same is computed for every one of the 48
-/// frames a wrong matrix can give, the signed permutations `P` (the rates in the device
-/// frame would be `P w`), from one pair of integrals (a proper `P = Q` is `Q R(t) Q^T`,
-/// an improper `P = -Q` the same of the reversed rates), so that each group in which the
-/// device turned at least `minimumTurn` from where it started scores every frame by the
-/// RMS spread of its window means (a fraction of g: radians).
+/// The test: over groups of `FrameGroup.windows` consecutive windows of `window` seconds,
+/// each accelerometer reading's specific force is turned, by the gyroscope's rates
+/// integrated from the group's start, into that start's frame, and averaged per window. In
+/// the right frame the means differ only by the change of the hand's velocity over a
+/// window, divided by its length (a bounded velocity: a shaking hand, a tap or a step
+/// hardly moves the means), since gravity is fixed in that frame. In a wrong frame (a
+/// mirrored axis, swapped axes, a sign) the turn is integrated about the wrong axes,
+/// gravity seems to move and the means part by the angle the device turned. (More than two
+/// windows, so that a motion that returns symmetrically cannot make "no turn at all" fit.)
+/// The same is computed for every one of the 48 frames a wrong matrix can give, the signed
+/// permutations `P` (the rates in the device frame would be `P w`), from one pair of
+/// integrals (a proper `P = Q` is `Q R(t) Q^T`, an improper `P = -Q` the same of the
+/// reversed rates), so that each group in which the device turned at least `minimumTurn`
+/// from where it started scores every frame by the RMS spread of its window means (a
+/// fraction of g: radians). A group starts at every window (they overlap), so evidence
+/// comes every `window` seconds, each piece of it `FrameGroup.windows` windows long.
 ///
-/// The scores decay by `memory` per informative group. The frame in use is doubted when,
-/// after at least `groupsToDoubt` informative groups, another frame's score is below
-/// `doubtRatio` times its own and its own says the means spread by more than
+/// The scores decay with `halfLife` (seconds of groups weighed). The frame in use is
+/// doubted when, after `secondsToDoubt` of informative groups, another frame's score is
+/// below `doubtRatio` times its own and its own says the means spread by more than
 /// `doubtResidual`; it is trusted again when its score is within `trustRatio` of the best.
-/// A frame that explains the motion no worse than the one in use (a turn about an axis
-/// the two share) never wins: the verdict needs a frame that fits better.
+/// A frame that explains the motion no worse than the one in use (a turn about an axis the
+/// two share) never wins: the verdict needs a frame that fits better. It is `trusted`
+/// once, after `secondsToTrust`, it fits within `trustRatio` of the best and every other
+/// frame leaves `distinct` times as much spread: the motion has told the frames apart.
+///
+/// `weight`: 1 while no informative group has come and while the frame in use fits within
+/// `fitRatio` of the best; beyond that, `d / (d + e)`, where `e` is the spread its frame
+/// leaves beyond `fitRatio` times the best's (what integrating in a wrong frame adds to the
+/// up direction) and `d` the readings' scatter about gravity in the best frame (what the
+/// hand's acceleration does to the accelerometer alone): the weights of two independent
+/// estimates by their errors, so the blend is never worse than the accelerometer alone.
 /// Pure; time is a parameter, seconds; rates rad/s, accelerations m/s^2, device frame.
 package struct GyroFrameCheck: Sendable {
-    package static let window = 0.75
-    package static let windows = 4
-    package static let minimumTurn = 0.25
-    package static let memory = 0.9
-    package static let groupsToDoubt = 5
-    package static let doubtRatio = 0.1
+    package static let doubtRatio = 0.3
     package static let doubtResidual = 0.05
     package static let trustRatio = 0.5
+    package static let secondsToDoubt = 5.0
+    package static let secondsToTrust = 6.0
+    package static let distinct = 4.0
+    package static let fitRatio = 1 / trustRatio
+    /// A squared fraction of g: (2.6 degrees)^2 of spread.
+    package static let fitExcess = 2e-3
+    /// Seconds of informative groups over which the evidence the weight needs falls to
+    /// `fitRatio`.
+    package static let secondsToWeigh = 2.0
+    /// A group's turn, squared, over the least spread of its means (see `weigh`).
+    package static let signalRatio = 4.0
+    /// A squared fraction of g: the readings' mean square scatter about gravity beyond
+    /// which the device is taken to be carried, not turned in a hand ((0.12 g)^2: a hand
+    /// that shakes hard, 1 m/s^2 RMS as a vector, scatters them by 0.11 g).
+    package static let translationLimit = 0.015
 
     /// The number of frames weighed: the 48 signed permutation matrices.
     package static let frameCount = 48
+
+    /// Seconds per window, radians a group must turn to count, seconds for its evidence to
+    /// halve.
+    package let window: Double
+    package let minimumTurn: Double
+    package let halfLife: Double
+    /// The factor the scores decay by per group weighed: half over `halfLife` seconds.
+    private let memory: Double
+
+    /// The check that gives the verdict: 3 s groups, a quarter turn in each.
+    package static let verdict = GyroFrameCheck(window: 0.5, minimumTurn: 0.1, halfLife: 20)
+    /// The check that gives the weight: 1 s groups of a hand's few degrees, a short memory.
+    package static let fit = GyroFrameCheck(window: 0.25, minimumTurn: 0.05, halfLife: 2)
 
     /// Frame `i` of `frameCount`, the identity first: the permutation `i / 8` of the axes
     /// with the signs of the bits of `i % 8` (computed, not stored: nothing is allocated).
@@ -67,158 +101,186 @@ package struct GyroFrameCheck: Sendable {
     }
 
     package private(set) var verdict = Verdict.trusted
-    /// Seconds of motion weighed so far (informative groups times their length).
+    /// The motion has told the frames apart and the frame in use fits (see above); it stays
+    /// so until a doubt.
+    package private(set) var trusted = false
+    /// Seconds of motion weighed so far (informative groups times `window`).
     package private(set) var secondsWeighed = 0.0
 
-    /// Per frame, the decayed sum of squared residuals; fixed size, allocated once.
+    /// Per frame, the decayed sum of squared spreads; the decayed sum of the readings'
+    /// scatter about gravity; the decayed count. Fixed size, allocated once.
     private var scores = InlineArray<48, Double>(repeating: 0)   // frameCount
-    private var informativeGroups = 0
-    private var turns = (plus: Rotation.identity, minus: Rotation.identity)
-    private var sums = InlineArray<4, WindowSums>(repeating: WindowSums())
-    private var groupStart: Double?
-    private var current = 0
-    /// Radians: the farthest the device turned from where the group started.
-    private var turned = 0.0
+    private var disturbance = 0.0
+    private var weighed = 0.0
+    private var groups = InlineArray<4, FrameGroup>(repeating: FrameGroup())   // FrameGroup.windows
+    private var origin: Double?
+    private var currentWindow = 0
     private var lastGyro: Double?
 
-    package init() {}
+    package init(window: Double, minimumTurn: Double, halfLife: Double) {
+        self.window = window
+        self.minimumTurn = minimumTurn
+        self.halfLife = halfLife
+        memory = exp(-0.6931471805599453 * window / halfLife)
+    }
 
     /// A gyroscope reading with the offset removed, rad/s in the frame in use.
     package mutating func gyroscope(_ w: Vector3, at t: Double) {
         defer { lastGyro = t }
-        guard groupStart != nil, let last = lastGyro, t - last < GyroFusion.gap, t > last else { return }
-        turns.plus = turns.plus * Rotation(rotationVector: w * (t - last))
-        turns.minus = turns.minus * Rotation(rotationVector: w * (last - t))
-        turns.plus.normalize()
-        turns.minus.normalize()
+        guard origin != nil, let last = lastGyro, t - last < GyroFusion.gap, t > last else { return }
+        for g in 0..<FrameGroup.windows { groups[g].turn(w, dt: t - last) }
     }
 
     /// An accelerometer reading (m/s^2, device frame) at `t`: true when the verdict
     /// changed with it.
     package mutating func accelerometer(_ a: Vector3, at t: Double) -> Bool {
         guard lastGyro.map({ t - $0 < 4 * GyroFusion.gap }) ?? false else {
-            groupStart = nil   // no rates: nothing to weigh
+            origin = nil   // no rates: nothing to weigh
             return false
         }
-        var changed = false
-        if let start = groupStart {
-            let index = Int((t - start) / Self.window)
-            if index >= Self.windows {
-                changed = turned >= Self.minimumTurn ? weigh() : false
-                startGroup(at: t)
-            } else {
-                current = index
-            }
-        } else {
-            startGroup(at: t)
+        guard let o = origin, t >= o else {
+            startOver(at: t)
+            return accelerometer(a, at: t)
         }
-        sums[current].add(-a, plus: turns.plus.matrix, minus: turns.minus.matrix)
-        turned = max(turned, 2 * halfAngle(turns.plus))
+        let n = Int((t - o) / window)
+        var changed = false
+        if n > currentWindow + 1 {
+            startOver(at: t)    // a gap of a window or more: the groups' windows are broken
+            return accelerometer(a, at: t)
+        }
+        if n == currentWindow + 1 {
+            currentWindow = n
+            let g = n % FrameGroup.windows
+            if groups[g].isComplete(at: n), groups[g].turned >= minimumTurn { changed = weigh(groups[g]) }
+            groups[g].start(at: n)
+        }
+        for g in 0..<FrameGroup.windows { groups[g].add(-a, window: currentWindow) }
         return changed
     }
 
     /// Forgets the evidence (a new sensor).
-    package mutating func reset() { self = GyroFrameCheck() }
+    package mutating func reset() { self = GyroFrameCheck(window: window, minimumTurn: minimumTurn, halfLife: halfLife) }
 
-    private mutating func startGroup(at t: Double) {
-        groupStart = t
-        current = 0
-        turns = (.identity, .identity)
-        turned = 0
-        for i in 0..<Self.windows { sums[i] = WindowSums() }
+    /// True while the frame in use explains the motion within `fitRatio` of the best frame,
+    /// or leaves at most `fitExcess` more spread than it (the best of 48 noisy scores is
+    /// lower than the truth's by chance, and more so the less the device turned), or
+    /// fewer than two groups have been weighed, or the device is carried rather than
+    /// turned.
+    package var fits: Bool {
+        guard secondsWeighed >= 2 * window, !isTranslating else { return true }
+        let own = scores[0], best = scores[bestFrame]
+        // Young evidence must be the stronger: the ratio asked falls to `fitRatio` over
+        // `secondsToWeigh` of informative groups.
+        let ratio = Self.fitRatio * max(1, Self.secondsToWeigh / secondsWeighed)
+        return own <= ratio * best || own - best <= Self.fitExcess * weighed
     }
 
-    /// Half the angle of a rotation.
-    private func halfAngle(_ r: Rotation) -> Double {
-        let s = (r.x * r.x + r.y * r.y + r.z * r.z).squareRoot()
-        return atan2(s, abs(r.w))
+    /// The evidence so far, as means over the groups weighed (squared fractions of g): the
+    /// spread the frame in use leaves, the best frame's and its index, the readings'
+    /// scatter about gravity.
+    package var evidence: (own: Double, best: Double, frame: Int, disturbance: Double) {
+        guard weighed > 0 else { return (0, 0, 0, 0) }
+        return (scores[0] / weighed, scores[bestFrame] / weighed, bestFrame, disturbance / weighed)
     }
 
-    /// Scores every frame on the group just completed; true when the verdict changed.
-    private mutating func weigh() -> Bool {
-        for i in 0..<Self.windows where sums[i].count == 0 { return false }
-        for i in 0..<Self.frameCount {
-            let p = Self.frame(i)
-            let proper = p.determinant > 0
-            let q = proper ? p : p * -1
-            var means = InlineArray<4, Vector3>(repeating: .zero)
-            var centre = Vector3.zero
-            for k in 0..<Self.windows {
-                means[k] = sums[k].mean(turnedBy: q, proper: proper)
-                centre = centre + means[k] / Double(Self.windows)
-            }
-            let g = max(centre.length, 1e-9)
-            var spread = 0.0
-            for k in 0..<Self.windows { spread += (means[k] - centre).dot(means[k] - centre) }
-            scores[i] = scores[i] * Self.memory + spread / Double(Self.windows) / (g * g)
-        }
-        informativeGroups += 1
-        secondsWeighed += Double(Self.windows) * Self.window
-        let before = verdict
-        let own = scores[0]
+    /// The readings scatter about gravity by more than `translationLimit`: the device is
+    /// carried or swung, not turned in a hand. A swing keeps the specific force nearly
+    /// still in the device frame, and a frame integrated wrongly can seem to keep gravity
+    /// stiller than the right one (BROAD's fast translation trial picks one of several
+    /// permutations so, from group to group); while the accelerometer alone is worse than
+    /// any gyroscope, the check neither doubts nor weighs down.
+    private var isTranslating: Bool { disturbance > Self.translationLimit * weighed }
+
+    private var bestFrame: Int {
         var best = 0
         for i in 1..<Self.frameCount where scores[i] < scores[best] { best = i }
-        let norm = (1 - Self.memory) / (1 - pow(Self.memory, Double(min(informativeGroups, 200))))
+        return best
+    }
+
+    private mutating func startOver(at t: Double) {
+        origin = t
+        currentWindow = 0
+        for g in 0..<FrameGroup.windows { groups[g] = FrameGroup() }
+        groups[0].start(at: 0)
+    }
+
+    /// Scores every frame on a completed group; true when the verdict changed. A group
+    /// counts only where its turn moves gravity, in a frame it is integrated wrongly in,
+    /// `signalRatio` times as much as the hand's acceleration spreads the means in the
+    /// frame that fits it best: fast translation with little turn (a device carried
+    /// briskly) spreads every frame's means, and the least of 48 such spreads is lower
+    /// than the right frame's by chance.
+    private mutating func weigh(_ group: FrameGroup) -> Bool {
+        var spreads = InlineArray<48, Double>(repeating: 0)   // frameCount
+        var groupBest = (spread: Double.infinity, centre: Vector3.zero)
+        for i in 0..<Self.frameCount {
+            let s = spread(of: group, inFrame: i)
+            spreads[i] = s.spread
+            if s.spread < groupBest.spread { groupBest = s }
+        }
+        guard group.turned * group.turned >= Self.signalRatio * groupBest.spread else { return false }
+        for i in 0..<Self.frameCount { scores[i] = scores[i] * memory + spreads[i] }
+        var squares = 0.0, count = 0
+        for k in 0..<FrameGroup.windows {
+            squares += group.sums[k].squares
+            count += group.sums[k].count
+        }
+        let g2 = max(groupBest.centre.dot(groupBest.centre), 1e-9)
+        disturbance = disturbance * memory + max(0, squares / Double(count) - g2) / g2
+        weighed = weighed * memory + 1
+        secondsWeighed += window
+        return judge()
+    }
+
+    /// The spread of a group's window means in frame `i` (a squared fraction of g), and
+    /// their mean, weighted by the readings.
+    private func spread(of group: FrameGroup, inFrame i: Int) -> (spread: Double, centre: Vector3) {
+        let p = Self.frame(i)
+        let proper = p.determinant > 0
+        let q = proper ? p : p * -1
+        var means = InlineArray<4, Vector3>(repeating: .zero)
+        var centre = Vector3.zero, weighted = Vector3.zero, count = 0
+        for k in 0..<FrameGroup.windows {
+            means[k] = group.sums[k].mean(turnedBy: q, proper: proper)
+            centre = centre + means[k] / Double(FrameGroup.windows)
+            weighted = weighted + means[k] * Double(group.sums[k].count)
+            count += group.sums[k].count
+        }
+        let g = max(centre.length, 1e-9)
+        var s = 0.0
+        for k in 0..<FrameGroup.windows { s += (means[k] - centre).dot(means[k] - centre) }
+        return (s / Double(FrameGroup.windows) / (g * g), weighted / Double(max(count, 1)))
+    }
+
+    /// The verdict and the trust after a group; true when the verdict changed.
+    private mutating func judge() -> Bool {
+        let before = verdict
+        let own = scores[0]
+        let best = bestFrame
+        var second = Double.infinity   // the best of the other frames
+        for i in 1..<Self.frameCount { second = min(second, scores[i]) }
+        let n = weighed
+        let rms = { (score: Double) in (score / n).squareRoot() }
         switch verdict {
         case .trusted:
-            if best != 0, informativeGroups >= Self.groupsToDoubt, scores[best] < Self.doubtRatio * own,
-               (own * norm).squareRoot() > Self.doubtResidual {
-                verdict = .doubted(better: Self.frame(best), own: (own * norm).squareRoot(),
-                                   best: (scores[best] * norm).squareRoot(), seconds: secondsWeighed)
+            if best != 0, secondsWeighed >= Self.secondsToDoubt, scores[best] < Self.doubtRatio * own,
+               rms(own) > Self.doubtResidual, !isTranslating {
+                verdict = .doubted(better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
+                trusted = false
+            } else if secondsWeighed >= Self.secondsToTrust, own <= scores[best] / Self.trustRatio,
+                      second >= Self.distinct * own {
+                trusted = true
             }
         case .doubted:
             if best == 0 || own <= scores[best] / Self.trustRatio {
                 verdict = .trusted
             } else {
-                verdict = .doubted(better: Self.frame(best), own: (own * norm).squareRoot(),
-                                   best: (scores[best] * norm).squareRoot(), seconds: secondsWeighed)
+                verdict = .doubted(better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
             }
         }
         switch (before, verdict) {
         case (.trusted, .doubted), (.doubted, .trusted): return true
         default: return false
         }
-    }
-
-    private func pow(_ x: Double, _ n: Double) -> Double {
-        var r = 1.0
-        for _ in 0..<Int(n) { r *= x }
-        return r
-    }
-}
-
-/// One window's sums: for each component k of the specific force, `sum R(t) f_k(t)`, for
-/// the rates as given (`plus`) and reversed (`minus`), and the number of readings.
-struct WindowSums: Sendable {
-    var plus = (Matrix3.zero, Matrix3.zero, Matrix3.zero)
-    var minus = (Matrix3.zero, Matrix3.zero, Matrix3.zero)
-    var count = 0
-
-    mutating func add(_ f: Vector3, plus p: Matrix3, minus m: Matrix3) {
-        plus = (plus.0 + p * f.x, plus.1 + p * f.y, plus.2 + p * f.z)
-        minus = (minus.0 + m * f.x, minus.1 + m * f.y, minus.2 + m * f.z)
-        count += 1
-    }
-
-    /// The window's mean specific force in the pair's starting frame, for the frame whose
-    /// rates are `q w` (`proper`) or `-q w`: `q * sum R(t) q^T f(t) / n`, where
-    /// `(q^T f)_j = sum_k q_kj f_k`, so the sum is `sum_j sum_k q_kj column_j(T_k)`.
-    func mean(turnedBy q: Matrix3, proper: Bool) -> Vector3 {
-        let t = proper ? plus : minus
-        var s = Vector3.zero
-        for j in 0..<3 {
-            s = s + Self.column(t.0, j) * Self.entry(q, 0, j) + Self.column(t.1, j) * Self.entry(q, 1, j)
-                + Self.column(t.2, j) * Self.entry(q, 2, j)
-        }
-        return (q * s) / Double(count)
-    }
-
-    private static func entry(_ m: Matrix3, _ row: Int, _ column: Int) -> Double {
-        let r = row == 0 ? m.r0 : (row == 1 ? m.r1 : m.r2)
-        return column == 0 ? r.x : (column == 1 ? r.y : r.z)
-    }
-
-    private static func column(_ m: Matrix3, _ j: Int) -> Vector3 {
-        Vector3(entry(m, 0, j), entry(m, 1, j), entry(m, 2, j))
     }
 }

@@ -8,6 +8,8 @@
 /// - A device that rests `recaptureAfter` seconds farther than `recaptureAngle` from its
 ///   baseline (a convertible folded into tablet mode, a tablet laid on a table) gets a
 ///   new baseline there.
+/// - A baseline is taken from a device at rest (`BaselineCapture`); while it is awaited
+///   the card eases home.
 package struct MotionInterpreter: Sendable {
     /// What one input did. Every field is empty unless that happened.
     package struct Outcome: Sendable {
@@ -16,6 +18,8 @@ package struct MotionInterpreter: Sendable {
         package var acceleration: AttitudeStep?
         /// The baseline this acceleration completed.
         package var baseline: TiltFrame?
+        /// Set when that baseline is not from a device at rest: why (a line for the log).
+        package var baselineNotAtRest: String?
         /// The sample this acceleration gave (its tilt and the mapper's target).
         package var sample: MotionSample?
         /// An angular velocity: what became of it.
@@ -24,6 +28,13 @@ package struct MotionInterpreter: Sendable {
         package var recapture: Recapture?
 
         package init() {}
+
+        /// The line for the log this input asks for, as the daemon and `monitor` both say
+        /// it: a baseline recaptured by itself, a baseline not from a device at rest.
+        package var notice: String? {
+            if case .restedFar(let why)? = recapture { return "recapturing the baseline: \(why)" }
+            return baselineNotAtRest.map { "baseline: \($0)" }
+        }
     }
 
     /// Why a baseline was dropped.
@@ -81,9 +92,9 @@ package struct MotionInterpreter: Sendable {
             take(acceleration: a, at: t, into: &out)
         case .angularVelocity(let w, let t):
             out.gyroscope = tracker.process(angularVelocity: w, at: t)
-        case .attached:
+        case .attached(let t):
             if detached {
-                recapture()
+                recapture(at: t)
                 out.recapture = .sensorBack
             }
             detached = false
@@ -93,18 +104,21 @@ package struct MotionInterpreter: Sendable {
             drawing.retarget(origin, from: t)
         case .gyroscopeGone:
             tracker.gyroscopeGone()
-        case .recapture(let why, _):
-            recapture()
+        case .recapture(let why, let t):
+            recapture(at: t)
             out.recapture = .asked(why)
         }
         return out
     }
 
-    /// Drops the baseline: the next readings capture a new one.
-    private mutating func recapture() {
-        tracker.recapture()
+    /// Drops the baseline: the readings from `t` on capture a new one once the device
+    /// rests (`BaselineCapture`); meanwhile the card eases home, where the new baseline
+    /// will put it.
+    private mutating func recapture(at t: Double) {
+        tracker.recapture(at: t)
         baselineAt = nil
         restingSince = nil
+        drawing.retarget(origin, from: t)
     }
 
     private mutating func take(acceleration a: Vector3, at t: Double, into out: inout Outcome) {
@@ -114,6 +128,10 @@ package struct MotionInterpreter: Sendable {
         if let b = r.baseline {
             baselineAt = t
             out.baseline = b
+            if !tracker.estimator.baselineRested {
+                out.baselineNotAtRest = "the device did not come to rest within \(BaselineCapture.restLimit.plainText) s; "
+                    + "the baseline is the mean of its last \(BaselineCapture.settleTime.plainText) s of readings"
+            }
         }
         guard let s = r.sample else { return }
         out.sample = s
@@ -133,7 +151,7 @@ package struct MotionInterpreter: Sendable {
         restingSince = since
         guard t - since >= recaptureAfter, lastAngle >= recaptureAngle else { return nil }
         let degrees = (lastAngle * 180 / Double.pi).rounded()
-        recapture()
+        recapture(at: t)
         return "rested \(recaptureAfter.plainText) s at \(Int(degrees)) degrees from the baseline"
     }
 

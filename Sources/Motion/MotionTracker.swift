@@ -23,8 +23,9 @@ package struct MotionTracker: Sendable {
         self.mapper = mapper
     }
 
-    /// A new baseline: at start, after the sensor reappears, on SIGUSR1.
-    package mutating func recapture() { estimator.recapture() }
+    /// A new baseline: at start, after the sensor reappears, on SIGUSR1, from readings at
+    /// `t` or later.
+    package mutating func recapture(at t: Double = -.infinity) { estimator.recapture(at: t) }
 
     /// A new sensor: the gyroscope self-check's verdict and the fusion's offset start over.
     package mutating func forgetGyroscope() { estimator.forgetGyroscope() }

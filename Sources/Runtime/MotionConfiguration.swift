@@ -57,4 +57,11 @@ package struct MotionConfiguration {
         mapper = FocalMapper(origin: origin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
                              maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
     }
+
+    /// The motion stage this configuration asks for: the one the daemon runs and the one
+    /// `shimmerd monitor` runs, so that both recapture, rest and judge the gyroscope alike.
+    package var interpreter: MotionInterpreter {
+        MotionInterpreter(attitude: attitude, mapper: mapper, recaptureAfter: recaptureAfter,
+                          recaptureAngle: recaptureAngle, frameInterval: 1 / max(sensor.framesPerSecond ?? 60, 1))
+    }
 }

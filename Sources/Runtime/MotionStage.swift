@@ -17,9 +17,7 @@ final class MotionStage {
     private(set) var interpreter: MotionInterpreter
 
     init(_ motion: MotionConfiguration) {
-        interpreter = MotionInterpreter(attitude: motion.attitude, mapper: motion.mapper,
-                                        recaptureAfter: motion.recaptureAfter, recaptureAngle: motion.recaptureAngle,
-                                        frameInterval: 1 / max(motion.sensor.framesPerSecond ?? 60, 1))
+        interpreter = motion.interpreter
     }
 
     /// What a source event means to the rest of the loop.
@@ -88,8 +86,7 @@ final class MotionStage {
         switch (out.gyroscope, out.recapture) {
         case (.doubted(let why)?, _): return .gyroscopeDisagreed(why)
         case (.trustedAgain(let why)?, _): return .gyroscopeAgrees(why)
-        case (_, .restedFar(let why)?): return .log(.notice, "recapturing the baseline: \(why)")
-        default: return .none
+        default: return out.notice.map { .log(.notice, $0) } ?? .none
         }
     }
 

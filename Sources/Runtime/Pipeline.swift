@@ -211,11 +211,11 @@ package final class Pipeline {
             case .log(let level, let message): log.log(level, "sensor \(parts.source.summary): \(message)")
             case .gyroscopeDisagreed(let why):
                 log.warning("sensor \(parts.source.summary): the gyroscope disagrees with the accelerometer (\(why)); "
-                            + "continuing with the accelerometer alone until it fits again (check Sensor.gyro_mount_matrix, "
-                            + "or set Sensor.gyro = none)")
+                            + "weighing it by how well it explains the motion until it fits again (check "
+                            + "Sensor.gyro_mount_matrix, or set Sensor.gyro = none)")
             case .gyroscopeAgrees(let why):
                 log.notice("sensor \(parts.source.summary): the gyroscope agrees with the accelerometer again (\(why)); "
-                           + "fusing it again")
+                           + "fusing it fully again")
             }
         }
         counters.samples += motion.samples - before

@@ -50,10 +50,14 @@ extension AccelerometerService {
         // placed in time among the accelerometer's readings by the timestamps.
         let buffered = readGyroscopeBuffer(now: now, into: &events)
         var newestNs = buffered ? gyroReadings.last?.timestampNs : nil
+        var accelerometerNs: Int64?
         for case .reading(let r) in driverEvents {
-            if let ts = r.timestampNs { newestNs = max(newestNs ?? ts, ts) }
+            if let ts = r.timestampNs {
+                newestNs = max(newestNs ?? ts, ts)
+                accelerometerNs = max(accelerometerNs ?? ts, ts)
+            }
         }
-        timeline.begin(now: now, newestNs: newestNs)
+        timeline.begin(now: now, newestNs: newestNs, accelerometerNs: accelerometerNs)
         var nextGyro = 0
         for e in driverEvents {
             switch e {

@@ -18,19 +18,17 @@ import Motion
 /// the accelerometer stays attached is a `gyro-attached` or `gyro-detached` object.
 package struct MonitorSession {
     package var settings: AccelerometerSettings
-    package var attitude: AttitudeConfiguration
-    package var mapper: FocalMapper
+    /// The motion stage, as the daemon's (`MotionConfiguration.interpreter`).
+    package var motion: MotionInterpreter
     package var json: Bool
     /// Seconds; nil = until a signal.
     package var duration: Double?
     /// A line for every sample, not only for those that change what the last line showed.
     package var everySample = false
 
-    package init(settings: AccelerometerSettings, attitude: AttitudeConfiguration, mapper: FocalMapper, json: Bool,
-                 duration: Double?) {
+    package init(settings: AccelerometerSettings, motion: MotionInterpreter, json: Bool, duration: Double?) {
         self.settings = settings
-        self.attitude = attitude
-        self.mapper = mapper
+        self.motion = motion
         self.json = json
         self.duration = duration
     }
@@ -41,7 +39,7 @@ package struct MonitorSession {
         let service = try AccelerometerService(settings: settings, log: log)
         defer { service.detach() }
         let start = MonotonicClock.seconds()
-        var motion = MotionInterpreter(attitude: attitude, mapper: mapper)
+        var motion = self.motion
         var lastRate: Vector3?
         /// The tilt and focal point of the last sample line; nil: the next one is printed.
         var lastShown: String?
@@ -65,6 +63,7 @@ package struct MonitorSession {
             service.handle(now: now, readable: readable, into: &events)
             for e in events {
                 let out = e.motionInput(at: now).map { motion.take($0) } ?? MotionInterpreter.Outcome()
+                if let notice = out.notice { log.notice(notice) }
                 for line in describe(e, out, now: now, lastRate: &lastRate, lastShown: &lastShown) { emit(line) }
                 if case .motion(.angularVelocity) = e, let line = describeGyroscope(e, out) { emit(line) }
             }

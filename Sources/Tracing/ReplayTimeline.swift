@@ -82,7 +82,7 @@ package enum ReplayTimeline {
             while next < trace.entries.count {
                 if let rt = trace.entries[next].t {
                     guard rt <= t else { break }
-                    take(trace.entries[next], source: source, drawing: &drawing, held: &held)
+                    take(trace.entries[next], source: source, origin: origin, drawing: &drawing, held: &held)
                 }
                 next += 1
             }
@@ -91,8 +91,11 @@ package enum ReplayTimeline {
         return out
     }
 
-    private static func take(_ entry: TraceEntry, source: Source, drawing: inout FocalDrawing, held: inout FocalPoint) {
+    private static func take(_ entry: TraceEntry, source: Source, origin: FocalPoint, drawing: inout FocalDrawing,
+                             held: inout FocalPoint) {
         switch (source, entry) {
+        case (.samples, .recapture(let r)):
+            drawing.retarget(origin, from: r.t)   // the daemon eases home while the baseline is awaited
         case (.samples, .sample(let s)):
             drawing.reading(at: s.t, target: s.focal.count == 2 ? FocalPoint(x: s.focal[0], y: s.focal[1]) : nil)
         case (.samples, .reading(let r)):

@@ -232,14 +232,16 @@ class ScanPipe:
     def close(self):
         os.close(self.fd)
 
-    def feed(self, bed, pose_of_time, stop, sent=None, scan_at=None):
+    def feed(self, bed, pose_of_time, stop, sent=None, scan_at=None, late=None):
         """Plays the kernel's side of a running buffer on a thread until `stop` is set:
         scans at the device's `sampling_frequency` (as the daemon set it), handed over in
         groups of `buffer/watermark` scans, when the kernel would report the node
         readable. `pose_of_time(t)` gives the (roll, lean) at t seconds, one pose for each
         group; or `scan_at(t, ts_ns)` gives each scan's bytes, sampled at its own time t
         (seconds from the start; `ts_ns` its timestamp). `sent`, a list, gets the
-        CLOCK_MONOTONIC ns at which each group became readable."""
+        CLOCK_MONOTONIC ns at which each group became readable. `late(g)` gives seconds by
+        which group g is handed over late (its scans keep their own times): a reader that
+        wakes late on a busy machine, made deterministic."""
         syspath = self.dev.syspath
         freq_attr = next(a for a in ("in_accel_sampling_frequency", "sampling_frequency") if a in self.dev.attrs)
 
@@ -252,19 +254,21 @@ class ScanPipe:
 
         def run():
             t0 = time.monotonic()
-            n = 0
+            n, g = 0, 0
             hz, group = rate()
             while not stop.is_set():
+                extra = late(g) if late is not None else 0.0
+                g += 1
                 # Everything but the write happens half a group's time before it is due,
                 # so the thread sleeps right after handing a group over: like the kernel,
                 # which takes microseconds to make a buffer readable, it must not keep a
                 # CPU busy while the daemon works on what it was handed (on 2 cores that
                 # changes where the daemon's own wakeups run: the benchmark would
                 # measure the feeder).
-                due = t0 + (n + group) / hz
+                due = t0 + (n + group) / hz + extra
                 time.sleep(max(0.0, due - group / (2 * hz) - time.monotonic()))
                 hz, group = rate()          # the daemon may have changed them
-                due = t0 + (n + group) / hz
+                due = t0 + (n + group) / hz + extra
                 if scan_at is None:
                     data = b"".join(self.dev.scans(pose(*pose_of_time(due - t0)), count=1,
                                                    ts0=int((t0 + (n + k + 1) / hz) * 1e9)) for k in range(group))

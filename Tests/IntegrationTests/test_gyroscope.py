@@ -318,6 +318,7 @@ def test_a_combined_imus_gyroscope_whose_reads_fail_is_given_up_with_one_line(be
     still reads. After three reads in a row that fail, the gyroscope is given up with one
     line and the accelerometer goes on alone; the card never stops."""
     e, bed, d = polled_with_gyroscope(bed_factory, IMU, IMU_PATH, IMU_PATH)
+    d.wait_for(lambda r: r["type"] == "baseline", "the baseline, level")
     for axis in "xyz":
         bed.delete_attr(IMU_PATH, "in_anglvel_%s_raw" % axis)
     d.wait_log(r"gyroscope iio:device0 \(mpu6500\) stopped giving readings \(in_anglvel_x_raw.*"
@@ -592,8 +593,9 @@ def test_a_hubs_two_buffers_allocate_nothing_per_wakeup(bed_factory, tmp_path, r
     def drained():
         wait_until(lambda: unread_bytes(accel_pipe) == 0 and unread_bytes(gyro_pipe) == 0, "the scans read", d)
 
-    # Warm-up: the baseline, the first frames, the arrays grown to their size.
-    for _ in range(10):
+    # Warm-up: the baseline (0.4 s of rest and more), the first frames, the arrays grown to
+    # their size.
+    for _ in range(int(0.6 / dt) + 1):
         step(clock["up"])
     for k in range(60):
         step(up_at(k))

@@ -337,10 +337,6 @@ def test_a_mirrored_gyroscope_axis_in_the_controller_table_is_caught_by_the_fram
 
 
 @in_real_time
-@pytest.mark.xfail(strict=True, reason="the fusion's frame check (Sources/Motion/GyroFrameCheck.swift) weighs 15 s or "
-                   "more of turns before it doubts a gyroscope; until then a mirrored axis is fused, and the tilt is "
-                   "worse than the accelerometer's alone (measured: hand-held path 5.9 vs 4.3 deg RMS; played with, "
-                   "28 vs 4.3 until the verdict)")
 def test_a_mirrored_gyroscope_axis_never_makes_the_card_worse_than_its_accelerometer_alone(bed_factory, tmp_path,
                                                                                           release_shimmerd):
     mirrored = play_path(bed_factory, tmp_path, release_shimmerd, "auto", mirrored_axis=0)

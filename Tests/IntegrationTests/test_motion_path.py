@@ -18,7 +18,10 @@ import math
 import os
 import random
 import struct
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
@@ -118,7 +121,10 @@ def matched(samples, made):
     return pairs
 
 
-def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5):
+def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5, sweep=SWEEP, extra=(), verdict=None, late=None):
+    """The path through the daemon; the tilt error over the sweep after its first second
+    (RMS and worst, degrees). `verdict`, a list, gets the seconds from the start of the
+    sweep to the self-check's log line; without it, that line fails the run."""
     dev = Device(fixture)
     bed = bed_factory(fixture)
     pipe = ScanPipe(bed, dev)
@@ -127,17 +133,22 @@ def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     d = bed.spawn("run", "--config", str(conf), "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=%d" % RATE,
-                  "--set", "Sensor.gyro=" + gyro, "--set", "Sink.type=null", "--set", "Trace.path=" + trace)
+                  "--set", "Sensor.gyro=" + gyro, "--set", "Sink.type=null", "--set", "Trace.path=" + trace, *extra)
     if fixture == HUB:
         d.wait_log(r"using iio:device2 \(accel_3d\) in buffer mode", "buffer mode")
     else:
         d.wait_log(r"using iio:device0 \(mpu6500\) in buffer mode", "buffer mode")
     model = SensorModel(dev, seed=7, hand_rms=hand_rms, hub=fixture == HUB, gyro_pipe=gyro_pipe)
     stop = threading.Event()
-    feeder = pipe.feed(bed, None, stop, scan_at=model)
+    started = time.monotonic()
+    feeder = pipe.feed(bed, None, stop, scan_at=model, late=late)
+
+    def played():
+        if verdict is not None and not verdict and any("disagrees" in x for x in d.logs):
+            verdict.append(time.monotonic() - started - STILL)
+        return model.made and len(model.made) >= (STILL + sweep) * RATE
     try:
-        wait_until(lambda: model.made and len(model.made) >= (STILL + SWEEP) * RATE, "the path to be played", d,
-                   timeout=3 * (STILL + SWEEP) + 20)
+        wait_until(played, "the path to be played", d, timeout=3 * (STILL + sweep) + 20)
     finally:
         stop.set()
         feeder.join()
@@ -156,7 +167,8 @@ def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5):
     errors = [math.degrees(math.hypot(s["dpitch"] - want[0], s["droll"] - want[1])) for s, want in moving]
     rms = math.sqrt(sum(e * e for e in errors) / len(errors))
     gyro_records = sum(1 for r in records if r["type"] == "gyro")
-    assert not any("disagrees" in x for x in d.logs), [x for x in d.logs if "disagrees" in x]
+    if verdict is None:
+        assert not any("disagrees" in x for x in d.logs), [x for x in d.logs if "disagrees" in x]
     return rms, max(errors), gyro_records, d
 
 
@@ -186,3 +198,65 @@ def test_the_fused_tilt_follows_a_shaking_hand_within_0_35_degrees(bed_factory, 
     alone, _, _, _ = run_path(bed_factory, tmp_path, "none", fixture=fixture, hand_rms=0.87)
     print("%s: fused %.3f deg RMS (worst %.3f), accelerometer alone %.3f" % (fixture, rms, worst, alone))
     assert alone > 1.5, "accelerometer-only tilt error %.3f deg RMS: the path does not test fusion" % alone
+
+
+def test_a_gyroscope_read_in_a_mirrored_frame_never_makes_the_tilt_worse_than_the_accelerometer_alone(
+        bed_factory, tmp_path):
+    """The combined IMU with `Sensor.gyro_mount_matrix` mirroring x (a hwdb entry's mistake;
+    the frame that fits is another), held in a shaking hand (0.87 m/s^2) for 14 s: until
+    the frame fits, the gyroscope's weight follows the evidence, so the fused tilt is no
+    worse than the accelerometer's alone on the same scans, and the mismatch is reported,
+    naming the frame that fits, within 10 s of the hand starting to move."""
+    when = []
+    rms, worst, gyro_records, d = run_path(bed_factory, tmp_path, "auto", hand_rms=0.87, sweep=14.0,
+                                           extra=("--set", "Sensor.gyro_mount_matrix=-1, 0, 0; 0, 1, 0; 0, 0, 1"),
+                                           verdict=when)
+    assert gyro_records >= 50, gyro_records
+    [line] = [x for x in d.logs if "disagrees" in x]
+    assert 'turned by the matrix "0, 1, 0; -1, 0, 0; 0, 0, -1"' in line, line
+    alone, _, _, _ = run_path(bed_factory, tmp_path, "none", hand_rms=0.87, sweep=14.0)
+    print("mirrored frame: fused %.3f deg RMS (worst %.3f), accelerometer alone %.3f; reported %.1f s into the "
+          "hand's motion" % (rms, worst, alone, when[0] if when else float("nan")))
+    assert when and when[0] <= 10.0, "reported %s s into the motion" % when
+    assert rms <= alone, "fused %.3f deg RMS, the accelerometer alone %.3f" % (rms, alone)
+
+
+def bursts(g):
+    """Seconds a group of scans comes late: every tenth group and the two after it by
+    120 ms (a daemon that wakes late, then finds them all at once), the rest on time."""
+    return 0.12 if g % 10 in (3, 4, 5) else 0.0
+
+
+@pytest.mark.parametrize("fixture", [IMU, HUB])
+def test_scans_read_late_give_the_same_tilt_as_scans_read_on_time(bed_factory, tmp_path, fixture):
+    """The shaking hand's path on the combined IMU and on the hub's two buffers, the scans
+    handed over in late bursts: a reading's time is its scan's own timestamp, so the fused
+    tilt is as close to the truth as when every scan is read on time."""
+    quiet, _, _, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    late, worst, gyro_records, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87, late=bursts)
+    print("%s: fused %.3f deg RMS read on time, %.3f read late in bursts (worst %.3f)" % (fixture, quiet, late, worst))
+    assert gyro_records >= 50, gyro_records
+    # On main: 0.09 on time, 3.7 late (the IMU); 0.13 and 3.5 (the hub). Now, with the
+    # release build, 0.09 and 0.09, 0.07 and 0.07; a debug build, slower per wakeup, has
+    # shown the hub at 0.13 and 0.25.
+    assert late <= 0.35 and late <= quiet + 0.15, "on time %.3f, late %.3f deg RMS" % (quiet, late)
+
+
+@pytest.mark.parametrize("fixture", [IMU, HUB])
+def test_the_fused_tilt_is_the_same_while_both_cores_are_busy(bed_factory, tmp_path, fixture):
+    """The same path with two busy loops (one a core, at the daemon's priority) running
+    beside it: the machine's load moves when scans are read, not what they say. (How late
+    the daemon wakes under load depends on the machine and its other work; the bursts of
+    the test above make it late by design.)"""
+    quiet, _, _, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        loaded, worst, gyro_records, _ = run_path(bed_factory, tmp_path, "auto", fixture=fixture, hand_rms=0.87)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    print("%s: fused %.3f deg RMS on a quiet machine, %.3f with both cores busy (worst %.3f)"
+          % (fixture, quiet, loaded, worst))
+    assert gyro_records >= 50, gyro_records
+    assert loaded <= 0.35 and loaded <= quiet + 0.15, "quiet %.3f, busy %.3f deg RMS" % (quiet, loaded)

@@ -1,15 +1,40 @@
 """A new baseline where the device comes to rest far from the old one (a convertible
 folded into tablet mode, a tablet laid down), and on a change of the kernel's tablet-mode
 switch (SW_TABLET_MODE of an input device found with libudev): logged and traced as a
-`recapture` with its reason, through the real binary."""
+`recapture` with its reason, through the real binary. The new baseline comes from
+readings of the device at rest, never from the fold itself: the switch fires while the
+lid is still moving."""
 import json
 import math
 import os
 import struct
+import threading
+import time
 
-from harness import G, Device, pose, read_trace, wait_trace, wait_until
+import pytest
+
+from harness import G, Device, ScanPipe, norm, pose, read_trace, wait_trace, wait_until
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
+TECLAST = "kxcjk_teclast_f6pro_convertible"
+
+
+def switch_fifo(bed):
+    """The switch's evdev node as a FIFO the test writes `struct input_event`s into (a
+    writer stays open, so the reader never sees an end); its descriptor."""
+    node = os.path.join(bed.root, "dev", "input", "event13")
+    if os.path.lexists(node):
+        os.unlink(node)
+    os.makedirs(os.path.dirname(node), exist_ok=True)
+    os.mkfifo(node)
+    return os.open(node, os.O_RDWR | os.O_NONBLOCK)
+
+
+def switch_event(tablet):
+    """SW_TABLET_MODE = tablet, then SYN_REPORT."""
+    def event(type_, code, value):
+        return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
+    return event(0x05, 0x01, 1 if tablet else 0) + event(0x00, 0x00, 0)
 
 
 def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
@@ -50,14 +75,7 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture, SWITCH)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    # The evdev node as a FIFO the test writes `struct input_event`s into (a writer stays
-    # open, so the reader never sees an end).
-    node = os.path.join(bed.root, "dev", "input", "event13")
-    if os.path.lexists(node):
-        os.unlink(node)
-    os.makedirs(os.path.dirname(node), exist_ok=True)
-    os.mkfifo(node)
-    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
+    fd = switch_fifo(bed)
     trace = str(tmp_path / "trace.jsonl")
     conf = tmp_path / "empty.conf"
     conf.write_text("")
@@ -66,17 +84,148 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
     try:
         d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
         wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
-
-        def event(type_, code, value):
-            return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
-        os.write(fd, event(0x05, 0x01, 1) + event(0x00, 0x00, 0))    # SW_TABLET_MODE = 1, SYN_REPORT
+        os.write(fd, switch_event(True))
         d.wait_log(r"tablet-mode switch Intel Virtual Switches: tablet mode; capturing a new baseline", "the notice")
         recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"], "the recapture record",
                                 daemon=d)
         assert recaptures[0]["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode"
-        os.write(fd, event(0x05, 0x01, 0) + event(0x00, 0x00, 0))
+        os.write(fd, switch_event(False))
         wait_until(lambda: any(r.get("reason") == "tablet-mode switch Intel Virtual Switches: laptop mode"
                                for r in read_trace(trace)), "the second recapture", daemon=d)
         assert d.stop() == 0
     finally:
         os.close(fd)
+
+
+# The fold of the Teclast convertible's display (its accelerometer in buffer mode, 100 Hz):
+# laptop mode (leaned back 15 degrees from upright) for 2 s, then leaned back to 1.3 rad
+# within 1.5 s, starting and ending smoothly, then left still.
+FOLD = (2.0, 3.5, 0.26, 1.3)
+
+
+def fold_lean(t):
+    start, end, lean0, lean1 = FOLD
+    s = max(0.0, min(1.0, (t - start) / (end - start)))
+    return lean0 + (lean1 - lean0) * s * s * (3 - 2 * s)
+
+
+def fold_into_tablet_mode(bed_factory, tmp_path, switch_at):
+    """The fold played as scans, the switch written when `switch_at(t)` first says so (t:
+    seconds since the first scan); returns the trace's records, the reading at rest and
+    the daemon."""
+    dev = Device(TECLAST)
+    bed = bed_factory(TECLAST, SWITCH)
+    pipe = ScanPipe(bed, dev)
+    fd = switch_fifo(bed)
+    trace = str(tmp_path / "fold.jsonl")
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    d = bed.spawn("run", "--config", str(conf), "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100",
+                  "--set", "Sink.type=null", "--set", "Trace.path=" + trace)
+    stop = threading.Event()
+    fired = []
+
+    def scan_at(t, ts_ns):
+        if not fired and switch_at(t):
+            fired.append(t)
+            os.write(fd, switch_event(True))
+        return dev.scans(pose(0, fold_lean(t)), count=1, ts0=ts_ns)
+    try:
+        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
+        d.wait_log(r"using iio:device1 .*in buffer mode", "buffer mode")
+        feeder = pipe.feed(bed, None, stop, scan_at=scan_at)
+        started = time.monotonic()
+        while time.monotonic() - started < FOLD[1] + 4.0:   # 4 s at rest
+            assert d.poll() is None, "shimmerd exited during the fold"
+            time.sleep(0.1)
+        assert fired, "the switch was not written"
+        stop.set()
+        feeder.join()
+        assert d.stop() == 0
+    finally:
+        stop.set()
+        os.close(fd)
+        pipe.close()
+    rest = dev.accel_of(dev.raw_for(pose(0, FOLD[3])))
+    return read_trace(trace, final=True), rest, d
+
+
+def check_the_new_baseline_is_the_rest(records, rest):
+    """The switch's baseline is the pose at rest, and within 1 s of coming to rest the
+    drawn point is within 2 pt of the card's origin, and stays there."""
+    [r] = [r for r in records if r["type"] == "recapture"]
+    assert r["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode"
+    baselines = [b for b in records if b["type"] == "baseline" and b["t"] >= r["t"]]
+    assert len(baselines) == 1, baselines
+    # No reading of the fold in it: the mean of the readings at rest (noiseless scans: the
+    # one reading at rest), where one reading 0.05 rad off in 40 moves it by 1.2e-3.
+    up, want = baselines[0]["up"], norm([-x for x in rest])
+    off = math.acos(min(1.0, sum(a * b for a, b in zip(up, want))))
+    assert off < 1e-3, "the baseline is %.4f rad from the pose at rest" % off
+    # At rest from the first reading of the final pose, on the daemon's clock.
+    readings = [x for x in records if x["type"] in ("sample", "reading") and x["t"] > r["t"] - 0.5]
+    rested = next(x["t"] for x in readings if max(abs(a - b) for a, b in zip(x["accel"], rest)) < 1e-9)
+    origin = (175.0, 350.0 * 2 / 3)
+    frames = [(f["t"], f["focal"]) for f in records if f["type"] == "frame"]
+    shown = [p for t, p in frames if t <= rested + 1.0][-1:] + [p for t, p in frames if t > rested + 1.0]
+    worst = max(math.hypot(p[0] - origin[0], p[1] - origin[1]) for p in shown)
+    assert worst <= 2.0, "drawn %.1f pt from the origin after 1 s at rest (%s)" % (worst, shown[:5])
+    print("baseline %.2e rad from the pose at rest, %.2f s after it came to rest; drawn at most %.2f pt from the "
+          "origin from 1 s after" % (off, baselines[0]["t"] - rested, worst))
+    return baselines[0]["t"] - rested
+
+
+@pytest.mark.usefixtures("realtime")
+@pytest.mark.xdist_group("realtime")
+def test_a_switch_that_fires_mid_fold_takes_the_baseline_once_the_device_rests(bed_factory, tmp_path):
+    """The switch fires at a lean of 1.1 rad; the lid goes on 0.2 rad to rest."""
+    records, rest, d = fold_into_tablet_mode(bed_factory, tmp_path, lambda t: fold_lean(t) >= FOLD[3] - 0.2)
+    waited = check_the_new_baseline_is_the_rest(records, rest)
+    assert waited < 1.0, "the baseline came %.2f s after the device came to rest" % waited
+    assert not any("did not come to rest" in x for x in d.logs)
+
+
+@pytest.mark.usefixtures("realtime")
+@pytest.mark.xdist_group("realtime")
+def test_a_switch_that_fires_after_the_fold_takes_the_baseline_at_once(bed_factory, tmp_path):
+    """The switch fires 0.5 s after the lid came to rest."""
+    records, rest, d = fold_into_tablet_mode(bed_factory, tmp_path, lambda t: t >= FOLD[1] + 0.5)
+    check_the_new_baseline_is_the_rest(records, rest)
+
+
+def test_monitor_recaptures_and_settles_as_the_daemon_does(bed_factory, tmp_path):
+    """`shimmerd run` and `shimmerd monitor` on the same emulated device (poll mode, both
+    reading it): leaned back as a laptop, turned 90 degrees to portrait and left there.
+    Both recapture after resting 3 s far from the baseline, at the same angle, take the
+    portrait pose as the new baseline and settle on it: one motion stage, one behaviour."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0.26)))
+    trace = str(tmp_path / "trace.jsonl")
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    common = ["--config", str(conf), "--set", "Sensor.mode=poll", "--set", "Sensor.rate=50"]
+    daemon = bed.spawn("run", *common, "--set", "Sink.type=null", "--set", "Trace.path=" + trace)
+    monitor = bed.spawn("monitor", "--json", *common)
+    wait_trace(trace, lambda r: r["type"] == "baseline", "the daemon's first baseline", daemon)
+    monitor.wait_for(lambda r: r["type"] == "baseline", "monitor's first baseline")
+    # Turned to portrait within half a second, then left still for 7 s.
+    for k in range(26):
+        bed.set_raw(dev, dev.raw_for(pose(math.pi / 2 * k / 25, 0.26)))
+        time.sleep(0.02)
+    time.sleep(7.0)
+    assert daemon.stop() == 0
+    assert monitor.stop() == 0
+    records = read_trace(trace, final=True)
+    [recapture] = [r for r in records if r["type"] == "recapture"]
+    said = [x for x in monitor.logs if "recapturing the baseline" in x]
+    assert len(said) == 1 and said[0].endswith("recapturing the baseline: " + recapture["reason"]), (said, recapture)
+    ours = [r["up"] for r in records if r["type"] == "baseline"]
+    theirs = [r["up"] for r in monitor.records if r["type"] == "baseline"]
+    assert len(ours) == 2 and len(theirs) == 2, (ours, theirs)
+    portrait = norm([-x for x in dev.accel_of(dev.raw_for(pose(math.pi / 2, 0.26)))])
+    for up in (ours[1], theirs[1]):
+        assert math.acos(min(1.0, sum(a * b for a, b in zip(up, portrait)))) < 0.01, (up, portrait)
+    last = [r for r in records if r["type"] == "sample"][-1], monitor.samples()[-1]
+    for s in last:
+        assert abs(s["dpitch"]) < 0.01 and abs(s["droll"]) < 0.01, last

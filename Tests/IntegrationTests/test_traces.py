@@ -522,6 +522,8 @@ def test_trace_rotates_by_size_and_every_file_explains_itself(tmp_path):
             assert os.path.getsize(tmp_path / name) < 16384 + 400
     assert parts == sorted(parts) and parts[0] >= 1
     # The newest samples survive, contiguous across the kept files.
-    seqs = [s["seq"] for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"] for s in read_trace(str(tmp_path / name), "sample", final=True)]
-    # 304 readings; the first 9 only go into the default 10-sample baseline: seq 0 ... 294.
-    assert seqs == list(range(seqs[0], 295))
+    kept = [s for name in ["rot.jsonl.2", "rot.jsonl.1", "rot.jsonl"] for s in read_trace(str(tmp_path / name), "sample", final=True)]
+    seqs = [s["seq"] for s in kept]
+    # 304 readings; those before the baseline are no samples (the loop never rests: its
+    # baseline comes after 3 s). The last reading (t = 5 s) is the last sample.
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))) and kept[-1]["t"] == 5.0

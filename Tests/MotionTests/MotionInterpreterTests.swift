@@ -123,7 +123,8 @@ struct MotionInterpreterTests {
     @Test func restingFarFromTheBaselineRecapturesThere() {
         // The rest gate, which says the device rests, holds behind the filter.
         var m = interpreter(recaptureAfter: 1, filter: .oneEuro(.defaults))
-        _ = m.take(reading(roll: 0, at: 0))
+        for i in 0...50 { _ = m.take(reading(roll: 0, at: Double(i) * 0.01 - 0.5)) }   // the baseline, at rest
+        #expect(m.baselineAt != nil)
         var said: [MotionInterpreter.Recapture] = []
         for i in 1...300 {
             if let r = m.take(reading(roll: 0.5, at: Double(i) * 0.01)).recapture { said.append(r) }
@@ -134,5 +135,39 @@ struct MotionInterpreterTests {
         } else {
             Issue.record("no recapture: \(said)")
         }
+    }
+
+    /// The tablet-mode switch mid-fold: the card eases home at once, and the baseline
+    /// comes once the device rests, from the pose it rests in.
+    @Test func aRecaptureMidFoldEasesHomeAndTakesTheBaselineAtRest() {
+        var m = interpreter(filter: .oneEuro(.defaults))
+        for i in 0...50 { _ = m.take(reading(roll: 0, at: Double(i) * 0.01)) }
+        for i in 51...80 { _ = m.take(reading(roll: 0.02 * Double(i - 50), at: Double(i) * 0.01)) }
+        _ = m.draw(at: 0.8)
+        #expect(m.drawnFocal != Self.origin)
+        #expect(m.take(.recapture("tablet-mode switch", at: 0.8)).recapture == .asked("tablet-mode switch"))
+        #expect(m.draw(at: 1.0) == Self.origin)
+        var baseline: (t: Double, up: Vector3)?
+        for i in 81...200 {
+            let roll = min(0.02 * Double(i - 50), 0.8)   // rests at 0.8 rad from 0.9 s
+            let out = m.take(reading(roll: roll, at: Double(i) * 0.01))
+            if let b = out.baseline { baseline = (Double(i) * 0.01, b.up) }
+            #expect(out.baselineNotAtRest == nil)
+        }
+        #expect(baseline.map { $0.t >= 0.9 + BaselineCapture.settleTime } == true)
+        #expect(baseline.map { ($0.up - Vector3(-sin(0.8), 0, cos(0.8))).length < 1e-9 } == true)
+        #expect(m.draw(at: 2) == Self.origin)
+    }
+
+    /// A device that never rests after a recapture gets a baseline anyway, and that is said.
+    @Test func aBaselineWithoutRestIsSaid() {
+        var m = interpreter(filter: .oneEuro(.defaults))
+        var said: [String] = []
+        for i in 0..<400 {
+            let out = m.take(reading(roll: 0.1 * sin(Double(i) * 0.05), at: Double(i) * 0.01))
+            if let why = out.baselineNotAtRest { said.append(why) }
+        }
+        #expect(said == ["the device did not come to rest within 3 s; the baseline is the mean of its last 0.4 s of readings"])
+        #expect(m.baselineAt.map { abs($0 - 3) < 0.015 } == true)
     }
 }

@@ -44,6 +44,12 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
     #expect(frames[49].focal.x == 175 && frames[50].focal.x > 175 && frames.last?.focal.x == 225)
 }
 
+/// A reading's record: a `sample` with its target, or a `reading` taken for the baseline.
+private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> TraceEntry {
+    guard let target else { return .reading(TraceRecord.Reading(t: t, accel: [0, 0, -9.8], use: "baseline")) }
+    return .sample(TraceRecord.Sample(t: t, seq: seq, accel: [0, 0, -9.8], dpitch: 0, droll: 0, focal: [target.x, target.y]))
+}
+
 /// The daemon's frames, drawn again from the trace's readings and targets at the
 /// recorded times, are the recorded frames: the recorded frames move the spring on as
 /// the daemon's did, readings taken after a later frame come after it in the file.
@@ -57,12 +63,7 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
         // now and then; frames at 60 fps on their own timer between the readings.
         let target = i % 37 == 0 ? nil : FocalPoint(x: 175 + 40 * sin(2 * Double.pi * t), y: 233)
         drawing.reading(at: t, target: target)
-        if let target {
-            entries.append(.sample(TraceRecord.Sample(t: t, seq: i, accel: [0, 0, -9.8], dpitch: 0, droll: 0,
-                                                      focal: [target.x, target.y])))
-        } else {
-            entries.append(.reading(TraceRecord.Reading(t: t, accel: [0, 0, -9.8], use: "baseline")))
-        }
+        entries.append(readingEntry(t, i, target))
         let frameAt = Double(frame) / 60
         if frameAt <= t + 0.005 && frameAt > t - 0.005 {
             let p = drawing.draw(at: t + 0.004)
@@ -75,6 +76,34 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
     let trace = TraceContents(entries: entries)
     let replayed = ReplayTimeline.frames(trace, at: .recorded, origin: origin, source: .samples)
     #expect(replayed.count == trace.frames.count && replayed.count > 100)
+    for (r, f) in zip(replayed, trace.frames) {
+        #expect(r.t == f.t && r.focal.x == f.focal[0] && r.focal.y == f.focal[1])
+    }
+}
+
+/// A recapture in the trace (the tablet-mode switch mid-fold): the daemon eases the card
+/// home from it while the new baseline is awaited, and the replay does the same.
+@Test func aRecaptureEasesHomeInTheReplayAsInTheDaemon() {
+    var drawing = FocalDrawing(at: origin)
+    var entries: [TraceEntry] = []
+    for i in 0..<200 {
+        let t = Double(i) * 0.01
+        if i == 100 {
+            drawing.retarget(origin, from: t)   // as MotionInterpreter does on a recapture
+            entries.append(.recapture(TraceRecord.Recapture(t: t, reason: "tablet-mode switch")))
+        }
+        // Pinned far off until the switch, then readings for the baseline only.
+        let target = i < 100 ? FocalPoint(x: 275, y: 133) : nil
+        drawing.reading(at: t, target: target)
+        entries.append(readingEntry(t, i, target))
+        if i % 2 == 0 {
+            let p = drawing.draw(at: t + 0.004)
+            entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i / 2), focal: [p.x, p.y], dots: 1, pixels: 1)))
+        }
+    }
+    let trace = TraceContents(entries: entries)
+    let replayed = ReplayTimeline.frames(trace, at: .recorded, origin: origin, source: .samples)
+    #expect(replayed.count == trace.frames.count && replayed.last?.focal == origin)
     for (r, f) in zip(replayed, trace.frames) {
         #expect(r.t == f.t && r.focal.x == f.focal[0] && r.focal.y == f.focal[1])
     }
