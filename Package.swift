@@ -89,7 +89,10 @@ let package = Package(
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "Logging", "LinuxSystem", "Evdev"]),
-        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "Logging", "DRM", "Udev"]),
+        // The shared-memory frames protocol (header, reader): the daemon's shm sink and the
+        // viewer both use it, so the viewer links no DRM, PNG or udev library.
+        .target(name: "SharedMemory", dependencies: ["LinuxSystem", "Logging"]),
+        .target(name: "Output", dependencies: ["Raster", "PNG", "LinuxSystem", "Logging", "DRM", "Udev", "SharedMemory"]),
         .target(name: "Tracing", dependencies: ["Motion", "LinuxSystem", "Logging"]),
 
         // Layer 3.
@@ -98,7 +101,7 @@ let package = Package(
             "Logging", "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
-        .target(name: "Viewer", dependencies: ["Display", "Output", "Fonts", "Raster", "Logging", "LinuxSystem", "Systemd"]),
+        .target(name: "Viewer", dependencies: ["Display", "SharedMemory", "Fonts", "Raster", "Logging", "LinuxSystem", "Systemd"]),
         .target(name: "Commands", dependencies: ["Runtime", "Card", "Raster", "Motion", "PNG",
                                                  "Sensors", "Output", "Tracing", "Logging", "LinuxSystem"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
@@ -129,7 +132,7 @@ let package = Package(
                                                     "TestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "Evdev", "TestSupport"]),
-        .testTarget(name: "OutputTests", dependencies: ["Output", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
+        .testTarget(name: "OutputTests", dependencies: ["Output", "SharedMemory", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),

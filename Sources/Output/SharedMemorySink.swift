@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import SharedMemory
 import Logging
 import Raster
 

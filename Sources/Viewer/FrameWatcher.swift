@@ -1,7 +1,7 @@
 import Display
 import Glibc
 import LinuxSystem
-import Output
+import SharedMemory
 import Synchronization
 
 /// The viewer's helper thread: blocks in FUTEX_WAIT on the watched segment's frame word

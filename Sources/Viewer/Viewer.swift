@@ -14,7 +14,7 @@
 // write it. Per frame the only work is one texture upload and one present.
 // Must not import: Runtime, Commands (it sits beside Runtime in layer 3, below Commands).
 import Display
-import Output
+import SharedMemory
 
 /// What `shimmerd view` was asked for.
 package struct ViewerSettings: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Display
 import Fonts
 import Glibc
 import Logging
-import Output
+import SharedMemory
 import Raster
 
 /// A failure that ends `shimmerd view` before its window is up (no display, SDL

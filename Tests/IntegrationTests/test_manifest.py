@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 
-from harness import REPO
+from harness import REPO, SHIMMERD
 
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", re.M)
 
@@ -53,3 +53,16 @@ def test_every_imported_module_of_the_package_is_a_declared_dependency():
             undeclared[t["name"]] = sorted(imported - declared)
     assert checked >= 20, checked
     assert undeclared == {}, undeclared
+
+
+def test_the_viewer_links_no_drm_png_udev_iio_or_evdev_library():
+    """shimmerd-view reads the shared-memory frames through the SharedMemory module alone:
+    it needs SDL2, FreeType and fontconfig for its window and libsystemd for its claim,
+    never the daemon's display, image or device libraries."""
+    viewer = os.path.join(os.path.dirname(SHIMMERD), "shimmerd-view")
+    r = subprocess.run(["readelf", "-d", viewer], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout)
+    assert any(n.startswith("libSDL2") for n in needed), needed
+    unwanted = [n for n in needed if re.match(r"lib(drm|png|udev|iio|evdev)\b", n)]
+    assert unwanted == [], needed

@@ -1,5 +1,6 @@
 import Testing
 @testable import Output
+@testable import SharedMemory
 
 /// The viewer's refusal of a segment its user may not read: the facts, then the one
 /// step that fixes it.

@@ -4,6 +4,7 @@ import LinuxSystem
 import Testing
 import TestSupport
 @testable import Output
+@testable import SharedMemory
 
 /// The reader against the sink, in a scratch directory standing in for /dev/shm.
 @Suite(.serialized)

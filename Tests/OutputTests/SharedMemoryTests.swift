@@ -4,6 +4,7 @@ import LinuxSystem
 import Testing
 import TestSupport
 @testable import Output
+@testable import SharedMemory
 
 /// The table of spec/interfaces.md, "Shared-memory frames", copied here as data:
 /// (offset, size in bytes, field).
