@@ -1,13 +1,3 @@
-/// A point on the card, in points (x right, y down; spec/scene.md).
-package struct FocalPoint: Hashable, Sendable {
-    package var x: Double
-    package var y: Double
-    package init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
-}
-
 /// spec/scene.md "Focal point from tilt": `x = O.x + mapRange(dRoll, -rollRange,
 /// rollRange, -maxOffset, maxOffset)`, `y = O.y + mapRange(dPitch, -pitchRange,
 /// pitchRange, -maxOffset, maxOffset)`, each offset clamped to +-maxOffset when `clamp`.

@@ -1,16 +1,3 @@
-/// One sample as the trace's `sample` record carries it (spec/interfaces.md "Trace").
-package struct MotionSample: Hashable, Sendable {
-    /// Seconds since the daemon started (monotonic).
-    package var t: Double
-    /// Counting from 0.
-    package var seq: Int
-    /// m/s^2, device frame, after scale and mount matrix.
-    package var accel: Vector3
-    package var tilt: Tilt
-    /// The mapper's target, points.
-    package var focal: FocalPoint
-}
-
 /// accelerometer sample -> attitude -> focal point, with the sample counter: the part of
 /// the pipeline that `shimmerd monitor` and the daemon share. Pure.
 package struct MotionTracker: Sendable {

@@ -249,6 +249,22 @@ def test_systemd_unit_verifies_and_is_hardened(tmp_path):
     assert "systemd-udev-settle" not in unit
 
 
+def test_the_unit_does_not_restart_a_daemon_whose_command_line_or_configuration_is_wrong(tmp_path):
+    """Restart=on-failure would start a daemon that cannot start every RestartSec; the unit
+    lists the exit codes the daemon gives for a wrong command line and a configuration that
+    does not load in RestartPreventExitStatus=, and those are the codes it gives."""
+    unit = open(os.path.join(REPO, "systemd", "shimmerd.service")).read()
+    prevented = set(re.search(r"^RestartPreventExitStatus=(.*)$", unit, re.M).group(1).split())
+    usage = subprocess.run([SHIMMERD, "run", "--no-such-option"], capture_output=True, text=True, timeout=30)
+    broken = tmp_path / "broken.conf"
+    broken.write_text("[Sink]\ntype = teletype\n")
+    configuration = subprocess.run([SHIMMERD, "run", "--config", str(broken)], capture_output=True, text=True,
+                                   timeout=30)
+    assert (usage.returncode, configuration.returncode) == (64, 78), (usage.stderr, configuration.stderr)
+    assert "teletype" in configuration.stderr, configuration.stderr
+    assert prevented == {"64", "78"}, prevented
+
+
 def test_demo_without_hardware_or_root(tmp_path):
     # A directory anyone may enter (pytest's own tmp_path lives under a 0700 directory).
     shared = tempfile.mkdtemp(prefix="shimmerd-demo-", dir="/tmp")
