@@ -835,6 +835,38 @@ def field_path(field, binary, path, workdir, extra):
     return rows, fused, alone
 
 
+def still_draws(binary, names, workdir, extra, seeds):
+    """The still paths over `seeds` draws of the noise (seeds 1 to `seeds`): a held point's
+    drift is a fraction of a point, decided by which readings the held mean averages, so
+    one draw judges two builds no better than a coin; the mean of ten does. Per path and
+    sensors: the drift's mean and worst (pt) and the most frames one draw drew after 4 s."""
+    out = []
+    for path in [p for name in names for p in PATHS if p.name == name and p.still_after is not None and not p.moving]:
+        for label, more in (("accelerometer + gyroscope", []), ("accelerometer", ["Sensor.gyro=none"])):
+            drift, frames = [], []
+            for seed in range(1, seeds + 1):
+                tag = "%s-seed%d%s" % (path.name, seed, "-alone" if more else "")
+                r = run_trace(binary, readings(path, True, seed), tag, workdir, list(extra) + more)
+                m = measure(path, r.frames, r.baseline)
+                drift.append(m["drift_pt"])
+                frames.append(m["frames_still"])
+            out.append({"path": path.name, "sensors": label, "draws": seeds, "drift_mean_pt": sum(drift) / seeds,
+                        "drift_worst_pt": max(drift), "frames_still_most": max(frames)})
+    return out
+
+
+def still_table(rows):
+    if not rows:
+        return ""
+    out = ["Still paths over %d draws of the noise (seeds 1-%d): the drawn point's drift after 4 s still, mean / "
+           "worst (pt), and the most frames one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]), "",
+           "| path | sensors | drift, mean / worst (pt) | frames after 4 s, most |", "|---|---|---|---|"]
+    for r in rows:
+        out.append("| %s | %s | %.3f / %.3f | %d |" % (r["path"], r["sensors"], r["drift_mean_pt"], r["drift_worst_pt"],
+                                                    r["frames_still_most"]))
+    return "\n".join(out)
+
+
 def broad_dir():
     return os.path.join(os.path.dirname(REPO), "shared", "fixtures", "broad")
 
@@ -1022,13 +1054,18 @@ def field_main(args, workdir):
                                            c["fused"]["max_deg"],
                                            max(c["accelerometer"]["mapper_max_pt"], c["fused"]["mapper_max_pt"])),
               file=sys.stderr)
+    print("still paths over %d draws ..." % args.seeds, file=sys.stderr)
+    still = still_draws(args.binary, wanted, workdir, args.set, args.seeds) if args.seeds > 1 else []
     if args.json:
         print(json.dumps({"peers": {"pins": FIELD_PINS, "fusion_rejection_timeout_s": args.fusion_rejection_timeout},
                           "synthetic": [{"path": n, "estimators": rows} for n, rows in synthetic],
                           "broad": [{"trial": n, "estimators": rows} for n, rows in broad],
-                          "checks": checks}, indent=1))
+                          "still_draws": still, "checks": checks}, indent=1))
     else:
         print(field_tables(synthetic, broad))
+        if still:
+            print()
+            print(still_table(still))
 
 
 def main():
@@ -1053,6 +1090,9 @@ def main():
                                       "time) and motion-peers-hand.svg (hand-0.87, true vs drawn) here")
     ap.add_argument("--fusion-rejection-timeout", type=float, default=5.0, metavar="SECONDS",
                     help="with --peers: Fusion (rejection)'s rejection_timeout (default 5 s, as its README)")
+    ap.add_argument("--seeds", type=int, default=10, metavar="N",
+                    help="with --peers: the still paths again over N draws of the noise, their drift's mean "
+                         "(default 10; 1: only the one draw of the tables)")
     args = ap.parse_args()
     wanted = args.paths.split(",")
     workdir = args.keep or tempfile.mkdtemp(prefix="shimmerd-motion-")

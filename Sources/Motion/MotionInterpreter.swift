@@ -57,9 +57,8 @@ package struct MotionInterpreter: Sendable {
     private var tracker: MotionTracker
     /// What is drawn (its queries are read here, not through copies of the whole state).
     package private(set) var drawing: FocalDrawing
-    /// Since when the attitude has rested (the estimator's rest gate holds), and the
-    /// angle of the last tilt from the baseline.
-    private var restingSince: Double?
+    /// The angle of the last tilt from the baseline (the rest gate says since when the
+    /// device has rested).
     private var lastAngle = 0.0
     private let recaptureAfter: Double
     private let recaptureAngle: Double
@@ -117,7 +116,6 @@ package struct MotionInterpreter: Sendable {
     private mutating func recapture(at t: Double) {
         tracker.recapture(at: t)
         baselineAt = nil
-        restingSince = nil
         drawing.retarget(origin, from: t)
     }
 
@@ -143,12 +141,7 @@ package struct MotionInterpreter: Sendable {
 
     /// A new baseline where the device has come to rest far from the old one: why.
     private mutating func recaptureIfRestingFar(at t: Double) -> String? {
-        guard recaptureAfter > 0, tracker.estimator.gate.isAtRest else {
-            restingSince = nil
-            return nil
-        }
-        let since = restingSince ?? t
-        restingSince = since
+        guard recaptureAfter > 0, let since = tracker.estimator.gate.restingSince else { return nil }
         guard t - since >= recaptureAfter, lastAngle >= recaptureAngle else { return nil }
         let degrees = (lastAngle * 180 / Double.pi).rounded()
         recapture(at: t)

@@ -8,7 +8,11 @@
 ///   of the stretch's first one, the gate holds the mean of the stretch's readings and
 ///   is at rest. The mean is taken of the readings before smoothing: smoothed values are
 ///   correlated over the filter's time constant, so their mean over a short stretch is
-///   off by nearly their whole noise, the readings' by a fraction of it.
+///   off by nearly their whole noise, the readings' by a fraction of it. A second of
+///   readings (100 at 100 Hz): the held point is where the device lies to within a tenth
+///   of its noise, and it stays there for the whole rest; 0.3 s left it twice as far off
+///   (`benchmarks/motion.py --peers`, the still paths over ten draws, docs/MOTION.md). The
+///   rest is dated from the stretch's start (`restingSince`).
 /// - at rest: the held direction is output, exactly the same each time, so the focal
 ///   point does not move and no frame is drawn; the first input farther than `band` from
 ///   it ends the rest and passes through.
@@ -26,11 +30,13 @@
 /// where more) of its own recent mean (`fusedTime`), not of the held direction; a
 /// slow drift of the device is the smoothed direction's to see. Pure; time is a parameter.
 package struct RestGate: Sendable {
-    /// Seconds of quiet before the gate holds.
+    /// Seconds of quiet before the gate holds (the mean it holds is of that many seconds).
     package let settleTime: Double
     /// Seconds: the fused direction's recent mean, a one-pole low-pass.
     package static let fusedTime = 1.0
     package private(set) var held: Vector3?
+    /// When the quiet stretch that led to `held` began: the device has rested since then.
+    package private(set) var restingSince: Double?
     private var stretchStart = 0.0
     private var stretchReference: Vector3?
     private var stretchSum = Vector3.zero
@@ -38,7 +44,7 @@ package struct RestGate: Sendable {
     private var stretchFused: Vector3?
     private var lastT: Double?
 
-    package init(settleTime: Double = 0.3) {
+    package init(settleTime: Double = 1.0) {
         self.settleTime = settleTime
     }
 
@@ -55,6 +61,7 @@ package struct RestGate: Sendable {
         if let h = held {
             if (u - h).length <= band, fusedIsQuiet(fused, band: max(fusedBand, fusedWalk), dt: dt) { return h }
             held = nil
+            restingSince = nil
             startStretch(u, reading, at: t)
             stretchFused = fused
             return moving
@@ -70,6 +77,7 @@ package struct RestGate: Sendable {
         stretchSum = stretchSum + reading
         if t - stretchStart >= settleTime, let mean = stretchSum.normalized {
             held = mean
+            restingSince = stretchStart
             fusedMean = fused
             stretchReference = nil
             return mean
@@ -92,6 +100,7 @@ package struct RestGate: Sendable {
     /// Forgets everything (a new baseline).
     package mutating func reset() {
         held = nil
+        restingSince = nil
         stretchReference = nil
         fusedMean = nil
         stretchFused = nil
