@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Runtime
 import Sensors
 import Systemd
 

@@ -2,6 +2,7 @@ import Glibc
 import LinuxSystem
 import Logging
 import Motion
+import Sensors
 
 /// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
 /// mapper, printing until interrupted or `duration` passes. Lines, like monitor-sensor's,
