@@ -3,7 +3,7 @@ import FoundationEssentials
 import LinuxSystem
 import Runtime
 
-/// `shimmerd bench [--json] [--frames N]`: render costs (see Runtime/Benchmark.swift).
+/// `shimmerd bench [--json] [--frames N]`: render costs (see Benchmark.swift).
 struct BenchCommand: Subcommand {
     static let name = "bench"
     static let abstract = "measure render costs: full and incremental frames, against a memset/memcpy floor"
