@@ -102,8 +102,9 @@ let package = Package(
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
         .target(name: "Viewer", dependencies: ["Display", "SharedMemory", "Fonts", "Raster", "Logging", "LinuxSystem", "Systemd"]),
-        .target(name: "Commands", dependencies: ["Runtime", "Card", "Raster", "Motion", "PNG",
-                                                 "Sensors", "Output", "Tracing", "Logging", "LinuxSystem"]),
+        .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion", "PNG",
+                                                 "Sensors", "Output", "Tracing", "Logging", "LinuxSystem",
+                                                 "IIO", "Udev", "Systemd"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
         // The window of `shimmerd view`, apart so the daemon never links SDL2.
         .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Logging"]),

@@ -1,9 +1,9 @@
 import Card
-import FoundationEssentials
 import LinuxSystem
 import Runtime
+import Tracing
 
-/// `shimmerd bench [--json] [--frames N]`: render costs (see Runtime/Benchmark.swift).
+/// `shimmerd bench [--json] [--frames N]`: render costs (see Benchmark.swift).
 struct BenchCommand: Subcommand {
     static let name = "bench"
     static let abstract = "measure render costs: full and incremental frames, against a memset/memcpy floor"
@@ -51,11 +51,7 @@ struct BenchCommand: Subcommand {
         }
         progress.finish()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            let data = (try? encoder.encode(results)) ?? Data()
-            context.out(String(decoding: data, as: UTF8.self) + "\n")
+            context.out(String(decoding: TraceJSON.document(results), as: UTF8.self) + "\n")
             return
         }
         context.out("shimmerd bench: \(rounds) frames per case, interleaved; times per frame (median / p90 / min)\n")

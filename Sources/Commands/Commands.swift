@@ -1,6 +1,8 @@
 // Commands: the command line. One type per subcommand with a name, an abstract and an
 // option table; the same table drives parsing and `--help` (swift-argument-parser's
-// shape, by hand). Parsing is a pure function of [String].
+// shape, by hand). Parsing is a pure function of [String]. Every subcommand's body is
+// here too (`MonitorSession`, `StatusMonitor`, `SensorReport`, `Benchmark`, `TracePlot`):
+// the modules below format nothing for a terminal.
 //
 // Must not: construct pipelines itself (Runtime does), print from anywhere but
 // `CommandContext`, or exit from anywhere but `ShimmerdMain`.
@@ -24,7 +26,7 @@ public enum ShimmerdMain {
 
     public static func main(_ argv: [String]) -> Never {
         // A closed pipe on stdout (`shimmerd ... | head`) must be an EPIPE error, not a kill.
-        signal(SIGPIPE, SIG_IGN)
+        ProcessSignals.ignore([.brokenPipe])
         let context = CommandContext()
         let status = run(Array(argv.dropFirst()), context)
         exit(status.rawValue)

@@ -8,7 +8,7 @@ import Tracing
 /// trace's sample records (`t`, `seq`, `accel`, `dpitch`, `droll`, `focal`), and
 /// `attached`, `detached`, `waiting`, `baseline`, `gyro`, `gyro-attached`, `gyro-detached`
 /// and `gyro-disagrees` records readers may ignore. The loop
-/// is `MonitorSession` in Sensors; this file only parses and prints. `--dbus` reads the
+/// is `MonitorSession`; this file only parses and prints. `--dbus` reads the
 /// running daemon's state from the system bus instead (`StatusMonitor`).
 struct MonitorCommand: Subcommand {
     static let name = "monitor"

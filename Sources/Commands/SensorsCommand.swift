@@ -3,7 +3,7 @@ import Sensors
 
 /// `shimmerd sensors [--json]`: every IIO device found, what it is, and which one
 /// `Sensor.device` picks and why (or why a device was skipped). The logic is
-/// `SensorReport` in Sensors; this file only parses and prints. Exit 69 when no
+/// `SensorReport`; this file only parses and prints. Exit 69 when no
 /// accelerometer is usable (the report says why).
 struct SensorsCommand: Subcommand {
     static let name = "sensors"

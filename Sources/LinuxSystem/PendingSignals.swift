@@ -18,10 +18,11 @@ package final class PendingSignals {
     /// Readable while one of the signals is pending (nil if signalfd failed).
     package var fileDescriptor: Int32? { signalFile?.rawValue }
 
-    /// Blocks `signals` (`pthread_sigmask(SIG_BLOCK)`) and opens a non-blocking signalfd for them.
-    package init(signals: [Int32]) {
+    /// Blocks `signals` (`pthread_sigmask(SIG_BLOCK)`) and opens a non-blocking signalfd for
+    /// them; `ProcessSignals.take` is the one caller.
+    init(taking signals: [Signal]) {
         sigemptyset(&mask)
-        for s in signals { sigaddset(&mask, s) }
+        for s in signals { sigaddset(&mask, s.rawValue) }
         pthread_sigmask(SIG_BLOCK, &mask, &previousMask)
         let fd = signalfd(-1, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         signalFile = fd >= 0 ? FileDescriptor(adopting: fd, path: "signalfd") : nil
@@ -37,8 +38,8 @@ package final class PendingSignals {
     }
 
     /// The pending signals among those blocked, without waiting, in arrival order.
-    package func drain() -> [Int32] {
-        var out: [Int32] = []
+    package func drain() -> [Signal] {
+        var out: [Signal] = []
         if let file = signalFile {
             var info = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
@@ -46,7 +47,7 @@ package final class PendingSignals {
             while let n = try? retryingEINTR("read", path: file.path, {
                 withUnsafeMutableBytes(of: &info) { Glibc.read(file.rawValue, $0.baseAddress, size) }
             }), n == size {
-                out.append(Int32(bitPattern: info.ssi_signo))
+                out.append(Signal(rawValue: Int32(bitPattern: info.ssi_signo)))
             }
             return out
         }
@@ -54,7 +55,7 @@ package final class PendingSignals {
         while true {
             let s = sigtimedwait(&mask, nil, &zero)
             if s <= 0 { break }
-            out.append(s)
+            out.append(Signal(rawValue: s))
         }
         return out
     }

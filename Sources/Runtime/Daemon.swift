@@ -73,10 +73,10 @@ package final class Daemon {
     /// it was (same sink, same trace, same baseline) with one line saying why. A sink,
     /// trace or sensor whose settings did not change is carried over, not reopened.
     package func run(duration: Double?) throws(Failure) {
-        let signals = PendingSignals(signals: DaemonSignals.numbers)
+        let signals = ProcessSignals.take(DaemonSignals.signals)
         // A trace past RLIMIT_FSIZE must be a write error (EFBIG: logged, lines kept
         // queued), not the default action of SIGXFSZ, which kills without a flush.
-        signal(SIGXFSZ, SIG_IGN)
+        ProcessSignals.ignore([.fileSizeLimit])
         // A fault still writes the trace's queued lines before the process dies of it.
         CrashFlush.install()
         var running = try assemble(config, replacing: nil).assembly

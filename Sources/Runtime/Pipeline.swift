@@ -138,7 +138,7 @@ package final class Pipeline {
         loop: while true {
             let now = clock()
             let pending = signals.mayBePending(readable: readable) ? signals.drain() : []
-            if pending.contains(SIGUSR2) { parts.sink.consoleSwitched() }
+            if pending.contains(.user2) { parts.sink.consoleSwitched() }
             if let request = SignalRequest(pending) {
                 switch request {
                 case .stop(let signal):
@@ -306,17 +306,17 @@ package final class Pipeline {
 /// SIGTERM that arrives with a burst of SIGHUPs is never dropped. SIGUSR2, the console's
 /// switch signal, goes to the sink beside these.
 enum SignalRequest: Equatable {
-    case stop(Int32)
+    case stop(Signal)
     case reload
     case recapture
 
     /// nil when nothing is pending.
-    init?(_ pending: [Int32]) {
-        if let stop = pending.first(where: { $0 != SIGHUP && $0 != SIGUSR1 && $0 != SIGUSR2 }) {
+    init?(_ pending: [Signal]) {
+        if let stop = pending.first(where: { $0 != .hangup && $0 != .user1 && $0 != .user2 }) {
             self = .stop(stop)
-        } else if pending.contains(SIGHUP) {
+        } else if pending.contains(.hangup) {
             self = .reload
-        } else if pending.contains(SIGUSR1) {
+        } else if pending.contains(.user1) {
             self = .recapture
         } else {
             return nil

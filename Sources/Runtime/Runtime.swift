@@ -1,5 +1,6 @@
-// Runtime: configuration, the pipeline, signals and systemd: the one place where
-// things are constructed and joined.
+// Runtime: the daemon: configuration, the pipeline, signals and systemd: the one place
+// where its things are constructed and joined. The other subcommands' bodies are in
+// Commands.
 //
 // Purpose: turn configuration into the objects of the lower layers, run them, and map
 // every failure either to one log line and recovery (at runtime) or to a sysexits code

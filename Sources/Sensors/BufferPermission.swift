@@ -3,9 +3,9 @@ import LinuxSystem
 /// Whether this process may run a device's buffer (an unprivileged service often cannot
 /// enable buffers): the same rules for an accelerometer and for a gyroscope in a device
 /// of its own.
-enum BufferPermission {
+package enum BufferPermission {
     /// Nil when buffer mode can work; else why not.
-    static func problem(_ d: AccelerometerDescription, local: Bool) -> String? {
+    package static func problem(_ d: AccelerometerDescription, local: Bool) -> String? {
         guard d.bufferCapable else {
             return d.channels.isEmpty ? "no accelerometer channels" : "no scan_elements for accel x, y and z (poll only)"
         }

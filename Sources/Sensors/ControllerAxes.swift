@@ -24,7 +24,7 @@ package struct ControllerAxes: Sendable {
     /// `054c:0ce6`.
     package var key: String { Self.hex(vendor) + ":" + Self.hex(product) }
 
-    static func hex(_ v: UInt16) -> String {
+    package static func hex(_ v: UInt16) -> String {
         let s = String(v, radix: 16)
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }

@@ -2,8 +2,10 @@
 /// with sorted keys, no spaces, numbers in Swift's shortest round-trip form (an integral
 /// value as an integer, -0.0 keeping its sign, so a replay gets the bits back), strings
 /// escaped as JSON requires. A record type gains a field by declaring it; nothing else is
-/// written by hand. It needs no Foundation and walks the record once.
-enum TraceJSON {
+/// written by hand. It needs no Foundation and walks the record once. Its string escaping
+/// is the one of every JSON shimmerd writes (`sensors --json`, `monitor --json`, `bench
+/// --json` too).
+package enum TraceJSON {
     /// One JSON line, newline included.
     static func line<R: Encodable>(_ record: R) -> [UInt8] {
         var out: [UInt8] = []
@@ -32,8 +34,39 @@ enum TraceJSON {
         }
     }
 
+    /// `value` as a document a person reads (`shimmerd bench --json`), laid out as
+    /// Foundation's `JSONEncoder` with `.prettyPrinted`, `.sortedKeys` and
+    /// `.convertToSnakeCase` wrote it before, for the scripts that read it: two spaces a
+    /// level, `"key" : value`, keys in snake_case and sorted. No newline at the end.
+    package static func document<V: Encodable>(_ value: V) -> [UInt8] {
+        let root = Node()
+        try? value.encode(to: NodeEncoder(node: root))
+        var out: [UInt8] = []
+        root.writeDocument(to: &out, level: 0)
+        return out
+    }
+
+    /// `dotPixels` -> `dot_pixels`, `threadCPUNs` -> `thread_cpu_ns`: a word starts at an
+    /// upper-case letter after a lower-case one or a digit, and at the last capital of a
+    /// run that a lower-case letter follows (Foundation's `convertToSnakeCase`).
+    static func snakeCase(_ key: String) -> String {
+        let s = Array(key.utf8)
+        func upper(_ i: Int) -> Bool { i < s.count && s[i] >= UInt8(ascii: "A") && s[i] <= UInt8(ascii: "Z") }
+        func lower(_ i: Int) -> Bool { i < s.count && s[i] >= UInt8(ascii: "a") && s[i] <= UInt8(ascii: "z") }
+        var out: [UInt8] = []
+        for i in s.indices {
+            guard upper(i) else {
+                out.append(s[i])
+                continue
+            }
+            if i > 0, !upper(i - 1) || lower(i + 1) { out.append(UInt8(ascii: "_")) }
+            out.append(s[i] + 32)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// A JSON string literal (escapes quotes, backslashes and control characters).
-    static func appendString(_ s: String, to out: inout [UInt8]) {
+    package static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {
@@ -80,6 +113,34 @@ private final class Node {
         } else {
             out.append(contentsOf: "null".utf8)
         }
+    }
+
+    /// Indented as `TraceJSON.document` says, `level` levels deep.
+    func writeDocument(to out: inout [UInt8], level: Int) {
+        let items: [(key: String?, value: Node)]
+        let open: String, close: String
+        if let elements {
+            items = elements.map { (nil, $0) }
+            (open, close) = ("[", "]")
+        } else if let fields {
+            items = fields.map { (TraceJSON.snakeCase($0.key), $0.value) }.sorted { $0.0! < $1.0! }
+            (open, close) = ("{", "}")
+        } else {
+            return write(to: &out)
+        }
+        out.append(contentsOf: (open + "\n").utf8)
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.append(contentsOf: ",\n".utf8) }
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * (level + 1)))
+            if let key = item.key {
+                TraceJSON.appendString(key, to: &out)
+                out.append(contentsOf: " : ".utf8)
+            }
+            item.value.writeDocument(to: &out, level: level + 1)
+        }
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        out.append(contentsOf: close.utf8)
     }
 
     func setNumber(_ v: Double) {

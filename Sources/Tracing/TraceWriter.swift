@@ -1,4 +1,5 @@
-// Tracing: the JSON Lines trace (writing, reading, streaming, replay and plot). Its
+// Tracing: the JSON Lines trace (writing, reading, streaming and replay; `shimmerd plot`
+// draws it in Commands). Its
 // log lines go through Logging's `Logger`.
 // Must not import: Runtime, Commands (layer 2 sits below them).
 import Glibc

@@ -426,6 +426,35 @@ def test_trace_disk_full_then_space_returns(bed_factory, tmp_path, small_tmpfs, 
     assert int(re.search(r"after (\d+) frames?", stopped).group(1)) == len(frames)
 
 
+def test_a_trace_past_the_file_size_limit_is_a_write_error_not_a_kill(bed_factory, tmp_path):
+    """RLIMIT_FSIZE reached: the write fails with EFBIG, said once, and the daemon renders
+    on; the default action of SIGXFSZ would have killed it without a flush (the daemon
+    ignores that signal, `ProcessSignals.ignore`)."""
+    bed = bed_factory(FIXTURE)
+    trace = str(tmp_path / "trace.jsonl")
+    dev = Device(FIXTURE)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=null", "--set", "Trace.path=" + trace,
+                  prefix=("prlimit", "--fsize=16384", "--"))
+    roll = 0.0
+
+    def move():
+        nonlocal roll
+        roll = 0.15 if roll <= 0 else -0.15
+        bed.set_raw(dev, dev.raw_for(pose(roll, 0)))
+        time.sleep(0.2)
+        return [l for l in d.logs if "cannot write trace" in l]
+    line = wait_until(move, "the file-size line", d)[0]
+    assert trace in line and "File too large" in line and "rendering on" in line, line
+    # The loop goes on past the limit: it still takes its signals.
+    n = len(d.logs)
+    d.p.send_signal(signal.SIGUSR1)
+    d.wait_log(r"SIGUSR1: recapturing the baseline", "the recapture past the limit", start=n)
+    assert os.path.getsize(trace) <= 16384
+    assert d.stop() == 0, d.logs[-10:]
+    assert sum("cannot write trace" in l for l in d.logs) == 1, d.logs
+
+
 # --- the raw reader ---
 
 def test_raw_reader_exits(bed_factory, tmp_path):

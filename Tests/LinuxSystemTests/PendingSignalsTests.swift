@@ -6,7 +6,7 @@ import Testing
 // sensor's descriptors. raise(3) sends to the calling thread, in which PendingSignals
 // blocked the signal, so nothing else in the test process sees it.
 @Test func aBlockedSignalMakesTheSignalfdReadableAndIsDrainedOnce() {
-    let signals = PendingSignals(signals: [SIGUSR2])
+    let signals = ProcessSignals.take([.user2])
     guard let fd = signals.fileDescriptor else {
         Issue.record("signalfd failed")
         return
@@ -18,7 +18,7 @@ import Testing
     let readable = ReadinessPoll.waitReadable([fd], timeoutSeconds: 5)
     #expect(readable == [fd])
     #expect(signals.mayBePending(readable: readable))
-    #expect(signals.drain() == [SIGUSR2])
+    #expect(signals.drain() == [.user2])
     #expect(signals.drain() == [])
     #expect(ReadinessPoll.waitReadable([fd], timeoutSeconds: 0) == [])
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 import Logging
 import Motion
 import Sensors
@@ -15,21 +16,21 @@ struct SignalRequestTests {
     }
 
     @Test(arguments: [
-        ([SIGHUP, SIGTERM, SIGUSR1], SignalRequest.stop(SIGTERM)),
-        ([SIGUSR1, SIGINT], .stop(SIGINT)),
-        ([SIGUSR1, SIGHUP], .reload),
-        ([SIGUSR1], .recapture),
+        ([Signal.hangup, .terminate, .user1], SignalRequest.stop(.terminate)),
+        ([.user1, .interrupt], .stop(.interrupt)),
+        ([.user1, .hangup], .reload),
+        ([.user1], .recapture),
     ])
-    func aStopOutranksAReloadWhichOutranksARecapture(pending: [Int32], expected: SignalRequest) {
+    func aStopOutranksAReloadWhichOutranksARecapture(pending: [Signal], expected: SignalRequest) {
         #expect(SignalRequest(pending) == expected)
     }
 
     /// SIGUSR2 is the console's switch signal, handed to the sink beside the others: it
     /// neither stops the daemon nor hides a stop that came with it.
     @Test func theConsoleSwitchSignalIsNoStop() {
-        #expect(SignalRequest([SIGUSR2]) == nil)
-        #expect(SignalRequest([SIGUSR2, SIGUSR1]) == .recapture)
-        #expect(SignalRequest([SIGUSR2, SIGTERM]) == .stop(SIGTERM))
+        #expect(SignalRequest([.user2]) == nil)
+        #expect(SignalRequest([.user2, .user1]) == .recapture)
+        #expect(SignalRequest([.user2, .terminate]) == .stop(.terminate))
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 
 /// A trace as one SVG a person can read at a glance (pure: `shimmerd plot` does the I/O).
 ///

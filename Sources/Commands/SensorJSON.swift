@@ -1,4 +1,5 @@
 import Motion
+import Tracing
 
 /// A small JSON value for the reports of `shimmerd sensors --json` and
 /// `shimmerd monitor --json`. Keys keep insertion order so output is stable.
@@ -53,24 +54,10 @@ package indirect enum SensorJSON: Sendable {
         }
     }
 
+    /// Tracing's escaping, the one of every JSON shimmerd writes.
     private static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
+        var bytes: [UInt8] = []
+        TraceJSON.appendString(s, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 }

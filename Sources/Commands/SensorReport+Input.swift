@@ -1,4 +1,5 @@
 import Motion
+import Sensors
 
 /// What `shimmerd sensors` says of an input accelerometer besides what it says of every
 /// device: its input device, vendor and product, whether it is part of a game controller

@@ -2,6 +2,7 @@ import Glibc
 import LinuxSystem
 import Logging
 import Motion
+import Sensors
 
 /// The loop behind `shimmerd monitor`: the accelerometer service, the attitude and the
 /// mapper, printing until interrupted or `duration` passes. Lines, like monitor-sensor's,
@@ -35,7 +36,7 @@ package struct MonitorSession {
 
     /// Runs until done.
     package func run(log: Logger, emit: (String) -> Void) throws(SensorError) {
-        let signals = PendingSignals(signals: [SIGINT, SIGTERM, SIGUSR1])
+        let signals = ProcessSignals.take([.interrupt, .terminate, .user1])
         let service = try AccelerometerService(settings: settings, log: log)
         defer { service.detach() }
         let start = MonotonicClock.seconds()
@@ -50,7 +51,7 @@ package struct MonitorSession {
             let now = MonotonicClock.seconds() - start
             var stop = false
             for s in signals.mayBePending(readable: readable) ? signals.drain() : [] {
-                if s == SIGUSR1 {
+                if s == .user1 {
                     _ = motion.take(.recapture("SIGUSR1", at: now))
                     log.notice("SIGUSR1: recapturing the baseline")
                 } else {

@@ -1,7 +1,8 @@
 import Foundation
 import FoundationXML
 import Testing
-@testable import Tracing
+@testable import Commands
+import Tracing
 
 @Test(arguments: [(0.0, 1.0, 0.2), (-0.18, 0.17, 0.05), (0.0, 8.96, 1.0), (50.0, 350.0, 50.0), (0.0, 0.0, 0.0005)])
 func axesUseNiceStepsAndCoverTheData(_ lo: Double, _ hi: Double, _ step: Double) {

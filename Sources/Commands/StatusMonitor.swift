@@ -1,5 +1,6 @@
 import Glibc
 import LinuxSystem
+import Runtime
 import Sensors
 import Systemd
 
@@ -23,7 +24,7 @@ package enum StatusMonitor {
         } catch {
             throw Failure(.unavailable, "monitor --dbus: \(error)")
         }
-        let signals = PendingSignals(signals: [SIGINT, SIGTERM])
+        let signals = ProcessSignals.take([.interrupt, .terminate])
         let start = MonotonicClock.seconds()
         var readable: [Int32] = []
         while true {

@@ -2,6 +2,7 @@ import IIO
 import LinuxSystem
 import Motion
 import Udev
+import Sensors
 
 /// What `shimmerd sensors` prints: every IIO device found, what it is, and which one
 /// `Sensor.device` picks and why. The command only formats and prints it.
