@@ -93,6 +93,7 @@ package struct TracePlot {
         let duration = span.upperBound - span.lowerBound
         out.text(Self.left, 52, "\(PlotAxis.fixed(duration, decimals: 2)) s, \(samples.count) samples, "
                  + "\(baselines.count) baseline capture\(baselines.count == 1 ? "" : "s"), \(trace.frames.count) frames"
+                 + (trace.dropped.isEmpty ? "" : ", \(trace.dropped.count) dropped")
                  + (gyros.isEmpty ? "" : ", \(gyros.count) gyroscope readings")
                  + (trace.header?.sensor.device.map { "; sensor \($0)" } ?? ""), size: 13, fill: "#444")
 
