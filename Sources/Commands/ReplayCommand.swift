@@ -112,8 +112,7 @@ struct ReplayCommand: Subcommand {
             context.out("\(renderer.pixelWidth)x\(renderer.pixelHeight) \(Self.rate(effective.sink.fps))\n")
             return
         }
-        let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
-            ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
+        let origin = effective.card.effectiveOrigin
         if !atRecordedFrames, let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
            count > ReplayTimeline.maximumFrames {
             throw Failure(.dataError, "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "

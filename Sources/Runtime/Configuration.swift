@@ -77,10 +77,10 @@ package struct MapperSettings: Sendable, Equatable {
     package init() {}
 
     /// Radians of roll / pitch that give the full offset.
-    package var rollRange = 0.2
-    package var pitchRange = 0.1
+    package var rollRange = FocalMapper.defaultRollRangeRadians
+    package var pitchRange = FocalMapper.defaultPitchRangeRadians
     /// Points.
-    package var maxOffset = 100.0
+    package var maxOffset = FocalMapper.defaultMaxOffsetPoints
     package var clamp = true
 }
 
@@ -101,6 +101,10 @@ package struct CardSettings: Sendable, Equatable {
     package var font = "DejaVu Sans:style=Bold"
 
     package var effectiveHeight: Double { height ?? width * 2 / 3 }
+    /// `origin`, or the default bottom-center.
+    package var effectiveOrigin: FocalPoint {
+        origin.map { FocalPoint(x: $0.x, y: $0.y) } ?? .cardOrigin(width: width, height: effectiveHeight)
+    }
 
     package static func == (a: CardSettings, b: CardSettings) -> Bool {
         a.width == b.width && a.height == b.height && a.scale == b.scale && a.origin?.x == b.origin?.x

@@ -244,7 +244,7 @@ package final class Daemon {
     }
 
     private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {
-        let origin = c.card.origin ?? (c.card.width / 2, c.card.effectiveHeight)
+        let origin = c.card.effectiveOrigin
         var sensor = TraceRecord.Sensor(selector: c.sensor.device, rate: c.sensor.rate)
         if case .simulated = sourceChoice {
             sensor.device = "simulated"
@@ -265,7 +265,7 @@ package final class Daemon {
         if c.sensor.mountMatrix != "auto" { sensor.mountMatrixSource = "configuration" }
         return TraceRecord.Header(
             sensor: sensor,
-            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.0, origin.1]),
+            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
             mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
                           clamp: c.mapper.clamp),
             attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,

@@ -50,11 +50,9 @@ package struct MotionConfiguration {
         let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
         attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
                                          filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
-        let origin = c.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
-            ?? FocalPoint(x: c.card.width / 2, y: c.card.effectiveHeight)
         recaptureAfter = c.attitude.recaptureAfter
         recaptureAngle = c.attitude.recaptureAngle
-        mapper = FocalMapper(origin: origin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
+        mapper = FocalMapper(origin: c.card.effectiveOrigin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,
                              maxOffsetPoints: c.mapper.maxOffset, clamp: c.mapper.clamp)
     }
 
