@@ -104,8 +104,8 @@ struct ReplayCommand: Subcommand {
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
         // The header's values come first, so --set wins.
-        let recorded = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
-        let effective = try ConfigurationLoader.load(path: nil, overrides: recorded + overrides, useDefaultPath: false)
+        let recorded = try TraceInput.recordedConfiguration(contents, trace: trace, command: Self.name)
+        let effective = try ConfigurationLoader.load(path: nil, overrides: overrides, useDefaultPath: false, base: recorded)
         let renderer = try CardFactory.renderer(effective.card)
         guard let output else {
             // `--print-size`: what a raw reader must be told (ffmpeg's -s and -r).
