@@ -39,13 +39,13 @@ struct CheckConfigCommand: Subcommand {
         for line in lines { context.line(String(line)) }
         // What `auto` does is decided at start, on the machine it runs on: say how (the
         // key table's own help, so there is one wording).
-        if config.sink.type == "auto", let key = ConfigurationKeys.find(section: "Sink", name: "type") {
+        if config.sink.type == .auto, let key = ConfigurationKeys.find(section: "Sink", name: "type") {
             context.out("\n# Sink.type = auto: \(key.help)\n")
         }
         // The configuration is valid; whether the display it names is there now is a
         // question of the machine (run would wait for it, retrying): exit 69, not 78.
         if let missing = SinkFactory.missingDevice(config.sink) {
-            throw Failure(.unavailable, "\(config.describe("Sink.type", config.sink.type)): \(missing); run would wait for it, retrying")
+            throw Failure(.unavailable, "\(config.describe("Sink.type", config.sink.type.rawValue)): \(missing); run would wait for it, retrying")
         }
     }
 }

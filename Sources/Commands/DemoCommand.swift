@@ -71,7 +71,7 @@ struct DemoCommand: Subcommand {
         let config = try ConfigurationLoader.load(path: nil, overrides: demoDefaults + overrides, useDefaultPath: false)
         // The animation is made of the png sink's frames in OUT/frames: another sink or
         // path would run the whole demo and then find no frames.
-        for (key, value, wanted) in [("Sink.type", config.sink.type, "png"), ("Sink.path", config.sink.path, out + "/frames")]
+        for (key, value, wanted) in [("Sink.type", config.sink.type.rawValue, "png"), ("Sink.path", config.sink.path, out + "/frames")]
             where value != wanted {
             throw Failure(.configuration, "demo: \(config.describe(key, value)): the demo makes its animation from the png sink's "
                           + "frames in \(out)/frames, so \(key) stays \(wanted); to show the simulated tilt in another sink, "

@@ -42,7 +42,7 @@ struct MonitorCommand: Subcommand {
             try StatusMonitor.run(json: json, duration: duration, emit: emit)
             return
         }
-        let config = try MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
+        let config = MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
         if case .trace = config.sensor.device {
             throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
         }

@@ -25,7 +25,7 @@ struct PlotCommand: Subcommand {
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
         // The card panel is drawn at the header's size: checked as replay checks it.
-        _ = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
+        _ = try TraceInput.recordedConfiguration(contents, trace: trace, command: Self.name)
         let title = "shimmerd trace " + (trace.split(separator: "/").last.map(String.init) ?? trace)
         let svg = TracePlot(contents, title: title).svg()
         do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
@@ -53,17 +53,21 @@ enum TraceInput {
         return contents
     }
 
-    /// `--set` values that make the card and frame rate the recording's, checked as the
-    /// configuration checks them: a header with values this version rejects (a card
-    /// 1e300 or -5 points wide) is bad input data (exit 65), not a configuration error.
-    static func headerOverrides(_ contents: TraceContents, trace: String, command: String) throws(Failure) -> [String] {
-        guard let h = contents.header else { return [] }
-        var list = ["Card.width=\(h.card.width)", "Card.height=\(h.card.height)", "Card.scale=\(h.card.scale)"]
-        if h.card.origin.count == 2 { list.append("Card.origin=\(h.card.origin[0]),\(h.card.origin[1])") }
-        if let fps = h.sink?.fps { list.append("Sink.fps=\(fps)") }
-        do { _ = try ConfigurationLoader.load(path: nil, overrides: list, useDefaultPath: false) } catch {
-            throw Failure(.dataError, "\(command): \(trace): the header's card or fps is unusable: \(error.message)")
+    /// The defaults with the recording's card and frame rate, set from the header's typed
+    /// values and checked against the keys' ranges: a header with values this version
+    /// rejects (a card 1e300 or -5 points wide) is bad input data (exit 65), not a
+    /// configuration error.
+    static func recordedConfiguration(_ contents: TraceContents, trace: String, command: String) throws(Failure) -> Configuration {
+        var c = Configuration()
+        guard let h = contents.header else { return c }
+        c.card.width = h.card.width
+        c.card.height = h.card.height
+        c.card.scale = h.card.scale
+        if h.card.origin.count == 2 { c.card.origin = (h.card.origin[0], h.card.origin[1]) }
+        if let fps = h.sink?.fps { c.sink.fps = fps }
+        if let problem = ConfigurationKeys.firstValueOutOfRange(c) {
+            throw Failure(.dataError, "\(command): \(trace): the header's card or fps is unusable: \(problem)")
         }
-        return list
+        return c
     }
 }

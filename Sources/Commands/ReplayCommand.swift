@@ -104,16 +104,15 @@ struct ReplayCommand: Subcommand {
     func run(_ context: CommandContext) throws(Failure) {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
         // The header's values come first, so --set wins.
-        let recorded = try TraceInput.headerOverrides(contents, trace: trace, command: Self.name)
-        let effective = try ConfigurationLoader.load(path: nil, overrides: recorded + overrides, useDefaultPath: false)
+        let recorded = try TraceInput.recordedConfiguration(contents, trace: trace, command: Self.name)
+        let effective = try ConfigurationLoader.load(path: nil, overrides: overrides, useDefaultPath: false, base: recorded)
         let renderer = try CardFactory.renderer(effective.card)
         guard let output else {
             // `--print-size`: what a raw reader must be told (ffmpeg's -s and -r).
             context.out("\(renderer.pixelWidth)x\(renderer.pixelHeight) \(Self.rate(effective.sink.fps))\n")
             return
         }
-        let origin = effective.card.origin.map { FocalPoint(x: $0.x, y: $0.y) }
-            ?? FocalPoint(x: effective.card.width / 2, y: effective.card.effectiveHeight)
+        let origin = effective.card.effectiveOrigin
         if !atRecordedFrames, let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
            count > ReplayTimeline.maximumFrames {
             throw Failure(.dataError, "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "

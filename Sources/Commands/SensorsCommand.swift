@@ -21,7 +21,7 @@ struct SensorsCommand: Subcommand {
     }
 
     func run(_ context: CommandContext) throws(Failure) {
-        let config = try MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
+        let config = MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
         let report: SensorReport
         do {
             report = try SensorReport.gather(settings: config.sensor)

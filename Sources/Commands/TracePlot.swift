@@ -1,4 +1,5 @@
 import Logging
+import Motion
 import Tracing
 
 /// A trace as one SVG a person can read at a glance (pure: `shimmerd plot` does the I/O).
@@ -36,7 +37,9 @@ package struct TracePlot {
             let c = header?.card
             width = c?.width ?? 350
             height = c?.height ?? width * 2 / 3
-            origin = c.flatMap { $0.origin.count == 2 ? ($0.origin[0], $0.origin[1]) : nil } ?? (width / 2, height)
+            let o = c.flatMap { $0.origin.count == 2 ? FocalPoint(x: $0.origin[0], y: $0.origin[1]) : nil }
+                ?? .cardOrigin(width: width, height: height)
+            origin = (o.x, o.y)
         }
 
         package static func == (a: Card, b: Card) -> Bool {
@@ -94,6 +97,7 @@ package struct TracePlot {
         let duration = span.upperBound - span.lowerBound
         out.text(Self.left, 52, "\(PlotAxis.fixed(duration, decimals: 2)) s, \(samples.count) samples, "
                  + "\(baselines.count) baseline capture\(baselines.count == 1 ? "" : "s"), \(trace.frames.count) frames"
+                 + (trace.dropped.isEmpty ? "" : ", \(trace.dropped.count) dropped")
                  + (gyros.isEmpty ? "" : ", \(gyros.count) gyroscope readings")
                  + (trace.header?.sensor.device.map { "; sensor \($0)" } ?? ""), size: 13, fill: "#444")
 

@@ -13,8 +13,14 @@ package struct FocalMapper: Hashable, Sendable {
     /// `Mapper.clamp`.
     package var clamp: Bool
 
-    package init(origin: FocalPoint, rollRangeRadians: Double = 0.2, pitchRangeRadians: Double = 0.1,
-                 maxOffsetPoints: Double = 100, clamp: Bool = true) {
+    /// The defaults of `Mapper.roll_range`, `Mapper.pitch_range` and `Mapper.max_offset`.
+    package static let defaultRollRangeRadians = 0.2
+    package static let defaultPitchRangeRadians = 0.1
+    package static let defaultMaxOffsetPoints = 100.0
+
+    package init(origin: FocalPoint, rollRangeRadians: Double = defaultRollRangeRadians,
+                 pitchRangeRadians: Double = defaultPitchRangeRadians, maxOffsetPoints: Double = defaultMaxOffsetPoints,
+                 clamp: Bool = true) {
         self.origin = origin
         self.rollRangeRadians = rollRangeRadians
         self.pitchRangeRadians = pitchRangeRadians
@@ -24,7 +30,7 @@ package struct FocalMapper: Hashable, Sendable {
 
     /// The scene's default card (350 x 233.333 pt): O = (175, 233.333).
     package static func defaultCard(width: Double = 350, height: Double = 350 * 2 / 3) -> FocalMapper {
-        FocalMapper(origin: FocalPoint(x: width / 2, y: height))
+        FocalMapper(origin: .cardOrigin(width: width, height: height))
     }
 
     private func offset(_ v: Double, range: Double) -> Double {

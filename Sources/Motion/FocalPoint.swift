@@ -6,4 +6,10 @@ package struct FocalPoint: Hashable, Sendable {
         self.x = x
         self.y = y
     }
+
+    /// The card's default origin O (spec/scene.md): bottom-centre, `(W/2, H)`, points.
+    /// The one place it is computed: `Card.origin = auto`, a trace header without one.
+    package static func cardOrigin(width: Double, height: Double) -> FocalPoint {
+        FocalPoint(x: width / 2, y: height)
+    }
 }

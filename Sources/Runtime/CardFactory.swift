@@ -1,11 +1,12 @@
 import Card
 import LinuxSystem
+import Motion
 import Raster
 
 /// Builds the card renderer from configuration.
 package enum CardFactory {
     package static func geometry(_ s: CardSettings) throws(Failure) -> CardGeometry {
-        guard let g = CardGeometry(width: s.width, height: s.effectiveHeight, originX: s.origin?.x, originY: s.origin?.y) else {
+        guard let g = CardGeometry(width: s.width, height: s.effectiveHeight, originX: s.effectiveOrigin.x, originY: s.effectiveOrigin.y) else {
             throw Failure(.configuration, "Card.width, Card.height and Card.origin must be finite, sizes above 0 "
                           + "(got \(s.width) x \(s.effectiveHeight))")
         }

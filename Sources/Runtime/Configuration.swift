@@ -1,4 +1,5 @@
 import Motion
+import Sensors
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
 /// then `--set` (spec/interfaces.md "Configuration"). Values are typed and validated as
 /// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.
@@ -38,19 +39,18 @@ package struct Configuration: Sendable, Equatable {
 package struct SensorSettings: Sendable, Equatable {
     package init() {}
 
-    /// auto, iio:deviceN, name:NAME, label:LABEL, uri:URI, trace:FILE.
-    package var device = "auto"
-    /// auto, poll, buffer.
-    package var mode = "auto"
+    /// auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:URI, trace:FILE.
+    package var device = DeviceSelector.auto
+    package var mode = SensorMode.auto
     /// Samples per second wanted.
     package var rate = 60.0
-    /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
-    package var mountMatrix = "auto"
+    /// A matrix "a, b, c; d, e, f; g, h, i"; nil = auto.
+    package var mountMatrix: MountMatrix? = nil
     package var invert = false
     /// auto, none, iio:deviceN, name:NAME, label:LABEL.
-    package var gyro = "auto"
-    /// "auto" or a matrix "a, b, c; d, e, f; g, h, i".
-    package var gyroMountMatrix = "auto"
+    package var gyro = GyroSelector.auto
+    /// nil = auto.
+    package var gyroMountMatrix: MountMatrix? = nil
     /// `trace:FILE` only: 1 = recorded timing, 2 = twice as fast; nil = as fast as possible.
     package var traceSpeed: Double? = 1
 }
@@ -77,10 +77,10 @@ package struct MapperSettings: Sendable, Equatable {
     package init() {}
 
     /// Radians of roll / pitch that give the full offset.
-    package var rollRange = 0.2
-    package var pitchRange = 0.1
+    package var rollRange = FocalMapper.defaultRollRangeRadians
+    package var pitchRange = FocalMapper.defaultPitchRangeRadians
     /// Points.
-    package var maxOffset = 100.0
+    package var maxOffset = FocalMapper.defaultMaxOffsetPoints
     package var clamp = true
 }
 
@@ -101,6 +101,10 @@ package struct CardSettings: Sendable, Equatable {
     package var font = "DejaVu Sans:style=Bold"
 
     package var effectiveHeight: Double { height ?? width * 2 / 3 }
+    /// `origin`, or the default bottom-center.
+    package var effectiveOrigin: FocalPoint {
+        origin.map { FocalPoint(x: $0.x, y: $0.y) } ?? .cardOrigin(width: width, height: effectiveHeight)
+    }
 
     package static func == (a: CardSettings, b: CardSettings) -> Bool {
         a.width == b.width && a.height == b.height && a.scale == b.scale && a.origin?.x == b.origin?.x
@@ -112,8 +116,7 @@ package struct CardSettings: Sendable, Equatable {
 package struct SinkSettings: Sendable, Equatable {
     package init() {}
 
-    /// auto, drm, framebuffer, shm, raw, png, null.
-    package var type = "auto"
+    package var type = SinkType.auto
     /// auto: the first /dev/dri/card* with a connected display (drm), /dev/fb0 (framebuffer).
     package var device = "auto"
     /// auto: the first connected connector; else a connector name (eDP-1, HDMI-A-1).
@@ -131,6 +134,11 @@ package struct SinkSettings: Sendable, Equatable {
         a.type == b.type && a.device == b.device && a.connector == b.connector && a.position?.x == b.position?.x && a.position?.y == b.position?.y
             && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps && a.demand == b.demand
     }
+}
+
+/// `Sink.type`: where frames go (docs/SINKS.md); `auto` picks one of the others at start.
+package enum SinkType: String, Sendable, Equatable, CaseIterable {
+    case auto, drm, framebuffer, shm, raw, png, null
 }
 
 /// `Sink.demand`: whether the daemon reads the sensor and paints only while someone looks.

@@ -9,7 +9,7 @@ package enum ConfigurationCheck {
     /// What the settings decide by themselves: the sensor, attitude and mapper values, the
     /// card (its size in pixels, its font) and the sink's settings.
     package static func settings(_ c: Configuration) throws(Failure) -> (motion: MotionConfiguration, renderer: CardRenderer) {
-        let motion = try MotionConfiguration(c)
+        let motion = MotionConfiguration(c)
         let renderer = try CardFactory.renderer(c)
         try SinkFactory.checkSettings(c.sink, describe: c.describe)
         return (motion, renderer)
@@ -19,7 +19,7 @@ package enum ConfigurationCheck {
     /// `Sensor.device = trace:FILE` must be a readable, well-formed trace and `Trace.path`
     /// a file this process may create or write.
     package static func files(_ c: Configuration) throws(Failure) {
-        if case .trace(let file) = try MotionConfiguration(c).sensor.device {
+        if case .trace(let file) = c.sensor.device {
             // Read to its end, keeping nothing: what `run` meets anywhere in it is said here.
             let stream = try openTrace(file, c)
             do { try stream.readToEnd() } catch { throw traceFailure(error, c) }

@@ -16,6 +16,10 @@ package struct ConfigurationKey: Sendable {
     /// The words the key accepts as they are, or their fixed prefixes ("iio:device"), for
     /// shell completion and shimmerd.conf(5); empty when it takes only numbers or free text.
     package var words: [String] = []
+    /// Why the typed value in a configuration is out of this key's range ("\"-5.0\" is
+    /// not a number from 1 to 10000"), for values set without text (a trace's header);
+    /// nil when it is in range or the key has no range.
+    var outOfRange: (@Sendable (Configuration) -> String?)? = nil
 
     package var qualifiedName: String { "\(section).\(name)" }
 }
@@ -27,26 +31,35 @@ package enum ConfigurationKeys {
 
     package static let sections = ["Sensor", "Attitude", "Mapper", "Card", "Sink", "Trace", "Log"]
 
+    /// The first value of `config` outside its key's range, as "Key = \"value\" is not
+    /// ...", or nil: the check text gets when it is read, for values set typed.
+    package static func firstValueOutOfRange(_ config: Configuration) -> String? {
+        for key in all {
+            if let problem = key.outOfRange?(config) { return "\(key.qualifiedName) = \(problem)" }
+        }
+        return nil
+    }
+
     /// Case-insensitive lookup.
     package static func find(section: String, name: String) -> ConfigurationKey? {
         all.first { $0.section.lowercased() == section.lowercased() && $0.name.lowercased() == name.lowercased() }
     }
 
     static let sensor: [ConfigurationKey] = [
-        choice("Sensor", "device", "which accelerometer: auto (an IIO one, display over base, then lowest index; else an input device accelerometer that is not part of a game controller), iio:deviceN, input:eventN (an input device: an input accelerometer, a game controller's motion sensors), name:NAME (an IIO or input device's name), label:LABEL, uri:LIBIIO-URI, trace:FILE",
+        typed("Sensor", "device", "which accelerometer: auto (an IIO one, display over base, then lowest index; else an input device accelerometer that is not part of a game controller), iio:deviceN, input:eventN (an input device: an input accelerometer, a game controller's motion sensors), name:NAME (an IIO or input device's name), label:LABEL, uri:LIBIIO-URI, trace:FILE",
                accepted: "auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:URI or trace:FILE",
                \.sensor.device, words: ["auto", "iio:device", "input:event", "name:", "label:", "uri:", "trace:"],
-               valid: SensorSelectorSyntax.isValid),
-        choice("Sensor", "mode", "auto picks buffer where the device supports it and the process may enable it, else poll; a device iio-sensor-proxy or another program may be reading is polled in either mode, its buffer left alone",
-               accepted: "auto, poll or buffer", \.sensor.mode, words: ["auto", "poll", "buffer"]),
+               parse: { try? DeviceSelector.parse($0).get() }, show: { $0.description }),
+        enumeration("Sensor", "mode", "auto picks buffer where the device supports it and the process may enable it, else poll; a device iio-sensor-proxy or another program may be reading is polled in either mode, its buffer left alone",
+               accepted: "auto, poll or buffer", \.sensor.mode),
         number("Sensor", "rate", "samples per second wanted (sampling_frequency is set to the lowest available value at or above it, never below 10 Hz; on a device another reader may use, only ever raised)",
                \.sensor.rate, range: 0.1...10_000),
         matrix("Sensor", "mount_matrix", "auto (udev ACCEL_MOUNT_MATRIX, then sysfs, then identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
                \.sensor.mountMatrix),
         flag("Sensor", "invert", "flip the reading's sign, for hardware that reports the opposite convention", \.sensor.invert),
-        choice("Sensor", "gyro", "which gyroscope: auto (the accelerometer's own IIO device, else one under the same parent), none, iio:deviceN, name:NAME, label:LABEL",
+        typed("Sensor", "gyro", "which gyroscope: auto (the accelerometer's own IIO device, else one under the same parent), none, iio:deviceN, name:NAME, label:LABEL",
                accepted: "auto, none, iio:deviceN, name:NAME or label:LABEL", \.sensor.gyro,
-               valid: { if case .success = GyroSelector.parse($0) { true } else { false } }),
+               parse: { try? GyroSelector.parse($0).get() }, show: { $0.description }),
         matrix("Sensor", "gyro_mount_matrix", "auto (the accelerometer's matrix for its own chip or hub, else the gyroscope's sysfs matrix, else identity) or a matrix \"a, b, c; d, e, f; g, h, i\"",
                \.sensor.gyroMountMatrix),
         ConfigurationKey(section: "Sensor", name: "trace_speed", accepted: "max or a number from 0.01 to 1000",
@@ -87,7 +100,10 @@ package enum ConfigurationKeys {
                              guard let v = parseNumber(value), (1...10_000).contains(v) else { return "not auto or a number from 1 to 10000" }
                              config.card.height = v
                              return nil
-                         }, show: { $0.card.height.map(formatNumber) ?? "auto" }, words: ["auto"]),
+                         }, show: { $0.card.height.map(formatNumber) ?? "auto" }, words: ["auto"],
+                         outOfRange: { c in
+                             c.card.height.flatMap { (1...10_000).contains($0) ? nil : "\"\($0)\" is not auto or a number from 1 to 10000" }
+                         }),
         number("Card", "scale", "pixels per point (2: a 350 x 233.333 pt card is 700 x 467 px)", \.card.scale, range: 0.05...16),
         ConfigurationKey(section: "Card", name: "origin", accepted: "auto (bottom-center) or X,Y in points",
                          help: "origin focal point O, where the arcs are centered", apply: { config, value in
@@ -103,9 +119,8 @@ package enum ConfigurationKeys {
     ]
 
     static let sink: [ConfigurationKey] = [
-        choice("Sink", "type", "where frames go: auto picks drm where a connected display can be driven (no compositor holds it), else framebuffer where /dev/fb0 opens, else shm (on a desktop: show it with shimmerd view); the log says which and why",
-               accepted: "auto, drm, framebuffer, shm, raw, png or null", \.sink.type,
-               words: ["auto", "drm", "framebuffer", "shm", "raw", "png", "null"]),
+        enumeration("Sink", "type", "where frames go: auto picks drm where a connected display can be driven (no compositor holds it), else framebuffer where /dev/fb0 opens, else shm (on a desktop: show it with shimmerd view); the log says which and why",
+               accepted: "auto, drm, framebuffer, shm, raw, png or null", \.sink.type),
         text("Sink", "device", "drm: a card node (/dev/dri/card0) or auto, the first card with a connected display; framebuffer: a device (/dev/fb0), auto is /dev/fb0",
              \.sink.device),
         choice("Sink", "connector", "drm: the display output, auto (the first connected) or its kernel name (eDP-1, HDMI-A-1, DP-2; listed in /sys/class/drm as cardN-NAME)",
@@ -133,13 +148,8 @@ package enum ConfigurationKeys {
                          }, show: { "0" + String($0.sink.mode, radix: 8) }),
         text("Sink", "path", "raw sink output (- = stdout, refused when it is a terminal, which $(tty) names explicitly; or a FIFO or file); png sink output directory", \.sink.path),
         number("Sink", "fps", "most frames per second written", \.sink.fps, range: 1...1000),
-        ConfigurationKey(section: "Sink", name: "demand", accepted: "auto or always",
-                         help: "auto reads the sensor and paints only while someone looks: shm while a reader holds a claim on the system bus (shimmerd view claims while its window is open; without a system bus nobody can claim, so frames are painted), drm and framebuffer while the display is on and its console in front; raw, png and null always. always paints for every sink whenever the device moves",
-                         apply: { config, value in
-                             guard let d = SinkDemand(rawValue: value) else { return "not auto or always" }
-                             config.sink.demand = d
-                             return nil
-                         }, show: { $0.sink.demand.rawValue }, words: SinkDemand.allCases.map(\.rawValue)),
+        enumeration("Sink", "demand", "auto reads the sensor and paints only while someone looks: shm while a reader holds a claim on the system bus (shimmerd view claims while its window is open; without a system bus nobody can claim, so frames are painted), drm and framebuffer while the display is on and its console in front; raw, png and null always. always paints for every sink whenever the device moves",
+                    accepted: "auto or always", \.sink.demand),
     ]
 
     static let trace: [ConfigurationKey] = [
@@ -171,7 +181,10 @@ package enum ConfigurationKeys {
             guard let v = parseNumber(value), range.contains(v) else { return "not \(accepted)" }
             config[keyPath: path] = v
             return nil
-        }, show: { formatNumber($0[keyPath: path]) })
+        }, show: { formatNumber($0[keyPath: path]) }, outOfRange: { c in
+            let v = c[keyPath: path]
+            return range.contains(v) ? nil : "\"\(v)\" is not \(accepted)"
+        })
     }
 
     static func integer(_ section: String, _ name: String, _ help: String,
@@ -197,31 +210,52 @@ package enum ConfigurationKeys {
                          }, show: { $0[keyPath: path] ? "true" : "false" }, words: ["true", "false"])
     }
 
+    /// A key whose text is parsed into its typed value where it is read (`parse` gives nil
+    /// for text it refuses), and shown back in the file's syntax.
+    static func typed<Value: Sendable>(_ section: String, _ name: String, _ help: String, accepted: String,
+                                       _ path: WritableKeyPath<Configuration, Value> & Sendable, words: [String] = [],
+                                       parse: @escaping @Sendable (String) -> Value?,
+                                       show: @escaping @Sendable (Value) -> String) -> ConfigurationKey {
+        ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
+            guard let v = parse(value) else { return "not \(accepted)" }
+            config[keyPath: path] = v
+            return nil
+        }, show: { show($0[keyPath: path]) }, words: words)
+    }
+
+    /// A key that takes one of an enumeration's raw values.
+    static func enumeration<Value: RawRepresentable & CaseIterable & Sendable>(
+        _ section: String, _ name: String, _ help: String, accepted: String,
+        _ path: WritableKeyPath<Configuration, Value> & Sendable
+    ) -> ConfigurationKey where Value.RawValue == String {
+        typed(section, name, help, accepted: accepted, path, words: Value.allCases.map(\.rawValue),
+              parse: { Value(rawValue: $0) }, show: { $0.rawValue })
+    }
+
     /// A key that takes one of `words`, or, when `valid` is given, whatever it accepts
     /// (then `words` are only what completion offers).
     static func choice(_ section: String, _ name: String, _ help: String, accepted: String,
                        _ path: WritableKeyPath<Configuration, String> & Sendable, words: [String] = [],
                        valid: (@Sendable (String) -> Bool)? = nil) -> ConfigurationKey {
         let valid = valid ?? { words.contains($0) }
-        return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
-            guard valid(value) else { return "not \(accepted)" }
-            config[keyPath: path] = value
-            return nil
-        }, show: { $0[keyPath: path] }, words: words)
+        return typed(section, name, help, accepted: accepted, path, words: words,
+                     parse: { valid($0) ? $0 : nil }, show: { $0 })
     }
 
-    /// `auto` or a mount matrix (`MountMatrix.parse`): a rotation, or a rotation with a
-    /// mirror. A refusal names why, in the words the sensors' own matrices get.
+    /// `auto` (nil) or a mount matrix (`MountMatrix.parse`): a rotation, or a rotation
+    /// with a mirror, parsed here once. A refusal names why, in the words the sensors' own
+    /// matrices get.
     static func matrix(_ section: String, _ name: String, _ help: String,
-                       _ path: WritableKeyPath<Configuration, String> & Sendable) -> ConfigurationKey {
+                       _ path: WritableKeyPath<Configuration, MountMatrix?> & Sendable) -> ConfigurationKey {
         let accepted = "auto or nine numbers \"a, b, c; d, e, f; g, h, i\" making a rotation (or a rotation with a mirror)"
         return ConfigurationKey(section: section, name: name, accepted: accepted, help: help, apply: { config, value in
-            if value != "auto", case .failure(let e) = MountMatrix.parse(value) {
-                return e.isMalformed ? "not auto or nine numbers \"a, b, c; d, e, f; g, h, i\": \(e)" : "\(e)"
+            if value == "auto" { config[keyPath: path] = nil; return nil }
+            switch MountMatrix.parse(value) {
+            case .success(let m): config[keyPath: path] = m
+            case .failure(let e): return e.isMalformed ? "not auto or nine numbers \"a, b, c; d, e, f; g, h, i\": \(e)" : "\(e)"
             }
-            config[keyPath: path] = value
             return nil
-        }, show: { $0[keyPath: path] }, words: ["auto"])
+        }, show: { $0[keyPath: path]?.description ?? "auto" }, words: ["auto"])
     }
 
     static func text(_ section: String, _ name: String, _ help: String,
@@ -284,18 +318,5 @@ extension StringProtocol {
         while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
         return String(s)
-    }
-}
-
-/// The selector grammar of `Sensor.device` (interfaces.md).
-enum SensorSelectorSyntax {
-    static func isValid(_ s: String) -> Bool {
-        if s == "auto" { return true }
-        if s.hasPrefix("iio:device") { return Int(s.dropFirst("iio:device".count)).map { $0 >= 0 } ?? false }
-        if s.hasPrefix("input:event") { return Int(s.dropFirst("input:event".count)).map { $0 >= 0 } ?? false }
-        for prefix in ["name:", "label:", "uri:", "trace:"] where s.hasPrefix(prefix) {
-            return s.count > prefix.count
-        }
-        return false
     }
 }

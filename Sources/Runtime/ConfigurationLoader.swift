@@ -7,9 +7,11 @@ import Motion
 package enum ConfigurationLoader {
     /// Defaults, then `path` (or the default path when nil; a missing default file is
     /// fine, a missing explicit one is exit 66), then `PATH.d/*.conf` in lexical order,
-    /// then each `Section.key=value` override.
-    package static func load(path: String?, overrides: [String], useDefaultPath: Bool = true) throws(Failure) -> Configuration {
-        var config = Configuration()
+    /// then each `Section.key=value` override. `base` stands for the defaults (a trace's
+    /// recorded card under `replay`'s `--set`).
+    package static func load(path: String?, overrides: [String], useDefaultPath: Bool = true,
+                             base: Configuration = Configuration()) throws(Failure) -> Configuration {
+        var config = base
         let file = path ?? (useDefaultPath ? Configuration.defaultPath : nil)
         if let file {
             if FileSystem.exists(file) {

@@ -1,4 +1,5 @@
 import Logging
+import Sensors
 import Tracing
 
 /// `Sensor.device = trace:FILE`: the trace as the sensor, read as it plays.
@@ -11,7 +12,7 @@ extension Daemon {
             throw Failure(.configuration, "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
         }
         let source = TraceSource(stream: try ConfigurationCheck.openTrace(file, c), clock: traceClock,
-                                 gyroscope: c.sensor.gyro != "none")
+                                 gyroscope: c.sensor.gyro != GyroSelector.none)
         if let failure = source.failure { throw ConfigurationCheck.traceFailure(failure, c) }
         if source.isFullyRead && source.truncatedLastLine { logPartialLastLine(file) }
         if !source.isComplete && source.hasBaseline {

@@ -47,7 +47,7 @@ package final class Daemon {
         self.log = log
         self.reload = reload
         sourceChoice = source
-        if case .configured = source, config.sensor.device.hasPrefix("trace:") {
+        if case .configured = source, case .trace = config.sensor.device {
             traceClock = TraceClock(speed: config.sensor.traceSpeed)
         } else {
             traceClock = nil
@@ -235,7 +235,7 @@ package final class Daemon {
                 return try traceSource(file, c)
             }
             guard traceClock == nil else {
-                throw Failure(.configuration, "\(c.describe("Sensor.device", c.sensor.device)): a run that started on a trace cannot switch to a device; restart it")
+                throw Failure(.configuration, "\(c.describe("Sensor.device", c.sensor.device.description)): a run that started on a trace cannot switch to a device; restart it")
             }
             do { return try AccelerometerService(settings: motion.sensor, log: log) } catch {
                 throw Failure(.unavailable, "\(error)")
@@ -244,8 +244,8 @@ package final class Daemon {
     }
 
     private func header(_ c: Configuration, source: any SampleSource) -> TraceRecord.Header {
-        let origin = c.card.origin ?? (c.card.width / 2, c.card.effectiveHeight)
-        var sensor = TraceRecord.Sensor(selector: c.sensor.device, rate: c.sensor.rate)
+        let origin = c.card.effectiveOrigin
+        var sensor = TraceRecord.Sensor(selector: c.sensor.device.description, rate: c.sensor.rate)
         if case .simulated = sourceChoice {
             sensor.device = "simulated"
             sensor.mode = "simulated"
@@ -259,18 +259,18 @@ package final class Daemon {
         } else {
             // A live gyroscope is paired at attach time, after this header: the log line
             // "using ... gyroscope: ..." names it.
-            if c.sensor.gyro != "auto" { sensor.gyroPairing = "Sensor.gyro = \(c.sensor.gyro)" }
-            sensor.mode = c.sensor.mode
+            if c.sensor.gyro != .auto { sensor.gyroPairing = "Sensor.gyro = \(c.sensor.gyro)" }
+            sensor.mode = c.sensor.mode.rawValue
         }
-        if c.sensor.mountMatrix != "auto" { sensor.mountMatrixSource = "configuration" }
+        if c.sensor.mountMatrix != nil { sensor.mountMatrixSource = "configuration" }
         return TraceRecord.Header(
             sensor: sensor,
-            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.0, origin.1]),
+            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
             mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
                           clamp: c.mapper.clamp),
             attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,
                             minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
-            sink: .init(type: c.sink.type, fps: c.sink.fps), shimmerd: Daemon.version,
+            sink: .init(type: c.sink.type.rawValue, fps: c.sink.fps), shimmerd: Daemon.version,
             run: RunDescription.current(argv: argv, started: startedUTC))
     }
 

@@ -18,36 +18,34 @@ package enum SinkFactory {
         try checkSettings(s, describe: describe)
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
-        case "auto":
+        case .auto:
             let choice = chooseAutomatically(s)
-            log.notice("Sink.type = auto: \(choice.type): \(choice.why)")
+            log.notice("Sink.type = auto: \(choice.type.rawValue): \(choice.why)")
             var chosen = s
             chosen.type = choice.type
             chosen.device = choice.device
             return try make(chosen, renderer: renderer, log: log, keepsEveryFrame: keepsEveryFrame, describe: describe)
-        case "null":
+        case .null:
             return NullSink(width: renderer.pixelWidth, height: renderer.pixelHeight)
-        case "png":
+        case .png:
             return try makePNG(s, renderer: renderer, log: log, waits: keepsEveryFrame, describe: describe)
-        case "drm":
+        case .drm:
             // As with the framebuffer: a missing display or a busy DRM master is reported
             // once and retried with backoff.
             // The console's switches come as SIGUSR2 (DaemonSignals), which the daemon's
             // signalfd takes.
             return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
                            cardHeight: height, consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": s.device]))
-        case "framebuffer":
+        case .framebuffer:
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.
             let device = framebufferDevice(s.device)
             return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
                                    consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": device]))
-        case "shm":
+        case .shm:
             return try makeSharedMemory(s, width: width, height: height, log: log, describe: describe)
-        case "raw":
+        case .raw:
             return try makeRaw(s, width: width, height: height, log: log, describe: describe)
-        default:
-            throw Failure(.configuration, "Sink.type = \(s.type) is not one of auto, drm, framebuffer, shm, raw, png, null")
         }
     }
 
@@ -112,7 +110,7 @@ package enum SinkFactory {
 
     /// What `[Sink]` decides by itself, before anything is opened.
     package static func checkSettings(_ s: SinkSettings, describe: (String, String) -> String) throws(Failure) {
-        if s.type == "png", s.path == "-" || s.path.isEmpty {
+        if s.type == .png, s.path == "-" || s.path.isEmpty {
             throw Failure(.configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
         }
     }
@@ -123,9 +121,9 @@ package enum SinkFactory {
     /// display be plugged in); `check-config` reports it (exit 69), so a script can tell.
     package static func missingDevice(_ s: SinkSettings) -> String? {
         switch s.type {
-        case "drm":
+        case .drm:
             do { _ = try DrmDisplay.find(device: s.device, connector: s.connector) } catch { return error.message }
-        case "framebuffer":
+        case .framebuffer:
             let device = framebufferDevice(s.device)
             do { _ = try FileDescriptor.open(device, O_RDWR) } catch { return "\(error)" }
         default:
@@ -142,7 +140,7 @@ package enum SinkFactory {
     /// screen (its fbdev, if any, is an emulation under it), so shm for the viewer; with
     /// no DRM display, the framebuffer device if it opens; else shm. A `Sink.device`
     /// under /dev/dri/ is only tried as a DRM card, another path only as a framebuffer.
-    static func chooseAutomatically(_ s: SinkSettings) -> (type: String, device: String, why: String) {
+    static func chooseAutomatically(_ s: SinkSettings) -> (type: SinkType, device: String, why: String) {
         let tryDRM = s.device == "auto" || s.device.hasPrefix("/dev/dri/")
         let fb = framebufferDevice(s.device)
         let tryFramebuffer = !s.device.hasPrefix("/dev/dri/")
@@ -155,14 +153,14 @@ package enum SinkFactory {
                     try card.becomeMaster()
                     try? card.dropMaster()
                 } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
-                    return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
+                    return (.drm, card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
                 } catch where error.isMasterConflict {
-                    return ("shm", s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view")
+                    return (.shm, s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view")
                 } catch {
                     noDRM = "\(error)"
                     return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
                 }
-                return ("drm", card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and free to drive")
+                return (.drm, card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and free to drive")
             } catch {
                 noDRM = error.message
             }
@@ -170,13 +168,13 @@ package enum SinkFactory {
         return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
     }
 
-    private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: String, device: String, why: String) {
-        guard let fb else { return ("shm", s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view") }
+    private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: SinkType, device: String, why: String) {
+        guard let fb else { return (.shm, s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view") }
         do {
             _ = try FileDescriptor.open(fb, O_RDWR)
-            return ("framebuffer", fb, "no DRM display (\(noDRM)); \(fb) opens")
+            return (.framebuffer, fb, "no DRM display (\(noDRM)); \(fb) opens")
         } catch {
-            return ("shm", s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view")
+            return (.shm, s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view")
         }
     }
 
@@ -189,19 +187,19 @@ package enum SinkFactory {
                                       log: Logger) -> Bool {
         guard sameSize, old.type == new.type else { return false }
         switch new.type {
-        case "raw":
+        case .raw:
             guard old.path == new.path, let raw = sink as? RawFrameSink else { return false }
             raw.fps = new.fps
-        case "png":
+        case .png:
             guard old.path == new.path else { return false }
-        case "shm":
+        case .shm:
             guard old.name == new.name, let shm = sink as? SharedMemorySink else { return false }
             if old.mode != new.mode {
                 do { try shm.setMode(mode_t(new.mode)) } catch { log.warning("\(error); keeping the old mode", ["sink.name": new.name]) }
             }
-        case "framebuffer":
+        case .framebuffer:
             guard old.device == new.device, old.position?.x == new.position?.x, old.position?.y == new.position?.y else { return false }
-        case "null":
+        case .null:
             break
         default:
             var sameOutput = old

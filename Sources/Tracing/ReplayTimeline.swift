@@ -26,7 +26,8 @@ package struct ReplayFrame: Sendable, Equatable {
 ///
 /// - `.samples` (the default): the trace's readings and the mapper's targets of its
 ///   `sample` records go through the daemon's own `FocalDrawing`, in file order, the
-///   recorded frames moving the spring on as the daemon's did: a replay at the recorded
+///   recorded frames (published or `dropped`: the daemon drew both) moving the spring on as
+///   the daemon's did: a replay at the recorded
 ///   times draws what the daemon drew. It works for any trace that has `sample` records
 ///   (the spec's), at any `fps`.
 /// - `.frames`: the focal points of the recorded `frame` records, each held until the
@@ -102,6 +103,8 @@ package enum ReplayTimeline {
             drawing.reading(at: r.t, target: nil)
         case (.samples, .frame(let f)):
             _ = drawing.draw(at: f.t)
+        case (.samples, .dropped(let d)):
+            _ = drawing.draw(at: d.t)   // the daemon drew it, the sink did not take it: the spring moved on
         case (.frames, .frame(let f)) where f.focal.count == 2:
             held = FocalPoint(x: f.focal[0], y: f.focal[1])
         default:

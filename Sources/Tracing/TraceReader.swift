@@ -1,52 +1,72 @@
 import FoundationEssentials
 import LinuxSystem
 
-/// One record of a trace, as read back: the same `Codable` types the writer uses.
+/// One record of a trace, as read back: the same `Codable` types the writer uses, one
+/// case per `TraceRecord.Kind` (the switches below are exhaustive over both, so a kind
+/// added to the list is a compile error until it is read).
 package enum TraceEntry: Sendable, Equatable {
     /// Boxed: a header is many times larger than the other records, so every entry of a
     /// long trace would carry its size; unboxed, Swift 6.3's generated copy of this enum
     /// crashed once the header's sensor gained the gyroscope's fields.
     indirect case header(TraceRecord.Header)
     case baseline(TraceRecord.Baseline)
+    case recapture(TraceRecord.Recapture)
     case sample(TraceRecord.Sample)
     case reading(TraceRecord.Reading)
-    case frame(TraceRecord.Frame)
-    case recapture(TraceRecord.Recapture)
     case gyro(TraceRecord.Gyro)
+    case frame(TraceRecord.Frame)
+    case dropped(TraceRecord.Dropped)
     case demand(TraceRecord.Demand)
+
+    /// The record itself, as the writer takes it (`TraceRecord.line`).
+    package var record: any Encodable & Sendable {
+        switch self {
+        case .header(let r): r
+        case .baseline(let r): r
+        case .recapture(let r): r
+        case .sample(let r): r
+        case .reading(let r): r
+        case .gyro(let r): r
+        case .frame(let r): r
+        case .dropped(let r): r
+        case .demand(let r): r
+        }
+    }
 
     /// The record's `t`, seconds (headers have none).
     package var t: Double? {
         switch self {
         case .header: nil
-        case .baseline(let b): b.t
-        case .sample(let s): s.t
-        case .reading(let r): r.t
-        case .frame(let f): f.t
+        case .baseline(let r): r.t
         case .recapture(let r): r.t
-        case .gyro(let g): g.t
-        case .demand(let d): d.t
+        case .sample(let r): r.t
+        case .reading(let r): r.t
+        case .gyro(let r): r.t
+        case .frame(let r): r.t
+        case .dropped(let r): r.t
+        case .demand(let r): r.t
         }
     }
 }
 
 extension TraceEntry: Decodable {
-    private enum Kind: String, CodingKey { case type }
+    private enum TypeKey: String, CodingKey { case type }
 
-    /// Reads `type` first, then the record of that type from the same object. A type this
+    /// Reads `type` first, then the record of that kind from the same object. A type this
     /// version does not know is `UnknownRecordType` (the reader skips it).
     package init(from decoder: any Decoder) throws {
-        let type = try decoder.container(keyedBy: Kind.self).decode(String.self, forKey: .type)
-        switch type {
-        case "header": self = .header(try TraceRecord.Header(from: decoder))
-        case "baseline": self = .baseline(try TraceRecord.Baseline(from: decoder))
-        case "sample": self = .sample(try TraceRecord.Sample(from: decoder))
-        case "reading": self = .reading(try TraceRecord.Reading(from: decoder))
-        case "frame": self = .frame(try TraceRecord.Frame(from: decoder))
-        case "recapture": self = .recapture(try TraceRecord.Recapture(from: decoder))
-        case "gyro": self = .gyro(try TraceRecord.Gyro(from: decoder))
-        case "demand": self = .demand(try TraceRecord.Demand(from: decoder))
-        default: throw UnknownRecordType(type: type)
+        let type = try decoder.container(keyedBy: TypeKey.self).decode(String.self, forKey: .type)
+        guard let kind = TraceRecord.Kind(rawValue: type) else { throw UnknownRecordType(type: type) }
+        switch kind {
+        case .header: self = .header(try .init(from: decoder))
+        case .baseline: self = .baseline(try .init(from: decoder))
+        case .recapture: self = .recapture(try .init(from: decoder))
+        case .sample: self = .sample(try .init(from: decoder))
+        case .reading: self = .reading(try .init(from: decoder))
+        case .gyro: self = .gyro(try .init(from: decoder))
+        case .frame: self = .frame(try .init(from: decoder))
+        case .dropped: self = .dropped(try .init(from: decoder))
+        case .demand: self = .demand(try .init(from: decoder))
         }
     }
 
@@ -77,11 +97,16 @@ package struct TraceContents: Sendable, Equatable {
         return nil
     }
 
-    package var samples: [TraceRecord.Sample] { entries.compactMap { if case .sample(let s) = $0 { s } else { nil } } }
-    package var baselines: [TraceRecord.Baseline] { entries.compactMap { if case .baseline(let b) = $0 { b } else { nil } } }
-    package var frames: [TraceRecord.Frame] { entries.compactMap { if case .frame(let f) = $0 { f } else { nil } } }
-    package var readings: [TraceRecord.Reading] { entries.compactMap { if case .reading(let r) = $0 { r } else { nil } } }
-    package var gyros: [TraceRecord.Gyro] { entries.compactMap { if case .gyro(let g) = $0 { g } else { nil } } }
+    /// The records of one type, in file order (`records(TraceRecord.Sample.self)`).
+    package func records<Record>(_ type: Record.Type) -> [Record] { entries.compactMap { $0.record as? Record } }
+
+    package var samples: [TraceRecord.Sample] { records(TraceRecord.Sample.self) }
+    package var baselines: [TraceRecord.Baseline] { records(TraceRecord.Baseline.self) }
+    package var frames: [TraceRecord.Frame] { records(TraceRecord.Frame.self) }
+    /// Frames rendered but not delivered (the sink was busy or had no reader).
+    package var dropped: [TraceRecord.Dropped] { records(TraceRecord.Dropped.self) }
+    package var readings: [TraceRecord.Reading] { records(TraceRecord.Reading.self) }
+    package var gyros: [TraceRecord.Gyro] { records(TraceRecord.Gyro.self) }
 
     /// The first and last `t` of any record, seconds; nil when no record has one.
     package var timeSpan: ClosedRange<Double>? {

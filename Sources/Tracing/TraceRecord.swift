@@ -4,8 +4,15 @@ import FoundationEssentials
 /// (replay, plot, trace-as-sensor) share these types. Unknown fields and record types
 /// are ignored by readers; new fields are only ever added.
 package enum TraceRecord {
+    /// Every record type of a trace, by its `type` field: the one list the records'
+    /// `type`, the reader (`TraceEntry`) and docs/TRACES.md follow. A type not listed
+    /// here is unknown to this version (readers skip it and count it).
+    package enum Kind: String, CaseIterable, Sendable {
+        case header, baseline, recapture, sample, reading, gyro, frame, dropped, demand
+    }
+
     package struct Header: Codable, Sendable, Equatable {
-        package var type = "header"
+        package var type = Kind.header.rawValue
         package var version = 1
         package var sensor: Sensor
         package var card: Card
@@ -158,7 +165,7 @@ package enum TraceRecord {
 
     /// A baseline capture: `up` is the unit "up" vector u0 of attitude.md §4.
     package struct Baseline: Codable, Sendable, Equatable {
-        package var type = "baseline"
+        package var type = Kind.baseline.rawValue
         package var t: Double
         package var up: [Double]
 
@@ -172,7 +179,7 @@ package enum TraceRecord {
     /// the accelerometer attached again after it went away. A trace replayed as the sensor
     /// recaptures at the same point, so its tilts match the recording's after it too.
     package struct Recapture: Codable, Sendable, Equatable {
-        package var type = "recapture"
+        package var type = Kind.recapture.rawValue
         package var t: Double
         package var reason: String
 
@@ -184,7 +191,7 @@ package enum TraceRecord {
 
     /// One sensor sample used.
     package struct Sample: Codable, Sendable, Equatable {
-        package var type = "sample"
+        package var type = Kind.sample.rawValue
         package var t: Double
         package var seq: Int
         package var accel: [Double]
@@ -208,7 +215,7 @@ package enum TraceRecord {
     /// can feed every reading back. `accel` as in `sample`; readings with non-finite
     /// values are not written (JSON has no NaN).
     package struct Reading: Codable, Sendable, Equatable {
-        package var type = "reading"
+        package var type = Kind.reading.rawValue
         package var t: Double
         package var accel: [Double]
         /// "baseline" (collected into the baseline) or "rejected".
@@ -228,7 +235,7 @@ package enum TraceRecord {
     /// device frame, after scale and the gyroscope's matrix. With `Sensor.device =
     /// trace:FILE` these are replayed as the gyroscope, in file order with the readings.
     package struct Gyro: Codable, Sendable, Equatable {
-        package var type = "gyro"
+        package var type = Kind.gyro.rawValue
         package var t: Double
         package var anglvel: [Double]
 
@@ -241,7 +248,7 @@ package enum TraceRecord {
     /// One frame published (an addition to the spec's records): the smoothed focal point
     /// actually drawn, which may trail the samples' target.
     package struct Frame: Codable, Sendable, Equatable {
-        package var type = "frame"
+        package var type = Kind.frame.rawValue
         package var t: Double
         package var frame: UInt64
         package var focal: [Double]
@@ -265,7 +272,7 @@ package enum TraceRecord {
     /// keep up, a FIFO without a reader, more than `Sink.fps` in a second): it is not a
     /// `frame` record, so frame records stay exactly the frames that were published.
     package struct Dropped: Codable, Sendable, Equatable {
-        package var type = "dropped"
+        package var type = Kind.dropped.rawValue
         package var t: Double
         package var focal: [Double]
         package var reason: String
@@ -283,7 +290,7 @@ package enum TraceRecord {
     /// Readings stop between the two; the sensor attaches again after `resumed`, with a
     /// new baseline (a `recapture` record).
     package struct Demand: Codable, Sendable, Equatable {
-        package var type = "demand"
+        package var type = Kind.demand.rawValue
         package var t: Double
         package var state: String
         package var reason: String

@@ -42,7 +42,7 @@ import Testing
 @Test func configurationPageExampleIsAValidConfiguration() throws {
     var config = Configuration()
     try ConfigurationLoader.parse(ManualPage.exampleLines.joined(separator: "\n") + "\n", file: "shimmerd.conf(5)", into: &config)
-    #expect(config.sink.type == "shm")
+    #expect(config.sink.type == .shm)
 }
 
 @Test func wordsOfEveryKeyAreValuesOrTheirStart() {

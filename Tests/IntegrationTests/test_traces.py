@@ -477,6 +477,27 @@ def test_truncated_last_line_unknown_type_and_field_are_read(tmp_path):
     assert len(read_trace(out, "sample", final=True)) == 62
 
 
+def test_a_run_that_dropped_frames_plots_and_replays_its_dropped_records(bed_factory, tmp_path):
+    """Raw frames into a FIFO nobody reads: every frame is `dropped` ("no reader"). plot
+    and replay read those records as a known type (plot counts them), never as unknown."""
+    fifo = str(tmp_path / "frames.fifo")
+    os.mkfifo(fifo)
+    rec = Recording(bed_factory, tmp_path, "Attitude.filter=none", "Sink.type=raw", "Sink.path=" + fifo)
+    for roll, lean in [(0.1, 0.0), (-0.1, 0.05)]:
+        rec.tilt(roll, lean)
+    wait_trace(rec.path, lambda r: r["type"] == "dropped", "a dropped frame")
+    assert rec.d.stop() == 0
+    dropped = read_trace(rec.path, "dropped", final=True)
+    assert dropped and all(d["reason"] == "no reader" and len(d["focal"]) == 2 for d in dropped)
+    svg = tmp_path / "p.svg"
+    r = run("plot", rec.path, "--out", str(svg))
+    assert r.returncode == 0 and "unknown" not in r.stderr, r.stderr
+    assert ", %d dropped" % len(dropped) in svg.read_text()
+    r = run("replay", rec.path, "--out", str(tmp_path / "p.raw"))
+    assert r.returncode == 0 and "unknown" not in r.stderr, r.stderr
+    assert os.path.getsize(tmp_path / "p.raw") > 0
+
+
 @pytest.mark.parametrize("command", ["plot", "replay", "run"])
 def test_malformed_middle_line_is_65_naming_the_line(tmp_path, command):
     lines = synthetic_trace(str(tmp_path / "src.jsonl"), seconds=1.0, fps=10)

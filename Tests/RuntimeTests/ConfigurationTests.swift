@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Runtime
+import Motion
+import Sensors
 
 func parse(_ text: String, file: String = "test.conf") throws(Failure) -> Configuration {
     var config = Configuration()
@@ -13,12 +15,12 @@ func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body)
 
 @Test func defaultsMatchTheInterfacesTable() {
     let c = Configuration()
-    #expect(c.sensor.device == "auto" && c.sensor.mode == "auto" && c.sensor.rate == 60)
-    #expect(c.sensor.mountMatrix == "auto" && !c.sensor.invert)
+    #expect(c.sensor.device == .auto && c.sensor.mode == .auto && c.sensor.rate == 60)
+    #expect(c.sensor.mountMatrix == nil && !c.sensor.invert)
     #expect(c.attitude.baselineSamples == 10 && c.attitude.filter == "one-euro")
     #expect(c.mapper.rollRange == 0.2 && c.mapper.pitchRange == 0.1 && c.mapper.maxOffset == 100 && c.mapper.clamp)
     #expect(c.card.width == 350 && abs(c.card.effectiveHeight - 233.333) < 0.001 && c.card.scale == 2)
-    #expect(c.sink.type == "auto" && c.sink.device == "auto" && c.sink.connector == "auto" && c.sink.position == nil)
+    #expect(c.sink.type == .auto && c.sink.device == "auto" && c.sink.connector == "auto" && c.sink.position == nil)
     #expect(c.sink.name == "shimmer" && c.sink.mode == 0o640 && c.sink.path == "-" && c.sink.fps == 60)
     #expect(c.trace.path == "")
 }
@@ -39,9 +41,9 @@ func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body)
         mode = 0600
         position = 5,6
         """)
-    #expect(c.sensor.device == "iio:device3" && c.sensor.rate == 100)
+    #expect(c.sensor.device == .iioDevice(3) && c.sensor.rate == 100)
     #expect(c.card.scale == 1.5 && c.card.origin?.x == 10 && c.card.origin?.y == 20)
-    #expect(c.sink.type == "shm" && c.sink.mode == 0o600 && c.sink.position?.x == 5)
+    #expect(c.sink.type == .shm && c.sink.mode == 0o600 && c.sink.position?.x == 5)
 }
 
 @Test(arguments: [
@@ -53,6 +55,13 @@ func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body)
     ("key = value\n", "test.conf:1", "outside any [Section]"),
     ("[Sink]\ntype = window\n", "test.conf:2", "auto, drm, framebuffer, shm, raw, png or null"),
     ("[Sensor]\ndevice = usb:3\n", "test.conf:2", "Sensor.device"),
+    // iio:deviceN and input:eventN name kernel devices, whose numbers have no sign and
+    // no leading zero: the grammar the sensors match devices by refuses these at load.
+    ("[Sensor]\ndevice = iio:device01\n", "test.conf:2", "Sensor.device = \"iio:device01\" is not auto, iio:deviceN"),
+    ("[Sensor]\ndevice = iio:device+1\n", "test.conf:2", "Sensor.device = \"iio:device+1\" is not auto"),
+    ("[Sensor]\ndevice = input:event007\n", "test.conf:2", "Sensor.device = \"input:event007\" is not auto"),
+    ("[Sensor]\ngyro = iio:device02\n", "test.conf:2", "Sensor.gyro = \"iio:device02\" is not auto, none"),
+    ("[Sensor]\nmode = Buffer\n", "test.conf:2", "Sensor.mode = \"Buffer\" is not auto, poll or buffer"),
     ("[Sensor]\nmount_matrix = 1, 0, 0; 0, 0, 0; 0, 0, 1\n", "test.conf:2", "Sensor.mount_matrix"),
     ("[Sensor]\ninvert = maybe\n", "test.conf:2", "true or false"),
     ("[Sink]\nmode = 0999\n", "test.conf:2", "octal"),
@@ -70,11 +79,21 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     #expect(f?.message.contains(mention) == true, "\(f?.message ?? "no failure")")
 }
 
+/// A mount matrix is parsed once, where it is read: the configuration holds the matrix
+/// (nil for auto), and check-config shows it in the kernel's text form.
+@Test func mountMatricesAreHeldAsMatrices() throws {
+    let c = try parse("[Sensor]\nmount_matrix = 0,1,0;-1,0,0;0,0,1\ngyro_mount_matrix = auto\n")
+    #expect(c.sensor.mountMatrix == MountMatrix(rows: [Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, 1)]))
+    #expect(c.sensor.gyroMountMatrix == nil)
+    #expect(ConfigurationLoader.render(c).contains("\nmount_matrix = 0, 1, 0; -1, 0, 0; 0, 0, 1\n"))
+    #expect(MotionConfiguration(c).sensor.mountMatrix == c.sensor.mountMatrix)
+}
+
 @Test func setOverridesWinAndAreChecked() throws {
     var c = Configuration()
     try ConfigurationLoader.applyOverride("Card.width=200", to: &c)
     try ConfigurationLoader.applyOverride("sink.TYPE = png", to: &c)
-    #expect(c.card.width == 200 && c.sink.type == "png")
+    #expect(c.card.width == 200 && c.sink.type == .png)
     #expect(abs(c.card.effectiveHeight - 133.333) < 0.001)
     #expect(failure { try ConfigurationLoader.applyOverride("Card.width", to: &c) }?.status == .usage)
     let unknown = failure { try ConfigurationLoader.applyOverride("Card.depth=3", to: &c) }
@@ -93,7 +112,7 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     let c = try ConfigurationLoader.load(path: main, overrides: ["Card.scale=3"])
     #expect(c.sink.fps == 45)        // 20-b after 10-a; .txt ignored
     #expect(c.sink.name == "early")
-    #expect(c.sink.type == "null")
+    #expect(c.sink.type == .null)
     #expect(c.card.scale == 3)       // --set wins
     // A broken drop-in names its own file and line.
     try "[Sink]\n\nfps = many\n".write(toFile: main + ".d/30-bad.conf", atomically: true, encoding: .utf8)

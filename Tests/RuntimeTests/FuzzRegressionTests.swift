@@ -2,6 +2,7 @@
 // (scripts/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): each must keep them.
 import Foundation
 import Testing
+import Motion
 @testable import Runtime
 
 /// The fuzzer's first seed: a CRLF file fails at line 2, or parses, like the same file
@@ -15,7 +16,7 @@ import Testing
     let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
     let c = try parse(crlf)
     #expect(c == (try parse(lf)))
-    #expect(c.sensor.rate == 100 && c.sensor.mountMatrix == "0, 1, 0; -1, 0, 0; 0, 0, 1" && c.card.leftLabel == "Cash")
+    #expect(c.sensor.rate == 100 && c.sensor.mountMatrix?.description == "0, 1, 0; -1, 0, 0; 0, 0, 1" && c.card.leftLabel == "Cash")
     #expect(failure { _ = try parse("[Card]\r\nwidth = 5\r\nbogus\r\n") }?.message.hasPrefix("test.conf:3: ") == true)
 }
 

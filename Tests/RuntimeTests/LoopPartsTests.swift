@@ -83,7 +83,7 @@ struct MotionStageTests {
         var c = Configuration()
         c.attitude.filter = "none"
         c.attitude.baselineSamples = 1
-        return MotionStage(try MotionConfiguration(c))
+        return MotionStage(MotionConfiguration(c))
     }
 
 

@@ -14,7 +14,7 @@ struct MotionStageRestTests {
         var c = Configuration()
         c.attitude.baselineSamples = 3
         edit(&c)
-        return MotionStage(try MotionConfiguration(c))
+        return MotionStage(MotionConfiguration(c))
     }
 
 

@@ -109,6 +109,30 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
     }
 }
 
+/// A frame the sink did not take (`dropped`) was still drawn: it moves the spring on
+/// as a published frame does, so the replay's later frames match the daemon's.
+@Test func aDroppedFrameMovesTheSpringOnAsAPublishedOneDoes() {
+    var published: [TraceEntry] = [], withDrops: [TraceEntry] = []
+    for i in 0..<60 {
+        let t = Double(i) * 0.01
+        // The target moves at the reading after the dropped frame at 0.174 s: it takes
+        // over from that frame's time, not one lead (0.02 s) before its reading.
+        let reading = readingEntry(t, i, FocalPoint(x: i < 18 ? 175 : 255, y: 233))
+        published.append(reading)
+        withDrops.append(reading)
+        guard i % 2 == 1 else { continue }
+        published.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i), focal: [0, 0], dots: 1, pixels: 1)))
+        withDrops.append(i % 4 == 1 ? .dropped(TraceRecord.Dropped(t: t + 0.004, focal: [0, 0], reason: "no reader"))
+                                    : .frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i), focal: [0, 0], dots: 1, pixels: 1)))
+    }
+    let a = ReplayTimeline.frames(TraceContents(entries: published), fps: 60, origin: origin, source: .samples)
+    let b = ReplayTimeline.frames(TraceContents(entries: withDrops), fps: 60, origin: origin, source: .samples)
+    #expect(a.count > 30 && a == b && a.last!.focal.x > 175)
+    // Read as no frame at all, the target would take over earlier.
+    let ignored = withDrops.filter { if case .dropped = $0 { false } else { true } }
+    #expect(ReplayTimeline.frames(TraceContents(entries: ignored), fps: 60, origin: origin, source: .samples) != a)
+}
+
 @Test func framesSourceHoldsTheRecordedFocalPoints() {
     let trace = TraceContents(entries: [
         .frame(TraceRecord.Frame(t: 0.5, frame: 1, focal: [100, 200], dots: 1, pixels: 1)),

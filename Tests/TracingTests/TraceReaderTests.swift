@@ -89,3 +89,44 @@ func aMalformedMiddleLineIsAnErrorNamingTheLine(_ bad: String, _ why: String) {
     let c = try TraceReader.parse(bytes(header + "\n" + sample0 + "\n"), path: "t")
     #expect(c.header?.card.width == 350 && c.header?.attitude == nil && c.header?.run == nil)
 }
+
+/// A `dropped` record as the frame publisher writes it (the daemon's raw sink to a FIFO
+/// without a reader) reads back as itself, not as an unknown type.
+@Test func readsADroppedFrame() throws {
+    let dropped = TraceRecord.Dropped(t: 0.25, focal: [175, 233.3], reason: "no reader")
+    let text = header + "\n" + #"{"type":"dropped","t":0.2,"focal":[160,240],"reason":"the reader is not taking frames"}"# + "\n"
+    let c = try TraceReader.parse(bytes(text) + TraceRecord.line(dropped), path: "t.jsonl")
+    #expect(c.dropped == [TraceRecord.Dropped(t: 0.2, focal: [160, 240], reason: "the reader is not taking frames"), dropped])
+    #expect(c.unknownTypes.isEmpty && c.frames.isEmpty && c.timeSpan == 0.2...0.25)
+}
+
+/// One record of each kind, as the writer writes it.
+private func example(_ kind: TraceRecord.Kind) -> any Encodable & Sendable {
+    switch kind {
+    case .header: TraceRecord.Header(sensor: .init(selector: "auto", rate: 60),
+                                     card: .init(width: 350, height: 233, scale: 2, origin: [175, 233]),
+                                     mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
+                                     attitude: nil, sink: nil, shimmerd: nil)
+    case .baseline: TraceRecord.Baseline(t: 0.1, up: [0, 1, 0])
+    case .recapture: TraceRecord.Recapture(t: 0.2, reason: "SIGUSR1")
+    case .sample: TraceRecord.Sample(t: 0.3, seq: 0, accel: [0, -9.8, 0], dpitch: 0, droll: 0, focal: [175, 233])
+    case .reading: TraceRecord.Reading(t: 0.4, accel: [0, -9.8, 0], use: "rejected", reason: "too far")
+    case .gyro: TraceRecord.Gyro(t: 0.5, anglvel: [0, 0, 0.1])
+    case .frame: TraceRecord.Frame(t: 0.6, frame: 1, focal: [175, 233], dots: 1, pixels: 1)
+    case .dropped: TraceRecord.Dropped(t: 0.7, focal: [175, 233], reason: "no reader")
+    case .demand: TraceRecord.Demand(t: 0.8, idle: true, reason: "nobody has claimed the frames")
+    }
+}
+
+/// Every kind of record the writer writes is read back, under its own `type`, and written
+/// again gives the same line: the writer and the reader know the same list.
+@Test(arguments: TraceRecord.Kind.allCases)
+func everyKindWrittenIsReadBack(_ kind: TraceRecord.Kind) throws {
+    let line = TraceRecord.line(example(kind))
+    let c = try TraceReader.parse(line, path: "t.jsonl")
+    #expect(c.unknownTypes.isEmpty && c.entries.count == 1)
+    let entry = try #require(c.entries.first)
+    #expect(TraceRecord.line(entry.record) == line)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+    #expect(object["type"] as? String == kind.rawValue)
+}

@@ -59,34 +59,13 @@ public func fuzzTraceReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
 }
 
 /// The writer's line for one record.
-private func line(_ entry: TraceEntry) -> [UInt8] {
-    switch entry {
-    case .header(let r): TraceRecord.line(r)
-    case .baseline(let r): TraceRecord.line(r)
-    case .sample(let r): TraceRecord.line(r)
-    case .reading(let r): TraceRecord.line(r)
-    case .frame(let r): TraceRecord.line(r)
-    case .recapture(let r): TraceRecord.line(r)
-    case .gyro(let r): TraceRecord.line(r)
-    case .demand(let r): TraceRecord.line(r)
-    }
-}
+private func line(_ entry: TraceEntry) -> [UInt8] { TraceRecord.line(entry.record) }
 
 /// JSONEncoder's line for a record.
 private func codableLine(_ entry: TraceEntry) -> [UInt8]? {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-    let data: Data?
-    switch entry {
-    case .header(let r): data = try? encoder.encode(r)
-    case .recapture(let r): data = try? encoder.encode(r)
-    case .baseline(let r): data = try? encoder.encode(r)
-    case .sample(let r): data = try? encoder.encode(r)
-    case .reading(let r): data = try? encoder.encode(r)
-    case .frame(let r): data = try? encoder.encode(r)
-    case .gyro(let r): data = try? encoder.encode(r)
-    case .demand(let r): data = try? encoder.encode(r)
-    }
+    let data = try? encoder.encode(entry.record)
     guard let data else {
         require(false, "JSONEncoder cannot encode a record that was read: \(entry)")
         return nil
