@@ -3,7 +3,11 @@ import Motion
 /// An accelerometer's counts -> m/s^2 in the device frame (scale, offset, mount matrix,
 /// `Sensor.invert`), or why the reading is unusable. Pure.
 struct SampleConditioner: Sendable {
-    var calibration: AccelCalibration
+    private let calibration: AccelCalibration
+
+    init(calibration: AccelCalibration) {
+        self.calibration = calibration
+    }
 
     /// m/s^2: 32 g. Accelerometers in laptops and tablets are set to at most +-16 g per
     /// axis (27.7 g as a vector), so a larger reading did not come from the sensor's range:
