@@ -1,4 +1,5 @@
 import IIO
+import Logging
 import Motion
 import Udev
 
@@ -16,6 +17,63 @@ extension AccelerometerService {
         var gyroscopes: [GyroscopeDescription]
         var context: Context?
         var contextError: IIOError?
+    }
+
+    /// A device chosen and its driver opened: what an attach goes on with.
+    struct Opened {
+        var driver: any AccelerometerDriver
+        var modeReason: String
+        /// Why this device.
+        var selection: String
+        var pairing: GyroPairing
+        var context: Context?
+        /// Another reader may use the device (`BufferSharing`).
+        var shared: Bool
+        /// Seconds of scans per buffer wakeup.
+        var batchInterval: Double
+    }
+
+    /// Finds and selects the accelerometer (`Sensor.device`), pairs its gyroscope and
+    /// opens its driver (`AccelerometerDriverTable`); or why none can be read.
+    static func open(_ settings: AccelerometerSettings, watch: HotplugWatch, log: Logger) -> Result<Opened, NotFound> {
+        var found: Found
+        switch discover(settings, udev: watch.udevContext, removed: watch.isRemoved) {
+        case .success(let f): found = f
+        case .failure(let why): return .failure(why)
+        }
+        let selection = SensorSelection.select(settings.device, from: found.accelerometers)
+        guard let chosen = selection.chosen else {
+            let skipped = selection.notChosen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            return .failure(NotFound(reason: selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")")))
+        }
+        for p in chosen.mountMatrixProblems {
+            log.warning("\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
+                ["sensor.device": chosen.id, "sensor.attribute": p.source])
+        }
+        if found.context == nil, !chosen.isInput {
+            do { found.context = try Context() } catch { found.contextError = error }
+        }
+        let pairing = GyroPairing.pair(accelerometer: chosen, gyroscopes: found.gyroscopes, selector: settings.gyro,
+                                       configuredMatrix: settings.gyroMountMatrix)
+        // The rate the device will sample at once `sampling_frequency` is set.
+        let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
+            ?? settings.rateHz
+        // Scans per buffer wakeup. Over the network a refill blocks until its scans came
+        // (libiio's network backend has no poll descriptor): one scan per read there.
+        let local = chosen.syspath != nil
+        let shared = BufferSharing.reason(chosen, sensorProxy: watch.sensorProxyState)
+        let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
+        let made = AccelerometerDriverTable.open(.init(
+            device: chosen, context: found.context, contextError: found.contextError, mode: settings.mode, local: local,
+            scansPerWakeup: scansPerWakeup, gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }, shared: shared))
+        switch made {
+        case .success(let (driver, modeReason)):
+            return .success(Opened(driver: driver, modeReason: modeReason, selection: selection.reason, pairing: pairing,
+                                   context: found.context, shared: shared != nil,
+                                   batchInterval: Double(scansPerWakeup) / deviceHz))
+        case .failure(let e):
+            return .failure(NotFound(reason: "\(e)"))
+        }
     }
 
     /// The devices of `Sensor.device`'s kind: a remote context's, or udev's local ones

@@ -60,11 +60,8 @@ package final class AccelerometerService {
         self.log = log
         problems = ReadProblemLog(log: log)
         schedule = ReadSchedule(rateHz: settings.rateHz)
-        if case .uri = settings.device {
-            watch = try HotplugWatch(local: false, log: log)
-        } else {
-            watch = try HotplugWatch(local: true, log: log)
-        }
+        let remote = if case .uri = settings.device { true } else { false }
+        watch = try HotplugWatch(local: !remote, log: log)
     }
 
     deinit { detach() }
@@ -202,14 +199,14 @@ package final class AccelerometerService {
             case .gyroProblem(let p): gyro.failed(p, accelerometer: d, now: now, report: problems, into: &events)
             case .reading(let r):
                 // The gyroscope's scans up to this reading's first, or its polled reading.
-                var gyroRaw = r.gyroRaw
+                var rate = r.angularVelocity
                 if buffered {
                     gyro.emitDrained(upTo: r.timestampNs, accelerometer: d, timeline: &timeline, report: problems, into: &events)
                 } else if gyro.siblingDevice != nil {
-                    gyroRaw = gyro.poll(now: now, accelerometer: d, report: problems, into: &events)
+                    rate = gyro.poll(now: now, accelerometer: d, report: problems, into: &events).map { .success($0) }
                 }
                 let t = timeline.time(ofNs: r.timestampNs)
-                if let w = gyroRaw { gyro.emit(w, at: t, accelerometer: d, report: problems, into: &events) }
+                if let w = rate { gyro.emit(w, at: t, accelerometer: d, report: problems, into: &events) }
                 if let a = acc.acceleration(of: r, now: now) {
                     events.append(.motion(.acceleration(metersPerSecondSquared: a, at: t, scanTimestampNs: r.timestampNs)))
                 }
@@ -229,23 +226,17 @@ package final class AccelerometerService {
     }
 
     /// The sysfs directory of the device whose buffer is read, if one is.
-    private var bufferSyspath: String? {
-        guard let acc = accelerometer, acc.driver.modeName == "buffer" else { return nil }
-        return acc.device.syspath
-    }
+    private var bufferSyspath: String? { accelerometer?.driver.modeName == "buffer" ? accelerometer?.device.syspath : nil }
 
     // MARK: what the watch says
 
     private func act(on change: HotplugWatch.Change, now: Double, into events: inout [SensorEvent]) {
         switch change {
         case .removed(let syspath):
-            if let acc = accelerometer, acc.device.syspath == syspath {
-                let d = acc.device, reason = "udev remove event for \(syspath)"
-                detach(deviceGone: true)
-                log.warning("accelerometer \(d.displayName) disappeared (\(reason)); released it, waiting for it to come back",
-                    ["sensor.device": d.id])
-                nextAttachAttempt = now
-                events.append(.detached(d.displayName, reason: reason))
+            if let d = accelerometer?.device, d.syspath == syspath {
+                let reason = "udev remove event for \(syspath)"
+                release(reason, deviceGone: true, lookAgainAt: now, into: &events,
+                        "accelerometer \(d.displayName) disappeared (\(reason)); released it, waiting for it to come back")
             } else if let acc = accelerometer, let g = gyro.siblingDevice, g.syspath == syspath {
                 events.append(gyro.drop(g.displayName, why: "udev remove event for \(syspath)", deviceGone: true,
                                         accelerometer: acc.device, log: log))
@@ -263,14 +254,23 @@ package final class AccelerometerService {
         }
     }
 
+    /// Releases the device for `reason` with one line (a warning when it went away, else a
+    /// notice) and looks for it again at `lookAgainAt`.
+    private func release(_ reason: String, deviceGone: Bool, lookAgainAt: Double, into events: inout [SensorEvent],
+                         _ line: String) {
+        guard let d = accelerometer?.device else { return }
+        detach(deviceGone: deviceGone)
+        nextAttachAttempt = lookAgainAt
+        if deviceGone { log.warning(line, ["sensor.device": d.id]) } else { log.notice(line, ["sensor.device": d.id]) }
+        events.append(.detached(d.displayName, reason: reason))
+    }
+
     /// Releases a buffer another reader may want (disabled, its attributes put back) and
     /// attaches again at once, polling.
     private func giveBackBuffer(why: String, now: Double, into events: inout [SensorEvent]) {
         guard let d = accelerometer?.device else { return }
-        detach()
-        nextAttachAttempt = now
-        log.notice("\(d.displayName): \(why); giving its buffer back, polling from now on", ["sensor.device": d.id])
-        events.append(.detached(d.displayName, reason: why))
+        release(why, deviceGone: false, lookAgainAt: now, into: &events,
+                "\(d.displayName): \(why); giving its buffer back, polling from now on")
     }
 
     /// A device polled because `Sensor.mode = auto` found its buffer attributes not
@@ -281,11 +281,8 @@ package final class AccelerometerService {
         guard configured.mode == .auto, let a = accelerometer?.attachment, a.mode == "poll", a.device.bufferCapable,
               BufferPermission.isPermission(a.modeReason),
               BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return }
-        detach()
-        log.notice("\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode",
-            ["sensor.device": a.device.id])
-        nextAttachAttempt = now
-        events.append(.detached(a.device.displayName, reason: "its buffer attributes became writable"))
+        release("its buffer attributes became writable", deviceGone: false, lookAgainAt: now, into: &events,
+                "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode")
     }
 
     /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is
@@ -296,12 +293,8 @@ package final class AccelerometerService {
     private func dropUnreachableRemote(now: Double, into events: inout [SensorEvent]) {
         guard case .uri(let uri) = configured.device, let acc = accelerometer,
               let reason = acc.unreachable(now: now, source: uri, giveUpAfter: Self.remoteGiveUp) else { return }
-        let d = acc.device
-        detach(deviceGone: true)
-        nextAttachAttempt = now
-        log.warning("accelerometer \(d.displayName) unreachable: \(reason); released it, reconnecting every second",
-            ["sensor.device": d.id])
-        events.append(.detached(d.displayName, reason: reason))
+        release(reason, deviceGone: true, lookAgainAt: now, into: &events,
+                "accelerometer \(acc.device.displayName) unreachable: \(reason); released it, reconnecting every second")
     }
 
     /// A read of an input device's event node failed: the device is gone (ENODEV once
@@ -310,11 +303,8 @@ package final class AccelerometerService {
     private func inputNodeFailed(_ p: ReadProblem, device: AccelerometerDescription, now: Double,
                                  into events: inout [SensorEvent]) {
         let reason = "\(p.attribute): \(p.reason)"
-        detach(deviceGone: true)
-        nextAttachAttempt = now + 1
-        log.warning("accelerometer \(device.displayName) vanished (\(reason)); released it, waiting for it to come back",
-            ["sensor.device": device.id])
-        events.append(.detached(device.displayName, reason: reason))
+        release(reason, deviceGone: true, lookAgainAt: now + 1, into: &events,
+                "accelerometer \(device.displayName) vanished (\(reason)); released it, waiting for it to come back")
     }
 
     // MARK: attaching
@@ -323,42 +313,14 @@ package final class AccelerometerService {
     /// waits; tried again every second while it waits.
     private func attach(now: Double, into events: inout [SensorEvent]) {
         nextAttachAttempt = now + 1.0
-        var found: Found
-        switch Self.discover(configured, udev: watch.udevContext, removed: watch.isRemoved) {
-        case .success(let f): found = f
+        let o: Opened
+        switch Self.open(configured, watch: watch, log: log) {
+        case .success(let opened): o = opened
         case .failure(let why): return waiting(why.reason, into: &events)
         }
-        let selection = SensorSelection.select(configured.device, from: found.accelerometers)
-        guard let chosen = selection.chosen else {
-            let skipped = selection.notChosen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-            return waiting(selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")"), into: &events)
-        }
-        for p in chosen.mountMatrixProblems {
-            log.warning("\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
-                ["sensor.device": chosen.id, "sensor.attribute": p.source])
-        }
-        if found.context == nil, !chosen.isInput {
-            do { found.context = try Context() } catch { found.contextError = error }
-        }
-        let pairing = GyroPairing.pair(accelerometer: chosen, gyroscopes: found.gyroscopes, selector: configured.gyro,
-                                       configuredMatrix: configured.gyroMountMatrix)
-        // The rate the device will sample at once `sampling_frequency` is set.
-        let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: configured.rateHz) ?? $0.currentHz }
-            ?? configured.rateHz
-        // Scans per buffer wakeup. Over the network a refill blocks until its scans came
-        // (libiio's network backend has no poll descriptor): one scan per read there.
-        let local = chosen.syspath != nil
-        let shared = BufferSharing.reason(chosen, sensorProxy: watch.sensorProxyState)
-        let scansPerWakeup = local ? configured.scansPerWakeup(deviceHz: deviceHz) : 1
-        let made = AccelerometerDriverTable.open(.init(
-            device: chosen, context: found.context, contextError: found.contextError, mode: configured.mode, local: local,
-            scansPerWakeup: scansPerWakeup, gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }, shared: shared))
-        guard case .success(let (drv, modeReason)) = made else {
-            if case .failure(let e) = made { waiting("\(e)", into: &events) }
-            return
-        }
-        let acc = AttachedAccelerometer(driver: drv, context: found.context, settings: configured, shared: shared != nil,
-                                        modeReason: modeReason, selection: selection.reason, now: now, log: log,
+        let chosen = o.driver.device
+        let acc = AttachedAccelerometer(driver: o.driver, context: o.context, settings: configured, shared: o.shared,
+                                        modeReason: o.modeReason, selection: o.selection, now: now, log: log,
                                         problems: problems)
         accelerometer = acc
         // An input device is drained once a frame, from the last read (one per frame,
@@ -367,12 +329,12 @@ package final class AccelerometerService {
         let inputPeriod = 1 / max(configured.framesPerSecond ?? configured.rateHz, 0.1)
         schedule.pace(period: chosen.isInput ? inputPeriod : 1 / max(configured.rateHz, 0.1), fromLastRead: chosen.isInput)
         // The batch interval counts only while a buffer wakes the caller.
-        schedule.attached(now: now, batchInterval: Double(scansPerWakeup) / deviceHz)
-        let how = gyro.start(pairing, accelerometer: chosen, driver: drv, context: found.context, local: local,
-                             settings: configured, sensorProxy: watch.sensorProxyState)
+        schedule.attached(now: now, batchInterval: o.batchInterval)
+        let how = gyro.start(o.pairing, accelerometer: chosen, driver: o.driver, context: o.context,
+                             local: chosen.syspath != nil, settings: configured, sensorProxy: watch.sensorProxyState)
         lastWaitingReason = nil
         log.notice(Self.attachLine(acc.attachment, gyroscope: gyro.isUsed ? how : "none (\(how))"),
-            ["sensor.device": chosen.id, "sensor.mode": drv.modeName])
+            ["sensor.device": chosen.id, "sensor.mode": o.driver.modeName])
         if let a = attachment { events.append(.attached(a)) }
     }
 

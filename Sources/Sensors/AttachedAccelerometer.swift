@@ -55,7 +55,7 @@ final class AttachedAccelerometer {
         self.log = log
         self.problems = problems
         silence = driver.modeName == "buffer" ? ScanSilence(attachedAt: now) : nil
-        conditioner = SampleConditioner(calibration: d.calibration(invert: settings.invert))
+        conditioner = SampleConditioner(mountMatrix: d.mountMatrix, invert: settings.invert)
         let freq: String
         (freq, restoreFrequency) = Self.setRate(d, driver: driver, rateHz: settings.rateHz, shared: shared)
         status = .init(device: d, mode: driver.modeName, modeReason: modeReason, selectionReason: selection,
@@ -129,10 +129,10 @@ final class AttachedAccelerometer {
             ["sensor.device": device.id, "sensor.attribute": p.attribute])
     }
 
-    /// A reading in device-frame m/s^2, or nil when it is unusable (reported).
-    func acceleration(of r: RawReading, now: Double) -> Vector3? {
-        switch conditioner.acceleration(raw: r.raw) {
-        case .success(let a): return a
+    /// A reading in device-frame m/s^2, or nil when the driver found it unusable (reported).
+    func acceleration(of r: AccelerometerReading, now: Double) -> Vector3? {
+        switch r.acceleration {
+        case .success(let a): return conditioner.acceleration(sensor: a)
         case .failure(let p):
             problems.report(p, device: device, now: now)
             return nil

@@ -264,7 +264,8 @@ final class PairedGyroscope {
                      report: ReadProblemLog, into events: inout [SensorEvent]) {
         while nextReading < readings.count, Self.notAfter(readings[nextReading].timestampNs, ns) {
             let r = readings[nextReading]
-            emit(r.raw, at: timeline.time(ofNs: r.timestampNs), accelerometer: accelerometer, report: report, into: &events)
+            emit(.success(r.radiansPerSecond), at: timeline.time(ofNs: r.timestampNs), accelerometer: accelerometer,
+                 report: report, into: &events)
             nextReading += 1
         }
     }
@@ -276,8 +277,8 @@ final class PairedGyroscope {
         return a <= b
     }
 
-    /// The polled sibling's counts for the reading in hand, or nil (none, or a problem
-    /// reported).
+    /// The polled sibling's rate (rad/s, sensor frame) for the reading in hand, or nil
+    /// (none, or a problem reported).
     func poll(now: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
               into events: inout [SensorEvent]) -> Vector3? {
         guard let s = sibling else { return nil }
@@ -286,21 +287,21 @@ final class PairedGyroscope {
         s.read(into: &readings, problems: &problems)
         for p in problems { failed(p, accelerometer: accelerometer, now: now, report: report, into: &events) }
         defer { readings.removeAll(keepingCapacity: true) }
-        return readings.last?.raw
+        return readings.last?.radiansPerSecond
     }
 
-    /// Counts to rad/s in the device frame; a bad value is reported and skipped.
-    func emit(_ raw: Vector3, at t: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
-              into events: inout [SensorEvent]) {
+    /// A rate (rad/s, sensor frame, as the driver handed it over) in the device frame:
+    /// the pairing's mount matrix and sign (`RateCalibration`; the driver applied the
+    /// scale and offset); a value the driver found bad is reported and skipped.
+    func emit(_ rate: Result<Vector3, ReadProblem>, at t: Double, accelerometer: AccelerometerDescription,
+              report: ReadProblemLog, into events: inout [SensorEvent]) {
         guard let cal = calibration else { return }
-        let w = cal.angularVelocity(raw: raw)
-        if let why = SampleRejection.checkRate(w) {
-            report.report(ReadProblem(attribute: "in_anglvel_x_raw,in_anglvel_y_raw,in_anglvel_z_raw",
-                                      value: SampleConditioner.text(raw), reason: "\(why)"),
-                          device: accelerometer, now: t, what: "gyroscope reading")
-        } else {
+        switch rate {
+        case .success(let w):
             failures = 0
-            events.append(.motion(.angularVelocity(radiansPerSecond: w, at: t)))
+            events.append(.motion(.angularVelocity(radiansPerSecond: cal.mountMatrix.apply(w) * cal.sign, at: t)))
+        case .failure(let p):
+            report.report(p, device: accelerometer, now: t, what: "gyroscope reading")
         }
     }
 
