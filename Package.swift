@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "CardTests", dependencies: ["Card", "Color", "Raster", "Runtime", "Output", "PNG", "LinuxSystem",
                                                     "TestSupport"],
                     exclude: ["Golden"]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "Evdev", "TestSupport"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "Evdev", "Logging", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "SharedMemory", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),

@@ -254,7 +254,7 @@ package final class Pipeline {
     private func publishStatus(on bus: StatusBus, at now: Double) {
         guard bus.isDue(now: now) else { return }
         var s = bus.status
-        let attachment = (parts.source as? AccelerometerService)?.attachment
+        let attachment = parts.source.attachment
         s.state = isIdle ? "idle" : attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
         s.sensor = attachment?.device.displayName ?? ""
         s.sensorMode = attachment?.mode ?? ""

@@ -29,6 +29,10 @@ package protocol SampleSource: AnyObject {
     func suspend(why: String) -> SensorEvent?
     /// Someone looks again: read again from the next `handle` on.
     func resume(now: Double)
+    /// The device read now, its mode and why, and its gyroscope, as the bus shows them
+    /// (the properties `Sensor`, `SensorMode`, `SensorModeReason`, `Gyroscope`); nil while no
+    /// device is attached, and always for a source without one (a trace, the simulation).
+    var attachment: AccelerometerService.Attachment? { get }
 }
 
 extension SampleSource {
@@ -38,6 +42,7 @@ extension SampleSource {
     /// A simulated or recorded sensor costs nothing to keep reading: it never suspends.
     package func suspend(why: String) -> SensorEvent? { nil }
     package func resume(now: Double) {}
+    package var attachment: AccelerometerService.Attachment? { nil }
 
     /// `handle(now:readable:into:)` into a new array.
     package func handle(now: Double, readable: [Int32]) -> [SensorEvent] {

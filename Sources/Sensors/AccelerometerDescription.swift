@@ -72,9 +72,4 @@ package struct AccelerometerDescription: IIODeviceDescription {
         return MountMatrixProblem.choose([("udev:ACCEL_MOUNT_MATRIX", s.udevProperties["ACCEL_MOUNT_MATRIX"])]
                                          + mountMatrixAttributes.map { ("sysfs:\($0)", s.attributes[$0]) })
     }
-
-    /// The calibration the attitude uses.
-    package func calibration(invert: Bool) -> AccelCalibration {
-        AccelCalibration(scale: scale, offset: offset, mountMatrix: mountMatrix, invert: invert)
-    }
 }

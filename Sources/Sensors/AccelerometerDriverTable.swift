@@ -82,7 +82,7 @@ struct AccelerometerDriverTable {
         let why = "an input device: its event node read through libevdev"
         return .use(c.mode == .auto ? why : "\(why) (Sensor.mode = \(c.mode.rawValue) applies to IIO devices)")
     }, open: { c in
-        do throws(SensorError) { return .success(try InputDeviceAccelerometer(device: c.device, gyro: c.gyro != nil)) }
+        do throws(SensorError) { return .success(try InputDeviceAccelerometer(device: c.device, gyro: c.gyro)) }
         catch { return .failure(error) }
     }, openFailed: { _, error in .refuse(error) })
 
@@ -102,7 +102,7 @@ struct AccelerometerDriverTable {
     }, open: { c in
         do throws(SensorError) {
             return .success(try IIOBufferedAccelerometer(device: c.device, context: c.context!, scansPerWakeup: c.scansPerWakeup,
-                                                         gyro: c.gyro != nil))
+                                                         gyro: c.gyro))
         } catch { return .failure(error) }
     }, openFailed: { c, error in
         if error.errno == EBUSY {

@@ -1,17 +1,5 @@
 import Motion
 
-/// One reading of a gyroscope in a device of its own: counts in the sensor frame, and in
-/// buffer mode the scan's timestamp (ns, the device's `current_timestamp_clock`).
-package struct GyroReading: Hashable, Sendable {
-    package var raw: Vector3
-    package var timestampNs: Int64?
-
-    package init(raw: Vector3, timestampNs: Int64? = nil) {
-        self.raw = raw
-        self.timestampNs = timestampNs
-    }
-}
-
 /// A gyroscope read beside the accelerometer from a device of its own (a HID sensor hub's
 /// `gyro_3d` beside its `accel_3d`, or one named by `Sensor.gyro`), in the accelerometer's
 /// mode where it can be: polled with each accelerometer reading

@@ -24,6 +24,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     private let timestampElement: Int?
     /// Positions of the gyroscope's axes in the same scan (a combined IMU), if paired.
     private let gyroAxes: (x: Int, y: Int, z: Int)?
+    /// That gyroscope's scale (rad/s per count) and offset (counts).
+    private let gyroUnits: (scale: Vector3, offset: Vector3)?
     /// Scans per refill and the kernel's watermark.
     package var scansPerWakeup: Int { scans.scansPerRefill }
     /// The device node, readable when `scansPerWakeup` scans are waiting; nil without a
@@ -32,7 +34,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
 
     /// - Parameter gyro: decode `anglvel_{x,y,z}` of the same scan too (the device's own
     ///   gyroscope, paired).
-    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1, gyro: Bool = false) throws(SensorError) {
+    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1,
+                 gyro: GyroscopeDescription? = nil) throws(SensorError) {
         self.device = device
         let layout = try device.scanLayout.get()
         guard let accel = layout.axisElements(of: "accel") else {
@@ -40,7 +43,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
         }
         axes = accel
         timestampElement = layout.elementIndex(named: "timestamp")
-        gyroAxes = gyro ? layout.axisElements(of: "anglvel") : nil
+        gyroAxes = gyro == nil ? nil : layout.axisElements(of: "anglvel")
+        gyroUnits = gyro.map { ($0.scale, $0.offset) }
         scans = try IIOScanBuffer(device: device, context: context, scansPerRefill: scansPerWakeup)
     }
 
@@ -48,7 +52,7 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package var maximumReadingsPerRead: Int { gyroAxes == nil ? 1 : scans.kernelBufferScans }
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
-        var newest: RawReading?
+        var newest: AccelerometerReading?
         scans.drain(scans: { bytes, count in
             // Every scan that carries a gyroscope's rates is a reading: rates are
             // integrated, so one left out is a turn lost. Of the accelerometer alone the
@@ -62,11 +66,15 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
     }
 
     /// One whole scan to a reading, through the element positions found at setup.
-    private func decode(_ scan: UnsafeRawBufferPointer) -> RawReading {
+    private func decode(_ scan: UnsafeRawBufferPointer) -> AccelerometerReading {
         let layout = scans.layout
-        return RawReading(raw: layout.vector(axes, in: scan),
-                          timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) },
-                          gyroRaw: gyroAxes.map { layout.vector($0, in: scan) })
+        var w: Result<Vector3, ReadProblem>?
+        if let g = gyroAxes, let u = gyroUnits {
+            w = ReadingUnits.angularVelocity(counts: layout.vector(g, in: scan), scale: u.scale, offset: u.offset)
+        }
+        return AccelerometerReading(
+            acceleration: ReadingUnits.acceleration(counts: layout.vector(axes, in: scan), scale: device.scale, offset: device.offset),
+            timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) }, angularVelocity: w)
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

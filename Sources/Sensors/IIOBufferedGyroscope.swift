@@ -44,8 +44,13 @@ package final class IIOBufferedGyroscope: GyroscopeDriver {
         scans.drain(scans: { bytes, count in
             for i in 0..<count {
                 let scan = scans.scan(i, of: bytes)
-                readings.append(GyroReading(raw: layout.vector(axes, in: scan),
-                                            timestampNs: layout.firstValue(of: timestampElement, in: scan)))
+                switch ReadingUnits.angularVelocity(counts: layout.vector(axes, in: scan), scale: device.scale,
+                                                    offset: device.offset) {
+                case .success(let w):
+                    readings.append(GyroReading(radiansPerSecond: w, timestampNs: layout.firstValue(of: timestampElement, in: scan)))
+                case .failure(let p):
+                    problems.append(p)
+                }
             }
         }, problem: { problems.append($0) })
     }

@@ -27,11 +27,13 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
         guard let x = rawText(0, &events), let y = rawText(1, &events), let z = rawText(2, &events) else { return }
-        switch RawReading.parse(x: x, y: y, z: z) {
-        case .success(var r):
+        switch ReadingUnits.counts(channel: "accel", x, y, z) {
+        case .success(let counts):
+            var r = AccelerometerReading(acceleration: ReadingUnits.acceleration(counts: counts, scale: device.scale,
+                                                                                 offset: device.offset))
             if let gyro {
                 switch gyro.read() {
-                case .success(let w): r.gyroRaw = w
+                case .success(let w): r.angularVelocity = .success(w)
                 case .failure(let p): events.append(.gyroProblem(p))
                 }
             }

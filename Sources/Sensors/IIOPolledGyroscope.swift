@@ -37,12 +37,14 @@ package final class IIOPolledGyroscope: GyroscopeDriver {
             default: texts.2 = text
             }
         }
-        return RawReading.parseCounts(channel: "anglvel", texts.0, texts.1, texts.2)
+        return ReadingUnits.counts(channel: "anglvel", texts.0, texts.1, texts.2).flatMap { c in
+            ReadingUnits.angularVelocity(counts: c, scale: device.scale, offset: device.offset)
+        }
     }
 
     package func read(into readings: inout [GyroReading], problems: inout [ReadProblem]) {
         switch read() {
-        case .success(let w): readings.append(GyroReading(raw: w))
+        case .success(let w): readings.append(GyroReading(radiansPerSecond: w))
         case .failure(let p): problems.append(p)
         }
     }

@@ -25,7 +25,9 @@ import Motion
 package final class InputDeviceAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
     package var modeName: String { "input" }
-    package let readsGyroscope: Bool
+    package var readsGyroscope: Bool { gyroUnits != nil }
+    /// The node's own gyroscope's scale (rad/s per count) and offset (counts), when paired.
+    private let gyroUnits: (scale: Vector3, offset: Vector3)?
     private var node: EvdevDevice?
     private let facts: InputDeviceFacts
     private var clock = InputReportClock()
@@ -34,9 +36,9 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
     /// Between `SYN_DROPPED` and the end of libevdev's sync.
     private var syncing = false
 
-    /// - Parameter gyro: read ABS_RX/RY/RZ into `RawReading.gyroRaw` (the node's own
-    ///   gyroscope, paired).
-    package init(device: AccelerometerDescription, gyro: Bool) throws(SensorError) {
+    /// - Parameter gyro: read ABS_RX/RY/RZ into `AccelerometerReading.angularVelocity` (the
+    ///   node's own gyroscope, paired).
+    package init(device: AccelerometerDescription, gyro: GyroscopeDescription?) throws(SensorError) {
         guard let facts = device.input, let path = device.devnode else {
             throw SensorError(device: device.displayName, "not an input device with an event node")
         }
@@ -51,7 +53,7 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
         } catch {
             throw SensorError(device: device.displayName, "\(error)", errno: error.code)
         }
-        readsGyroscope = gyro && facts.gyroScale != nil
+        gyroUnits = facts.gyroScale == nil ? nil : gyro.map { ($0.scale, $0.offset) }
     }
 
     /// A report per reading with the gyroscope: as many as the kernel's buffer for this
@@ -67,7 +69,7 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
         guard let node else { return }
-        var newest: RawReading?
+        var newest: AccelerometerReading?
         var reports = 0
         while true {
             let next: EvdevRead?
@@ -106,12 +108,18 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
         if let newest { events.append(.reading(newest)) }
     }
 
-    /// libevdev's state of the axes, as counts.
-    private func reading(_ node: EvdevDevice, timestampNs: Int64?, gyro: Bool) -> RawReading {
+    /// libevdev's state of the axes, in m/s^2 (and rad/s).
+    private func reading(_ node: EvdevDevice, timestampNs: Int64?, gyro: Bool) -> AccelerometerReading {
         func counts(_ a: AbsoluteAxis, _ b: AbsoluteAxis, _ c: AbsoluteAxis) -> Vector3 {
             Vector3(Double(node.value(a)), Double(node.value(b)), Double(node.value(c)))
         }
-        return RawReading(raw: counts(.x, .y, .z), timestampNs: timestampNs, gyroRaw: gyro ? counts(.rx, .ry, .rz) : nil)
+        var w: Result<Vector3, ReadProblem>?
+        if gyro, let u = gyroUnits {
+            w = ReadingUnits.angularVelocity(counts: counts(.rx, .ry, .rz), scale: u.scale, offset: u.offset)
+        }
+        return AccelerometerReading(
+            acceleration: ReadingUnits.acceleration(counts: counts(.x, .y, .z), scale: device.scale, offset: device.offset),
+            timestampNs: timestampNs, angularVelocity: w)
     }
 
     /// Writes an attribute of the input device (`poll`, the poller's interval).

@@ -4,29 +4,38 @@
 /// parameter, seconds.
 struct ReadSchedule: Sendable {
     /// Seconds between reads at full rate: `1 / Sensor.rate`; an input device's, a frame.
-    private(set) var fullRatePeriod: Double
+    private var fullRate: Double
     /// Reads are paced from the last one rather than on a fixed grid: an input device's
     /// reads then line up with the frames, one wakeup each (a grid drifts against the
     /// frames' actual times, and a read just before a frame is due is a wakeup of its own).
-    private(set) var pacedFromLastRead = false
+    private var pacedFromLastRead = false
     /// When the next timed read is due.
-    private(set) var nextRead = 0.0
+    private var nextReadAt = 0.0
     /// Buffer mode: the device node is waited on (it has given data when readable);
     /// cleared when it reports readable without data (an emulated node at its end, a
     /// failing device), set again when a timed read finds data.
-    private(set) var bufferWakesUs = true
+    private var bufferWakesUs = true
     /// When the last read that found data happened while waiting on the buffer, and the
     /// smoothed time between such reads (the batch interval the kernel delivers).
-    private(set) var lastData: Double?
-    private(set) var batchInterval: Double?
+    private var lastData: Double?
+    private var batch: Double?
+    /// `idlePeriod`.
+    private var idle: Double?
+
+    /// Seconds between reads at full rate.
+    var fullRatePeriod: Double { fullRate }
+    /// When the next timed read is due.
+    var nextRead: Double { nextReadAt }
+    /// The smoothed seconds between batches while the buffer wakes the caller.
+    var batchInterval: Double? { batch }
 
     init(rateHz: Double) {
-        fullRatePeriod = 1 / max(rateHz, 0.1)
+        fullRate = 1 / max(rateHz, 0.1)
     }
 
     /// Reads every `period` seconds at full rate, on a grid or from the last read.
     mutating func pace(period: Double, fromLastRead: Bool) {
-        fullRatePeriod = max(period, 1e-3)
+        fullRate = max(period, 1e-3)
         pacedFromLastRead = fromLastRead
     }
 
@@ -34,40 +43,42 @@ struct ReadSchedule: Sendable {
     /// still for a while, so a still device costs next to nothing. Cleared on the first
     /// sample that moves: full rate from then on.
     var idlePeriod: Double? {
-        didSet {
-            if idlePeriod == nil, oldValue != nil { nextRead = 0 }
+        get { idle }
+        set {
+            if newValue == nil, idle != nil { nextReadAt = 0 }
+            idle = newValue
             lastData = nil
         }
     }
 
     /// Seconds between timed reads.
-    var period: Double { max(fullRatePeriod, idlePeriod ?? 0) }
+    var period: Double { max(fullRate, idle ?? 0) }
 
     /// Whether reads wait on the device node: buffer mode, moving (a still device is read
     /// on the idle timer, and the kernel buffer keeps its scans meanwhile).
-    var waitsOnNode: Bool { idlePeriod == nil && bufferWakesUs }
+    var waitsOnNode: Bool { idle == nil && bufferWakesUs }
 
     /// A device attached at `now`, delivering `batchInterval` seconds of scans per wakeup
     /// in buffer mode: read at once.
     mutating func attached(now: Double, batchInterval: Double) {
         bufferWakesUs = true
         lastData = nil
-        self.batchInterval = batchInterval
-        nextRead = now
+        batch = batchInterval
+        nextReadAt = now
     }
 
-    func isDue(now: Double) -> Bool { now >= nextRead }
+    func isDue(now: Double) -> Bool { now >= nextReadAt }
 
     /// No timed read before `t` (reads the kernel refuses are retried slowly).
-    mutating func postpone(until t: Double) { nextRead = max(nextRead, t) }
+    mutating func postpone(until t: Double) { nextReadAt = max(nextReadAt, t) }
 
     /// How long the caller may sleep before the next timed read.
-    func timeout(now: Double) -> Double { max(0, nextRead - now) }
+    func timeout(now: Double) -> Double { max(0, nextReadAt - now) }
 
     /// When the next sample should be there: waiting on the node, one batch interval after
     /// the last one; otherwise the next timed read.
     func nextSampleExpected(now: Double, waitedOnNode: Bool) -> Double {
-        if waitedOnNode, let last = lastData, let gap = batchInterval { return max(0, last + gap - now) }
+        if waitedOnNode, let last = lastData, let gap = batch { return max(0, last + gap - now) }
         return timeout(now: now)
     }
 
@@ -75,27 +86,27 @@ struct ReadSchedule: Sendable {
     /// woke the caller; `gotData`, whether the read found a reading.
     mutating func didRead(now: Double, waited: Bool, woke: Bool, gotData: Bool) {
         guard waited else {
-            nextRead = pacedFromLastRead ? now + period : max(nextRead + period, now - period)
+            nextReadAt = pacedFromLastRead ? now + period : max(nextReadAt + period, now - period)
             if gotData, !bufferWakesUs { bufferWakesUs = true }
             lastData = nil
             return
         }
-        let expected = batchInterval ?? period
+        let expected = batch ?? period
         if gotData {
             // The kernel's pace, learnt: consecutive batches only (a gap of two or more
             // intervals is a batch the timed read took, or a pause).
             if let last = lastData, now - last > 0.5 * expected, now - last < 1.5 * expected {
-                batchInterval = 0.8 * expected + 0.2 * (now - last)
+                batch = 0.8 * expected + 0.2 * (now - last)
             }
             lastData = now
-            nextRead = now + 1.1 * (batchInterval ?? period)
+            nextReadAt = now + 1.1 * (batch ?? period)
         } else if woke {
             // Readable without data: not a real watermark; timed reads from here on.
             bufferWakesUs = false
             lastData = nil
-            nextRead = now + period
+            nextReadAt = now + period
         } else {
-            nextRead = now + expected    // a late batch: the node wakes the caller when it comes
+            nextReadAt = now + expected    // a late batch: the node wakes the caller when it comes
         }
     }
 }

@@ -22,7 +22,7 @@
 /// `now`.
 package struct ReadingTimeline: Sendable {
     /// The last time given: times never go back.
-    package private(set) var last = -Double.infinity
+    private var last = -Double.infinity
     /// Seconds: scans further apart than this in one wakeup are not dated back, and a
     /// device clock that jumps back by this much is tied to the caller's again.
     package static let spanLimit = 2.0

@@ -9,7 +9,7 @@ import Systemd
 /// may be running. Never blocks: the caller polls `fileDescriptor`, waits at most
 /// `timeout(now:)` and then calls `process`.
 final class SensorProxyWatch {
-    private(set) var state: BufferSharing.SensorProxy
+    private var known: BufferSharing.SensorProxy
     private let link: ReconnectingBus?
     /// Readable when the connection has the events sd-bus waits for.
     private let readiness: WritabilityWatch?
@@ -22,9 +22,9 @@ final class SensorProxyWatch {
     init(noBus: (String) -> Void) {
         do {
             let r = try WritabilityWatch(), l = try ReconnectingBus()
-            (state, link, readiness) = (.bus(running: nil), l, r)
+            (known, link, readiness) = (.bus(running: nil), l, r)
         } catch {
-            (state, link, readiness) = (.noBus, nil, nil)
+            (known, link, readiness) = (.noBus, nil, nil)
             noBus("\(error)")
             return
         }
@@ -32,17 +32,20 @@ final class SensorProxyWatch {
             try link?.setUp { [unowned self] bus throws(SystemBusError) in
                 try bus.watchName(BufferSharing.sensorProxyBusName) { [unowned self] running in
                     let new = BufferSharing.SensorProxy.bus(running: running)
-                    if new != state { (state, changed) = (new, true) }
+                    if new != known { (known, changed) = (new, true) }
                 }
             }
         } catch {
             // The match or the call could not even be queued: nothing will be known.
-            state = .disconnected
+            known = .disconnected
             noBus("\(error)")
         }
     }
 
     /// Readable when `process` has something to do; nil without a bus.
+    /// Whether iio-sensor-proxy runs now, as far as is known.
+    var state: BufferSharing.SensorProxy { known }
+
     var fileDescriptor: Int32? { link == nil ? nil : readiness?.fileDescriptor }
 
     /// Seconds from `now` after which `process` is due anyway (nil: never), and what
@@ -63,7 +66,7 @@ final class SensorProxyWatch {
         switch link.process(now: now) {
         case .lost?:
             readiness.watch(nil)    // a new connection may get the same descriptor number
-            (state, changed) = (.disconnected, true)
+            (known, changed) = (.disconnected, true)
         case .reconnected?, .stillGone?, nil:
             break
         }

@@ -40,7 +40,9 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
                 return
             }
         }
-        events.append(RawReading.parse(x: texts.0, y: texts.1, z: texts.2).driverEvent)
+        events.append(ReadingUnits.counts(channel: "accel", texts.0, texts.1, texts.2).map { c in
+            AccelerometerReading(acceleration: ReadingUnits.acceleration(counts: c, scale: device.scale, offset: device.offset))
+        }.driverEvent)
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

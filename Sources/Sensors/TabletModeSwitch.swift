@@ -11,9 +11,8 @@ import Udev
 /// `SW_TABLET_MODE` event (the kernel reports changes only) is a new pose to capture a
 /// baseline in.
 package final class TabletModeSwitch {
-    package let devnode: String
-    /// The input device's `name` (e.g. "Intel Virtual Switches").
-    package let name: String
+    private let node: String
+    private let inputName: String
     private let fd: FileDescriptor
     /// Up to 32 `struct input_event`s per read, kept so that reads allocate nothing.
     private var buffer = [UInt8](repeating: 0, count: 32 * TabletModeSwitch.eventSize)
@@ -24,12 +23,16 @@ package final class TabletModeSwitch {
     static let swTabletMode: UInt16 = 0x01
 
     package init(devnode: String, name: String) throws {
-        self.devnode = devnode
-        self.name = name
+        node = devnode
+        inputName = name
         fd = try FileDescriptor.open(devnode, O_RDONLY | O_NONBLOCK)
     }
 
     package var fileDescriptor: Int32 { fd.rawValue }
+    /// Its event node, e.g. `/dev/input/event3`.
+    package var devnode: String { node }
+    /// The input device's `name` (e.g. "Intel Virtual Switches").
+    package var name: String { inputName }
 
     /// Every input device of this machine with a tablet-mode switch: (node, name).
     package static func find(udev: UdevContext) -> [(devnode: String, name: String)] {

@@ -1,0 +1,173 @@
+import LinuxSystem
+import Logging
+import Udev
+
+/// What comes and goes around the accelerometer: udev's `add`, `change` and `remove` of
+/// IIO and input devices, iio-sensor-proxy on the system bus, the kernel's tablet-mode
+/// switches. It reads them when their descriptors are readable and hands back what
+/// changed as values (`Change`); `AccelerometerService` acts on them (releases, attaches,
+/// looks for a gyroscope). It remembers the devices removed (never attached, even if
+/// their sysfs directory lingers a moment after the event). Every stored property is its
+/// own. A remote selector (`uri:`) has none of these: no udev, no bus, no switches.
+final class HotplugWatch {
+    /// One thing that changed.
+    enum Change: Equatable, Sendable {
+        /// A udev `remove` of the device at `syspath`.
+        case removed(syspath: String)
+        /// A udev `add` or `change`: a device may be there to attach, or a gyroscope to take up.
+        case appeared(syspath: String)
+        /// A udev `change` of the device whose buffer is read: iio-sensor-proxy may read it
+        /// now; why it is given back.
+        case bufferWanted(syspath: String, why: String)
+        /// iio-sensor-proxy came or went (the line is said).
+        case sensorProxy(BufferSharing.SensorProxy)
+        /// A tablet-mode switch changed (the line is said): why a new baseline.
+        case tabletMode(String)
+    }
+
+    private let log: Logger
+    private let udev: UdevContext?
+    private let monitor: UdevMonitor?
+    /// iio-sensor-proxy on the system bus (local devices only): a device it may read is
+    /// polled, its buffer left alone (`BufferSharing`).
+    private let sensorProxy: SensorProxyWatch?
+    /// The kernel's tablet-mode switches (a convertible folding into tablet mode): each
+    /// change asks for a new baseline.
+    private var tabletSwitches: [TabletModeSwitch] = []
+    /// Devices whose udev `remove` event arrived and no `add` since.
+    private var removed: Set<String> = []
+
+    /// - Parameter local: the devices are this machine's (else nothing is watched).
+    /// - Throws: only when libudev cannot be initialised for local devices.
+    init(local: Bool, log: Logger) throws(SensorError) {
+        self.log = log
+        guard local else {
+            (udev, monitor, sensorProxy) = (nil, nil, nil)
+            return
+        }
+        sensorProxy = SensorProxyWatch(noBus: { why in
+            log.debug("no system bus (\(why)): iio-sensor-proxy cannot be running; buffers of devices it tags are used")
+        })
+        let u: UdevContext
+        do { u = try UdevContext() } catch { throw SensorError(device: "udev", "\(error)") }
+        udev = u
+        // Without a monitor, hotplug still works through the once-a-second
+        // rediscovery while waiting; a vanished device shows as read errors.
+        do {
+            // IIO devices, and input devices (accelerometers, game controllers).
+            monitor = try UdevMonitor(context: u, subsystems: ["iio", "input"])
+        } catch {
+            monitor = nil
+            log.warning("no udev monitor (\(error)); hotplug falls back to rediscovery every second")
+        }
+        for sw in TabletModeSwitch.find(udev: u) {
+            do {
+                tabletSwitches.append(try TabletModeSwitch(devnode: sw.devnode, name: sw.name))
+                log.info("tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
+                    ["input.device": sw.devnode])
+            } catch {
+                log.notice("tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode])
+            }
+        }
+    }
+
+    /// udev, to enumerate local devices with; nil for a remote selector.
+    var udevContext: UdevContext? { udev }
+
+    /// What is known of iio-sensor-proxy; `.noBus` for a remote device.
+    var sensorProxyState: BufferSharing.SensorProxy { sensorProxy?.state ?? .noBus }
+
+    /// Whether udev removed the device at `syspath` (and has not added it since).
+    func isRemoved(_ syspath: String?) -> Bool {
+        guard let syspath else { return false }
+        return removed.contains(syspath)
+    }
+
+    /// Appends the descriptors to poll: the udev monitor, the bus, the switches.
+    func appendFileDescriptors(to fds: inout [Int32]) {
+        if let m = monitor { fds.append(m.fileDescriptor) }
+        if let fd = sensorProxy?.fileDescriptor { fds.append(fd) }
+        for sw in tabletSwitches { fds.append(sw.fileDescriptor) }
+    }
+
+    /// Seconds until the bus watch is due even without its descriptor (a reply's timeout,
+    /// a reconnect).
+    func timeout(now: Double) -> Double { sensorProxy?.timeout(now: now) ?? .infinity }
+
+    /// Takes what the readable descriptors have and appends what changed, in order.
+    /// - Parameter bufferOf: the syspath of the device whose buffer is read, if any.
+    func take(readable: [Int32], now: Double, bufferOf: String?, into changes: inout [Change]) {
+        if let m = monitor, readable.contains(m.fileDescriptor) {
+            while let d = m.receive() {
+                let action = d.action ?? ""
+                log.debug("udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
+                if action == "remove" { removed.insert(d.syspath) }
+                if action == "add" { removed.remove(d.syspath) }
+                let change = Self.change(action: action, syspath: d.syspath, bufferOf: bufferOf, sensorProxy: sensorProxyState,
+                                         sensorProxyType: Discovery.snapshot(of: d, triggerNames: [])?.sensorProxyType)
+                if let change { changes.append(change) }
+            }
+        }
+        if let w = sensorProxy, w.process(now: now, readable: readable) {
+            let state = w.state
+            log.info("iio-sensor-proxy: \(Self.text(state))")
+            changes.append(.sensorProxy(state))
+        }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &changes) }
+    }
+
+    /// What a udev event says: `remove` a device gone; `add` or `change` one that may be
+    /// there; a `change` of the device whose buffer is read (`bufferOf`) that iio-sensor-proxy
+    /// may now read (`sensorProxyType`, its udev tag, looked at only then) wants the buffer
+    /// back. Other actions (`bind`, `unbind`, `move`) say nothing.
+    static func change(action: String, syspath: String, bufferOf: String?, sensorProxy: BufferSharing.SensorProxy,
+                       sensorProxyType: @autoclosure () -> String?) -> Change? {
+        switch action {
+        case "remove":
+            return .removed(syspath: syspath)
+        case "change" where syspath == bufferOf:
+            if let why = BufferSharing.reason(sensorProxyType: sensorProxyType(), sensorProxy: sensorProxy) {
+                return .bufferWanted(syspath: syspath, why: "udev change event: \(why)")
+            }
+            return .appeared(syspath: syspath)
+        case "add", "change":
+            return .appeared(syspath: syspath)
+        default:
+            return nil
+        }
+    }
+
+    /// How iio-sensor-proxy's state is said.
+    static func text(_ state: BufferSharing.SensorProxy) -> String {
+        switch state {
+        case .noBus: "there is no system bus"
+        case .disconnected: "the system bus connection was lost; until it is back, iio-sensor-proxy may be running"
+        case .bus(running: true): "\(BufferSharing.sensorProxyBusName) appeared on the system bus"
+        case .bus: "\(BufferSharing.sensorProxyBusName) is not on the system bus"
+        }
+    }
+
+    /// A change of a tablet-mode switch asks for a new baseline; a switch whose node
+    /// fails is dropped with one line.
+    private func readTabletSwitches(_ readable: [Int32], into changes: inout [Change]) {
+        var i = 0
+        while i < tabletSwitches.count {
+            let sw = tabletSwitches[i]
+            guard readable.contains(sw.fileDescriptor) else {
+                i += 1
+                continue
+            }
+            do {
+                if let value = try sw.read() {
+                    let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
+                    log.notice("\(why); capturing a new baseline", ["input.device": sw.devnode])
+                    changes.append(.tabletMode(why))
+                }
+                i += 1
+            } catch {
+                log.warning("tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
+                tabletSwitches.remove(at: i)
+            }
+        }
+    }
+}
