@@ -14,23 +14,22 @@ package struct CardGeometry: Sendable, Equatable {
     package var width: Double
     package var height: Double
     /// The origin focal point O: where the arcs are centered and where an untilted
-    /// device puts the focal point. Default bottom-center (W/2, H).
+    /// device puts the focal point.
     package var originX: Double
     package var originY: Double
 
     /// Fails for sizes or origins that are not finite, and for sizes that are not positive.
-    package init?(width: Double, height: Double? = nil, originX: Double? = nil, originY: Double? = nil) {
-        let h = height ?? width * 2 / 3
-        let ox = originX ?? width / 2
-        let oy = originY ?? h
-        guard width.isFinite, h.isFinite, width > 0, h > 0, ox.isFinite, oy.isFinite else { return nil }
+    /// Every value is the caller's: the defaults (`Card.height`, `Card.origin = auto`) are
+    /// resolved once, by the configuration (`CardSettings`, on `FocalPoint.cardOrigin`).
+    package init?(width: Double, height: Double, originX: Double, originY: Double) {
+        guard width.isFinite, height.isFinite, width > 0, height > 0, originX.isFinite, originY.isFinite else {
+            return nil
+        }
         self.width = width
-        self.height = h
-        self.originX = ox
-        self.originY = oy
+        self.height = height
+        self.originX = originX
+        self.originY = originY
     }
-
-    package static let standard = CardGeometry(width: 350)!
 
     /// Corner radius, points.
     package static let cornerRadius = 12.0

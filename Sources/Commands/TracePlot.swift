@@ -35,8 +35,8 @@ package struct TracePlot {
 
         package init(_ header: TraceRecord.Header?) {
             let c = header?.card
-            width = c?.width ?? 350
-            height = c?.height ?? width * 2 / 3
+            width = c?.width ?? FocalPoint.cardWidth
+            height = c?.height ?? FocalPoint.cardHeight(width: width)
             let o = c.flatMap { $0.origin.count == 2 ? FocalPoint(x: $0.origin[0], y: $0.origin[1]) : nil }
                 ?? .cardOrigin(width: width, height: height)
             origin = (o.x, o.y)

@@ -29,8 +29,8 @@ package struct FocalMapper: Hashable, Sendable {
     }
 
     /// The scene's default card (350 x 233.333 pt): O = (175, 233.333).
-    package static func defaultCard(width: Double = 350, height: Double = 350 * 2 / 3) -> FocalMapper {
-        FocalMapper(origin: .cardOrigin(width: width, height: height))
+    package static func defaultCard(width: Double = FocalPoint.cardWidth) -> FocalMapper {
+        FocalMapper(origin: .cardOrigin(width: width, height: FocalPoint.cardHeight(width: width)))
     }
 
     private func offset(_ v: Double, range: Double) -> Double {

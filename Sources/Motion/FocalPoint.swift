@@ -12,4 +12,11 @@ package struct FocalPoint: Hashable, Sendable {
     package static func cardOrigin(width: Double, height: Double) -> FocalPoint {
         FocalPoint(x: width / 2, y: height)
     }
+
+    /// The card's default width W, points (spec/scene.md): `Card.width`'s default, and a
+    /// trace header without a card.
+    package static let cardWidth = 350.0
+
+    /// The card's default height H for a width W (spec/scene.md: 2/3 of it), points.
+    package static func cardHeight(width: Double) -> Double { width * 2 / 3 }
 }

@@ -88,7 +88,7 @@ package struct CardSettings: Sendable, Equatable {
     package init() {}
 
     /// Points.
-    package var width = 350.0
+    package var width = FocalPoint.cardWidth
     /// Points; nil = width * 2/3.
     package var height: Double? = nil
     /// Pixels per point.
@@ -100,7 +100,7 @@ package struct CardSettings: Sendable, Equatable {
     /// fontconfig pattern of the label and arrow font.
     package var font = "DejaVu Sans:style=Bold"
 
-    package var effectiveHeight: Double { height ?? width * 2 / 3 }
+    package var effectiveHeight: Double { height ?? FocalPoint.cardHeight(width: width) }
     /// `origin`, or the default bottom-center.
     package var effectiveOrigin: FocalPoint {
         origin.map { FocalPoint(x: $0.x, y: $0.y) } ?? .cardOrigin(width: width, height: effectiveHeight)

@@ -27,18 +27,21 @@ func expectedKeptPerRow(width: Double, height: Double, originX: Double, originY:
     }
 }
 
+/// spec/scene.md's card: 350 x 233.333 pt, O = (175, 233.333).
+let sceneCard = CardGeometry(width: 350, height: 350 * 2 / 3, originX: 175, originY: 350 * 2 / 3)!
+
 func keptPerRow(_ layout: CardLayout) -> [Int] {
     (0..<7).map { row in layout.dots.filter { $0.row == row }.count }
 }
 
 @Test func candidatesPerRowAre12TimesRowPlusOne() {
-    let layout = CardLayout(geometry: .standard)
+    let layout = CardLayout(geometry: sceneCard)
     #expect(layout.candidatesPerRow == [12, 24, 36, 48, 60, 72, 84])
     #expect(layout.candidatesPerRow.reduce(0, +) == 336)
 }
 
 @Test func defaultCardKeeps175Dots() {
-    let layout = CardLayout(geometry: .standard)
+    let layout = CardLayout(geometry: sceneCard)
     #expect(layout.dots.count == 175)
     #expect(keptPerRow(layout) == [7, 13, 19, 25, 31, 37, 43])
     #expect(keptPerRow(layout) == expectedKeptPerRow(width: 350, height: 350 * 2 / 3, originX: 175, originY: 350 * 2 / 3))
@@ -71,7 +74,7 @@ func otherSizesMatchAnIndependentCull(_ w: Double, _ h: Double, _ ox: Double, _ 
 }
 
 @Test func positionsAndRotationsOfChosenDots() throws {
-    let layout = CardLayout(geometry: .standard)
+    let layout = CardLayout(geometry: sceneCard)
     let h = 350.0 * 2 / 3
     // Row 0, angle pi (k = 6): straight above the origin, arrow up, no rotation.
     let top = try #require(layout.dots.first { $0.row == 0 && $0.k == 6 })
@@ -94,10 +97,11 @@ func otherSizesMatchAnIndependentCull(_ w: Double, _ h: Double, _ ox: Double, _ 
 }
 
 @Test func invalidGeometryIsRejected() {
-    #expect(CardGeometry(width: .nan) == nil)
-    #expect(CardGeometry(width: .infinity) == nil)
-    #expect(CardGeometry(width: 0) == nil)
-    #expect(CardGeometry(width: -5) == nil)
-    #expect(CardGeometry(width: 100, height: -1) == nil)
-    #expect(CardGeometry(width: 100, originX: .nan) == nil)
+    #expect(CardGeometry(width: .nan, height: 100, originX: 0, originY: 0) == nil)
+    #expect(CardGeometry(width: .infinity, height: 100, originX: 0, originY: 0) == nil)
+    #expect(CardGeometry(width: 0, height: 100, originX: 0, originY: 0) == nil)
+    #expect(CardGeometry(width: -5, height: 100, originX: 0, originY: 0) == nil)
+    #expect(CardGeometry(width: 100, height: -1, originX: 0, originY: 0) == nil)
+    #expect(CardGeometry(width: 100, height: 100, originX: .nan, originY: 0) == nil)
+    #expect(CardGeometry(width: 100, height: 100, originX: 0, originY: .infinity) == nil)
 }
