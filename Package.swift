@@ -160,7 +160,7 @@ if Context.environment["SHIMMERD_FUZZ"] == "1" {
                           path: "Fuzz/Sources/FuzzScanDecoder"),
         .executableTarget(name: "FuzzTraceReader", dependencies: ["Tracing", "FuzzSupport"],
                           path: "Fuzz/Sources/FuzzTraceReader"),
-        .executableTarget(name: "FuzzShmHeader", dependencies: ["Output", "LinuxSystem", "FuzzSupport"],
+        .executableTarget(name: "FuzzShmHeader", dependencies: ["SharedMemory", "LinuxSystem", "FuzzSupport"],
                           path: "Fuzz/Sources/FuzzShmHeader"),
     ]
 }

@@ -15,7 +15,7 @@
 import FuzzSupport
 import Glibc
 import LinuxSystem
-import Output
+import SharedMemory
 
 private let directory: String = {
     var template = Array("/tmp/fuzz-shm-XXXXXX".utf8CString)
