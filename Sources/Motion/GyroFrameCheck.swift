@@ -1,7 +1,8 @@
 /// Whether the gyroscope's rates are in the accelerometer's frame (attitude.md section 9's
 /// self-check), decided by evidence that a specific other frame explains the motion
 /// better, weighed over seconds of motion and never final; and, until that frame is
-/// trusted, how much weight the gyroscope deserves (`weight`).
+/// trusted, whether it fits the motion as well as any (`fits`), which decides whether the
+/// gyroscope keeps its whole weight (`AttitudeEstimator.gyroscopeWeight`).
 ///
 /// The test: over groups of `FrameGroup.windows` consecutive windows of `window` seconds,
 /// each accelerometer reading's specific force is turned, by the gyroscope's rates
@@ -29,12 +30,11 @@
 /// once, after `secondsToTrust`, it fits within `trustRatio` of the best and every other
 /// frame leaves `distinct` times as much spread: the motion has told the frames apart.
 ///
-/// `weight`: 1 while no informative group has come and while the frame in use fits within
-/// `fitRatio` of the best; beyond that, `d / (d + e)`, where `e` is the spread its frame
-/// leaves beyond `fitRatio` times the best's (what integrating in a wrong frame adds to the
-/// up direction) and `d` the readings' scatter about gravity in the best frame (what the
-/// hand's acceleration does to the accelerometer alone): the weights of two independent
-/// estimates by their errors, so the blend is never worse than the accelerometer alone.
+/// `fits`: true while no informative group has come, and while the frame in use explains
+/// the motion within `fitRatio` of the best frame. Where it does not, the estimator weighs
+/// the gyroscope by the two estimates' errors: the readings' scatter about gravity in the
+/// best frame (`evidence.disturbance`: what the hand's acceleration does to the
+/// accelerometer alone) against how far the fused and the accelerometer's directions part.
 /// Pure; time is a parameter, seconds; rates rad/s, accelerations m/s^2, device frame.
 package struct GyroFrameCheck: Sendable {
     package static let doubtRatio = 0.3
@@ -69,8 +69,6 @@ package struct GyroFrameCheck: Sendable {
 
     /// The check that gives the verdict: 3 s groups, a quarter turn in each.
     package static let verdict = GyroFrameCheck(window: 0.5, minimumTurn: 0.1, halfLife: 20)
-    /// The check that gives the weight: 1 s groups of a hand's few degrees, a short memory.
-    package static let fit = GyroFrameCheck(window: 0.25, minimumTurn: 0.05, halfLife: 2)
 
     /// Frame `i` of `frameCount`, the identity first: the permutation `i / 8` of the axes
     /// with the signs of the bits of `i % 8` (computed, not stored: nothing is allocated).

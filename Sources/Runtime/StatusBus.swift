@@ -127,7 +127,7 @@ package final class StatusBus {
         package var recalibrate = false
         /// The unique name of the first caller, for the recapture's reason.
         package var recalibrateCaller = ""
-        /// How many calls were merged into it.
+        /// How many calls were coalesced into it.
         package var recalibrateCalls = 0
         /// `claims` is not what it was at the last `process`.
         package var claimsChanged = false
