@@ -635,9 +635,13 @@ def svg(path, runs, out):
 
 FIELD_PINS = ("numpy==2.4.6", "vqf==2.1.2", "imufusion==1.3.3", "ahrs==0.4.0")
 PEERS = ("VQF", "Fusion", "Fusion (rejection)", "Madgwick", "Mahony", "accelerometer direction")
-BROAD_TRIALS = ("02_undisturbed_slow_rotation_B", "07_undisturbed_fast_rotation_B",
+BROAD_TRIALS = ("01_undisturbed_slow_rotation_A", "02_undisturbed_slow_rotation_B",
+                "04_undisturbed_slow_rotation_with_breaks_A", "06_undisturbed_fast_rotation_A",
+                "07_undisturbed_fast_rotation_B", "08_undisturbed_fast_rotation_with_breaks_A",
                 "10_undisturbed_slow_translation_A", "15_undisturbed_fast_translation_A",
-                "24_disturbed_tapping_A", "32_disturbed_attached_magnet_1cm")
+                "21_undisturbed_fast_combined", "24_disturbed_tapping_A", "25_disturbed_tapping_B",
+                "26_disturbed_phone_vibration_A", "28_disturbed_stationary_magnet_A",
+                "29_disturbed_stationary_magnet_B", "32_disturbed_attached_magnet_1cm")
 
 
 def up_from_tilt(u0, dpitch, droll):

@@ -112,7 +112,7 @@ package struct MonitorSession {
             return json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
                                              ("reason", .string(reason))]).text
                         : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone"
-        case .motion(.recapture(let why, _)):
+        case .motion(.recapture(let why, _)), .motion(.recaptureAtRest(let why, _)):
             return json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
                         : "=== Capturing the baseline again (\(why))"
         case .motion(.angularVelocity(let w, let t)):

@@ -36,10 +36,10 @@ package enum AttitudeStep: Hashable, Sendable {
 package enum GyroStep: Hashable, Sendable {
     /// Used for the fused attitude.
     case used
-    /// Used at a weight below one: its frame does not explain the motion as well as
-    /// another (`GyroFrameCheck`), and the attitude leans on the accelerometer as far as
-    /// the two estimates' errors say (`AttitudeEstimator.gyroscopeWeight`).
-    case weighed
+    /// Used at this weight, below one: the frame check doubts or contests its frame
+    /// (`GyroFrameCheck`), and the attitude leans on the accelerometer as far as the two
+    /// estimates' errors say (`AttitudeEstimator.gyroscopeWeight`).
+    case weighed(Double)
     /// Not usable (see `SampleRejection`); nothing changed.
     case rejected(SampleRejection)
     /// The self-check's evidence says another frame fits the motion better: why. Reported
@@ -108,9 +108,7 @@ package struct AttitudeEstimator: Sendable {
     package init(_ configuration: AttitudeConfiguration) {
         self.configuration = configuration
         self.filters = Self.makeFilters(configuration.filter)
-        // Filter off is the spec's pass-through (its test vectors): the first samples.
-        let rest = if case .oneEuro = configuration.filter { true } else { false }
-        capture = BaselineCapture(samples: configuration.baselineSamples, requireRest: rest)
+        capture = BaselineCapture(samples: configuration.baselineSamples)
     }
 
     /// True while gyroscope readings are being fused.
@@ -123,12 +121,15 @@ package struct AttitudeEstimator: Sendable {
         }
     }
 
-    /// Starts a new baseline: after start, after the sensor reappears, on SIGUSR1, on the
-    /// tablet-mode switch; from readings at `t` or later (a batch read late may still hold
-    /// readings from before the request).
-    package mutating func recapture(at t: Double = -.infinity) {
+    /// Starts a new baseline: after the sensor reappears, on SIGUSR1 or Recalibrate(), at
+    /// once; on the tablet-mode switch (`untilRest`), once the device rests
+    /// (`BaselineCapture`); from readings at `t` or later (a batch read late may still
+    /// hold readings from before the request). With the filter off (the spec's
+    /// pass-through, its test vectors) the first samples are always the baseline.
+    package mutating func recapture(at t: Double = -.infinity, untilRest: Bool = false) {
         frame = nil
-        capture.restart(notBefore: t)
+        let filtered = if case .oneEuro = configuration.filter { true } else { false }
+        capture.restart(notBefore: t, untilRest: untilRest && filtered)
         filters = Self.makeFilters(configuration.filter)
         gate.reset()
         noise.restart()
@@ -173,7 +174,10 @@ package struct AttitudeEstimator: Sendable {
         } else {
             pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
         }
-        guard let v = verdictToReport else { return gyroscopeWeight < 1 ? .weighed : .used }
+        guard let v = verdictToReport else {
+            let weight = gyroscopeWeight
+            return weight < 1 ? .weighed(weight) : .used
+        }
         verdictToReport = nil
         switch v {
         case .doubted(let better, let own, let best, let seconds):
@@ -209,7 +213,7 @@ package struct AttitudeEstimator: Sendable {
             switch capture.add(rawUp, usable: usable, at: t, noise: noise.angle) {
             case .collecting(let have, let need, let used):
                 return .collectingBaseline(have: have, need: need, usedForBaseline: used)
-            case .done(let sum, let rested):
+            case .done(let sum, let rested, _):
                 guard let newFrame = TiltFrame(baselineUp: sum) else {
                     return .collectingBaseline(have: 0, need: configuration.baselineSamples, usedForBaseline: false)
                 }
@@ -271,7 +275,8 @@ package struct AttitudeEstimator: Sendable {
     /// fits best), and the mean square divergence of the two directions is the sum of both
     /// errors (independent: one is the hand's, the other the wrong frame's turn).
     package var gyroscopeWeight: Double {
-        guard !frameCheck.trusted, !frameCheck.fits, divergence > 0 else { return 1 }
+        guard !frameCheck.trusted, gyroscopeDoubted || frameCheck.contested, !frameCheck.fits, divergence > 0
+        else { return 1 }
         let accelerometer = 2.0 / 3 * frameCheck.evidence.disturbance
         return min(1, Self.weightShare * accelerometer / divergence)
     }

@@ -55,6 +55,18 @@ package struct GyroFrameCheck: Sendable {
     /// which the device is taken to be carried, not turned in a hand ((0.12 g)^2: a hand
     /// that shakes hard, 1 m/s^2 RMS as a vector, scatters them by 0.11 g).
     package static let translationLimit = 0.015
+    /// A group votes for a frame where the frame in use leaves this many times its spread,
+    /// and where the two frames' predictions part by `separationShare` of what the frame
+    /// in use leaves (see `vote`).
+    package static let voteRatio = 3.0
+    package static let separationShare = 0.5
+    /// Radians (a chord: 5.7 degrees): how far gravity must move in a group for it to vote.
+    package static let minimumTilt = 0.1
+    /// Independent votes the verdict needs: three recent ones (the count decays with the
+    /// scores), a decisive margin repeated, not one group.
+    package static let votesToDoubt = 2.5
+    /// One recent vote: evidence enough to weigh the gyroscope by it (`contested`).
+    package static let votesToWeigh = 0.9
 
     /// The number of frames weighed: the 48 signed permutation matrices.
     package static let frameCount = 48
@@ -108,6 +120,13 @@ package struct GyroFrameCheck: Sendable {
     /// Per frame, the decayed sum of squared spreads; the decayed sum of the readings'
     /// scatter about gravity; the decayed count. Fixed size, allocated once.
     private var scores = InlineArray<48, Double>(repeating: 0)   // frameCount
+    /// Per frame, the decayed count of independent groups that told it from the frame in
+    /// use decisively in its favour (`vote`), and the window its last vote began at; the
+    /// same for the frame in use against its runner-up.
+    private var votes = InlineArray<48, Double>(repeating: 0)   // frameCount
+    private var lastVote = InlineArray<48, Int>(repeating: Int.min / 2)
+    private var confirmations = 0.0
+    private var lastConfirmation = Int.min / 2
     private var disturbance = 0.0
     private var weighed = 0.0
     private var groups = InlineArray<4, FrameGroup>(repeating: FrameGroup())   // FrameGroup.windows
@@ -173,6 +192,15 @@ package struct GyroFrameCheck: Sendable {
         return own <= ratio * best || own - best <= Self.fitExcess * weighed
     }
 
+    /// Some group told another frame from the frame in use decisively in its favour, more
+    /// often than the frame in use was confirmed (`vote`): the evidence a weight below one
+    /// needs.
+    package var contested: Bool {
+        var most = 0.0
+        for i in 1..<Self.frameCount { most = max(most, votes[i]) }
+        return most >= Self.votesToWeigh && most > confirmations
+    }
+
     /// The evidence so far, as means over the groups weighed (squared fractions of g): the
     /// spread the frame in use leaves, the best frame's and its index, the readings'
     /// scatter about gravity.
@@ -198,36 +226,118 @@ package struct GyroFrameCheck: Sendable {
     private mutating func startOver(at t: Double) {
         origin = t
         currentWindow = 0
+        // Window numbers start again: what comes is independent of the votes before.
+        lastVote = InlineArray<48, Int>(repeating: Int.min / 2)
+        lastConfirmation = Int.min / 2
         for g in 0..<FrameGroup.windows { groups[g] = FrameGroup() }
         groups[0].start(at: 0)
     }
 
     /// Scores every frame on a completed group; true when the verdict changed. A group
-    /// counts only where its turn moves gravity, in a frame it is integrated wrongly in,
-    /// `signalRatio` times as much as the hand's acceleration spreads the means in the
-    /// frame that fits it best: fast translation with little turn (a device carried
-    /// briskly) spreads every frame's means, and the least of 48 such spreads is lower
-    /// than the right frame's by chance.
+    /// counts only where no reading in it was a spike (`FrameGroup.spikeLimit`: taps,
+    /// knocks, vibration), and only where its turn moves gravity, in a frame it is
+    /// integrated wrongly in, `signalRatio` times as much as the hand's acceleration spreads
+    /// the means in the frame that fits it best: fast translation with little turn (a
+    /// device carried briskly) spreads every frame's means, and the least of 48 such
+    /// spreads is lower than the right frame's by chance.
+    ///
+    /// A counted group is also a vote (`vote`) where it tells the frame in use and the
+    /// one that fits it best apart decisively.
     private mutating func weigh(_ group: FrameGroup) -> Bool {
         var spreads = InlineArray<48, Double>(repeating: 0)   // frameCount
         var groupBest = (spread: Double.infinity, centre: Vector3.zero)
+        var bestIndex = 0
         for i in 0..<Self.frameCount {
             let s = spread(of: group, inFrame: i)
             spreads[i] = s.spread
-            if s.spread < groupBest.spread { groupBest = s }
+            if s.spread < groupBest.spread {
+                groupBest = s
+                bestIndex = i
+            }
         }
-        guard group.turned * group.turned >= Self.signalRatio * groupBest.spread else { return false }
-        for i in 0..<Self.frameCount { scores[i] = scores[i] * memory + spreads[i] }
+        guard !group.spiky, group.turned * group.turned >= Self.signalRatio * groupBest.spread else { return false }
+        for i in 0..<Self.frameCount {
+            scores[i] = scores[i] * memory + spreads[i]
+            votes[i] *= memory
+        }
+        confirmations *= memory
         var squares = 0.0, count = 0
         for k in 0..<FrameGroup.windows {
             squares += group.sums[k].squares
             count += group.sums[k].count
         }
         let g2 = max(groupBest.centre.dot(groupBest.centre), 1e-9)
-        disturbance = disturbance * memory + max(0, squares / Double(count) - g2) / g2
+        let scatter = max(0, squares / Double(count) - g2) / g2
+        vote(group, spreads: spreads, best: bestIndex, centre: groupBest.centre, disturbance: scatter)
+        disturbance = disturbance * memory + scatter
         weighed = weighed * memory + 1
         secondsWeighed += window
         return judge()
+    }
+
+    /// One group's vote. A group tells frames apart only where the device tilted (its
+    /// gravity moved, as the frame in use integrates the turn, by `minimumTilt`: a turn
+    /// about gravity moves nothing) and was not carried (the readings scatter about
+    /// gravity by at most `translationLimit`). Then each frame gets a vote where the frame
+    /// in use leaves `voteRatio` times its spread and the two frames' predicted readings
+    /// part (`separation`) by at least `separationShare` of what the frame in use leaves,
+    /// so that the difference is the turn's, not noise that happened to fit another frame
+    /// better (many frames tie on a motion that leaves an axis still: each of them gets
+    /// it). Where the frame in use fits best, the group confirms it the same way against
+    /// the runner-up. Only groups that do not overlap a frame's last vote count
+    /// (independent windows).
+    private mutating func vote(_ group: FrameGroup, spreads: InlineArray<48, Double>, best: Int, centre: Vector3,
+                               disturbance: Double) {
+        guard disturbance <= Self.translationLimit, let up = centre.normalized,
+              tilted(group, gravity: up) >= Self.minimumTilt else { return }
+        if best != 0 {
+            for i in 1..<Self.frameCount where group.startWindow >= lastVote[i] + FrameGroup.windows
+                && spreads[0] >= Self.voteRatio * spreads[i]
+                && separation(of: group, frame: i, gravity: centre) >= Self.separationShare * spreads[0] {
+                votes[i] += 1
+                lastVote[i] = group.startWindow
+            }
+        } else {
+            var second = 1
+            for i in 2..<Self.frameCount where spreads[i] < spreads[second] { second = i }
+            guard group.startWindow >= lastConfirmation + FrameGroup.windows,
+                  spreads[second] >= Self.voteRatio * spreads[0],
+                  separation(of: group, frame: second, gravity: centre) >= Self.separationShare * spreads[second]
+            else { return }
+            confirmations += 1
+            lastConfirmation = group.startWindow
+        }
+    }
+
+    /// Radians (a chord): the farthest gravity `up` (unit, at the group's start) moved in a
+    /// window's mean over the group, as the frame in use integrates the turn.
+    private func tilted(_ group: FrameGroup, gravity up: Vector3) -> Double {
+        var most = 0.0
+        for k in 0..<FrameGroup.windows {
+            most = max(most, (group.sums[k].predicted(up, turnedBy: .identity, proper: true) - up).length)
+        }
+        return most
+    }
+
+    /// How far the readings frame `i` predicts over a group part from those the frame in
+    /// use predicts, for gravity `g0` at the group's start (a squared fraction of g, the
+    /// part a common offset of the windows does not explain, as `spread` measures it): what
+    /// the motion can tell the two frames apart by. A turn about an axis the two frames
+    /// share, or no turn, parts them by nothing.
+    private func separation(of group: FrameGroup, frame i: Int, gravity g0: Vector3) -> Double {
+        let p = Self.frame(i)
+        let proper = p.determinant > 0
+        let q = proper ? p : p * -1
+        var d = InlineArray<4, Vector3>(repeating: .zero)
+        var mean = Vector3.zero
+        for k in 0..<FrameGroup.windows {
+            d[k] = group.sums[k].predicted(g0, turnedBy: q, proper: proper)
+                - group.sums[k].predicted(g0, turnedBy: .identity, proper: true)
+            mean = mean + d[k] / Double(FrameGroup.windows)
+        }
+        var s = 0.0
+        for k in 0..<FrameGroup.windows { s += (d[k] - mean).dot(d[k] - mean) }
+        return s / Double(FrameGroup.windows) / max(g0.dot(g0), 1e-9)
     }
 
     /// The spread of a group's window means in frame `i` (a squared fraction of g), and
@@ -262,7 +372,8 @@ package struct GyroFrameCheck: Sendable {
         switch verdict {
         case .trusted:
             if best != 0, secondsWeighed >= Self.secondsToDoubt, scores[best] < Self.doubtRatio * own,
-               rms(own) > Self.doubtResidual, !isTranslating {
+               rms(own) > Self.doubtResidual, !isTranslating, votes[best] >= Self.votesToDoubt,
+               votes[best] > confirmations {
                 verdict = .doubted(better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
                 trusted = false
             } else if secondsWeighed >= Self.secondsToTrust, own <= scores[best] / Self.trustRatio,

@@ -20,14 +20,17 @@ package enum MotionInput: Sendable, Equatable {
     case detached(at: Double)
     /// The gyroscope went away; the accelerometer goes on alone.
     case gyroscopeGone(at: Double)
-    /// Capture the baseline again from the next readings: why.
+    /// Capture the baseline again from the next readings: why (SIGUSR1, Recalibrate()).
     case recapture(String, at: Double)
+    /// A big move is under way (the tablet-mode switch fires while the lid still moves):
+    /// capture the baseline again once the device rests; why.
+    case recaptureAtRest(String, at: Double)
 
     /// Seconds: when it happened.
     package var t: Double {
         switch self {
         case .acceleration(_, let t, _), .angularVelocity(_, let t), .attached(let t), .detached(let t),
-             .gyroscopeGone(let t), .recapture(_, let t): t
+             .gyroscopeGone(let t), .recapture(_, let t), .recaptureAtRest(_, let t): t
         }
     }
 }

@@ -8,8 +8,9 @@
 /// - A device that rests `recaptureAfter` seconds farther than `recaptureAngle` from its
 ///   baseline (a convertible folded into tablet mode, a tablet laid on a table) gets a
 ///   new baseline there.
-/// - A baseline is taken from a device at rest (`BaselineCapture`); while it is awaited
-///   the card eases home.
+/// - A baseline is taken at once, except after a fold (the tablet-mode switch), when it
+///   waits for the device to rest (`BaselineCapture`); while it is awaited the card eases
+///   home.
 package struct MotionInterpreter: Sendable {
     /// What one input did. Every field is empty unless that happened.
     package struct Outcome: Sendable {
@@ -41,6 +42,8 @@ package struct MotionInterpreter: Sendable {
     package enum Recapture: Sendable, Equatable {
         /// `MotionInput.recapture`: why.
         case asked(String)
+        /// `MotionInput.recaptureAtRest`: why; the baseline waits for the device to rest.
+        case askedAtRest(String)
         /// The sensor attached again after it went away.
         case sensorBack
         /// The device rested far from its baseline: how long, how far.
@@ -48,7 +51,7 @@ package struct MotionInterpreter: Sendable {
 
         package var reason: String {
             switch self {
-            case .asked(let why), .restedFar(let why): why
+            case .asked(let why), .askedAtRest(let why), .restedFar(let why): why
             case .sensorBack: "the accelerometer attached again"
             }
         }
@@ -106,15 +109,18 @@ package struct MotionInterpreter: Sendable {
         case .recapture(let why, let t):
             recapture(at: t)
             out.recapture = .asked(why)
+        case .recaptureAtRest(let why, let t):
+            recapture(at: t, untilRest: true)
+            out.recapture = .askedAtRest(why)
         }
         return out
     }
 
-    /// Drops the baseline: the readings from `t` on capture a new one once the device
-    /// rests (`BaselineCapture`); meanwhile the card eases home, where the new baseline
-    /// will put it.
-    private mutating func recapture(at t: Double) {
-        tracker.recapture(at: t)
+    /// Drops the baseline: the readings from `t` on capture a new one, at once or once the
+    /// device rests (`untilRest`, `BaselineCapture`); meanwhile the card eases home, where
+    /// the new baseline will put it.
+    private mutating func recapture(at t: Double, untilRest: Bool = false) {
+        tracker.recapture(at: t, untilRest: untilRest)
         baselineAt = nil
         drawing.retarget(origin, from: t)
     }

@@ -10,9 +10,11 @@ package struct MotionTracker: Sendable {
         self.mapper = mapper
     }
 
-    /// A new baseline: at start, after the sensor reappears, on SIGUSR1, from readings at
-    /// `t` or later.
-    package mutating func recapture(at t: Double = -.infinity) { estimator.recapture(at: t) }
+    /// A new baseline from readings at `t` or later: at once, or once the device rests
+    /// (`untilRest`, after a fold).
+    package mutating func recapture(at t: Double = -.infinity, untilRest: Bool = false) {
+        estimator.recapture(at: t, untilRest: untilRest)
+    }
 
     /// A new sensor: the gyroscope self-check's verdict and the fusion's offset start over.
     package mutating func forgetGyroscope() { estimator.forgetGyroscope() }

@@ -74,15 +74,20 @@ final class MotionStage {
             }
         case .angularVelocity(let w, let t):
             switch out.gyroscope {
-            case .used?, .weighed?, .doubted?, .trustedAgain?:
+            case .used?, .doubted?, .trustedAgain?:
                 trace?.append(TraceRecord.Gyro(t: t, anglvel: [w.x, w.y, w.z]))
+            case .weighed(let weight)?:
+                trace?.append(TraceRecord.Gyro(t: t, anglvel: [w.x, w.y, w.z], weight: weight))
             case .rejected?, nil:
                 break
             }
         default:
             break
         }
-        if let r = out.recapture { trace?.append(TraceRecord.Recapture(t: input.t, reason: r.reason)) }
+        if let r = out.recapture {
+            let rest: Bool? = if case .askedAtRest = r { true } else { nil }
+            trace?.append(TraceRecord.Recapture(t: input.t, reason: r.reason, rest: rest))
+        }
         switch (out.gyroscope, out.recapture) {
         case (.doubted(let why)?, _): return .gyroscopeDisagreed(why)
         case (.trustedAgain(let why)?, _): return .gyroscopeAgrees(why)

@@ -52,7 +52,7 @@ package final class TraceSource: SampleSource {
         var value: Vector3
         var isGyro: Bool
         /// Recorded recaptures, replayed just before this item.
-        var recaptures: [String]
+        var recaptures: [TraceRecord.Recapture]
     }
 
     private let stream: TraceStream
@@ -62,7 +62,7 @@ package final class TraceSource: SampleSource {
     private var index = 0
     private var delivered = 0
     /// Recaptures read whose following reading is not read yet.
-    private var recaptures: [String] = []
+    private var recaptures: [TraceRecord.Recapture] = []
     /// The latest reading time read, for the waits between readings.
     private var lastReadingTime = 0.0
     /// Clock time of the trace's t = 0: the daemon's start (0) unless rebuilt by SIGHUP.
@@ -111,7 +111,7 @@ package final class TraceSource: SampleSource {
         case .baseline where first:
             hasBaseline = true
         case .recapture(let r):
-            recaptures.append(r.reason)
+            recaptures.append(r)
         case .sample(let s) where s.accel.count == 3:
             append(s.t, Vector3(s.accel[0], s.accel[1], s.accel[2]), isGyro: false, first: first)
         case .reading(let r) where r.accel.count == 3:
@@ -160,7 +160,9 @@ package final class TraceSource: SampleSource {
             if index >= ahead.count && !isFullyRead { refill() }
             guard index < ahead.count, base + ahead[index].t <= now else { break }
             let item = ahead[index]
-            for reason in item.recaptures { events.append(.motion(.recapture(reason, at: now))) }
+            for r in item.recaptures {
+                events.append(.motion(r.rest == true ? .recaptureAtRest(r.reason, at: now) : .recapture(r.reason, at: now)))
+            }
             events.append(.motion(item.isGyro ? .angularVelocity(radiansPerSecond: item.value, at: now)
                                               : .acceleration(metersPerSecondSquared: item.value, at: now)))
             index += 1

@@ -250,7 +250,8 @@ package final class AccelerometerService {
                   let why = BufferSharing.reason(sensorProxyType: d.sensorProxyType, sensorProxy: state) else { return }
             giveBackBuffer(why: why, now: now, into: &events)
         case .tabletMode(let why):
-            events.append(.motion(.recapture(why, at: now)))
+            // The switch fires while the lid still moves: the baseline waits for rest.
+            events.append(.motion(.recaptureAtRest(why, at: now)))
         }
     }
 

@@ -182,10 +182,14 @@ package enum TraceRecord {
         package var type = Kind.recapture.rawValue
         package var t: Double
         package var reason: String
+        /// True where the new baseline waits for the device to rest (a tablet-mode
+        /// switch); absent where it is taken at once.
+        package var rest: Bool?
 
-        package init(t: Double, reason: String) {
+        package init(t: Double, reason: String, rest: Bool? = nil) {
             self.t = t
             self.reason = reason
+            self.rest = rest
         }
     }
 
@@ -238,10 +242,14 @@ package enum TraceRecord {
         package var type = Kind.gyro.rawValue
         package var t: Double
         package var anglvel: [Double]
+        /// The gyroscope's weight in the fused attitude where it is below one (its frame is
+        /// doubted, or contested by the evidence); absent at the whole weight.
+        package var weight: Double?
 
-        package init(t: Double, anglvel: [Double]) {
+        package init(t: Double, anglvel: [Double], weight: Double? = nil) {
             self.t = t
             self.anglvel = anglvel
+            self.weight = weight
         }
     }
 

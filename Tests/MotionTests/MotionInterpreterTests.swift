@@ -145,7 +145,7 @@ struct MotionInterpreterTests {
         for i in 51...80 { _ = m.take(reading(roll: 0.02 * Double(i - 50), at: Double(i) * 0.01)) }
         _ = m.draw(at: 0.8)
         #expect(m.drawnFocal != Self.origin)
-        #expect(m.take(.recapture("tablet-mode switch", at: 0.8)).recapture == .asked("tablet-mode switch"))
+        #expect(m.take(.recaptureAtRest("tablet-mode switch", at: 0.8)).recapture == .askedAtRest("tablet-mode switch"))
         #expect(m.draw(at: 1.0) == Self.origin)
         var baseline: (t: Double, up: Vector3)?
         for i in 81...200 {
@@ -154,20 +154,51 @@ struct MotionInterpreterTests {
             if let b = out.baseline { baseline = (Double(i) * 0.01, b.up) }
             #expect(out.baselineNotAtRest == nil)
         }
-        #expect(baseline.map { $0.t >= 0.9 + BaselineCapture.settleTime } == true)
+        #expect(baseline.map { $0.t >= 0.9 + BaselineCapture.tailTime + BaselineCapture.settleTime } == true)
         #expect(baseline.map { ($0.up - Vector3(-sin(0.8), 0, cos(0.8))).length < 1e-9 } == true)
         #expect(m.draw(at: 2) == Self.origin)
     }
 
-    /// A device that never rests after a recapture gets a baseline anyway, and that is said.
+    /// A device that never rests after the tablet-mode switch gets a baseline anyway, and
+    /// that is said.
     @Test func aBaselineWithoutRestIsSaid() {
         var m = interpreter(filter: .oneEuro(.defaults))
         var said: [String] = []
+        _ = m.take(.recaptureAtRest("tablet-mode switch", at: 0))
         for i in 0..<400 {
             let out = m.take(reading(roll: 0.1 * sin(Double(i) * 0.05), at: Double(i) * 0.01))
             if let why = out.baselineNotAtRest { said.append(why) }
         }
         #expect(said == ["the device did not come to rest within 3 s; the baseline is the mean of its last 0.4 s of readings"])
         #expect(m.baselineAt.map { abs($0 - 3) < 0.015 } == true)
+    }
+
+    /// Started, claimed, recalibrated or back while the device moves: the baseline is the
+    /// first readings, and the card follows the tilt from the first frames.
+    @Test(arguments: [false, true])
+    func aMovingDeviceGetsItsBaselineAtOnceAndIsFollowed(_ recalibrated: Bool) {
+        var m = interpreter(filter: .oneEuro(.defaults))
+        let start = recalibrated ? 1.0 : 0.0
+        if recalibrated {
+            for i in 0..<100 { _ = m.take(reading(roll: 0.3 * sin(Double(i) * 0.03), at: Double(i) * 0.01)) }
+            _ = m.take(.recapture("SIGUSR1", at: start))
+        }
+        var baselineAt: Double?
+        var rolls: [(t: Double, roll: Double)] = []
+        for i in 0..<300 {
+            let t = start + Double(i) * 0.01
+            let roll = 0.1 * Double(i) * 0.01   // turning at 0.1 rad/s all along
+            let out = m.take(reading(roll: roll, at: t))
+            if out.baseline != nil { baselineAt = t }
+            #expect(out.baselineNotAtRest == nil)
+            if let s = out.sample { rolls.append((t, s.tilt.dRollRadians)) }
+        }
+        #expect(baselineAt.map { $0 - start < 0.1 } == true, "baseline at \(String(describing: baselineAt))")
+        // The tilt against the first readings' mean follows the turn (the filter's lag
+        // aside) from half a second on.
+        for r in rolls where r.t - start >= 0.5 {
+            #expect(abs(abs(r.roll) - 0.1 * (r.t - start)) < 0.03, "at \(r.t): \(r.roll)")
+        }
+        #expect(rolls.count > 280)
     }
 }
