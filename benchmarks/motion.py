@@ -40,6 +40,8 @@ Paths:
   0.3 rad/s that leaves the orientation where it was).
 - still, still-1lsb, still-3lsb: lying flat for 26 s (accelerometer noise 2, 1 and 3 LSB).
 - tilt: lying flat 6 s, then tilted 0.5 deg in pitch within 10 ms, then held for 2 s.
+- start-moving: the sweep's motion and a shaking hand (0.87 m/s^2) from the first reading
+  on, for 10 s: a device started (or claimed) in the hand.
 - hand-0.87-mirrored: hand-0.87 with the gyroscope's rates read in a mirrored frame (x
   reversed, as a wrong hwdb matrix gives them); the peers are given the same rates.
 - still-noisy-gyro: lying flat for 26 s, accelerometer noise 0.02 m/s^2, a noisy gyroscope
@@ -59,6 +61,8 @@ Figures (each path with and without a gyroscope):
 - small tilt: ms from the start of the tilt until half of it, and 90 %, is drawn.
 - fold: the drawn point's distance from the card's origin, RMS and p95, from 1 s after
   the fold ends (fold-early: after the switch) to the end.
+- start-moving: the first frame's time, the frames in the first second and the first
+  three, and the error from 0.5 s on.
 
     /usr/bin/python3 benchmarks/motion.py [--binary PATH] [--json] [--svg FILE] [--keep DIR]
         [--paths sweep,hand,...,tilt] [--accelerometer-only] [--set Section.key=value]...
@@ -72,12 +76,14 @@ accelerometer's direction alone:
   moving span, and the best-fit lag, for each estimator's up direction against the
   baseline the daemon captured; for the daemon, its samples' focal point (the mapper's
   target) and its frames (the drawn point) separately;
-- the six BROAD trials (../shared/fixtures/broad beside the repository; Laidig et al.
+- the fifteen BROAD trials (../shared/fixtures/broad beside the repository; Laidig et al.
   2021, CC-BY-4.0): the inclination error, the angle between the estimated and the true
   up direction in the sensor frame, RMS over BROAD's movement phases where the truth is
-  known, per trial and the median;
+  known, per trial (and against VQF's) and the median;
 - for every run of the daemon, whether it gave its gyroscope up (its log's verdicts and
-  the trace's `gyro-*` records) and when (its last gyroscope reading used).
+  the trace's `gyro-*` records) and when (its last gyroscope reading used), how many
+  gyroscope readings it fused at a weight below one (`gyro` records with a `weight`), and
+  on BROAD every frame verdict it gave, word for word.
 The peers need a venv (numpy, vqf, imufusion, ahrs, pinned): ./scripts/motion-benchmark.sh
 makes it under .build/ and runs this mode.
 
@@ -177,7 +183,7 @@ def focal(u0, u):
 class Path:
     def __init__(self, name, duration, orientation, hand=False, noise=1.5, moving=None, still_after=None,
                  step_at=None, hand_rms=0.5, walk=False, taps=False, gyro_frame=None, gyro_noise=0.1,
-                 gyro_offset=0.5, switch_at=None, rest_at=None):
+                 gyro_offset=0.5, switch_at=None, rest_at=None, hand_from=1.0):
         self.name = name
         self.duration = duration
         self.orientation = orientation
@@ -194,6 +200,7 @@ class Path:
         self.gyro_offset = gyro_offset  # deg/s, as a vector
         self.switch_at = switch_at      # a tablet-mode switch fires here (a `recapture` record)
         self.rest_at = rest_at          # the device comes to rest here: the baseline it should get
+        self.hand_from = hand_from      # the hand's acceleration eases in over the second from here
 
     def up(self, t):
         """The world's up direction seen from the device (unit)."""
@@ -212,6 +219,13 @@ def sweep_orientation(t):
     k = max(0.0, min(1.0, t - 1.0))   # eases in over the first second of motion
     p = k * 4 * DEG * math.sin(2 * math.pi * 0.5 * (t - 1))
     r = k * 8 * DEG * math.sin(2 * math.pi * 0.3 * (t - 1))
+    return mul(rx(30 * DEG), mul(rx(p), ry(r)))
+
+
+def start_moving_orientation(t):
+    """The sweep's motion from the first reading on: a device already in the hand."""
+    p = 4 * DEG * math.sin(2 * math.pi * 0.5 * t)
+    r = 8 * DEG * math.sin(2 * math.pi * 0.3 * t)
     return mul(rx(30 * DEG), mul(rx(p), ry(r)))
 
 
@@ -275,6 +289,8 @@ PATHS = [
     Path("still-noisy-gyro", 26.0, flat, noise=0.02 / ACCEL_LSB, still_after=4.0, gyro_noise=0.3, gyro_offset=0.6),
     # Folded into tablet mode, the switch firing mid-fold (or after it): the error is the
     # drawn point's distance from the card's origin from 1 s after the fold ends.
+    Path("start-moving", 10.0, start_moving_orientation, hand=True, hand_rms=0.5 * math.sqrt(3), moving=(0.5, 10.0),
+         hand_from=-1.0),
     Path("fold", 12.0, fold_orientation, noise=1.5, moving=(FOLD[1] + 1.0, 12.0), switch_at=fold_switch_time(1.1),
          rest_at=FOLD[1]),
     Path("fold-early", 12.0, fold_orientation, noise=1.5, moving=(FOLD[1] + 1.5, 12.0), switch_at=FOLD[1] + 0.5,
@@ -370,7 +386,7 @@ def readings(path, gyro, seed=1):
     n = int(path.duration * RATE)
     for i in range(n + 1):
         t = round(i / RATE, 6)
-        ease = max(0.0, min(1.0, t - 1.0))   # picked up after the baseline, like the sweep
+        ease = max(0.0, min(1.0, t - path.hand_from))   # picked up after the baseline, like the sweep
         if gyro:
             w = path.rate(t)
             if taps:
@@ -395,7 +411,8 @@ def readings(path, gyro, seed=1):
         a = [quantise(a[k] / ACCEL_LSB + rng.gauss(0, path.noise), ACCEL_LSB, 12) for k in range(3)]
         if path.switch_at is not None and t - 1 / RATE < path.switch_at <= t:
             # Replayed just before this reading, as a recorded switch is.
-            out.append({"type": "recapture", "t": t, "reason": "tablet-mode switch Intel Virtual Switches: tablet mode"})
+            out.append({"type": "recapture", "t": t, "reason": "tablet-mode switch Intel Virtual Switches: tablet mode",
+                        "rest": True})
         out.append({"type": "reading", "t": t, "accel": a, "use": "sensor"})
     return out
 
@@ -429,6 +446,9 @@ class DaemonRun:
         self.gyro_used, self.last_gyro = len(used), (used[-1] if used else None)
         self.verdicts = [line for line in stderr.splitlines() if gave_up_line(line)]
         self.gyro_events = [r for r in records if "gyro-" in r["type"]]
+        # Gyroscope readings fused at a weight below one (the frame check doubts or contests
+        # the gyroscope's frame).
+        self.gyro_weighed = sum(1 for r in records if r["type"] == "gyro" and "weight" in r)
         self.gyro_given_up = len(self.verdicts) + len(self.gyro_events)
 
 
@@ -793,7 +813,7 @@ def given_up(run):
     reading it used)."""
     return {"gyro_given_up": run.gyro_given_up, "gyro_used": run.gyro_used,
             "gyro_given_up_at_s": run.last_gyro if run.gyro_given_up else None,
-            "verdicts": run.verdicts}
+            "verdicts": run.verdicts, "gyro_weighed": run.gyro_weighed}
 
 
 def field_path(field, binary, path, workdir, extra):
@@ -830,6 +850,8 @@ def field_path(field, binary, path, workdir, extra):
             held.append(last)
         rows[label + " target"] = focal_figures(np, truth, ts, [held[k] for k in span], lags)
         rows[label + " drawn"].update(measure(path, run.frames, run.baseline) if not path.moving else {})
+        if path.name == "start-moving":
+            rows[label + " drawn"].update(start_figures(run.frames))
         for key in (label + " drawn", label + " target"):
             rows[key].update(given_up(run))
     u0 = reference_up(path, fused.baseline)
@@ -839,21 +861,33 @@ def field_path(field, binary, path, workdir, extra):
     return rows, fused, alone
 
 
+def start_figures(frames):
+    """A device moving from the first reading: when the first frame came (s) and how many
+    frames came in the first second and in the first three."""
+    return {"first_frame_s": frames[0][0] if frames else None,
+            "frames_first_s": sum(1 for t, _ in frames if t < 1.0),
+            "frames_first_3s": sum(1 for t, _ in frames if t < 3.0)}
+
+
 def still_draws(binary, names, workdir, extra, seeds):
-    """The still paths over `seeds` draws of the noise (seeds 1 to `seeds`): a held point's
-    drift is a fraction of a point, decided by which readings the held mean averages, so
-    one draw judges two builds no better than a coin; the mean of ten does. Per path and
-    sensors: the drift's mean and worst (pt) and the most frames one draw drew after 4 s."""
+    """The still paths and the folds over `seeds` draws of the noise (seeds 1 to `seeds`):
+    a held point's drift, or a fold's baseline, is a fraction of a point, decided by which
+    readings the held mean (the baseline) averages, so one draw judges two builds no
+    better than a coin; the mean of ten does. Per path and sensors: the drift's (the
+    fold's RMS distance from the origin's) mean and worst (pt) and the most frames one
+    draw drew after 4 s (folds: none counted)."""
     out = []
-    for path in [p for name in names for p in PATHS if p.name == name and p.still_after is not None and not p.moving]:
+    chosen = [p for name in names for p in PATHS if p.name == name
+              and ((p.still_after is not None and not p.moving) or p.rest_at is not None)]
+    for path in chosen:
         for label, more in (("accelerometer + gyroscope", []), ("accelerometer", ["Sensor.gyro=none"])):
             drift, frames = [], []
             for seed in range(1, seeds + 1):
                 tag = "%s-seed%d%s" % (path.name, seed, "-alone" if more else "")
                 r = run_trace(binary, readings(path, True, seed), tag, workdir, list(extra) + more)
                 m = measure(path, r.frames, r.baseline)
-                drift.append(m["drift_pt"])
-                frames.append(m["frames_still"])
+                drift.append(m["rms_pt"] if path.rest_at is not None else m["drift_pt"])
+                frames.append(m.get("frames_still", 0))
             out.append({"path": path.name, "sensors": label, "draws": seeds, "drift_mean_pt": sum(drift) / seeds,
                         "drift_worst_pt": max(drift), "frames_still_most": max(frames)})
     return out
@@ -862,8 +896,9 @@ def still_draws(binary, names, workdir, extra, seeds):
 def still_table(rows):
     if not rows:
         return ""
-    out = ["Still paths over %d draws of the noise (seeds 1-%d): the drawn point's drift after 4 s still, mean / "
-           "worst (pt), and the most frames one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]), "",
+    out = ["Still paths and folds over %d draws of the noise (seeds 1-%d): the drawn point's drift after 4 s still "
+           "(folds: its RMS distance from the origin, as in the table above), mean / worst (pt), and the most frames "
+           "one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]), "",
            "| path | sensors | drift, mean / worst (pt) | frames after 4 s, most |", "|---|---|---|---|"]
     for r in rows:
         out.append("| %s | %s | %.3f / %.3f | %d |" % (r["path"], r["sensors"], r["drift_mean_pt"], r["drift_worst_pt"],
@@ -944,6 +979,9 @@ def field_tables(synthetic, broad):
                 cell = "%.1f / %d" % (m["rms_pt"], m["lag_ms"]) if "lag_ms" in m else "%.2f" % m["rms_pt"]
                 if "frames_still" in m:
                     cell += " (%d frames)" % m["frames_still"]
+                if m.get("first_frame_s") is not None:
+                    cell += " (first frame at %.2f s, %d frames in 1 s, %d in 3 s)" % (
+                        m["first_frame_s"], m["frames_first_s"], m["frames_first_3s"])
                 cells.append(cell)
             out.append("| %s | %s | %s |" % (name, " | ".join(cells), gave_up_cell(rows["shimmerd target"])))
     if broad:
@@ -951,15 +989,24 @@ def field_tables(synthetic, broad):
             out.append("")
         out.append("BROAD: inclination error, RMS over the movement phases (degrees).")
         out.append("")
-        out.append("| trial | " + " | ".join(BROAD_COLUMNS) + " | gyroscope given up |")
-        out.append("|---" * (len(BROAD_COLUMNS) + 2) + "|")
+        out.append("| trial | " + " | ".join(BROAD_COLUMNS) + " | shimmerd / VQF | frame verdicts | readings weighed down |")
+        out.append("|---" * (len(BROAD_COLUMNS) + 4) + "|")
         for trial, rows in broad:
-            out.append("| %s | %s | %s |" % (trial, " | ".join("%.3f" % rows[c]["rms_deg"] for c in BROAD_COLUMNS),
-                                             gave_up_cell(rows["shimmerd"])))
+            out.append("| %s | %s | %.3f | %s | %d |" % (
+                trial, " | ".join("%.3f" % rows[c]["rms_deg"] for c in BROAD_COLUMNS),
+                rows["shimmerd"]["rms_deg"] / rows["VQF"]["rms_deg"], gave_up_cell(rows["shimmerd"]),
+                rows["shimmerd"].get("gyro_weighed", 0)))
         medians = [sorted(rows[c]["rms_deg"] for _, rows in broad) for c in BROAD_COLUMNS]
         med = ["%.3f" % (v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2) for v in medians]
         gave = sum(1 for _, rows in broad if rows["shimmerd"].get("gyro_given_up"))
-        out.append("| **median** | %s | %d of %d trials |" % (" | ".join("**%s**" % v for v in med), gave, len(broad)))
+        weighed = sum(1 for _, rows in broad if rows["shimmerd"].get("gyro_weighed"))
+        out.append("| **median** | %s | | %d of %d trials | %d of %d trials |" % (
+            " | ".join("**%s**" % v for v in med), gave, len(broad), weighed, len(broad)))
+        said = [(trial, v) for trial, rows in broad for v in rows["shimmerd"].get("verdicts", [])]
+        out.append("")
+        out.append("Frame verdicts on BROAD: %s" % ("none" if not said else ""))
+        for trial, v in said:
+            out.append("- %s: %s" % (trial, v.split(": ", 1)[-1]))
     return "\n".join(out)
 
 

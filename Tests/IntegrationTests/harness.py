@@ -130,6 +130,56 @@ def pose(roll, pitch):
     return [up[0] * math.cos(roll) - up[1] * math.sin(roll), up[0] * math.sin(roll) + up[1] * math.cos(roll), up[2]]
 
 
+def in_the_hand(t):
+    """A device in the hand from the first reading on: (roll, lean) at t seconds."""
+    return 0.15 * math.sin(2 * math.pi * 0.4 * t), 0.35 + 0.08 * math.sin(2 * math.pi * 0.5 * t)
+
+
+CARD_ORIGIN = (175.0, 350.0 * 2 / 3)
+
+
+def card_point(dpitch, droll):
+    """The default mapper (docs/CARD.md): 100 pt for 0.2 rad of roll and 0.1 rad of pitch."""
+    def off(v, rng):
+        return max(-100.0, min(100.0, v / rng * 100.0))
+    return CARD_ORIGIN[0] + off(droll, 0.2), CARD_ORIGIN[1] + off(dpitch, 0.1)
+
+
+def following(records, made, true_accel, start=0.0):
+    """How the drawn point follows a moving device from daemon time `start` (its start, a
+    claim): `made` lists (the reading the daemon gets, its time on the mover's clock) for
+    every reading written, `true_accel(t)` the reading at mover time t. The samples,
+    matched to the readings they carry, give the offset between the two clocks; against
+    the first baseline from `start`, each frame from `start` + 0.5 s on is compared with
+    the true point at the best lag of 0-300 ms. Returns the first frame's time from
+    `start`, the frames in the 3 s after it, the RMS (pt) at that lag, and how far the
+    true point moved (pt, peak to peak) over those frames."""
+    frames = [(r["t"], r["focal"]) for r in records if r["type"] == "frame" and r["t"] >= start]
+    [baseline] = [r for r in records if r["type"] == "baseline" and r["t"] >= start][:1]
+    u0 = [-x for x in baseline["up"]]
+    offsets, j = [], 0
+    for smp in (r for r in records if r["type"] == "sample" and r["t"] >= start):
+        k = j
+        while k < len(made) and max(abs(p - q) for p, q in zip(made[k][0], smp["accel"])) > 2e-6:
+            k += 1
+        if k < len(made):
+            offsets.append(smp["t"] - made[k][1])
+            j = k
+    assert len(offsets) > 20, "samples matched to the readings written: %d" % len(offsets)
+    offset = sorted(offsets)[len(offsets) // 2]
+
+    def truth(t):
+        return card_point(*tilt(u0, true_accel(t - offset)))
+    shown = [(t, p) for t, p in frames if t >= start + 0.5]
+    best = min((math.sqrt(sum((p[0] - truth(t - lag)[0]) ** 2 + (p[1] - truth(t - lag)[1]) ** 2 for t, p in shown)
+                          / len(shown)), lag) for lag in [i * 0.01 for i in range(31)])
+    xs = [truth(t)[0] for t, _ in shown]
+    ys = [truth(t)[1] for t, _ in shown]
+    first = frames[0][0]
+    return (first - start, sum(1 for t, _ in frames if first < t <= first + 3.0), best[0],
+            math.hypot(max(xs) - min(xs), max(ys) - min(ys)))
+
+
 class Device:
     """One accelerometer of a fixture: converts display-frame m/s^2 to raw counts and
     scans the way the kernel would store them."""

@@ -14,7 +14,8 @@ import time
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import FIXTURES, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, frames_published, pose, read_trace, tilt, wait_until
+from harness import (FIXTURES, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published, in_the_hand, pose,
+                     read_trace, tilt, wait_until)
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
@@ -151,6 +152,59 @@ def test_a_claim_brings_a_frame_within_half_a_second_and_the_card_follows(bed_fa
     assert resumed["reason"] == "1 claim on the system bus"
     first_frame = next(r for r in frames(trace) if r["t"] >= resumed["t"])
     assert first_frame["t"] - resumed["t"] < 0.5
+
+
+@pytest.mark.usefixtures("realtime")
+@pytest.mark.xdist_group("realtime")
+def test_a_claim_made_while_the_device_moves_is_followed_from_its_first_frames(bed_factory, shipped_bus, shm_name,
+                                                                                tmp_path):
+    """Claimed while the device is in the hand: the baseline is taken at once, the first
+    frame within 0.5 s of the claim, at least 10 frames in the 3 s after it, and from 0.5 s
+    on the drawn point follows the tilt."""
+    dev = Device(BMC150)
+    bed = bed_factory(BMC150)
+    trace = str(tmp_path / "trace.jsonl")
+    made = []
+    stop = threading.Event()
+    t0 = time.monotonic()
+
+    def reading(t):
+        return dev.accel_of(dev.raw_for(pose(*in_the_hand(t))))
+
+    def mover():
+        while not stop.is_set():
+            t = time.monotonic() - t0
+            raw = dev.raw_for(pose(*in_the_hand(t)))
+            bed.set_raw(dev, raw)
+            made.append((dev.accel_of(raw), t))
+            time.sleep(0.005)
+    thread = threading.Thread(target=mover, daemon=True)
+    thread.start()
+    d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sink.fps=30",
+                  "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100", "--set", "Trace.path=" + trace,
+                  extra_env=shipped_bus.env)
+    reader = None
+    try:
+        d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        reader = Claimant(shipped_bus)
+        reader.claim()
+        time.sleep(4)
+    finally:
+        if reader is not None:
+            reader.close()
+        stop.set()
+        thread.join()
+    assert d.stop() == 0
+    records = read_trace(trace, final=True)
+    [resumed] = [r for r in records if r["type"] == "demand" and r["state"] == "resumed"][:1]
+    first, frames, rms, span = following(records, made, reading, start=resumed["t"])
+    print("first frame %.2f s after the claim, %d frames in the 3 s after it, drawn %.1f pt RMS from the true point "
+          "(which moved %.0f pt)" % (first, frames, rms, span))
+    assert first < 0.5, "the first frame came %.2f s after the claim" % first
+    assert frames >= 10, "%d frames in the 3 s after the first" % frames
+    assert span > 40, "the true point moved only %.0f pt" % span
+    assert rms < 10, "the drawn point is %.1f pt RMS from the tilt" % rms
+    assert not any("did not come to rest" in x for x in d.logs), [x for x in d.logs if "rest" in x]
 
 
 def test_claimed_and_still_it_wakes_about_ten_times_a_second_and_paints_at_most_a_frame(bed_factory, shipped_bus,

@@ -1,9 +1,10 @@
-"""A new baseline where the device comes to rest far from the old one (a convertible
-folded into tablet mode, a tablet laid down), and on a change of the kernel's tablet-mode
-switch (SW_TABLET_MODE of an input device found with libudev): logged and traced as a
-`recapture` with its reason, through the real binary. The new baseline comes from
-readings of the device at rest, never from the fold itself: the switch fires while the
-lid is still moving."""
+"""When the baseline is taken, through the real binary. At start the first readings are
+the baseline, so a device already in the hand is followed from the first frames. A new
+baseline where the device comes to rest far from the old one (a convertible folded into
+tablet mode, a tablet laid down), and on a change of the kernel's tablet-mode switch
+(SW_TABLET_MODE of an input device found with libudev): logged and traced as a
+`recapture` with its reason. The switch's baseline comes from readings of the device at
+rest, never from the fold itself: the switch fires while the lid is still moving."""
 import json
 import math
 import os
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from harness import G, Device, ScanPipe, norm, pose, read_trace, wait_trace, wait_until
+from harness import G, Device, ScanPipe, following, in_the_hand, norm, pose, read_trace, wait_trace, wait_until
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -35,6 +36,67 @@ def switch_event(tablet):
     def event(type_, code, value):
         return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
     return event(0x05, 0x01, 1 if tablet else 0) + event(0x00, 0x00, 0)
+
+
+@pytest.mark.usefixtures("realtime")
+@pytest.mark.xdist_group("realtime")
+@pytest.mark.parametrize("mode", ["poll", "buffer"])
+def test_started_in_the_hand_the_card_follows_from_the_first_second(bed_factory, tmp_path, mode):
+    """Started while the device moves (a tablet in the hand): the first frame within 1 s of
+    the start, at least 10 frames in the 3 s after it at Sink.fps = 30, and from 0.5 s on
+    the drawn point follows the tilt, with no word of a device that did not rest."""
+    dev = Device(TECLAST)
+    bed = bed_factory(TECLAST)
+    trace = str(tmp_path / "trace.jsonl")
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    made = []
+    stop = threading.Event()
+
+    def reading(t):
+        return dev.accel_of(dev.raw_for(pose(*in_the_hand(t))))
+    t0 = time.monotonic()
+    if mode == "poll":
+        def mover():
+            while not stop.is_set():
+                t = time.monotonic() - t0
+                raw = dev.raw_for(pose(*in_the_hand(t)))
+                bed.set_raw(dev, raw)
+                made.append((dev.accel_of(raw), t))
+                time.sleep(0.005)
+        thread = threading.Thread(target=mover, daemon=True)
+        thread.start()
+        pipe = None
+    else:
+        pipe = ScanPipe(bed, dev)
+
+        def scan_at(t, ts_ns):
+            made.append((reading(t + offset_of_feed[0]), t + offset_of_feed[0]))
+            return dev.scans(pose(*in_the_hand(t + offset_of_feed[0])), count=1, ts0=ts_ns)
+        offset_of_feed = [0.0]
+    d = bed.spawn("run", "--config", str(conf), "--set", "Sensor.mode=" + mode, "--set", "Sensor.rate=100",
+                  "--set", "Sink.type=null", "--set", "Sink.fps=30", "--set", "Trace.path=" + trace,
+                  "--duration", "4")
+    try:
+        if pipe is not None:
+            d.wait_log(r"using iio:device1 .*in buffer mode", "buffer mode")
+            offset_of_feed[0] = time.monotonic() - t0
+            thread = pipe.feed(bed, None, stop, scan_at=scan_at)
+        assert d.wait(timeout=30) == 0
+    finally:
+        stop.set()
+        thread.join()
+        if pipe is not None:
+            pipe.close()
+    records = read_trace(trace, final=True)
+    first, frames, rms, span = following(records, made, reading)
+    print("%s: first frame at %.2f s, %d frames in the 3 s after it, drawn %.1f pt RMS from the true point "
+          "(which moved %.0f pt)" % (mode, first, frames, rms, span))
+    assert first < 1.0, "the first frame came %.2f s after the start" % first
+    assert frames >= 10, "%d frames in the 3 s after the first" % frames
+    assert span > 40, "the true point moved only %.0f pt" % span
+    assert rms < 10, "the drawn point is %.1f pt RMS from the tilt" % rms
+    assert not any("did not come to rest" in x for x in d.logs), [x for x in d.logs if "rest" in x]
 
 
 def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
