@@ -135,6 +135,22 @@ def in_the_hand(t):
     return 0.15 * math.sin(2 * math.pi * 0.4 * t), 0.35 + 0.08 * math.sin(2 * math.pi * 0.5 * t)
 
 
+def move_in_the_hand(bed, dev, stop, made, t0):
+    """Writes `in_the_hand` into the device's raw attributes every 5 ms on a thread (what a
+    reader that polls sees) until `stop` is set; `made` gets (the reading the daemon
+    computes, seconds since `t0`) for each pose written. Returns the thread."""
+    def run():
+        while not stop.is_set():
+            t = time.monotonic() - t0
+            raw = dev.raw_for(pose(*in_the_hand(t)))
+            bed.set_raw(dev, raw)
+            made.append((dev.accel_of(raw), t))
+            time.sleep(0.005)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
 CARD_ORIGIN = (175.0, 350.0 * 2 / 3)
 
 

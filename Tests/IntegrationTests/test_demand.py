@@ -14,8 +14,8 @@ import time
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import (FIXTURES, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published, in_the_hand, pose,
-                     read_trace, tilt, wait_until)
+from harness import (FIXTURES, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published, in_the_hand,
+                     move_in_the_hand, pose, read_trace, tilt, wait_until)
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
@@ -171,15 +171,7 @@ def test_a_claim_made_while_the_device_moves_is_followed_from_its_first_frames(b
     def reading(t):
         return dev.accel_of(dev.raw_for(pose(*in_the_hand(t))))
 
-    def mover():
-        while not stop.is_set():
-            t = time.monotonic() - t0
-            raw = dev.raw_for(pose(*in_the_hand(t)))
-            bed.set_raw(dev, raw)
-            made.append((dev.accel_of(raw), t))
-            time.sleep(0.005)
-    thread = threading.Thread(target=mover, daemon=True)
-    thread.start()
+    thread = move_in_the_hand(bed, dev, stop, made, t0)
     d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sink.fps=30",
                   "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100", "--set", "Trace.path=" + trace,
                   extra_env=shipped_bus.env)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from harness import G, Device, ScanPipe, following, in_the_hand, norm, pose, read_trace, wait_trace, wait_until
+from harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -57,15 +57,7 @@ def test_started_in_the_hand_the_card_follows_from_the_first_second(bed_factory,
         return dev.accel_of(dev.raw_for(pose(*in_the_hand(t))))
     t0 = time.monotonic()
     if mode == "poll":
-        def mover():
-            while not stop.is_set():
-                t = time.monotonic() - t0
-                raw = dev.raw_for(pose(*in_the_hand(t)))
-                bed.set_raw(dev, raw)
-                made.append((dev.accel_of(raw), t))
-                time.sleep(0.005)
-        thread = threading.Thread(target=mover, daemon=True)
-        thread.start()
+        thread = move_in_the_hand(bed, dev, stop, made, t0)
         pipe = None
     else:
         pipe = ScanPipe(bed, dev)
