@@ -493,9 +493,10 @@ def drawn_at(frames, t):
     return frames[lo - 1][1] if lo > 0 else ORIGIN
 
 
-def errors(path, frames, u0, lags=(0,)):
-    """|drawn(t) - true(t - lag)| every 5 ms of the moving span, for each lag (whole ms)."""
-    start, end = path.moving
+def errors(path, frames, u0, lags=(0,), span=None):
+    """|drawn(t) - true(t - lag)| every 5 ms of the moving span (or `span`), for each lag
+    (whole ms)."""
+    start, end = span or path.moving
     steps = int(round((end - start) / 0.005)) + 1
     times = [start + i * 0.005 for i in range(steps)]
     drawn = [drawn_at(frames, t) for t in times]
@@ -870,15 +871,16 @@ def start_figures(frames):
 
 
 def still_draws(binary, names, workdir, extra, seeds):
-    """The still paths and the folds over `seeds` draws of the noise (seeds 1 to `seeds`):
-    a held point's drift, or a fold's baseline, is a fraction of a point, decided by which
-    readings the held mean (the baseline) averages, so one draw judges two builds no
-    better than a coin; the mean of ten does. Per path and sensors: the drift's (the
-    fold's RMS distance from the origin's) mean and worst (pt) and the most frames one
-    draw drew after 4 s (folds: none counted)."""
+    """The still paths, the small tilt and the folds over `seeds` draws of the noise (seeds
+    1 to `seeds`): a held point's drift, or a fold's baseline, is a fraction of a point,
+    decided by which readings the held mean (the baseline) averages, so one draw judges
+    two builds no better than a coin; the mean of ten does. Per path and sensors: the
+    drift's (the tilt's RMS error from 2 s on, the fold's RMS distance from the origin, as
+    in the main table) mean and worst (pt) and the most frames one draw drew after 4 s
+    (none counted on the tilt and the folds)."""
     out = []
     chosen = [p for name in names for p in PATHS if p.name == name
-              and ((p.still_after is not None and not p.moving) or p.rest_at is not None)]
+              and ((p.still_after is not None and not p.moving) or p.rest_at is not None or p.step_at is not None)]
     for path in chosen:
         for label, more in (("accelerometer + gyroscope", []), ("accelerometer", ["Sensor.gyro=none"])):
             drift, frames = [], []
@@ -886,7 +888,11 @@ def still_draws(binary, names, workdir, extra, seeds):
                 tag = "%s-seed%d%s" % (path.name, seed, "-alone" if more else "")
                 r = run_trace(binary, readings(path, True, seed), tag, workdir, list(extra) + more)
                 m = measure(path, r.frames, r.baseline)
-                drift.append(m["rms_pt"] if path.rest_at is not None else m["drift_pt"])
+                if path.step_at is not None:
+                    u0 = reference_up(path, r.baseline)
+                    drift.append(rms(errors(path, r.frames, u0, span=(2.0, path.duration))[0]))
+                else:
+                    drift.append(m["rms_pt"] if path.rest_at is not None else m["drift_pt"])
                 frames.append(m.get("frames_still", 0))
             out.append({"path": path.name, "sensors": label, "draws": seeds, "drift_mean_pt": sum(drift) / seeds,
                         "drift_worst_pt": max(drift), "frames_still_most": max(frames)})
@@ -896,9 +902,10 @@ def still_draws(binary, names, workdir, extra, seeds):
 def still_table(rows):
     if not rows:
         return ""
-    out = ["Still paths and folds over %d draws of the noise (seeds 1-%d): the drawn point's drift after 4 s still "
-           "(folds: its RMS distance from the origin, as in the table above), mean / worst (pt), and the most frames "
-           "one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]), "",
+    out = ["Still paths, the tilt and the folds over %d draws of the noise (seeds 1-%d): the drawn point's drift "
+           "after 4 s still (tilt: its RMS error from 2 s on; folds: its RMS distance from the origin; as in the table "
+           "above), mean / worst (pt), and the most frames one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]),
+           "",
            "| path | sensors | drift, mean / worst (pt) | frames after 4 s, most |", "|---|---|---|---|"]
     for r in rows:
         out.append("| %s | %s | %.3f / %.3f | %d |" % (r["path"], r["sensors"], r["drift_mean_pt"], r["drift_worst_pt"],

@@ -28,7 +28,9 @@ package struct BaselineCapture: Sendable {
     /// Seconds at the start of a rest stretch left out of the baseline (the end of the
     /// motion that slowed into the band: at 100 Hz with 0.1 degrees of noise, a lid
     /// folded within 1.5 s is inside the band for its last 0.1-0.2 s).
-    package static let tailTime = 0.3
+    package static let tailTime = 0.2
+    /// Seconds of readings after `tailTime` averaged into a baseline at rest.
+    package static let restMeanTime = 0.5
     package static let restLimit = 3.0
     /// Noise multiples in the bands (as the rest gate's, `AttitudeEstimator`).
     package static let noiseMultiple = 4.5
@@ -127,7 +129,7 @@ package struct BaselineCapture: Sendable {
         } else {
             restartStretch(at: t)
         }
-        if settled.count >= samples, t - settled.first >= Self.settleTime {
+        if settled.count >= samples, t - settled.first >= Self.restMeanTime {
             return .done(upSum: settled.up, rested: true, from: settled.first)
         }
         if t - started >= Self.restLimit {

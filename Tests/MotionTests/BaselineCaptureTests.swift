@@ -45,7 +45,7 @@ struct BaselineCaptureTests {
         var c = Self.untilRest()
         let got = try #require(Self.capture(&c) { _ in Self.up(lean: 0.26) })
         #expect(got.rested && Self.angle(got.up, Self.up(lean: 0.26)) < 1e-12)
-        let wait = BaselineCapture.tailTime + BaselineCapture.settleTime
+        let wait = BaselineCapture.tailTime + BaselineCapture.restMeanTime
         #expect(got.at >= wait && got.at < wait + 0.05)
         #expect(got.from >= BaselineCapture.tailTime)
     }
@@ -106,7 +106,7 @@ struct BaselineCaptureTests {
         for i in 0..<30 { _ = d.add(Self.up(lean: 0), usable: true, at: Double(i) * 0.01, noise: 0.005) }
         #expect(d.add(Self.up(lean: 0), usable: false, at: 0.30, noise: 0.005) == .collecting(have: 0, need: 10, used: false))
         let after = try #require(Self.capture(&d, from: 0.31) { _ in Self.up(lean: 0) })
-        #expect(after.at >= 0.30 + BaselineCapture.tailTime + BaselineCapture.settleTime)
+        #expect(after.at >= 0.30 + BaselineCapture.tailTime + BaselineCapture.restMeanTime)
         #expect(after.from >= 0.30 + BaselineCapture.tailTime)
     }
 

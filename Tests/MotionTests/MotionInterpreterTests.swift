@@ -154,7 +154,7 @@ struct MotionInterpreterTests {
             if let b = out.baseline { baseline = (Double(i) * 0.01, b.up) }
             #expect(out.baselineNotAtRest == nil)
         }
-        #expect(baseline.map { $0.t >= 0.9 + BaselineCapture.tailTime + BaselineCapture.settleTime } == true)
+        #expect(baseline.map { $0.t >= 0.9 + BaselineCapture.tailTime + BaselineCapture.restMeanTime } == true)
         #expect(baseline.map { ($0.up - Vector3(-sin(0.8), 0, cos(0.8))).length < 1e-9 } == true)
         #expect(m.draw(at: 2) == Self.origin)
     }
