@@ -14,8 +14,8 @@
 /// window may still be a moving one, or its prior) and the stretch's own successive
 /// differences (a slow motion hardly adds to those). The end of a motion that slowed into
 /// the band is still in a stretch's first readings, so the baseline leaves out its first
-/// `tailTime`: it is the mean of the readings after that, once they span `settleTime` and
-/// number `samples`. A device that never rests within `restLimit` of the first reading
+/// `tailTime`: it is the mean of the readings after that, once they span `restMeanTime`
+/// and number `samples`. A device that never rests within `restLimit` of the first reading
 /// gets the mean of its last `settleTime` of readings (`rested` false: the caller says
 /// so).
 ///
