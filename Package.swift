@@ -109,13 +109,15 @@ let package = Package(
             "Logging", "Systemd", "LinuxSystem",
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
-        .target(name: "Viewer", dependencies: ["Display", "SharedMemory", "Fonts", "Raster", "Logging", "LinuxSystem", "Systemd"]),
+        // `shimmerd view --background`: the frames on the desktop's bottom layer (Wayland).
+        .target(name: "Viewer", dependencies: ["Display", "Wayland", "SharedMemory", "Fonts", "Raster", "Color", "Logging",
+                                               "LinuxSystem", "Systemd"]),
         .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion", "PNG",
                                                  "Sensors", "Output", "Tracing", "Logging", "LinuxSystem",
                                                  "IIO", "Udev", "Systemd"]),
         .executableTarget(name: "shimmerd", dependencies: ["Commands"]),
         // The window of `shimmerd view`, apart so the daemon never links SDL2.
-        .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Logging"]),
+        .executableTarget(name: "shimmerd-view", dependencies: ["Viewer", "Color", "Logging"]),
 
         // Tests: one target per module with logic of its own to test, each named after it,
         // all on TestSupport (Tests/TestSupport: the helpers they share); plus the
