@@ -189,7 +189,6 @@ package final class BackgroundSession {
             claimThread?.join()
         }
 
-        var ready: [Int32] = []
         while true {
             // Draw what is due, ask what is due, then sleep until the next thing.
             let now = MonotonicClock.seconds()
@@ -198,12 +197,17 @@ package final class BackgroundSession {
                 log.info("view: the compositor closed the connection (\(error)); exiting")
                 return
             }
-            let eager = outputs.isEmpty || outputs.values.contains(where: \.awaitsCompositor)
+            let eager = outputs.isEmpty || !pendingOutputs.isEmpty || outputs.values.contains(where: \.awaitsCompositor)
                 || !outputs.values.contains(where: { $0.visibility == .shown })
             let deadline = outputs.values.compactMap { $0.nextDeadline() }.min() ?? .infinity
-            var fds = [frames.readEnd] + (signals.fileDescriptor.map { [$0] } ?? [])
-            if eager { fds.append(connection.fileDescriptor) }
-            ReadinessPoll.waitReadable(fds, timeoutSeconds: max(0, deadline - MonotonicClock.seconds()), into: &ready)
+            // The connection is polled for POLLIN only when its events are awaited; else for
+            // nothing, which poll(2) still wakes for when the compositor hangs up.
+            var fds = [pollfd(fd: frames.readEnd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: connection.fileDescriptor, events: eager ? Int16(POLLIN) : 0, revents: 0)]
+            if let fd = signals.fileDescriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let wait = max(0, deadline - MonotonicClock.seconds())
+            _ = poll(&fds, nfds_t(fds.count), wait == .infinity ? -1 : Int32((min(wait, 3600) * 1000).rounded(.up)))
+            let ready = fds.filter { $0.revents != 0 }.map(\.fd)
             if signals.mayBePending(readable: ready), let s = signals.drain().first {
                 log.info("view: closed (signal \(s))")
                 return
