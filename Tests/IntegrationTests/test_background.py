@@ -36,19 +36,25 @@ CARD_WIDTH_PT = 350     # docs/CARD.md: the default card; its frame's scale is w
 
 class Sway:
     """A headless sway of its own, as user nobody: HEADLESS-1 is 1280 x 720 at scale 2
-    (the default card's scale, so the card is copied 1:1)."""
+    (the default card's scale, so the card is copied 1:1). With `parent`, a sway nested in
+    that one instead (its wayland backend): each of its outputs, WL-1 first, is a window
+    of the parent, and closing the window removes the output (sway 1.7 cannot remove a
+    headless output)."""
 
-    def __init__(self, config=()):
+    def __init__(self, config=(), parent=None):
         self.dir = tempfile.mkdtemp(prefix="shimmerd-sway-", dir="/tmp")
         os.chown(self.dir, 65534, 65534)
         os.chmod(self.dir, 0o700)
         conf = os.path.join(self.dir, "config")
         with open(conf, "w") as f:
-            f.write("xwayland disable\noutput HEADLESS-1 scale 2\n" + "".join(line + "\n" for line in config))
+            f.write("xwayland disable\n" + ("" if parent else "output HEADLESS-1 scale 2\n")
+                    + "".join(line + "\n" for line in config))
         os.chmod(conf, 0o644)
         env = {k: v for k, v in reader_env().items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK")}
-        self.env = dict(env, XDG_RUNTIME_DIR=self.dir, HOME=self.dir, WLR_BACKENDS="headless", WLR_RENDERER="pixman",
-                        WLR_LIBINPUT_NO_DEVICES="1", LC_ALL="C")
+        self.env = dict(env, XDG_RUNTIME_DIR=self.dir, HOME=self.dir, WLR_BACKENDS="wayland" if parent else "headless",
+                        WLR_RENDERER="pixman", WLR_LIBINPUT_NO_DEVICES="1", LC_ALL="C")
+        if parent:
+            self.env["WAYLAND_DISPLAY"] = os.path.join(parent.dir, parent.env["WAYLAND_DISPLAY"])
         self.log = open(os.path.join(tempfile.gettempdir(), os.path.basename(self.dir) + ".log"), "w")
         self.p = subprocess.Popen(NOBODY + ["sway", "-c", conf], env=self.env, stdout=self.log, stderr=self.log)
         self.children = []
@@ -60,7 +66,10 @@ class Sway:
             return (way[0], ipc[0]) if ipc and way else None
         way, ipc = wait_until(sockets, "sway's sockets", self)
         self.env.update(WAYLAND_DISPLAY=way, SWAYSOCK=os.path.join(self.dir, ipc))
-        wait_until(lambda: self.outputs().get("HEADLESS-1", {}).get("scale") == 2.0, "HEADLESS-1 at scale 2", self)
+        if parent:
+            wait_until(lambda: "WL-1" in self.outputs(), "the nested sway's WL-1", self)
+        else:
+            wait_until(lambda: self.outputs().get("HEADLESS-1", {}).get("scale") == 2.0, "HEADLESS-1 at scale 2", self)
 
     @property
     def logs(self):
@@ -605,3 +614,65 @@ def test_without_a_layer_shell_or_a_display_it_says_so_in_one_line_and_exits_69(
         assert lines[0].endswith("run `shimmerd view` for the card in a window"), lines
         figures.append((label, r.returncode, seconds))
     print("\nexit 69: " + ", ".join("%s %d after %.2f s" % f for f in figures))
+
+
+def windows(sway):
+    """{name: con_id} of the windows of `sway`."""
+    found = {}
+
+    def walk(n):
+        if n.get("pid"):
+            found[n["name"]] = n["id"]
+        for c in n.get("nodes", []) + n.get("floating_nodes", []):
+            walk(c)
+    walk(sway.msg(kind="get_tree") or {})
+    return found
+
+
+def fitted_card(shot):
+    """The card's box on a shot where it is scaled: inside the output, as large as fits,
+    the card's aspect, the fill in its corners; None if it is not so."""
+    box = non_fill_box(shot)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    fits = w == min(shot.width, 350) or h == min(shot.height, 234) or w == shot.width or h == shot.height
+    corners = all(shot.pixel(x, y) == FILL_RGB for x, y in ((x0, y0), (x1 - 1, y0), (x0, y1 - 1), (x1 - 1, y1 - 1)))
+    return box if fits and corners and abs(w / h - CARD_W / CARD_H) < 0.02 else None
+
+
+def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_factory, sway, bus, shm_name, tmp_path):
+    nested = Sway(parent=sway)
+    try:
+        nested.msg("create_output")
+        wait_until(lambda: "WL-2" in nested.outputs(), "WL-2", nested)
+        bed = bed_factory(FIXTURE)
+        trace = str(tmp_path / "trace.jsonl")
+        tilter = Tilter(bed, trace)
+        d = start_daemon(bed, bus, shm_name, trace)
+        bg = start_background(nested, bus, shm_name)
+        for name in ("WL-1", "WL-2"):
+            bg.wait_log(r"view: output %s: the background is seen" % name, "the card on %s" % name)
+        tilter.step(*PATH[0], d)
+        narrow = wait_until(lambda: fitted_card(nested.shot("WL-1")), "the card fitted into WL-1", d)
+        # WL-2's window in the outer sway closes: the nested sway removes the output.
+        window = windows(sway)["wlroots - WL-2"]
+        sway.msg("[con_id=%d]" % window, "kill")
+        bg.wait_log(r"view: output WL-2 went away|the layer surface on output WL-2 was closed", "WL-2 gone")
+        wait_until(lambda: "WL-2" not in nested.outputs(), "WL-2 removed", nested)
+        # WL-1's window takes the room WL-2 left: a new configure, the card drawn for it,
+        # and it still follows the tilt.
+        tilter.step(*PATH[2], d)
+        wide = wait_until(lambda: (lambda b: b if b and b != narrow else None)(fitted_card(nested.shot("WL-1"))),
+                          "the card fitted into the wider WL-1", d)
+        assert bg.poll() is None
+        problems = [line for line in bg.logs if "error" in line or ("warning" in line and "bus" not in line)]
+        assert problems == [], problems
+        assert prop(bus, "Claims") == 1
+        print("\noutput removed: no error, the client kept running and claiming; WL-1's card %s, then %s once WL-1 "
+              "grew; %s" % (narrow, wide, [l for l in bg.logs if "WL-2" in l][-1]))
+        assert bg.stop() == 0
+        assert d.stop() == 0
+    finally:
+        nested.close()
