@@ -676,3 +676,17 @@ def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_fact
         assert d.stop() == 0
     finally:
         nested.close()
+
+
+def test_the_startup_lines_of_each_desktop_are_the_same_in_the_manual_readme_and_docs():
+    """shimmerd(8)'s "DESKTOP BACKGROUND" (generated from its table) gives each desktop's
+    line; README.md and docs/BACKGROUND.md give the same ones."""
+    page = subprocess.run([SHIMMERD, "man", "shimmerd.8"], capture_output=True, text=True, check=True).stdout
+    section = page.split('.SH "DESKTOP BACKGROUND"', 1)[1].split("\n.SH", 1)[0].replace("\\-", "-")
+    lines = [l for l in section.splitlines()[1:] if not l.startswith(".") and "\\f" not in l][1:]
+    assert lines == ["exec shimmerd view --background", "exec-once = shimmerd view --background",
+                     "systemctl --user enable --now shimmerd-background.service"], section
+    for doc in ("README.md", "docs/BACKGROUND.md"):
+        text = open(os.path.join(REPO, doc)).read()
+        for line in lines:
+            assert "| `%s` |" % line in text, (doc, line)

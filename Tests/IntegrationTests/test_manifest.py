@@ -57,12 +57,14 @@ def test_every_imported_module_of_the_package_is_a_declared_dependency():
 
 def test_the_viewer_links_no_drm_png_udev_iio_or_evdev_library():
     """shimmerd-view reads the shared-memory frames through the SharedMemory module alone:
-    it needs SDL2, FreeType and fontconfig for its window and libsystemd for its claim,
-    never the daemon's display, image or device libraries."""
+    it needs SDL2, FreeType and fontconfig for its window, libwayland-client for the
+    background and libsystemd for its claim, never the daemon's display, image or device
+    libraries."""
     viewer = os.path.join(os.path.dirname(SHIMMERD), "shimmerd-view")
     r = subprocess.run(["readelf", "-d", viewer], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout)
     assert any(n.startswith("libSDL2") for n in needed), needed
+    assert any(n.startswith("libwayland-client") for n in needed), needed
     unwanted = [n for n in needed if re.match(r"lib(drm|png|udev|iio|evdev)\b", n)]
     assert unwanted == [], needed
