@@ -266,19 +266,9 @@ package final class BackgroundSession {
         // segment was replaced by one of another size. It becomes `frame` once the copy is good.
         let target = frame.flatMap { $0.width == Int(h.width) && $0.height == Int(h.height) && $0.stride == Int(h.stride) ? $0 : nil }
             ?? Frame(width: Int(h.width), height: Int(h.height), stride: Int(h.stride))
-        let read = reader.readNewest { pixels in target.copy(from: pixels) }
-        switch read {
-        case .frame(let number, _, _):
+        if let number = segment.readNewest(reader, watcher: watcher, { pixels in target.copy(from: pixels) }) {
             target.number = number
             frame = target
-        case .noFrame:
-            break
-        case .gone:
-            log.warning("view: \(reader.path) shrank below its layout (truncated by its owner); reopening it")
-            segment.forget()
-            watcher.watch(nil)
-        case .torn:
-            log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
         }
     }
 }

@@ -32,6 +32,28 @@ final class SegmentFollower {
         reader = nil
     }
 
+    /// Hands the newest frame of `reader` to `body` (`SharedMemoryReader.readNewest`) and
+    /// returns its number, or nil without one: none yet; a segment that shrank under the
+    /// reader (truncated by its owner), which is forgotten here and in `watcher`, to be
+    /// opened again; a copy torn on every try, one line each.
+    func readNewest<E: Error>(_ reader: SharedMemoryReader, watcher: FrameWatcher,
+                              _ body: (UnsafeRawPointer) throws(E) -> Void) throws(E) -> UInt64? {
+        switch try reader.readNewest(body) {
+        case .frame(let number, _, _):
+            return number
+        case .noFrame:
+            return nil
+        case .gone:
+            log.warning("view: \(reader.path) shrank below its layout (truncated by its owner); reopening it")
+            forget()
+            watcher.watch(nil)
+            return nil
+        case .torn:
+            log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
+            return nil
+        }
+    }
+
     /// What is there to show.
     var status: ViewerStatus {
         guard let reader else { return .waiting(reason: lastOpenFailure ?? "\(settings.path) does not exist yet") }

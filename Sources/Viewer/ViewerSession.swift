@@ -165,20 +165,12 @@ package final class ViewerSession {
         do {
             try window.setFrameSize(width: Int(reader.header.width), height: Int(reader.header.height))
             let stride = Int(reader.header.stride)
-            let read = try reader.readNewest { (pixels) throws(DisplayError) in try window.upload(pixels, stride: stride) }
-            switch read {
-            case .frame(let number, _, _):
+            if let number = try segment.readNewest(reader, watcher: watcher, { (pixels) throws(DisplayError) in
+                try window.upload(pixels, stride: stride)
+            }) {
                 shownFrame = number
                 shownWaiting = nil
                 paint(window)
-            case .noFrame:
-                break
-            case .gone:
-                log.warning("view: \(reader.path) shrank below its layout (truncated by its owner); reopening it")
-                segment.forget()
-                watcher.watch(nil)
-            case .torn:
-                log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
             }
         } catch {
             log.error("view: \(error)")
