@@ -9,7 +9,7 @@
 //   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM,
 //      Evdev;
 //      and Logging (the logger and its rate limiter, over LinuxSystem)
-//   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card
+//   1b pure core, no I/O: Motion, Color, Raster, CardKernels, CardKernelsAVX2, Card, Backdrop
 //   2  adapters: Sensors, Output, Tracing
 //   3  Runtime, Viewer, Commands, and the executables `shimmerd` and `shimmerd-view`
 // Every module declares each module it imports (the import check of scripts/test.sh,
@@ -94,6 +94,9 @@ let package = Package(
         .target(name: "CardKernelsAVX2", dependencies: ["CardKernels"], swiftSettings: kernelSettings + avx2Settings),
         .target(name: "Card", dependencies: ["Color", "Raster", "CardKernels", "CardKernelsAVX2"],
                 linkerSettings: [.linkedLibrary("m")]),
+        // The desktop background's placement and pixels (optimized in debug builds too).
+        .target(name: "Backdrop", dependencies: ["Raster"], swiftSettings: kernelSettings,
+                linkerSettings: [.linkedLibrary("m")]),
 
         // Layer 2: adapters.
         .target(name: "Sensors", dependencies: ["Motion", "IIO", "Udev", "Systemd", "Logging", "LinuxSystem", "Evdev"]),
@@ -110,8 +113,8 @@ let package = Package(
         ]),
         // `shimmerd view`: the shm frames in an SDL2 window (the only importer of Display).
         // `shimmerd view --background`: the frames on the desktop's bottom layer (Wayland).
-        .target(name: "Viewer", dependencies: ["Display", "Wayland", "SharedMemory", "Fonts", "Raster", "Color", "Logging",
-                                               "LinuxSystem", "Systemd"]),
+        .target(name: "Viewer", dependencies: ["Display", "Wayland", "Backdrop", "SharedMemory", "Fonts", "Raster", "Color",
+                                               "Logging", "LinuxSystem", "Systemd"]),
         .target(name: "Commands", dependencies: ["Runtime", "Card", "Color", "Raster", "Motion", "PNG",
                                                  "Sensors", "Output", "Tracing", "Logging", "LinuxSystem",
                                                  "IIO", "Udev", "Systemd"]),
@@ -146,7 +149,8 @@ let package = Package(
         .testTarget(name: "OutputTests", dependencies: ["Output", "SharedMemory", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
-        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "Raster", "TestSupport"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),
+        .testTarget(name: "BackdropTests", dependencies: ["Backdrop", "Raster", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Runtime", "Tracing", "TestSupport"]),
     ]
 )

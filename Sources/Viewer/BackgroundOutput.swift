@@ -1,3 +1,4 @@
+import Backdrop
 import Raster
 import Wayland
 

@@ -1,3 +1,4 @@
+import Backdrop
 import Fonts
 import Raster
 

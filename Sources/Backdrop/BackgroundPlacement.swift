@@ -3,24 +3,24 @@
 /// keeps its size in points, centred. When the output's scale is the frame's, that is
 /// the frame's own pixels, copied 1:1; otherwise the card is scaled, and when it does
 /// not fit the output it is scaled down to fit, aspect kept: never cut.
-struct BackgroundPlacement: Equatable, Sendable {
+package struct BackgroundPlacement: Equatable, Sendable {
     /// The buffer, device pixels.
-    var bufferWidth: Int
-    var bufferHeight: Int
+    package var bufferWidth: Int
+    package var bufferHeight: Int
     /// The card's rectangle in the buffer, device pixels.
-    var cardX: Int
-    var cardY: Int
-    var cardWidth: Int
-    var cardHeight: Int
+    package var cardX: Int
+    package var cardY: Int
+    package var cardWidth: Int
+    package var cardHeight: Int
     /// The frame, pixels.
-    var frameWidth: Int
-    var frameHeight: Int
+    package var frameWidth: Int
+    package var frameHeight: Int
 
     /// The frame's pixels go to the buffer unscaled.
-    var isOneToOne: Bool { cardWidth == frameWidth && cardHeight == frameHeight }
+    package var isOneToOne: Bool { cardWidth == frameWidth && cardHeight == frameHeight }
 
     /// The corner radius in buffer pixels: 12 pt at the card's scale on this output.
-    var cornerRadius: Double {
+    package var cornerRadius: Double {
         CardShape.cornerRadiusPoints * CardShape.scale(ofFrameWidth: frameWidth) * Double(cardWidth) / Double(frameWidth)
     }
 
@@ -30,7 +30,7 @@ struct BackgroundPlacement: Equatable, Sendable {
     ///   - outputScale: the output's integer scale (wl_output.scale), also the buffer's;
     ///   - frameWidth, frameHeight: the frame in pixels; its scale is `CardShape.scale`.
     /// Nil when there is nothing to place (a zero size).
-    init?(surfaceWidth: Int, surfaceHeight: Int, outputScale: Int, frameWidth: Int, frameHeight: Int) {
+    package init?(surfaceWidth: Int, surfaceHeight: Int, outputScale: Int, frameWidth: Int, frameHeight: Int) {
         guard surfaceWidth > 0, surfaceHeight > 0, outputScale > 0, frameWidth > 0, frameHeight > 0 else { return nil }
         bufferWidth = surfaceWidth * outputScale
         bufferHeight = surfaceHeight * outputScale

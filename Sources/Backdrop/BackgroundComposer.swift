@@ -13,19 +13,19 @@ import Raster
 /// At equal scales the frame's pixels are copied as they are (pixel-exact but for the
 /// corners); otherwise each is resampled with `AxisWeights` (area filter when shrinking,
 /// linear when enlarging).
-struct BackgroundComposer {
-    let placement: BackgroundPlacement
+package struct BackgroundComposer {
+    package let placement: BackgroundPlacement
     /// 0x00RRGGBB.
-    let fill: UInt32
+    package let fill: UInt32
     /// Side of the corner squares, buffer pixels.
-    let cornerSide: Int
+    package let cornerSide: Int
     /// The fill's weight (0 ... 256) at each pixel of the top-left corner square, row-major;
     /// the other corners are its mirror images.
-    let cornerWeights: [UInt16]
+    package let cornerWeights: [UInt16]
     private let horizontal: AxisWeights?
     private let vertical: AxisWeights?
 
-    init(placement: BackgroundPlacement, fill: UInt32) {
+    package init(placement: BackgroundPlacement, fill: UInt32) {
         self.placement = placement
         self.fill = fill & 0xFF_FFFF
         let w = placement.cardWidth, h = placement.cardHeight
@@ -51,13 +51,13 @@ struct BackgroundComposer {
     }
 
     /// Paints the whole buffer with the fill (once per buffer: frames repaint only the card).
-    func paintFill(into buffer: Pixmap) {
+    package func paintFill(into buffer: Pixmap) {
         buffer.fill(fill)
     }
 
     /// Paints the card's rectangle of `buffer` from `frame` (`placement.frameHeight` rows
     /// of `stride` bytes, XRGB8888), then its corners over the fill.
-    func paintCard(frame: UnsafeRawPointer, stride: Int, into buffer: Pixmap) {
+    package func paintCard(frame: UnsafeRawPointer, stride: Int, into buffer: Pixmap) {
         let p = placement
         precondition(buffer.width == p.bufferWidth && buffer.height == p.bufferHeight, "BackgroundComposer: buffer size")
         if let horizontal, let vertical {
@@ -91,7 +91,7 @@ struct BackgroundComposer {
     }
 
     /// `card` (premultiplied) over `fill` weighted `weight` / 256, per channel.
-    static func over(_ card: UInt32, fill: UInt32, weight: UInt32) -> UInt32 {
+    package static func over(_ card: UInt32, fill: UInt32, weight: UInt32) -> UInt32 {
         func channel(_ shift: UInt32) -> UInt32 {
             min(255, (card >> shift & 0xFF) + ((fill >> shift & 0xFF) * weight + 128) >> 8) << shift
         }
@@ -104,30 +104,36 @@ struct BackgroundComposer {
                           into buffer: Pixmap) {
         let p = placement
         let sourceWidth = p.frameWidth
-        var row = [Float](repeating: 0, count: sourceWidth * 3)
-        for dy in 0..<p.cardHeight {
-            for i in 0..<row.count { row[i] = 0 }
-            let (firstRow, rowWeights) = vertical.taps(dy)
-            for (k, weight) in rowWeights.enumerated() {
-                let source = (frame + (firstRow + k) * stride).assumingMemoryBound(to: UInt32.self)
-                for x in 0..<sourceWidth {
-                    let v = source[x]
-                    row[x * 3] += weight * Float(v >> 16 & 0xFF)
-                    row[x * 3 + 1] += weight * Float(v >> 8 & 0xFF)
-                    row[x * 3 + 2] += weight * Float(v & 0xFF)
+        let row = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth * 3)
+        defer { row.deallocate() }
+        vertical.withTables { rowFirst, rowOffset, rowWeight in
+            horizontal.withTables { columnFirst, columnOffset, columnWeight in
+                for dy in 0..<p.cardHeight {
+                    row.update(repeating: 0, count: sourceWidth * 3)
+                    for k in rowOffset[dy]..<rowOffset[dy + 1] {
+                        let weight = rowWeight[k]
+                        let source = (frame + (rowFirst[dy] + k - rowOffset[dy]) * stride).assumingMemoryBound(to: UInt32.self)
+                        for x in 0..<sourceWidth {
+                            let v = source[x]
+                            row[x * 3] += weight * Float(v >> 16 & 0xFF)
+                            row[x * 3 + 1] += weight * Float(v >> 8 & 0xFF)
+                            row[x * 3 + 2] += weight * Float(v & 0xFF)
+                        }
+                    }
+                    let target = buffer.row(p.cardY + dy) + p.cardX
+                    for dx in 0..<p.cardWidth {
+                        var r: Float = 0, g: Float = 0, b: Float = 0
+                        var i = columnFirst[dx] * 3
+                        for k in columnOffset[dx]..<columnOffset[dx + 1] {
+                            let weight = columnWeight[k]
+                            r += weight * row[i]
+                            g += weight * row[i + 1]
+                            b += weight * row[i + 2]
+                            i += 3
+                        }
+                        target[dx] = Self.channel(r) << 16 | Self.channel(g) << 8 | Self.channel(b)
+                    }
                 }
-            }
-            let target = buffer.row(p.cardY + dy) + p.cardX
-            for dx in 0..<p.cardWidth {
-                let (firstColumn, columnWeights) = horizontal.taps(dx)
-                var r: Float = 0, g: Float = 0, b: Float = 0
-                for (k, weight) in columnWeights.enumerated() {
-                    let i = (firstColumn + k) * 3
-                    r += weight * row[i]
-                    g += weight * row[i + 1]
-                    b += weight * row[i + 2]
-                }
-                target[dx] = Self.channel(r) << 16 | Self.channel(g) << 8 | Self.channel(b)
             }
         }
     }

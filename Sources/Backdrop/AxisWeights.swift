@@ -4,16 +4,16 @@
 /// sample covers, in proportion to the overlap (an area filter: every source pixel
 /// counts, so the card's dots and edges neither alias nor vanish); enlarging interpolates
 /// linearly between the two nearest samples (pixel centres aligned).
-struct AxisWeights: Equatable, Sendable {
-    let source: Int
-    let destination: Int
+package struct AxisWeights: Equatable, Sendable {
+    package let source: Int
+    package let destination: Int
     /// First source sample of destination sample i.
     private(set) var first: [Int] = []
     /// Its weights are weights[offset[i] ..< offset[i + 1]].
     private(set) var offset: [Int] = [0]
     private(set) var weights: [Float] = []
 
-    init(source: Int, destination: Int) {
+    package init(source: Int, destination: Int) {
         precondition(source > 0 && destination > 0, "AxisWeights: empty axis")
         self.source = source
         self.destination = destination
@@ -46,7 +46,13 @@ struct AxisWeights: Equatable, Sendable {
     }
 
     /// The source samples and weights of destination sample `d`.
-    func taps(_ d: Int) -> (first: Int, weights: ArraySlice<Float>) {
+    package func taps(_ d: Int) -> (first: Int, weights: ArraySlice<Float>) {
         (first[d], weights[offset[d]..<offset[d + 1]])
+    }
+
+    /// The tables as buffers, for a loop over every destination sample (no copies, no
+    /// reference counting per sample): first source sample, weight offsets, weights.
+    func withTables<R>(_ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> R) -> R {
+        first.withUnsafeBufferPointer { f in offset.withUnsafeBufferPointer { o in weights.withUnsafeBufferPointer { w in body(f, o, w) } } }
     }
 }

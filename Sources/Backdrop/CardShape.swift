@@ -3,12 +3,12 @@
 /// segment carries pixels only, so a reader takes the frame's scale (pixels per point)
 /// to be its width over the default card's: 2 for the default 700 px card. A card of
 /// another `Card.width` gets corners of a slightly other radius; nothing else depends on it.
-enum CardShape {
-    static let defaultWidthPoints = 350.0
-    static let cornerRadiusPoints = 12.0
+package enum CardShape {
+    package static let defaultWidthPoints = 350.0
+    package static let cornerRadiusPoints = 12.0
 
     /// Pixels per point of a frame `widthPixels` wide.
-    static func scale(ofFrameWidth widthPixels: Int) -> Double {
+    package static func scale(ofFrameWidth widthPixels: Int) -> Double {
         Double(widthPixels) / defaultWidthPoints
     }
 }

@@ -1,9 +1,9 @@
 import Raster
 import Testing
-@testable import Viewer
+@testable import Backdrop
 
-/// The background's placement and pixels (the surfaces themselves are tested end to end
-/// under sway in Tests/IntegrationTests/test_background.py).
+/// The desktop background's placement and pixels (the surfaces themselves are tested end
+/// to end under sway in Tests/IntegrationTests/test_background.py).
 struct BackgroundPlacementTests {
     @Test func theDefaultCardAtScaleTwoOnAScaleTwoOutputIsCopiedOneToOneAndCentred() throws {
         // A 1280 x 720 output at scale 2: the layer surface is 640 x 360.
@@ -152,34 +152,5 @@ struct BackgroundComposerTests {
         #expect(BackgroundComposer.over(0, fill: 0x80_4020, weight: 128) == 0x40_2010)
         #expect(BackgroundComposer.over(0x10_1010, fill: 0xFF_FFFF, weight: 256) == 0xFF_FFFF, "clamped")
         #expect(BackgroundComposer.over(0x10_2030, fill: 0x80_4020, weight: 0) == 0x10_2030)
-    }
-}
-
-struct BackgroundDisplayTests {
-    @Test(arguments: [
-        ("wayland-1", "/run/user/1000", "/run/user/1000/wayland-1"),
-        (nil, "/run/user/1000", "/run/user/1000/wayland-0"),
-        ("", "/run/user/1000", "/run/user/1000/wayland-0"),
-        ("/tmp/sock", nil, "/tmp/sock"),
-    ] as [(String?, String?, String)])
-    func theSocketLibwaylandWouldUse(_ display: String?, _ runtime: String?, _ path: String) throws {
-        #expect(try BackgroundSession.displaySocket(waylandDisplay: display, runtimeDirectory: runtime, exists: { _ in true }) == path)
-    }
-
-    @Test(arguments: [
-        ("wayland-1", "/run/user/1000", "WAYLAND_DISPLAY names /run/user/1000/wayland-1, which does not exist"),
-        (nil, "/run/user/1000", "WAYLAND_DISPLAY is unset and there is no /run/user/1000/wayland-0"),
-        (nil, nil, "XDG_RUNTIME_DIR is unset and so is WAYLAND_DISPLAY"),
-        ("wayland-1", nil, "XDG_RUNTIME_DIR is unset"),
-    ] as [(String?, String?, String)])
-    func noDisplayIsOneLineNamingTheWindow(_ display: String?, _ runtime: String?, _ why: String) {
-        do {
-            _ = try BackgroundSession.displaySocket(waylandDisplay: display, runtimeDirectory: runtime, exists: { _ in false })
-            Issue.record("no error")
-        } catch {
-            #expect(error.message.hasPrefix("view --background: no Wayland display: " + why + ";"), "\(error.message)")
-            #expect(error.message.hasSuffix("run `shimmerd view` for the card in a window"))
-            #expect(!error.message.contains("\n"))
-        }
     }
 }
