@@ -31,6 +31,8 @@ final class BackgroundOutput {
     enum Visibility: Equatable { case unknown, shown, hidden }
 
     let output: Output
+    /// Where its buffers come from.
+    private let shm: Shm
     private let surface: Surface
     private let layerSurface: LayerSurface
     /// The size of the last configure, surface units.
@@ -61,11 +63,12 @@ final class BackgroundOutput {
 
     /// Makes the layer surface and commits it without a buffer; the compositor answers
     /// with a configure. Nil when the compositor refuses an object.
-    init?(output: Output, compositor: Compositor, shell: LayerShell, namespace: String) {
+    init?(output: Output, compositor: Compositor, shell: LayerShell, shm: Shm, namespace: String) {
         guard let surface = compositor.makeSurface(),
               let layer = shell.makeLayerSurface(surface, on: output, layer: .bottom, namespace: namespace),
               let empty = compositor.makeRegion() else { return nil }
         self.output = output
+        self.shm = shm
         self.surface = surface
         layerSurface = layer
         layer.setSize(width: 0, height: 0)
@@ -125,7 +128,7 @@ final class BackgroundOutput {
         retired.removeAll { !$0.busy }
         let width = size.width * scale, height = size.height * scale
         if buffers.count < 2, buffers.allSatisfy(\.busy) {
-            let b = try surfaceBuffer(width: width, height: height)
+            let b = try shm.makeBuffer(width: width, height: height)
             Pixmap(base: b.pixels, width: width, height: height, stride: b.stride).fill(fill & 0xFF_FFFF)
             buffers.append(b)
         }
@@ -147,14 +150,6 @@ final class BackgroundOutput {
         drawnFrame = frame?.number ?? 0
         return true
     }
-
-    private func surfaceBuffer(width: Int, height: Int) throws(WaylandError) -> ShmBuffer {
-        guard let shm = shmSource else { throw WaylandError("wl_shm", "not bound") }
-        return try shm.makeBuffer(width: width, height: height)
-    }
-
-    /// Where buffers come from (set by the session).
-    var shmSource: Shm?
 
     /// Asks for a frame callback with the next commit, unless one is outstanding.
     private func ask(now: Double, carriesFrame: Bool) {

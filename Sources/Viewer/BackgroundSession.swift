@@ -79,7 +79,6 @@ package final class BackgroundSession {
     private var outputs: [UInt32: BackgroundOutput] = [:]
     /// Outputs announced and bound but not yet described (no `done` yet).
     private var pendingOutputs: [UInt32: Output] = [:]
-    private var claimWanted = false
 
     package init(settings: BackgroundSettings, log: Logger) {
         self.settings = settings
@@ -124,26 +123,7 @@ package final class BackgroundSession {
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
         let socket = try Self.displaySocket(waylandDisplay: env("WAYLAND_DISPLAY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
                                             exists: { access($0, F_OK) == 0 })
-        let connection: WaylandConnection
-        do { connection = try WaylandConnection(name: socket) } catch {
-            throw Self.unavailable("cannot connect to \(socket) (\(error.reason))")
-        }
-        var globals: [WaylandGlobal] = []
-        connection.onGlobal = { globals.append($0) }
-        do { try connection.roundtrip() } catch { throw Self.unavailable("\(socket): \(error)") }
-        func bound<T>(_ interface: String, _ make: (WaylandGlobal) -> T?) -> T? {
-            globals.first(where: { $0.interface == interface }).flatMap(make)
-        }
-        guard let shell = bound("zwlr_layer_shell_v1", { LayerShell(connection, $0) }) else {
-            throw Self.unavailable("the compositor at \(socket) has no wlr-layer-shell (GNOME and weston have none)")
-        }
-        guard let compositor = bound("wl_compositor", { $0.version >= 4 ? Compositor(connection, $0) : nil }),
-              let shm = bound("wl_shm", { Shm(connection, $0) }) else {
-            throw Self.unavailable("the compositor at \(socket) lacks wl_compositor version 4 or wl_shm")
-        }
-        log.info("view: the background on \(socket), layer shell version \(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
-                 + "fill \(RGB8(xrgb: settings.fill).hex)")
-
+        let (connection, globals, compositor, shm, shell) = try connect(socket)
         let addOutput = { [unowned self] (global: WaylandGlobal) in
             guard global.interface == "wl_output", let output = Output(connection, global) else { return }
             pendingOutputs[global.name] = output
@@ -151,12 +131,11 @@ package final class BackgroundSession {
                 if let known = outputs[global.name] {
                     known.scaleMayHaveChanged()
                 } else if pendingOutputs.removeValue(forKey: global.name) != nil {
-                    guard let o = BackgroundOutput(output: output, compositor: compositor, shell: shell,
+                    guard let o = BackgroundOutput(output: output, compositor: compositor, shell: shell, shm: shm,
                                                    namespace: settings.namespace) else {
                         log.warning("view: the compositor refused a layer surface on output \(output.name ?? String(global.name))")
                         return
                     }
-                    o.shmSource = shm
                     outputs[global.name] = o
                     log.info("view: output \(output.name ?? String(global.name)) (\(output.modeWidth) x \(output.modeHeight) px, "
                              + "scale \(output.scale)): a layer surface on the bottom layer")
@@ -183,7 +162,6 @@ package final class BackgroundSession {
         }
         let claim = DaemonClaim(log: log, purpose: "a background surface is seen", wanted: false)
         let claimThread = claim.flatMap { c in try? WorkerThread { c.run() } }
-        claimChanged = { claim?.want($0) }
         defer {
             claim?.stop()
             claimThread?.join()
@@ -192,7 +170,7 @@ package final class BackgroundSession {
         while true {
             // Draw what is due, ask what is due, then sleep until the next thing.
             let now = MonotonicClock.seconds()
-            step(now: now)
+            claim?.want(step(now: now))
             do { try connection.flush() } catch {
                 log.info("view: the compositor closed the connection (\(error)); exiting")
                 return
@@ -224,9 +202,36 @@ package final class BackgroundSession {
         }
     }
 
-    /// Every output: the closed ones go; configures, new frames and probes are answered;
-    /// the claim follows whether any surface is seen.
-    private func step(now: Double) {
+    /// Connects to `socket` and binds what the background needs: the compositor (version 4,
+    /// for damage in buffer pixels), wl_shm and the layer shell; also returns every global
+    /// announced, outputs among them. Throws the one line of a desktop where it cannot work.
+    private func connect(_ socket: String) throws(ViewerError)
+        -> (WaylandConnection, [WaylandGlobal], Compositor, Shm, LayerShell) {
+        let connection: WaylandConnection
+        do { connection = try WaylandConnection(name: socket) } catch {
+            throw Self.unavailable("cannot connect to \(socket) (\(error.reason))")
+        }
+        var globals: [WaylandGlobal] = []
+        connection.onGlobal = { globals.append($0) }
+        do { try connection.roundtrip() } catch { throw Self.unavailable("\(socket): \(error)") }
+        func bound<T>(_ interface: String, _ make: (WaylandGlobal) -> T?) -> T? {
+            globals.first(where: { $0.interface == interface }).flatMap(make)
+        }
+        guard let shell = bound("zwlr_layer_shell_v1", { LayerShell(connection, $0) }) else {
+            throw Self.unavailable("the compositor at \(socket) has no wlr-layer-shell (GNOME and weston have none)")
+        }
+        guard let compositor = bound("wl_compositor", { $0.version >= 4 ? Compositor(connection, $0) : nil }),
+              let shm = bound("wl_shm", { Shm(connection, $0) }) else {
+            throw Self.unavailable("the compositor at \(socket) lacks wl_compositor version 4 or wl_shm")
+        }
+        log.info("view: the background on \(socket), layer shell version \(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
+                 + "fill \(RGB8(xrgb: settings.fill).hex)")
+        return (connection, globals, compositor, shm, shell)
+    }
+
+    /// Every output: the closed ones go; configures, new frames and probes are answered.
+    /// Returns whether any surface is seen (the claim follows it).
+    private func step(now: Double) -> Bool {
         for (name, o) in outputs where o.closed {
             outputs[name] = nil
             log.info("view: the layer surface on output \(o.output.name ?? String(name)) was closed")
@@ -242,15 +247,8 @@ package final class BackgroundSession {
                 log.info("view: output \(o.output.name ?? "?"): the background is \(v == .shown ? "seen" : "hidden")")
             }
         }
-        let seen = outputs.values.contains { $0.visibility == .shown }
-        if seen != claimWanted {
-            claimWanted = seen
-            claimChanged?(seen)
-        }
+        return outputs.values.contains { $0.visibility == .shown }
     }
-
-    /// Set by `run`: tells the claim thread.
-    private var claimChanged: ((Bool) -> Void)?
 
     /// Opens or follows the segment and copies its newest frame when it moved on.
     private func refreshSegment(_ watcher: FrameWatcher) {
