@@ -93,13 +93,20 @@ struct BackgroundComposerTests {
         return b
     }
 
-    @Test func oneToOneTheCardIsCopiedAndTheFillIsAroundItAndInItsCorners() throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: 400, surfaceHeight: 300, outputScale: 2, frameWidth: 700, frameHeight: 467))
+    /// The buffer of an output `width` x `height` (surface units) at `scale` showing
+    /// `source`: the fill, then the card.
+    func compose(_ source: PixelBuffer, width: Int, height: Int, scale: Int) throws -> (BackgroundPlacement, PixelBuffer) {
+        let p = try #require(BackgroundPlacement(surfaceWidth: width, surfaceHeight: height, outputScale: scale,
+                                                 frameWidth: source.pixmap.width, frameHeight: source.pixmap.height))
         let composer = BackgroundComposer(placement: p, fill: fill)
-        let source = frame(width: 700, height: 467, inside: 0x12_3456)
         let buffer = PixelBuffer(width: p.bufferWidth, height: p.bufferHeight)
         composer.paintFill(into: buffer.pixmap)
         composer.paintCard(frame: UnsafeRawPointer(source.pixmap.base), stride: source.pixmap.stride, into: buffer.pixmap)
+        return (p, buffer)
+    }
+
+    @Test func oneToOneTheCardIsCopiedAndTheFillIsAroundItAndInItsCorners() throws {
+        let (p, buffer) = try compose(frame(width: 700, height: 467, inside: 0x12_3456), width: 400, height: 300, scale: 2)
         let px = buffer.pixmap
         #expect(px[0, 0] == fill && px[p.bufferWidth - 1, p.bufferHeight - 1] == fill)
         #expect(px[p.cardX - 1, p.cardY + 200] == fill, "left of the card")
@@ -115,12 +122,9 @@ struct BackgroundComposerTests {
     }
 
     @Test func everyPixelOfTheCardRectangleIsTheFramesWhereTheCoverageIsWhole() throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: 350, surfaceHeight: 234, outputScale: 2, frameWidth: 700, frameHeight: 467))
-        let composer = BackgroundComposer(placement: p, fill: fill)
         let source = PixelBuffer(width: 700, height: 467)
         for y in 0..<467 { for x in 0..<700 { source.pixmap[x, y] = UInt32(x * 7 + y * 13) & 0xFF_FFFF } }
-        let buffer = PixelBuffer(width: p.bufferWidth, height: p.bufferHeight)
-        composer.paintCard(frame: UnsafeRawPointer(source.pixmap.base), stride: source.pixmap.stride, into: buffer.pixmap)
+        let (p, buffer) = try compose(source, width: 350, height: 234, scale: 2)
         var differing = 0
         for y in 0..<467 {
             for x in 0..<700 where buffer.pixmap[p.cardX + x, p.cardY + y] != source.pixmap[x, y] {
@@ -133,12 +137,7 @@ struct BackgroundComposerTests {
     }
 
     @Test func scaledTheCardIsResampledNotCutAndAPlainCardStaysPlain() throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: 1280, surfaceHeight: 720, outputScale: 1, frameWidth: 700, frameHeight: 467))
-        let composer = BackgroundComposer(placement: p, fill: fill)
-        let source = frame(width: 700, height: 467, inside: 0x40_8020)
-        let buffer = PixelBuffer(width: p.bufferWidth, height: p.bufferHeight)
-        composer.paintFill(into: buffer.pixmap)
-        composer.paintCard(frame: UnsafeRawPointer(source.pixmap.base), stride: source.pixmap.stride, into: buffer.pixmap)
+        let (p, buffer) = try compose(frame(width: 700, height: 467, inside: 0x40_8020), width: 1280, height: 720, scale: 1)
         let px = buffer.pixmap
         #expect((p.cardWidth, p.cardHeight) == (350, 234))
         #expect(px[p.cardX + 175, p.cardY + 117] == 0x40_8020)
