@@ -10,21 +10,23 @@ import Wayland
 /// (`BackgroundComposer`).
 ///
 /// Whether it is seen comes from frame callbacks: a compositor sends `done` only for
-/// surfaces it shows, and sway and KWin send none to a surface a fullscreen window covers.
-/// Every drawn frame asks for one, and a still card is probed with an empty commit
-/// that asks for one (`probe`), at most once every `Timing.probeInterval`. A callback
+/// surfaces it shows, and sway sends none to a surface a fullscreen window covers
+/// (docs/BACKGROUND.md has what others do). Every drawn frame asks for one, and a still
+/// card is probed with an empty commit that asks for one (`step`), at most once every
+/// `Timing.probeInterval`. A callback
 /// not answered within `Timing.hiddenAfter` makes the surface hidden; the callback stays
 /// asked, and its answer, when the surface is shown again, makes it seen again.
 final class BackgroundOutput {
     /// When the compositor is asked and when silence means hidden, seconds.
     enum Timing {
-        /// An empty commit asks again at most this often (the bound: once a second).
+        /// An empty commit asks again at most this often (never more than once a second).
         static let probeInterval = 1.2
         /// No answer for this long: not shown. Together: a covered surface is known hidden
         /// at most probeInterval + hiddenAfter = 1.8 s after it was covered.
         static let hiddenAfter = 0.6
-        /// A probe may go with another output's when its own is due within this long, so
-        /// outputs are asked together (one wakeup, not one per output).
+        /// A probe may go with another output's when its own is due within this long (and
+        /// its last was a second ago or more), so outputs are asked together: one wakeup,
+        /// not one per output.
         static let alignment = 0.2
     }
 

@@ -7,7 +7,8 @@ import Synchronization
 /// and wakes the main thread (`wake`: an SDL user event, a byte in a pipe) when the frame
 /// moves on, when the word is woken without a new frame (the writer left), or after
 /// `housekeepingSeconds` without either (`searchSeconds` while there is no segment), so
-/// the main thread can look for a segment that appeared or was replaced. It never reads pixels, and touches nothing of the main thread's but `wake`.
+/// the main thread can look for a segment that appeared or was replaced. It never reads
+/// pixels, and touches nothing of the main thread's but `wake`.
 ///
 /// Pacing: at most one wake-up per `minimumInterval` (one display refresh), and never a
 /// second one while the main thread has not taken the first (`pending`), so a fast
