@@ -154,9 +154,10 @@ def start_daemon(bed, bus, name, trace):
     return d
 
 
-def start_background(sway, bus, name, *extra):
+def start_background(sway, bus, name, fill=FILL):
+    """The background as nobody; `fill` None: the default fill."""
     env = dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
-    return Daemon(NOBODY + [SHIMMERD, "view", "--name", name, "--background", "--fill", FILL, *extra], env)
+    return Daemon(NOBODY + [SHIMMERD, "view", "--name", name, "--background"] + (["--fill", fill] if fill else []), env)
 
 
 def daemon_and_background(bed_factory, sway, bus, shm_name, tmp_path):
@@ -351,9 +352,9 @@ def test_the_background_is_above_swaybg_started_after_or_before_it(bed_factory, 
     assert d.stop() == 0
 
 
-def non_fill_box(shot):
+def non_fill_box(shot, fill=FILL_RGB):
     """Bounding box (x0, y0, x1, y1), exclusive ends, of the pixels that are not the fill."""
-    fill = bytes(FILL_RGB)
+    fill = bytes(fill)
     xs, ys = [], []
     for y in range(shot.height):
         row = shot.rgb[y * shot.width * 3:(y + 1) * shot.width * 3]
@@ -414,11 +415,14 @@ def test_a_second_output_shows_the_card_within_a_second(bed_factory, sway, bus, 
     tilter.step(*PATH[2], d)
     card_on_screen(sway, shm_name, daemon=d)
     scaled_card_on(sway, "HEADLESS-2", (465, 243, 815, 477), d)
+    # Its scale becomes the frame's: the card is copied 1:1 there too, pixel for pixel.
+    sway.msg("output", "HEADLESS-2", "scale", "2")
+    _, _, (equal, _, _) = card_on_screen(sway, shm_name, output="HEADLESS-2", daemon=d)
     problems = [line for line in bg.logs if "error" in line or ("warning" in line and "bus" not in line)]
     assert problems == [], problems
     print("\nsecond output: card on the new output %.2f s after create_output (scaled 700x467 -> 350x234, centred); "
-          "RSS %.1f MiB with 1280x720@2 and 1920x1080@1; then 1280x720@1, centred; both follow the tilt"
-          % (new_output, rss_mib))
+          "RSS %.1f MiB with 1280x720@2 and 1920x1080@1; then 1280x720@1, centred; both follow the tilt; at scale 2 "
+          "%d of %d card pixels equal" % (new_output, rss_mib, equal, CARD_W * CARD_H))
     assert bg.stop() == 0
     assert d.stop() == 0
 
@@ -533,9 +537,10 @@ def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, bus, 
 def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(bed_factory, sway, bus, shm_name, tmp_path):
     bed = bed_factory(FIXTURE)
     d = start_daemon(bed, bus, shm_name, str(tmp_path / "trace.jsonl"))
-    bg = start_background(sway, bus, shm_name)
-    card_on_screen(sway, shm_name, daemon=d)
+    bg = start_background(sway, bus, shm_name, fill=None)
     wait_until(lambda: prop(bus, "Claims") == 1, "the claim", bg)
+    # Without --fill, the window's grey (#202020) is around the card.
+    wait_until(lambda: non_fill_box(sway.shot(), fill=(0x20, 0x20, 0x20)) == (290, 126, 990, 593), "the default fill", bg)
     sway.p.kill()
     killed = time.monotonic()
     status = bg.wait(timeout=WAIT)
