@@ -704,3 +704,35 @@ def test_the_startup_lines_of_each_desktop_are_the_same_in_the_manual_readme_and
         text = open(os.path.join(REPO, doc)).read()
         for line in lines:
             assert "| `%s` |" % line in text, (doc, line)
+
+
+def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_without_input(bed_factory, sway, bus, shm_name,
+                                                                                           tmp_path):
+    """What the client asks of sway, as libwayland-client logs it (WAYLAND_DEBUG): per
+    output a layer surface on the bottom layer (1), anchored to all four edges (15), the
+    output's size (0, 0), exclusive zone -1, no keyboard (0), an input region with no
+    rectangle (clicks reach the desktop), and buffers of device pixels at the output's
+    scale."""
+    sway.msg("create_output")
+    bed = bed_factory(FIXTURE)
+    d = start_daemon(bed, bus, shm_name, str(tmp_path / "trace.jsonl"))
+    bg = Daemon(NOBODY + [SHIMMERD, "view", "--name", shm_name, "--background"],
+                dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=bus.address, WAYLAND_DEBUG="1"))
+    for name in ("HEADLESS-1", "HEADLESS-2"):
+        bg.wait_log(r"view: output %s: the background is seen" % name, "the card on %s" % name)
+    sent = [re.sub(r"^\[[\d. ]+\]\s+-> ", "", line) for line in bg.logs if " -> " in line]
+    layers = [l for l in sent if ".get_layer_surface(" in l]
+    assert len(layers) == 2 and all(re.search(r", 1, \"shimmerd\"\)$", l) for l in layers), layers
+    for request in ("set_size(0, 0)", "set_anchor(15)", "set_exclusive_zone(-1)", "set_keyboard_interactivity(0)"):
+        assert len([l for l in sent if l.startswith("zwlr_layer_surface_v1@") and l.endswith("." + request)]) == 2, request
+    regions = set(re.findall(r"wl_surface@\d+\.set_input_region\((wl_region@\d+)\)", "\n".join(sent)))
+    assert len(regions) == 2 and not [l for l in sent if any(l.startswith(r + ".add") for r in regions)], sent
+    scales = set(re.findall(r"wl_surface@\d+\.set_buffer_scale\((\d+)\)", "\n".join(sent)))
+    assert scales == {"2", "1"}, scales       # HEADLESS-1 at 2, HEADLESS-2 at 1
+    pools = re.findall(r"create_buffer\(new id wl_buffer@\d+, 0, (\d+), (\d+), (\d+), 1\)", "\n".join(sent))
+    assert {(int(w), int(h)) for w, h, _ in pools} == {(1280, 720), (1920, 1080)}, pools   # format 1: XRGB8888
+    print("\nrequests: %d layer surfaces on layer 1 (bottom), anchor 15, size 0 x 0, exclusive zone -1, keyboard 0, "
+          "empty input regions; buffers %s at scales %s" % (len(layers), sorted({(int(w), int(h)) for w, h, _ in pools}),
+                                                             sorted(scales)))
+    assert bg.stop() == 0
+    assert d.stop() == 0
