@@ -39,9 +39,10 @@ install -d -m 0755 "$DESTDIR$PREFIX/share/man/man8" "$DESTDIR$PREFIX/share/man/m
 "$bin" man shimmerd.conf.5 > "$DESTDIR$PREFIX/share/man/man5/shimmerd.conf.5"
 "$bin" completion bash > "$DESTDIR$PREFIX/share/bash-completion/completions/shimmerd"
 "$bin" completion zsh > "$DESTDIR$PREFIX/share/zsh/site-functions/_shimmerd"
-# The desktop viewer (docs/VIEWER.md): a user unit and a menu entry; nothing is enabled.
+# The desktop viewer (docs/VIEWER.md, docs/BACKGROUND.md): user units and a menu entry; nothing is enabled.
 install -d -m 0755 "$DESTDIR$PREFIX/lib/systemd/user" "$DESTDIR$PREFIX/share/applications"
 sed "s#/usr/local/#$PREFIX/#g" systemd/shimmerd-view.service > "$DESTDIR$PREFIX/lib/systemd/user/shimmerd-view.service"
+sed "s#/usr/local/#$PREFIX/#g" systemd/shimmerd-background.service > "$DESTDIR$PREFIX/lib/systemd/user/shimmerd-background.service"
 install -m 0644 systemd/shimmerd-view.desktop "$DESTDIR$PREFIX/share/applications/shimmerd-view.desktop"
 
 if [ -z "$DESTDIR" ]; then

@@ -27,6 +27,11 @@ packages=(
   # build: SDL2 for `shimmerd view` (CSDL2); test: the viewer on a virtual X server, xwd
   # screenshots, XTEST keys (xdotool), WM_DELETE_WINDOW (python3-xlib), the desktop entry
   libsdl2-dev xvfb x11-apps xdotool python3-xlib desktop-file-utils
+  # build: libwayland-client for `shimmerd view --background` (CWaylandClient); wayland-scanner
+  # (libwayland-bin) and wayland-protocols' xdg-shell for scripts/generate-wayland-protocols.sh;
+  # test: headless sway 1.7 with swaybg, grim screenshots, weston (a compositor without
+  # wlr-layer-shell) and its weston-flower client as a fullscreen window (test_background.py)
+  libwayland-dev libwayland-bin wayland-protocols sway swaybg grim weston
   # package: scripts/package-deb.sh (debhelper and dpkg-buildpackage from dpkg-dev;
   # Rules-Requires-Root: no, so no fakeroot), checked by lintian; the install test runs the
   # maintainer scripts' deb-systemd-helper/-invoke (init-system-helpers) and udevadm (udev),

@@ -25,5 +25,20 @@ package struct RGB8: Hashable, Sendable, CustomStringConvertible {
                   b: UInt8(truncatingIfNeeded: xrgb))
     }
 
+    /// From "#RRGGBB" (six hexadecimal digits after "#", either case); nil for anything else.
+    package init?(hex text: String) {
+        let digits = text.utf8.dropFirst()
+        guard text.utf8.first == UInt8(ascii: "#"), digits.count == 6,
+              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }),
+              let word = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) else { return nil }
+        self.init(xrgb: word)
+    }
+
+    /// "#rrggbb".
+    package var hex: String {
+        let digits = String(xrgb, radix: 16)
+        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
+    }
+
     package var description: String { "rgb(\(r), \(g), \(b))" }
 }

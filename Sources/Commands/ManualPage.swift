@@ -51,8 +51,17 @@ package enum ManualPage: String, CaseIterable, Sendable {
             ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video, and group shimmerd-view (the people who look at the card: the shm segments are given to it, and it may call Recalibrate())"),
             ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
             ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every graphical session: systemctl --user enable --now shimmerd-view.service"),
+            ("/usr/lib/systemd/user/shimmerd-background.service", "a user unit that makes the card the desktop's background with every graphical session (shimmerd view --background): systemctl --user enable --now shimmerd-background.service"),
         ]
     }
+
+    /// How each desktop starts `shimmerd view --background` with the session: the lines
+    /// README.md and docs/BACKGROUND.md give too (test_background.py checks they do).
+    static let backgroundStartup: [(desktop: String, file: String, line: String)] = [
+        ("sway", "~/.config/sway/config", "exec shimmerd view --background"),
+        ("Hyprland", "~/.config/hypr/hyprland.conf", "exec-once = shimmerd view --background"),
+        ("KDE Plasma", "autostart: its user unit, enabled once", "systemctl --user enable --now shimmerd-background.service"),
+    ]
 
     /// How shimmerd shares a sensor with iio-sensor-proxy (the screen rotation of GNOME,
     /// KDE and Phosh) and any other reader: what it finds, what it does.
@@ -131,6 +140,19 @@ package enum ManualPage: String, CaseIterable, Sendable {
             r.tagged(Roff.italic(s.when), s.does)
         }
         inputDevices(&r)
+        r.section("DESKTOP BACKGROUND")
+        r.text("""
+            shimmerd view --background shows the card on the desktop itself, on every output, from the \
+            frames of Sink.type = shm: a wlr-layer-shell surface on the bottom layer (above the wallpaper \
+            of swaybg and the compositor's own, under every window and panel), which takes no input. It \
+            claims the frames only while some output shows it: on a compositor that stops a covered \
+            surface's frame callbacks, as sway does, a fullscreen window on every output lets the daemon \
+            idle. Desktops without wlr-layer-shell (GNOME, weston) get one line and exit 69: use \
+            shimmerd view there. Start it with the session:
+            """)
+        for s in backgroundStartup {
+            r.tagged(Roff.italic(s.desktop) + " (\(s.file))", s.line)
+        }
         r.section("D-BUS INTERFACE")
         r.text("""
             shimmerd run owns \(StatusBus.name) on the system bus, with the object \(StatusBus.path) \
@@ -164,6 +186,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.tagged(Roff.bold("DBUS_SYSTEM_BUS_ADDRESS"),
                  "the system bus (default unix:path=/run/dbus/system_bus_socket): where shimmerd offers \(StatusBus.name) and watches iio-sensor-proxy")
         r.tagged(Roff.bold("SDL_VIDEODRIVER"), "for shimmerd view: the SDL2 video driver (x11 or wayland)")
+        r.tagged(Roff.bold("WAYLAND_DISPLAY") + ", " + Roff.bold("XDG_RUNTIME_DIR"),
+                 "for shimmerd view --background: the compositor's socket (a name in XDG_RUNTIME_DIR, or a path; wayland-0 when unset)")
         r.section("FILES")
         for f in files {
             r.tagged(Roff.italic(f.path), f.what)

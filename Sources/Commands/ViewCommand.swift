@@ -1,20 +1,31 @@
+import Color
 import Glibc
 import Runtime
 
-/// `shimmerd view [--name NAME]`: a desktop window showing the frames a running daemon
-/// writes to shared memory (Sink.type = shm). The window is the separate executable
+/// `shimmerd view [--name NAME] [--background] [--fill #RRGGBB]`: a desktop window showing
+/// the frames a running daemon writes to shared memory (Sink.type = shm), or, with
+/// `--background`, the desktop's background on every output of a Wayland compositor with
+/// wlr-layer-shell (docs/BACKGROUND.md). Both are the separate executable
 /// `shimmerd-view` (Sources/shimmerd-view): the daemon's binary never links SDL2. This
 /// command checks the arguments and execs it, from beside this executable (the build
 /// directory, `scripts/install.sh`) or from `../libexec/shimmerd/` (the Debian package
 /// shimmerd-view, which keeps the helper off PATH). docs/VIEWER.md has the desktop setup.
 struct ViewCommand: Subcommand {
     static let name = "view"
-    static let abstract = "show the shared-memory frames of a running daemon in a window (SDL2; X11 or Wayland)"
+    static let abstract = "show the shared-memory frames of a running daemon in a window (SDL2; X11 or Wayland), or as the desktop's background"
+    /// The colour around the card on the background, the window's own grey.
+    static let defaultFill = "#202020"
     static let options: [OptionSpec] = [
         OptionSpec("--name", value: "NAME", help: "segment /dev/shm/NAME, the daemon's Sink.name (default shimmer)"),
+        OptionSpec("--background", help: "the card as the desktop's background, on every output, instead of a window: a layer surface "
+                   + "under the windows on Wayland compositors with wlr-layer-shell (sway, Hyprland, KDE Plasma, niri, labwc, Wayfire, "
+                   + "river); it claims the frames only while some output shows it (exit 69 on a desktop without wlr-layer-shell)"),
+        OptionSpec("--fill", value: "#RRGGBB", help: "with --background: the colour around the card and in its corners (default \(defaultFill))"),
     ]
 
     var name: String
+    var background: Bool
+    var fill: String?
     var path: String { "/dev/shm/" + name }
 
     init(_ a: ParsedArguments) throws(Failure) {
@@ -22,6 +33,19 @@ struct ViewCommand: Subcommand {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw Failure(.usage, "view: --name \"\(name)\" is not a segment name (a file name in /dev/shm)")
         }
+        background = a.flag("--background")
+        fill = a.value("--fill")
+        if let fill {
+            guard background else { throw Failure(.usage, "view: --fill is the background's colour: give --background too") }
+            guard RGB8(hex: fill) != nil else {
+                throw Failure(.usage, "view: --fill \"\(fill)\" is not a colour #RRGGBB (six hexadecimal digits, e.g. \(Self.defaultFill))")
+            }
+        }
+    }
+
+    /// The viewer's arguments: `--name NAME [--background [--fill #RRGGBB]]`.
+    var viewerArguments: [String] {
+        ["--name", name] + (background ? ["--background"] + (fill.map { ["--fill", $0] } ?? []) : [])
     }
 
     /// Where the viewer executable may be, for this executable in `directory`, in the
@@ -70,7 +94,7 @@ struct ViewCommand: Subcommand {
         guard let viewer = tried.first(where: { access($0, X_OK) == 0 }) else {
             throw Failure(.unavailable, Self.missingViewer(directory: directory, tried: tried))
         }
-        let argv = [viewer, "--name", name]
+        let argv = [viewer] + viewerArguments
         var cargs = argv.map { strdup($0) } + [nil]
         execv(viewer, &cargs)
         let reason = String(cString: strerror(errno))

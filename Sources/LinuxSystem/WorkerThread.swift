@@ -41,6 +41,15 @@ package final class WorkerThread {
         thread = nil
         pthread_join(t, nil)
     }
+
+    /// Lets the thread run on unjoined (`pthread_detach`): for one that may sleep long in
+    /// a call nothing can interrupt (FUTEX_WAIT with a timeout), which the process's exit
+    /// ends. Once; `join` then does nothing.
+    package func detach() {
+        guard let t = thread else { return }
+        thread = nil
+        pthread_detach(t)
+    }
 }
 
 /// A mutex and one condition variable (`pthread_mutex_t`, `pthread_cond_t`), for state

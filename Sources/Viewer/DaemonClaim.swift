@@ -1,41 +1,56 @@
 import Glibc
 import LinuxSystem
 import Logging
+import Synchronization
 import Systemd
 
-/// The viewer tells the daemon that someone looks: while the window is open it holds a
-/// claim (`Claim()` on org.shimmerd.Shimmerd1) on a system bus connection of its own, so
-/// a daemon with `Sink.demand = auto` reads the sensor and paints the segment. The claim
-/// ends when the connection does (the window closed, the viewer killed); a daemon that
-/// (re)appears on the bus, started or restarted, is claimed again at once, and so is the
-/// daemon on a bus that came back after a restart (`ReconnectingBus`).
+/// The viewer tells the daemon that someone looks: while it is wanted (the window is
+/// open; a background surface is seen) it holds a claim (`Claim()` on
+/// org.shimmerd.Shimmerd1) on a system bus connection of its own, so a daemon with
+/// `Sink.demand = auto` reads the sensor and paints the segment; `want(false)` gives it
+/// back (`Release()`). The claim also ends when the connection does (the viewer closed
+/// or killed); a daemon that (re)appears on the bus, started or restarted, is claimed
+/// again at once while wanted, and so is the daemon on a bus that came back after a
+/// restart (`ReconnectingBus`).
 ///
 /// The connection is served on a thread of its own (`run`), which sleeps in poll(2) on
-/// the bus and a pipe `stop` writes to; it never touches the window.
+/// the bus and a pipe `want` and `stop` write to; it never touches the window or the
+/// surfaces.
 final class DaemonClaim: @unchecked Sendable {
     static let name = "org.shimmerd.Shimmerd1"
     static let path = "/org/shimmerd/Shimmerd1"
 
     private let link: ReconnectingBus
     private let log: Logger
-    private let stopPipe: (read: Int32, write: Int32)
+    /// What the claim is for, in the log lines: "this window is open".
+    private let purpose: String
+    private let wakes: WakePipe
+    private let wanted: Atomic<Bool>
+    /// The claim thread's own state: the daemon's name has an owner; a claim was sent to it.
+    private var present = false
+    private var held = false
 
     /// Nil, with one line, without a system bus: the daemon cannot be told that someone
     /// looks, and paints only with `Sink.demand = always`.
-    init?(log: Logger) {
+    init?(log: Logger, purpose: String, wanted: Bool) {
         self.log = log
+        self.purpose = purpose
+        self.wanted = Atomic(wanted)
         do { link = try ReconnectingBus() } catch {
             log.warning("view: no system bus (\(error)): the daemon cannot be told that someone looks, so it paints "
                         + "the segment only while another reader claims it or with Sink.demand = always")
             return nil
         }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        stopPipe = (fds[0], fds[1])
+        guard let pipe = WakePipe() else { return nil }
+        wakes = pipe
         do {
             try link.setUp { [unowned self] bus throws(SystemBusError) in
-                try bus.watchName(Self.name) { [unowned self, unowned bus] present in if present { claim(on: bus) } }
+                held = false
+                try bus.watchName(Self.name) { [unowned self, unowned bus] present in
+                    self.present = present
+                    if !present { held = false }
+                    reconcile(on: bus)
+                }
             }
         } catch {
             log.warning("view: system bus: cannot follow \(Self.name) (\(error)); the daemon is not told that someone looks")
@@ -43,22 +58,31 @@ final class DaemonClaim: @unchecked Sendable {
         }
     }
 
-    deinit {
-        close(stopPipe.read)
-        close(stopPipe.write)
+    /// Claims (true) or releases (false), from any thread; the claim thread acts on it.
+    func want(_ on: Bool) {
+        guard wanted.exchange(on, ordering: .sequentiallyConsistent) != on else { return }
+        wakes.post(UInt8(ascii: "w"))
     }
 
-    private func claim(on bus: SystemBus) {
+    /// Sends what `wanted` asks for to a present daemon: Claim() or Release().
+    private func reconcile(on bus: SystemBus) {
+        let on = wanted.load(ordering: .sequentiallyConsistent)
+        guard present, on != held else { return }
+        held = on
+        let member = on ? "Claim" : "Release"
         do {
-            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: "Claim") { [log] why in
+            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: member) { [log, purpose] why in
                 if let why {
-                    log.warning("view: Claim() refused (\(why)): the daemon paints the segment only with Sink.demand = always")
+                    log.warning("view: \(member)() refused (\(why))" + (on ? ": the daemon paints the segment only with Sink.demand = always" : ""))
+                } else if on {
+                    log.info("view: claimed the frames of \(Self.name): the daemon paints while \(purpose)")
                 } else {
-                    log.info("view: claimed the frames of \(Self.name): the daemon paints while this window is open")
+                    log.info("view: released the frames of \(Self.name): nothing of them is seen")
                 }
             }
         } catch {
-            log.warning("view: Claim() not sent: \(error)")
+            held = !on
+            log.warning("view: \(member)() not sent: \(error)")
         }
     }
 
@@ -69,6 +93,8 @@ final class DaemonClaim: @unchecked Sendable {
             let now = MonotonicClock.seconds()
             switch link.process(now: now) {
             case .lost(let retry)?:
+                present = false
+                held = false
                 log.warning("view: the system bus connection was lost; trying again in \(Int(retry)) s")
             case .reconnected?:
                 log.info("view: connected to the system bus again")
@@ -77,16 +103,17 @@ final class DaemonClaim: @unchecked Sendable {
             }
             let request = link.pollRequest(now: now)
             var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0),
-                       pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: wakes.readEnd, events: Int16(POLLIN), revents: 0)]
             let ms = request.timeoutSeconds.map { Int32((min($0, 60) * 1000).rounded(.up)) } ?? -1
             _ = poll(&fds, 2, ms)
-            if fds[1].revents != 0 { return }
+            guard fds[1].revents != 0 else { continue }
+            if wakes.drain().contains(UInt8(ascii: "s")) { return }
+            if let bus = link.bus { reconcile(on: bus) }
         }
     }
 
     /// Ends `run` (from another thread).
     func stop() {
-        var one: UInt8 = 1
-        _ = write(stopPipe.write, &one, 1)
+        wakes.post(UInt8(ascii: "s"))
     }
 }

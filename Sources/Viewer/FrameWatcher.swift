@@ -1,14 +1,14 @@
-import Display
 import Glibc
 import LinuxSystem
 import SharedMemory
 import Synchronization
 
 /// The viewer's helper thread: blocks in FUTEX_WAIT on the watched segment's frame word
-/// and wakes the main thread (an SDL user event) when the frame moves on, when the word
-/// is woken without a new frame (the writer left), or after `housekeepingSeconds`
-/// without either (so the main thread can look for a segment that appeared or was
-/// replaced). It never reads pixels and never calls SDL except `Waker.post`.
+/// and wakes the main thread (`wake`: an SDL user event, a byte in a pipe) when the frame
+/// moves on, when the word is woken without a new frame (the writer left), or after
+/// `housekeepingSeconds` without either (`searchSeconds` while there is no segment), so
+/// the main thread can look for a segment that appeared or was replaced. It never reads
+/// pixels, and touches nothing of the main thread's but `wake`.
 ///
 /// Pacing: at most one wake-up per `minimumInterval` (one display refresh), and never a
 /// second one while the main thread has not taken the first (`pending`), so a fast
@@ -23,14 +23,17 @@ final class FrameWatcher: Sendable {
 
     private let watched = Mutex(Watched())
     private let pending = Atomic<Bool>(false)
-    private let waker: Waker
+    private let wake: @Sendable () -> Void
     let minimumInterval: Double
     let housekeepingSeconds: Double
+    let searchSeconds: Double
 
-    init(waker: Waker, minimumInterval: Double, housekeepingSeconds: Double) {
-        self.waker = waker
+    init(wake: @escaping @Sendable () -> Void, minimumInterval: Double, housekeepingSeconds: Double,
+         searchSeconds: Double? = nil) {
+        self.wake = wake
         self.minimumInterval = minimumInterval
         self.housekeepingSeconds = housekeepingSeconds
+        self.searchSeconds = searchSeconds ?? housekeepingSeconds
     }
 
     /// Main thread: watch this segment from now on (nil: none).
@@ -46,7 +49,7 @@ final class FrameWatcher: Sendable {
         pending.store(false, ordering: .sequentiallyConsistent)
     }
 
-    /// Main thread: end `run` (within `housekeepingSeconds`).
+    /// Main thread: end `run` (within `housekeepingSeconds`, or `searchSeconds`).
     func stop() {
         watched.withLock { $0.stopping = true }
     }
@@ -68,13 +71,13 @@ final class FrameWatcher: Sendable {
                 if outcome == .interrupted { continue }
                 seen = reader.frame
             } else {
-                Self.sleep(housekeepingSeconds)
+                Self.sleep(searchSeconds)
             }
             if watched.withLock({ $0.stopping }) { return }
             let wait = lastPost + minimumInterval - MonotonicClock.seconds()
             if wait > 0 { Self.sleep(wait) }
             if !pending.exchange(true, ordering: .sequentiallyConsistent) {
-                waker.post()
+                wake()
             }
             lastPost = MonotonicClock.seconds()
         }

@@ -1,6 +1,8 @@
 // Viewer: `shimmerd view`, a desktop window showing the shared-memory frames a running
 // daemon writes (Sink.type = shm), for machines where a compositor owns the display and
-// the framebuffer sink cannot be used.
+// the framebuffer sink cannot be used; and `shimmerd view --background`, the same frames
+// as the desktop's background on Wayland compositors with wlr-layer-shell
+// (`BackgroundSession`, over the Wayland wrapper and the pure Backdrop; docs/BACKGROUND.md).
 //
 // Purpose: join the shm reader (Output), SDL2 (Display) and the card's font (Fonts):
 // - the main thread owns SDL: it blocks in SDL_WaitEvent and paints;

@@ -18,17 +18,18 @@ package final class ViewerSession {
     let settings: ViewerSettings
     let log: Logger
 
-    private var reader: SharedMemoryReader?
+    private var segment: SegmentFollower
+    private var reader: SharedMemoryReader? { segment.reader }
     private var status: ViewerStatus?
     /// The frame in the texture (0: the texture holds the waiting screen, or nothing).
     private var shownFrame: UInt64 = 0
     /// The waiting screen's text in the texture, to draw it only when it changes.
     private var shownWaiting: (String, String)?
-    private var lastOpenFailure: String?
 
     package init(settings: ViewerSettings, log: Logger) {
         self.settings = settings
         self.log = log
+        segment = SegmentFollower(settings: settings, log: log)
     }
 
     /// Opens the window and runs until it is closed. Throws only when no window can be
@@ -46,7 +47,8 @@ package final class ViewerSession {
         }
         let screen = WaitingScreen(face: face)
 
-        let watcher = FrameWatcher(waker: video.waker, minimumInterval: 1 / hertz,
+        let waker = video.waker
+        let watcher = FrameWatcher(wake: { waker.post() }, minimumInterval: 1 / hertz,
                                    housekeepingSeconds: settings.housekeepingSeconds)
         watcher.watch(reader)
         let thread: BackgroundThread
@@ -54,7 +56,7 @@ package final class ViewerSession {
             throw ViewerError(message: "view: \(error)")
         }
         // While the window is open the daemon is told that someone looks.
-        let claim = DaemonClaim(log: log)
+        let claim = DaemonClaim(log: log, purpose: "this window is open", wanted: true)
         let claimThread = claim.flatMap { c in try? BackgroundThread(name: "bus-claim") { c.run() } }
         defer {
             watcher.stop()
@@ -78,7 +80,8 @@ package final class ViewerSession {
                                            exists: { access($0, F_OK) == 0 })
             let video = try VideoSystem(appName: "shimmerd")
             try Self.requireADisplay(driver: video.driverName, requested: getenv("SDL_VIDEODRIVER").map { String(cString: $0) })
-            reader = try? SharedMemoryReader(name: settings.name, directory: settings.directory)
+            segment = SegmentFollower(settings: settings, log: log,
+                                      reader: try? SharedMemoryReader(name: settings.name, directory: settings.directory))
             let width = reader.map { Int($0.header.width) } ?? settings.defaultWidth
             let height = reader.map { Int($0.header.height) } ?? settings.defaultHeight
             let window = try FrameWindow(video: video, title: "shimmer (\(settings.name))", width: width, height: height,
@@ -138,24 +141,13 @@ package final class ViewerSession {
 
     /// Looks at the segment (open it, follow a replacement) and shows what it has.
     private func update(_ window: FrameWindow, _ watcher: FrameWatcher, _ screen: WaitingScreen) {
-        if reader == nil || (reader!.writerPID == 0 && reader!.replaced()) {
-            if let r = open() {
-                reader = r
-                shownFrame = 0
-                watcher.watch(r)
-            }
+        if let r = segment.refresh() {
+            shownFrame = 0
+            watcher.watch(r)
         }
-        let next: ViewerStatus
-        if let reader {
-            let pid = reader.writerPID
-            if reader.frame == 0 {
-                next = .noFrameYet
-            } else {
-                next = pid == 0 ? .stopped : .live(writerPID: pid)
-                showNewest(reader, window, watcher)
-            }
-        } else {
-            next = .waiting(reason: lastOpenFailure ?? "\(settings.path) does not exist yet")
+        let next = segment.status
+        if let reader, next != .noFrameYet {
+            showNewest(reader, window, watcher)
         }
         if next != status {
             status = next
@@ -167,45 +159,18 @@ package final class ViewerSession {
         }
     }
 
-    /// The segment, or nil with `lastOpenFailure` set (logged when it changes: a missing
-    /// segment is the normal state before the daemon starts, not an error).
-    private func open() -> SharedMemoryReader? {
-        do {
-            let r = try SharedMemoryReader(name: settings.name, directory: settings.directory)
-            lastOpenFailure = nil
-            log.info("view: opened \(r.path) read-only (\(r.header.width) x \(r.header.height) px, "
-                     + "\(r.header.bufferCount) buffers, inode \(r.inode))")
-            return r
-        } catch {
-            let text = error.description
-            if text != lastOpenFailure, case .refused = error {
-                log.warning("view: \(text)")
-            }
-            lastOpenFailure = text
-            return nil
-        }
-    }
-
     private func showNewest(_ reader: SharedMemoryReader, _ window: FrameWindow, _ watcher: FrameWatcher) {
         let latest = reader.frame
         guard latest != shownFrame else { return }
         do {
             try window.setFrameSize(width: Int(reader.header.width), height: Int(reader.header.height))
             let stride = Int(reader.header.stride)
-            let read = try reader.readNewest { (pixels) throws(DisplayError) in try window.upload(pixels, stride: stride) }
-            switch read {
-            case .frame(let number, _, _):
+            if let number = try segment.readNewest(reader, watcher: watcher, { (pixels) throws(DisplayError) in
+                try window.upload(pixels, stride: stride)
+            }) {
                 shownFrame = number
                 shownWaiting = nil
                 paint(window)
-            case .noFrame:
-                break
-            case .gone:
-                log.warning("view: \(reader.path) shrank below its layout (truncated by its owner); reopening it")
-                self.reader = nil
-                watcher.watch(nil)
-            case .torn:
-                log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
             }
         } catch {
             log.error("view: \(error)")

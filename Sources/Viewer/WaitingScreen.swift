@@ -1,3 +1,4 @@
+import Backdrop
 import Fonts
 import Raster
 
@@ -6,9 +7,6 @@ import Raster
 /// one line of detail below it (grey, 11 pt). Drawn once per change of text, never per
 /// frame. Grey and white only: no dot color can be mistaken for it.
 struct WaitingScreen {
-    /// Card points of the default card (scene.md: W = 350, corner radius 12 pt).
-    static let cardWidthPoints = 350.0
-    static let cornerRadiusPoints = 12.0
     static let headlinePoints = 20.0
     static let detailPoints = 11.0
     static let headlineGrey: UInt32 = 0xFF
@@ -19,9 +17,9 @@ struct WaitingScreen {
 
     /// Paints `pixmap` (XRGB8888) whole.
     func draw(into pixmap: Pixmap, headline: String, detail: String, background: UInt32) {
-        let scale = Double(pixmap.width) / Self.cardWidthPoints
+        let scale = CardShape.scale(ofFrameWidth: pixmap.width)
         let w = Double(pixmap.width), h = Double(pixmap.height)
-        let radius = Self.cornerRadiusPoints * scale
+        let radius = CardShape.cornerRadiusPoints * scale
         // The card's shape: black over the background, anti-aliased corners.
         for y in 0..<pixmap.height {
             let row = pixmap.row(y)

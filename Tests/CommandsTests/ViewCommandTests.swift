@@ -23,6 +23,11 @@ struct ViewCommandTests {
         (["--name"], "needs a value"),
         (["--bogus"], "unknown option --bogus"),
         (["extra"], "unexpected argument"),
+        (["--fill", "#102030"], "give --background too"),
+        (["--background", "--fill", "102030"], "is not a colour #RRGGBB"),
+        (["--background", "--fill", "#1020"], "is not a colour #RRGGBB"),
+        (["--background", "--fill", "#10203g"], "is not a colour #RRGGBB"),
+        (["--background", "--fill=#1020304"], "is not a colour #RRGGBB"),
     ])
     func usageErrors(_ args: [String], _ mention: String) {
         let f = dispatchFailure(["view"] + args)
@@ -30,9 +35,16 @@ struct ViewCommandTests {
         #expect(f?.message.contains(mention) == true, "\(f?.message ?? "no failure") should mention \(mention)")
     }
 
+    @Test func theBackgroundAndItsFillGoToTheViewer() throws {
+        #expect(try view([])?.viewerArguments == ["--name", "shimmer"])
+        #expect(try view(["--background"])?.viewerArguments == ["--name", "shimmer", "--background"])
+        #expect(try view(["--name", "c", "--background", "--fill", "#A0b1C2"])?.viewerArguments
+                == ["--name", "c", "--background", "--fill", "#A0b1C2"])
+    }
+
     @Test func helpListsIt() throws {
         guard case .help(let text) = try ShimmerdMain.dispatch(["view", "--help"]) else { Issue.record("no help"); return }
-        #expect(text.contains("Usage: shimmerd view [--name NAME]"))
+        #expect(text.contains("Usage: shimmerd view [--name NAME] [--background] [--fill #RRGGBB]"))
     }
 
     @Test func theViewerIsLookedForBesideThisExecutableThenInLibexec() {

@@ -44,6 +44,9 @@ def test_every_imported_module_of_the_package_is_a_declared_dependency():
     for t in targets:
         if t["type"] == "system":
             continue
+        directory = os.path.join(REPO, t.get("path") or default_path(t))
+        if not any(name.endswith(".swift") for _, _, files in os.walk(directory) for name in files):
+            continue    # a C target (CWaylandProtocols): what it uses are #includes
         declared = {list(d.values())[0][0] for d in t["dependencies"]}
         imported = imports_of(t.get("path") or default_path(t)) & names
         # The pure core and the tests' helpers import no module of the package.
@@ -57,12 +60,14 @@ def test_every_imported_module_of_the_package_is_a_declared_dependency():
 
 def test_the_viewer_links_no_drm_png_udev_iio_or_evdev_library():
     """shimmerd-view reads the shared-memory frames through the SharedMemory module alone:
-    it needs SDL2, FreeType and fontconfig for its window and libsystemd for its claim,
-    never the daemon's display, image or device libraries."""
+    it needs SDL2, FreeType and fontconfig for its window, libwayland-client for the
+    background and libsystemd for its claim, never the daemon's display, image or device
+    libraries."""
     viewer = os.path.join(os.path.dirname(SHIMMERD), "shimmerd-view")
     r = subprocess.run(["readelf", "-d", viewer], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", r.stdout)
     assert any(n.startswith("libSDL2") for n in needed), needed
+    assert any(n.startswith("libwayland-client") for n in needed), needed
     unwanted = [n for n in needed if re.match(r"lib(drm|png|udev|iio|evdev)\b", n)]
     assert unwanted == [], needed

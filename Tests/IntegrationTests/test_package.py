@@ -86,6 +86,7 @@ def test_files_are_where_debian_puts_them(debs):
     assert daemon["/usr/bin/shimmerd"].startswith("-rwxr-xr-x")
     viewer = contents(debs["shimmerd-view"])
     for path in ["/usr/libexec/shimmerd/shimmerd-view", "/usr/lib/systemd/user/shimmerd-view.service",
+                 "/usr/lib/systemd/user/shimmerd-background.service", "/usr/share/doc/shimmerd-view/BACKGROUND.md",
                  "/usr/share/applications/shimmerd-view.desktop", "/usr/share/doc/shimmerd-view/copyright"]:
         assert path in viewer, path
     shared = {p for p in set(daemon) & set(viewer) if not daemon[p].startswith("d")}
@@ -94,7 +95,7 @@ def test_files_are_where_debian_puts_them(debs):
     assert run("dpkg-deb", "--info", debs["shimmerd"], "conffiles").stdout.split() == [CONFFILE]
 
 
-def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl(debs):
+def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl_and_wayland(debs):
     daemon = control_field(debs["shimmerd"], "Depends")
     viewer = control_field(debs["shimmerd-view"], "Depends")
     # dpkg-shlibdeps found the C libraries the daemon links.
@@ -102,6 +103,8 @@ def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl(debs)
         assert re.search(r"\b%s\b" % re.escape(lib), daemon), (lib, daemon)
     assert "sdl" not in daemon.lower() and "libx11" not in daemon.lower() and "wayland" not in daemon.lower(), daemon
     assert re.search(r"\blibsdl2-2\.0-0\b", viewer), viewer
+    # The background links libwayland-client itself (dh_shlibdeps finds it).
+    assert re.search(r"\blibwayland-client0\b", viewer), viewer
     assert re.search(r"\bshimmerd \(= ", viewer), viewer
 
 
@@ -175,7 +178,8 @@ def test_shipped_documents_link_only_what_is_shipped(debs, tmp_path):
             owner = run("dpkg", "-S", found.stdout.strip()).stdout.split(":")[0]
             assert owner in depends, "%s(%s) is in %s, which shimmerd does not depend on" % (name, section, owner)
     units = [roots["shimmerd"] / "usr/lib/systemd/system/shimmerd.service",
-             roots["shimmerd-view"] / "usr/lib/systemd/user/shimmerd-view.service"]
+             roots["shimmerd-view"] / "usr/lib/systemd/user/shimmerd-view.service",
+             roots["shimmerd-view"] / "usr/lib/systemd/user/shimmerd-background.service"]
     for unit in units:
         for entry in re.search(r"^Documentation=(.*)$", unit.read_text(), re.M).group(1).split():
             if entry.startswith("file:"):

@@ -323,18 +323,21 @@ def test_escape_and_the_close_button_close_the_window(xserver, shm_name):
     dpy.close()
 
 
-def test_user_unit_and_desktop_entry_verify(tmp_path):
-    unit = open(os.path.join(REPO, "systemd", "shimmerd-view.service")).read()
-    assert "ExecStart=/usr/local/bin/shimmerd view" in unit and "WantedBy=graphical-session.target" in unit
+@pytest.mark.parametrize("unit_name,command", [("shimmerd-view.service", "view --name shimmer"),
+                                               ("shimmerd-background.service", "view --background --name shimmer")])
+def test_user_units_and_desktop_entry_verify(tmp_path, unit_name, command):
+    unit = open(os.path.join(REPO, "systemd", unit_name)).read()
+    assert "ExecStart=/usr/local/bin/shimmerd %s\n" % command in unit, unit
+    assert "WantedBy=graphical-session.target" in unit and "PartOf=graphical-session.target" in unit
     # systemd-analyze --user verify checks that ExecStart exists: point it at the built binary.
-    copy = tmp_path / "shimmerd-view.service"
+    copy = tmp_path / unit_name
     copy.write_text(unit.replace("/usr/local/bin/shimmerd", SHIMMERD))
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     r = subprocess.run(["systemd-analyze", "--user", "verify", str(copy)], capture_output=True, text=True,
                        env=dict(os.environ, XDG_RUNTIME_DIR=str(runtime)))
     assert r.returncode == 0, r.stderr
-    assert "shimmerd-view.service" not in r.stderr, r.stderr
+    assert unit_name not in r.stderr, r.stderr
     entry = os.path.join(REPO, "systemd", "shimmerd-view.desktop")
     r = subprocess.run(["desktop-file-validate", entry], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
