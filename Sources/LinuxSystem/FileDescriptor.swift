@@ -94,6 +94,24 @@ package final class FileDescriptor: @unchecked Sendable {
         return FileStatus(st)
     }
 
+    /// `fstatat(2)` of one name in this directory with AT_SYMLINK_NOFOLLOW: a symbolic
+    /// link's own status (its owner), not its target's.
+    package func status(ofEntry name: String) throws -> FileStatus {
+        var st = stat()
+        let path = (self.path.hasSuffix("/") ? self.path : self.path + "/") + name
+        try retryingEINTR("lstat", path: path) { fstatat(rawValue, name, &st, AT_SYMLINK_NOFOLLOW) }
+        return FileStatus(st)
+    }
+
+    /// `readlinkat(2)` of the symbolic link `name` in this directory: its target as written.
+    package func linkTarget(ofEntry name: String) throws -> String {
+        let path = (self.path.hasSuffix("/") ? self.path : self.path + "/") + name
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = try retryingEINTR("readlink", path: path) { readlinkat(rawValue, name, &buffer, Int(PATH_MAX)) }
+        guard n < Int(PATH_MAX) else { throw SystemError("readlink", path: path, errno: ENAMETOOLONG) }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// `fchmod(2)`.
     package func setMode(_ mode: mode_t) throws {
         try retryingEINTR("fchmod", path: path) { fchmod(rawValue, mode) }
