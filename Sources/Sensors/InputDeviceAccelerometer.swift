@@ -93,9 +93,9 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
             guard handled < maximumEventsPerRead else {
                 if !overran {
                     overran = true
-                    events.append(.limited(cause: "flood", "more than \(maximumEventsPerRead) events waiting at one read of "
-                        + "\(node.path) (the device reports faster than they can be handled); reading at most "
-                        + "\(maximumEventsPerRead) a frame, the kernel drops the rest"))
+                    events.append(.limited(cause: "flood", "\(maximumEventsPerRead) events at one read of \(node.path), "
+                        + "the most a read handles (a device reporting faster than a frame's read can take); the rest "
+                        + "waits for the next frame, and what the kernel cannot keep meanwhile it drops"))
                 }
                 break
             }
