@@ -34,6 +34,10 @@ final class HotplugWatch {
     /// The kernel's tablet-mode switches (a convertible folding into tablet mode): each
     /// change asks for a new baseline.
     private var tabletSwitches: [TabletModeSwitch] = []
+    /// The switch's lines: two every 2 s at most (a fold and an unfold in quick succession
+    /// are both said), with how many changes were held back; a switch that flaps (a loose
+    /// hinge sensor, a uinput device claiming SW_TABLET_MODE) must not flood the journal.
+    private var switchLines = RateLimiter(interval: 2, burst: 2)
     /// Devices whose udev `remove` event arrived and no `add` since.
     private var removed: Set<String> = []
 
@@ -113,7 +117,7 @@ final class HotplugWatch {
             log.info("iio-sensor-proxy: \(Self.text(state))")
             changes.append(.sensorProxy(state))
         }
-        if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &changes) }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now, into: &changes) }
     }
 
     /// What a udev event says: `remove` a device gone; `add` or `change` one that may be
@@ -147,9 +151,9 @@ final class HotplugWatch {
         }
     }
 
-    /// A change of a tablet-mode switch asks for a new baseline; a switch whose node
-    /// fails is dropped with one line.
-    private func readTabletSwitches(_ readable: [Int32], into changes: inout [Change]) {
+    /// A change of a tablet-mode switch asks for a new baseline (said as `switchLines`
+    /// allows); a switch whose node fails is dropped with one line.
+    private func readTabletSwitches(_ readable: [Int32], now: Double, into changes: inout [Change]) {
         var i = 0
         while i < tabletSwitches.count {
             let sw = tabletSwitches[i]
@@ -160,7 +164,11 @@ final class HotplugWatch {
             do {
                 if let value = try sw.read() {
                     let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
-                    log.notice("\(why); capturing a new baseline", ["input.device": sw.devnode])
+                    let (allowed, held) = switchLines.allow(sw.devnode, now: now)
+                    if allowed {
+                        log.notice("\(why); capturing a new baseline" + (held > 0 ? " (\(held) more changes since the last report)" : ""),
+                                   ["input.device": sw.devnode])
+                    }
                     changes.append(.tabletMode(why))
                 }
                 i += 1

@@ -229,3 +229,101 @@ def test_monitor_recaptures_and_settles_as_the_daemon_does(bed_factory, tmp_path
     last = [r for r in records if r["type"] == "sample"][-1], monitor.samples()[-1]
     for s in last:
         assert abs(s["dpitch"]) < 0.01 and abs(s["droll"]) < 0.01, last
+
+
+def test_a_flapping_tablet_mode_switch_gives_a_bounded_number_of_lines(bed_factory, tmp_path):
+    """A switch that toggles every 25 ms for 10 s (400 changes: a loose hinge sensor, or a
+    uinput device that claims SW_TABLET_MODE): the daemon follows it, and says so in at most
+    20 lines (counting the changes it held back); the last change still captures a new
+    baseline."""
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture, SWITCH)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    fd = switch_fifo(bed)
+    trace = str(tmp_path / "trace.jsonl")
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
+                  "--set", "Trace.path=" + trace, "--set", "Log.level=info")
+    try:
+        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
+        wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
+        start = len(d.logs)
+        t0 = time.monotonic()
+        for k in range(400):
+            time.sleep(max(0.0, t0 + 0.025 * (k + 1) - time.monotonic()))
+            os.write(fd, switch_event(k % 2 == 0))
+        time.sleep(1.5)
+        lines = [x for x in d.logs[start:] if "tablet" in x]
+        print("400 changes in %.1f s: %d lines mention the switch (%d lines in all); the first: %s; the last: %s"
+              % (time.monotonic() - t0 - 1.5, len(lines), len(d.logs) - start, lines[:1], lines[-1:]))
+        assert d.poll() is None
+        assert len(d.logs) - start <= 20, d.logs[start:start + 30]
+        # The last change, laptop mode (the 400th), is followed by a recapture.
+        recaptures = [r for r in read_trace(trace) if r["type"] == "recapture"]
+        assert recaptures and recaptures[-1]["reason"] == "tablet-mode switch Intel Virtual Switches: laptop mode", \
+            recaptures[-3:]
+        assert d.stop() == 0
+    finally:
+        os.close(fd)
+
+
+SWITCH_FLOOD = r"""
+import os, struct, sys, time
+path, seconds = sys.argv[1], float(sys.argv[2])
+def event(type_, code, value):
+    return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
+block = b"".join(event(0x05, 0x01, k % 2) + event(0x00, 0x00, 0) for k in range(32))   # 1536 bytes, atomic
+fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+sent = 0
+t0 = time.monotonic()
+while time.monotonic() - t0 < seconds:
+    try:
+        os.write(fd, block)
+        sent += 32
+    except BlockingIOError:
+        pass
+print(sent, time.monotonic() - t0)
+"""
+
+
+def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory, tmp_path):
+    """A switch node written as fast as a process can for 10 s (tablet, laptop, tablet...;
+    the node's pipe kept full, so no read finds it empty): with WATCHDOG_USEC = 100 ms the
+    loop's heartbeat keeps at least 8 a second in every second, the lines stay at most 20,
+    and the daemon stops cleanly after."""
+    import subprocess
+    import sys
+    from test_dbus_hostile import Heartbeats
+    dev = Device("bmc150_bosc0200_ideapad_d330")
+    bed = bed_factory(dev.fixture, SWITCH)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    fd = switch_fifo(bed)
+    beats = Heartbeats(str(tmp_path / "notify"))
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    try:
+        d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
+                      "--set", "Log.level=info", extra_env=beats.env)
+        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
+        time.sleep(1.0)
+        start = len(d.logs)
+        seconds = 10.0
+        flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD, os.path.join(bed.root, "dev", "input", "event13"),
+                                    str(seconds)], stdout=subprocess.PIPE, text=True)
+        bed.children.append(flooder)
+        t0 = time.monotonic()
+        flooder.wait(timeout=seconds + 30)
+        t1 = time.monotonic()
+        sent, took = flooder.stdout.read().split()
+        per_second = [sum(1 for t, m in beats.messages if m == "WATCHDOG=1" and s <= t < s + 1)
+                      for s in [t0 + 0.5 + k for k in range(int(t1 - t0 - 1))]]
+        print("switch flood: %s changes in %.1f s; heartbeats a second min %d, median %d; %d lines"
+              % (sent, float(took), min(per_second), sorted(per_second)[len(per_second) // 2], len(d.logs) - start))
+        assert d.poll() is None
+        assert min(per_second) >= 8, per_second
+        assert len(d.logs) - start <= 20, d.logs[start:start + 30]
+        assert d.stop() == 0
+    finally:
+        beats.close()
+        os.close(fd)
