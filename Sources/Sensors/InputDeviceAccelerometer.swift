@@ -77,11 +77,12 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
     static let accelerometerAxes = [AbsoluteAxis.x, .y, .z].map { "\($0)" }.joined(separator: ",")
     static let gyroscopeAxes = [AbsoluteAxis.rx, .ry, .rz].map { "\($0)" }.joined(separator: ",")
 
-    /// Seconds: the longest the daemon may go without a read before the kernel's buffer
-    /// for this reader overflows (`bufferEvents` at `eventsPerReport` each, at the report
-    /// rate seen), halved; nil until the rate has been seen.
+    /// Seconds: a quarter of how long the kernel's buffer for this reader lasts
+    /// (`bufferEvents` at `eventsPerReport` each, at the interval between the reports'
+    /// arrivals), so that a read three quarters of that late on a busy machine still loses
+    /// nothing; nil until two reports came.
     package var longestReadInterval: Double? {
-        clock.reportInterval.map { 0.5 * Double(facts.bufferEvents / max(1, facts.eventsPerReport)) * $0 }
+        clock.reportInterval.map { 0.25 * Double(facts.bufferEvents / max(1, facts.eventsPerReport)) * $0 }
     }
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
