@@ -8,12 +8,15 @@ import json
 import math
 import os
 import struct
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from harness import G, Device, ScanPipe, norm, pose, read_trace, wait_trace, wait_until
+from test_dbus_hostile import Heartbeats
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -71,7 +74,10 @@ def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
     assert p.returncode == 0 and not any(r["type"] == "recapture" for r in read_trace(out2, final=True))
 
 
-def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
+def run_with_a_switch(bed_factory, tmp_path, extra_env=None):
+    """The daemon on the level fixture accelerometer (poll mode) beside the emulated
+    tablet-mode switch, once it has found the switch and taken its first baseline: (bed,
+    the switch's FIFO, the daemon, its trace)."""
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture, SWITCH)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
@@ -80,10 +86,15 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=info")
+                  "--set", "Trace.path=" + trace, "--set", "Log.level=info", extra_env=extra_env)
+    d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
+    wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
+    return bed, fd, d, trace
+
+
+def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
+    bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path)
     try:
-        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
-        wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
         os.write(fd, switch_event(True))
         d.wait_log(r"tablet-mode switch Intel Virtual Switches: tablet mode; capturing a new baseline", "the notice")
         recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"], "the recapture record",
@@ -236,18 +247,8 @@ def test_a_flapping_tablet_mode_switch_gives_a_bounded_number_of_lines(bed_facto
     uinput device that claims SW_TABLET_MODE): the daemon follows it, and says so in at most
     20 lines (counting the changes it held back); the last change still captures a new
     baseline."""
-    dev = Device("bmc150_bosc0200_ideapad_d330")
-    bed = bed_factory(dev.fixture, SWITCH)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    fd = switch_fifo(bed)
-    trace = str(tmp_path / "trace.jsonl")
-    conf = tmp_path / "empty.conf"
-    conf.write_text("")
-    d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=info")
+    bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path)
     try:
-        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
-        wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
         start = len(d.logs)
         t0 = time.monotonic()
         for k in range(400):
@@ -292,21 +293,10 @@ def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory
     the node's pipe kept full, so no read finds it empty): with WATCHDOG_USEC = 100 ms the
     loop's heartbeat keeps at least 8 a second in every second, the lines stay at most 20,
     and the daemon stops cleanly after."""
-    import subprocess
-    import sys
-    from test_dbus_hostile import Heartbeats
-    dev = Device("bmc150_bosc0200_ideapad_d330")
-    bed = bed_factory(dev.fixture, SWITCH)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    fd = switch_fifo(bed)
     beats = Heartbeats(str(tmp_path / "notify"))
-    conf = tmp_path / "empty.conf"
-    conf.write_text("")
+    fd = None
     try:
-        d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
-                      "--set", "Log.level=info", extra_env=beats.env)
-        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
-        time.sleep(1.0)
+        bed, fd, d, _ = run_with_a_switch(bed_factory, tmp_path, extra_env=beats.env)
         start = len(d.logs)
         seconds = 10.0
         flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD, os.path.join(bed.root, "dev", "input", "event13"),
@@ -326,4 +316,5 @@ def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory
         assert d.stop() == 0
     finally:
         beats.close()
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
