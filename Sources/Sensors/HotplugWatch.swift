@@ -38,6 +38,8 @@ final class HotplugWatch {
     /// are both said), with how many changes were held back; a switch that flaps (a loose
     /// hinge sensor, a uinput device claiming SW_TABLET_MODE) must not flood the journal.
     private var switchLines = RateLimiter(interval: 2, burst: 2)
+    /// The switches' changes, handed on as new baselines at most every 0.5 s, the newest last.
+    private var switchChanges = TabletModeHold(interval: 0.5)
     /// Devices whose udev `remove` event arrived and no `add` since.
     private var removed: Set<String> = []
 
@@ -95,8 +97,10 @@ final class HotplugWatch {
     }
 
     /// Seconds until the bus watch is due even without its descriptor (a reply's timeout,
-    /// a reconnect).
-    func timeout(now: Double) -> Double { sensorProxy?.timeout(now: now) ?? .infinity }
+    /// a reconnect), or a switch's change held back is handed on.
+    func timeout(now: Double) -> Double {
+        min(sensorProxy?.timeout(now: now) ?? .infinity, switchChanges.timeout(now: now))
+    }
 
     /// Takes what the readable descriptors have and appends what changed, in order.
     /// - Parameter bufferOf: the syspath of the device whose buffer is read, if any.
@@ -117,7 +121,8 @@ final class HotplugWatch {
             log.info("iio-sensor-proxy: \(Self.text(state))")
             changes.append(.sensorProxy(state))
         }
-        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now, into: &changes) }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now) }
+        if let why = switchChanges.due(now: now) { changes.append(.tabletMode(why)) }
     }
 
     /// What a udev event says: `remove` a device gone; `add` or `change` one that may be
@@ -152,8 +157,9 @@ final class HotplugWatch {
     }
 
     /// A change of a tablet-mode switch asks for a new baseline (said as `switchLines`
-    /// allows); a switch whose node fails is dropped with one line.
-    private func readTabletSwitches(_ readable: [Int32], now: Double, into changes: inout [Change]) {
+    /// allows, handed on as `switchChanges` allows); a switch whose node fails is
+    /// dropped with one line.
+    private func readTabletSwitches(_ readable: [Int32], now: Double) {
         var i = 0
         while i < tabletSwitches.count {
             let sw = tabletSwitches[i]
@@ -169,7 +175,7 @@ final class HotplugWatch {
                         log.notice("\(why); capturing a new baseline" + (held > 0 ? " (\(held) more changes since the last report)" : ""),
                                    ["input.device": sw.devnode])
                     }
-                    changes.append(.tabletMode(why))
+                    switchChanges.changed(why)
                 }
                 i += 1
             } catch {

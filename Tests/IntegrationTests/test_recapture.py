@@ -290,13 +290,15 @@ print(sent, time.monotonic() - t0)
 
 def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory, tmp_path):
     """A switch node written as fast as a process can for 10 s (tablet, laptop, tablet...;
-    the node's pipe kept full, so no read finds it empty): with WATCHDOG_USEC = 100 ms the
-    loop's heartbeat keeps at least 8 a second in every second, the lines stay at most 20,
-    and the daemon stops cleanly after."""
+    the node's pipe kept full, so no read finds it empty; the last change is tablet mode):
+    with WATCHDOG_USEC = 100 ms the loop's heartbeat keeps at least 8 a second in every
+    second, the lines stay at most 20, a new baseline is asked for at most every 0.5 s (so
+    the trace gets at most 2 recapture records a second), the last for tablet mode, and
+    the daemon stops cleanly after."""
     beats = Heartbeats(str(tmp_path / "notify"))
     fd = None
     try:
-        bed, fd, d, _ = run_with_a_switch(bed_factory, tmp_path, extra_env=beats.env)
+        bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path, extra_env=beats.env)
         start = len(d.logs)
         seconds = 10.0
         flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD, os.path.join(bed.root, "dev", "input", "event13"),
@@ -308,11 +310,18 @@ def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory
         sent, took = flooder.stdout.read().split()
         per_second = [sum(1 for t, m in beats.messages if m == "WATCHDOG=1" and s <= t < s + 1)
                       for s in [t0 + 0.5 + k for k in range(int(t1 - t0 - 1))]]
-        print("switch flood: %s changes in %.1f s; heartbeats a second min %d, median %d; %d lines"
-              % (sent, float(took), min(per_second), sorted(per_second)[len(per_second) // 2], len(d.logs) - start))
+        time.sleep(1.5)         # what was left read, the held change handed on
+        recaptures = [r for r in read_trace(trace) if r["type"] == "recapture"]
+        print("switch flood: %s changes in %.1f s; heartbeats a second min %d, median %d; %d lines; %d recaptures "
+              "(trace %d bytes), the last: %s"
+              % (sent, float(took), min(per_second), sorted(per_second)[len(per_second) // 2], len(d.logs) - start,
+                 len(recaptures), os.path.getsize(trace), recaptures[-1:]))
         assert d.poll() is None
         assert min(per_second) >= 8, per_second
         assert len(d.logs) - start <= 20, d.logs[start:start + 30]
+        # At most one recapture every 0.5 s, the last one for where the switch came to rest.
+        assert len(recaptures) <= 2 * seconds + 3, len(recaptures)
+        assert recaptures[-1]["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode", recaptures[-1]
         assert d.stop() == 0
     finally:
         beats.close()
