@@ -223,10 +223,13 @@ package enum ManualPage: String, CaseIterable, Sendable {
         r.text("""
             Accelerometers the kernel exposes as input devices (udev ID_INPUT_ACCELEROMETER) are read \
             through libevdev: Sensor.device = input:eventN names one, name:NAME matches its name. auto \
-            takes one where no IIO accelerometer is usable, and never a game controller's motion sensors \
-            (a joystick beside it under the same parent); shimmerd sensors says why. The node is drained \
-            once a frame, whatever the device's rate; the device's own sample times (MSC_TIMESTAMP) \
-            place its readings; a device that sends nothing keeps its last values (the input core sends \
+            takes one where no IIO accelerometer is usable, never a game controller's motion sensors \
+            (a joystick beside it under the same parent), and a built-in one before one that is virtual \
+            (under /sys/devices/virtual, as uinput's are) or on the USB or Bluetooth bus, then the lowest \
+            event number; shimmerd sensors says why. The node is drained once a frame, whatever the \
+            device's rate, at most twice the kernel's buffer of events a read; the device's own sample \
+            times (MSC_TIMESTAMP) place its readings while they fit the times the reports arrived, else \
+            the arrival times do; a device that sends nothing keeps its last values (the input core sends \
             changes only); after the kernel dropped events (SYN_DROPPED) the device's state is read again \
             and the fusion starts over from it; a node that goes away is one log line, and the daemon waits.
             """)

@@ -2,7 +2,8 @@ import Motion
 import Sensors
 
 /// What `shimmerd sensors` says of an input accelerometer besides what it says of every
-/// device: its input device, vendor and product, whether it is part of a game controller
+/// device: its input device, vendor and product, whether it is built in, virtual, USB
+/// or Bluetooth (auto prefers built-in ones), whether it is part of a game controller
 /// (and so left alone by `auto`), its units and their source, its gyroscope, its
 /// timestamps and its poller.
 extension SensorReport {
@@ -11,6 +12,8 @@ extension SensorReport {
             ("event", .int(i.eventNumber)),
             ("input_syspath", .optional(i.inputSyspath)),
             ("parent", .optional(i.parentSyspath)),
+            ("built_in", .bool(i.placement.builtIn)),
+            ("placement", .string(i.placement.description)),
             ("vendor_product", .optional(Self.vendorProduct(i))),
             ("game_controller", .optional(i.controller)),
             ("controller_axes", .optional(i.axesSource)),
@@ -24,7 +27,8 @@ extension SensorReport {
     }
 
     func inputLines(_ i: InputDeviceFacts) -> [String] {
-        var out = ["    input device: \(i.inputSyspath ?? "?")" + (Self.vendorProduct(i).map { ", vendor:product \($0)" } ?? "")]
+        var out = ["    input device: \(i.inputSyspath ?? "?")" + (Self.vendorProduct(i).map { ", vendor:product \($0)" } ?? ""),
+                   "    placement: \(i.placement)" + (i.placement.builtIn ? "" : " (auto prefers a built-in device)")]
         if let why = i.controller { out.append("    game controller: \(why)") }
         if let axes = i.axesSource { out.append("    controller axes: \(axes)") }
         out.append("    units: \(i.unitsSource ?? "none")")

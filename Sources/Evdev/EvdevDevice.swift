@@ -18,21 +18,46 @@ package final class EvdevDevice {
     private let raw: OpaquePointer
     /// Between a `SYN_DROPPED` and the end of the sync.
     private var syncing = false
+    /// What libevdev says of the device, kept for the caller (`takeMessages`).
+    private let messages: EvdevMessages
 
-    /// `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `libevdev_new_from_fd()`.
+    /// `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `libevdev_new()`,
+    /// `libevdev_set_device_log_function()`, `libevdev_set_fd()`.
+    ///
+    /// libevdev's messages (such as "Unable to drain events, buffer size mismatch", once
+    /// per resync while a device floods its node) would go to stderr by themselves, one
+    /// line each, in no format of the caller's and without a limit: they are kept here
+    /// instead, for the caller to say as it says the rest.
     package init(path: String) throws(EvdevError) {
         self.path = path
         let fd = try EvdevCall.value("open", path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        var dev: OpaquePointer?
+        guard let dev = libevdev_new() else {
+            close(fd)
+            throw EvdevError(operation: "libevdev_new", device: path, code: ENOMEM)
+        }
+        let box = EvdevMessages()
+        libevdev_set_device_log_function(dev, { _, _, data, _, _, _, format, args in
+            guard let data, let format, let args else { return }
+            var text = [CChar](repeating: 0, count: 512)
+            _ = vsnprintf(&text, text.count, format, args)
+            let line = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            Unmanaged<EvdevMessages>.fromOpaque(data).takeUnretainedValue().add(line)
+        }, LIBEVDEV_LOG_INFO, Unmanaged.passUnretained(box).toOpaque())
         do {
-            try EvdevCall.value("libevdev_new_from_fd", path) { libevdev_new_from_fd(fd, &dev) }
+            try EvdevCall.value("libevdev_set_fd", path) { libevdev_set_fd(dev, fd) }
         } catch {
+            libevdev_free(dev)
             close(fd)
             throw error
         }
         self.fd = fd
-        raw = dev!
+        raw = dev
+        messages = box
     }
+
+    /// What libevdev said of the device since the last call, oldest first (at most
+    /// `EvdevMessages.kept`), and how many more it said.
+    package func takeMessages() -> (lines: [String], more: Int) { messages.take() }
 
     deinit {
         libevdev_free(raw)
@@ -123,5 +148,27 @@ package final class EvdevDevice {
     private static func event(_ ev: input_event) -> InputEvent {
         InputEvent(type: EventType(rawValue: ev.type), code: ev.code, value: ev.value,
                    timeNanoseconds: Int64(ev.time.tv_sec) * 1_000_000_000 + Int64(ev.time.tv_usec) * 1000)
+    }
+}
+
+/// libevdev's messages about one device, between two `EvdevDevice.takeMessages`: the
+/// first `kept`, and a count of the rest (a flood makes one per resync).
+final class EvdevMessages {
+    static let kept = 4
+    private var lines: [String] = []
+    private var more = 0
+
+    func add(_ line: String) {
+        var text = line
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        if lines.count < Self.kept { lines.append(text) } else { more += 1 }
+    }
+
+    func take() -> (lines: [String], more: Int) {
+        defer {
+            lines.removeAll()
+            more = 0
+        }
+        return (lines, more)
     }
 }

@@ -32,7 +32,7 @@ package final class FileDescriptor: @unchecked Sendable {
     /// in the last component fails with ELOOP instead of being followed.
     package static func openNoFollow(in directory: FileDescriptor, _ name: String, _ flags: Int32,
                                      mode: mode_t = 0) throws -> FileDescriptor {
-        let path = (directory.path.hasSuffix("/") ? directory.path : directory.path + "/") + name
+        let path = directory.entryPath(name)
         let fd = try retryingEINTR("open", path: path) {
             shim_openat_nofollow(directory.rawValue, name, flags, UInt32(mode))
         }
@@ -92,6 +92,27 @@ package final class FileDescriptor: @unchecked Sendable {
         var st = stat()
         try retryingEINTR("fstat", path: path) { fstat(rawValue, &st) }
         return FileStatus(st)
+    }
+
+    /// The path of `name` in this directory, for error messages.
+    private func entryPath(_ name: String) -> String { (path.hasSuffix("/") ? path : path + "/") + name }
+
+    /// `fstatat(2)` of one name in this directory with AT_SYMLINK_NOFOLLOW: a symbolic
+    /// link's own status (its owner), not its target's.
+    package func status(ofEntry name: String) throws -> FileStatus {
+        var st = stat()
+        let path = entryPath(name)
+        try retryingEINTR("lstat", path: path) { fstatat(rawValue, name, &st, AT_SYMLINK_NOFOLLOW) }
+        return FileStatus(st)
+    }
+
+    /// `readlinkat(2)` of the symbolic link `name` in this directory: its target as written.
+    package func linkTarget(ofEntry name: String) throws -> String {
+        let path = entryPath(name)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = try retryingEINTR("readlink", path: path) { readlinkat(rawValue, name, &buffer, Int(PATH_MAX)) }
+        guard n < Int(PATH_MAX) else { throw SystemError("readlink", path: path, errno: ENAMETOOLONG) }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `fchmod(2)`.

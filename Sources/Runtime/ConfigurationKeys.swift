@@ -46,7 +46,7 @@ package enum ConfigurationKeys {
     }
 
     static let sensor: [ConfigurationKey] = [
-        typed("Sensor", "device", "which accelerometer: auto (an IIO one, display over base, then lowest index; else an input device accelerometer that is not part of a game controller), iio:deviceN, input:eventN (an input device: an input accelerometer, a game controller's motion sensors), name:NAME (an IIO or input device's name), label:LABEL, uri:LIBIIO-URI, trace:FILE",
+        typed("Sensor", "device", "which accelerometer: auto (an IIO one, display over base, then lowest index; else an input device accelerometer that is not part of a game controller, a built-in one before a virtual, USB or Bluetooth one), iio:deviceN, input:eventN (an input device: an input accelerometer, a game controller's motion sensors), name:NAME (an IIO or input device's name), label:LABEL, uri:LIBIIO-URI, trace:FILE",
                accepted: "auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:URI or trace:FILE",
                \.sensor.device, words: ["auto", "iio:device", "input:event", "name:", "label:", "uri:", "trace:"],
                parse: { try? DeviceSelector.parse($0).get() }, show: { $0.description }),

@@ -36,16 +36,18 @@ package enum ConfigurationLoader {
     /// under 16 KiB).
     package static let maximumFileSize = 1 << 20
 
-    /// Reads and applies one file.
+    /// Reads and applies one file. A file others may not read (no read bit for others) is
+    /// never quoted in an error line: the line names where the error is and what kind it
+    /// is, not what the line holds (a root-only file could otherwise be read a line at a
+    /// time through the errors of `check-config`).
     static func apply(file: String, to config: inout Configuration) throws(Failure) {
         let bytes: [UInt8]
+        let status: FileStatus
         do {
-            if let trust = rootsTrust {
-                let (fd, st) = try PathWalk.openFile(file, check: trust)
-                bytes = try FileSystem.readRegularFile(fd, status: st, path: file, atMost: maximumFileSize)
-            } else {
-                bytes = try FileSystem.readRegularFile(file, atMost: maximumFileSize)
-            }
+            let (fd, st) = try rootsTrust.map { trust in try PathWalk.openFile(file, check: trust) }
+                ?? FileSystem.openRegularFile(file)
+            bytes = try FileSystem.readRegularFile(fd, status: st, path: file, atMost: maximumFileSize)
+            status = st
         } catch let refused as PathWalk.Refused {
             throw Failure(.configuration, "\(refused); refusing it as root")
         } catch {
@@ -55,7 +57,7 @@ package enum ConfigurationLoader {
             let (line, offset) = firstInvalidUTF8(bytes)
             throw Failure(.configuration, "\(file):\(line): not UTF-8 text (byte \(offset + 1) of the file is not valid UTF-8)")
         }
-        try parse(text, file: file, into: &config)
+        try parse(text, file: file, into: &config, quoting: status.permissions & S_IROTH != 0)
     }
 
     /// The 1-based line and the 0-based byte offset of the first byte of `bytes` that is not
@@ -88,8 +90,8 @@ package enum ConfigurationLoader {
     }
 
     /// Running as root, the configuration chooses what root opens, creates and truncates
-    /// (devices, `Trace.path`, `Sink.path`): a file, a drop-in or a directory on the way to
-    /// one that another user could change is refused. Each must be owned by root (or the
+    /// (devices, `Trace.path`, `Sink.path`): a file, a drop-in, a symbolic link or a
+    /// directory on the way to one that another user could change is refused. Each must be owned by root (or the
     /// running user) and writable by neither its group nor others; a directory writable by
     /// others passes when it is sticky (as /tmp: only an entry's owner may replace it, and
     /// the entry is checked itself). Checked by `PathWalk` on the descriptors it reads
@@ -103,6 +105,9 @@ package enum ConfigurationLoader {
                 return "owned by " + (userName(of: st.ownerUID).map { "\($0) (uid \(st.ownerUID))" } ?? "uid \(st.ownerUID)")
                     + ", not by root"
             }
+            // A link's mode means nothing (always 0777): only its owner and its directory
+            // (checked on the way) can change it.
+            if st.kind == .symbolicLink { return nil }
             if st.kind == .directory && st.permissions & S_ISVTX != 0 { return nil }
             let mode = "mode \(String(st.permissions, radix: 8))"
             if st.permissions & S_IWOTH != 0 { return "writable by others (\(mode))" }
@@ -117,7 +122,11 @@ package enum ConfigurationLoader {
     /// "\r\n" is one grapheme cluster, so splitting on the `Character` "\n" would read a
     /// CRLF file as one line, and a combining mark after `=` or a space would hide it (both
     /// checked by Fuzz/FuzzConfiguration). CR is trimmed with the other spaces, as systemd does.
-    package static func parse(_ text: String, file: String, into config: inout Configuration) throws(Failure) {
+    /// `quoting`: errors may quote what the file holds (false for a file others may not read).
+    package static func parse(_ text: String, file: String, into config: inout Configuration,
+                              quoting: Bool = true) throws(Failure) {
+        /// What an error line shows of the file's text.
+        func shown(_ s: String) -> String { quoting ? "\"\(s.abbreviated)\"" : unshown(file) }
         var section: String?
         var lineNumber = 0
         for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -128,25 +137,28 @@ package enum ConfigurationLoader {
             let at = "\(file):\(lineNumber)"
             if first == "[" {
                 guard line.unicodeScalars.last == "]" else {
-                    throw Failure(.configuration, "\(at): malformed section header \"\(line.abbreviated)\"")
+                    throw Failure(.configuration, "\(at): malformed section header \(shown(line))")
                 }
                 let name = String(line.unicodeScalars.dropFirst().dropLast()).trimmingSpaces()
                 guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
-                    throw Failure(.configuration, "\(at): unknown section [\(name)]; sections are "
+                    throw Failure(.configuration, "\(at): unknown section \(quoting ? "[\(name)]" : unshown(file)); sections are "
                                   + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
                 }
                 section = known
                 continue
             }
             guard let eq = line.unicodeScalars.firstIndex(of: "=") else {
-                throw Failure(.configuration, "\(at): expected \"key = value\", got \"\(line.abbreviated)\"")
+                throw Failure(.configuration, "\(at): expected \"key = value\", got \(shown(line))")
             }
-            guard let section else { throw Failure(.configuration, "\(at): \"\(line.abbreviated)\" is outside any [Section]") }
+            guard let section else { throw Failure(.configuration, "\(at): \(shown(line)) is outside any [Section]") }
             let key = String(line.unicodeScalars[..<eq]).trimmingSpaces()
             let value = String(line.unicodeScalars[line.unicodeScalars.index(after: eq)...]).trimmingSpaces()
-            try set(section: section, key: key, value: value, at: at, into: &config)
+            try set(section: section, key: key, value: value, at: at, into: &config, unquoted: quoting ? nil : file)
         }
     }
+
+    /// Stands for text of `file` an error line does not quote.
+    static func unshown(_ file: String) -> String { "(not shown: others may not read \(file))" }
 
     /// Applies `Section.key=value` from the command line.
     package static func applyOverride(_ override: String, to config: inout Configuration) throws(Failure) {
@@ -160,9 +172,15 @@ package enum ConfigurationLoader {
         try set(section: section, key: key, value: value, at: at, into: &config)
     }
 
-    static func set(section: String, key: String, value: String, at: String, into config: inout Configuration) throws(Failure) {
+    /// `unquoted`: the file whose text an error line must not quote (nil: quote it).
+    static func set(section: String, key: String, value: String, at: String, into config: inout Configuration,
+                    unquoted: String? = nil) throws(Failure) {
         guard let entry = ConfigurationKeys.find(section: section, name: key) else {
             let names = ConfigurationKeys.all.filter { $0.section.lowercased() == section.lowercased() }.map(\.name)
+            if let file = unquoted {
+                throw Failure(.configuration, "\(at): unknown " + (names.isEmpty ? "section" : "key in [\(section)]")
+                              + " \(unshown(file))")
+            }
             if names.isEmpty {
                 throw Failure(.configuration, "\(at): unknown section [\(section.abbreviated)]; sections are "
                               + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
@@ -170,6 +188,11 @@ package enum ConfigurationLoader {
             throw Failure(.configuration, "\(at): unknown key \"\(key.abbreviated)\" in [\(section.abbreviated)]; keys are " + names.joined(separator: ", "))
         }
         if let problem = entry.apply(&config, value) {
+            if let file = unquoted {
+                // The problem may quote the value (a mount matrix's row and column).
+                throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \(unshown(file)) is not a value it accepts "
+                              + "(shimmerd check-config --documented lists them)")
+            }
             // As in systemd's files, "#" and ";" start a comment only at the start of a line.
             let inline = value.contains(" #") || value.contains(" ;") || value.contains("\t#") || value.contains("\t;")
             throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value.abbreviated)\" is \(problem)"

@@ -27,6 +27,7 @@ extension AccelerometerDescription {
         input = InputDeviceFacts(
             eventNumber: s.number, inputSyspath: s.inputSyspath, parentSyspath: s.parentSyspath,
             vendor: vp?.vendor, product: vp?.product,
+            placement: InputPlacement(inputSyspath: s.inputSyspath, bus: s.bus),
             controller: s.joystickSibling.map { "part of a game controller: \($0) beside it under the same parent"
                 + "\(s.parentSyspath.map { " (\($0))" } ?? "") is a joystick (ID_INPUT_JOYSTICK=1)" },
             axesSource: vp.flatMap { ControllerAxes.entry(vendor: $0.vendor, product: $0.product) }.map { "\($0.model): \($0.source)" },

@@ -196,6 +196,7 @@ package final class AccelerometerService {
                 // The fusion starts again from the readings that follow (the state now).
                 problems.resynchronised(why, device: d, now: now)
                 events.append(.motion(.gyroscopeGone(at: now)))
+            case .limited(let cause, let text): problems.condition(text, cause: cause, device: d, now: now)
             case .gyroProblem(let p): gyro.failed(p, accelerometer: d, now: now, report: problems, into: &events)
             case .reading(let r):
                 // The gyroscope's scans up to this reading's first, or its polled reading.

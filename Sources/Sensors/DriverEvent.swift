@@ -9,6 +9,10 @@ package enum DriverEvent: Sendable {
     /// Readings were lost and the device's state was read again (an input device's
     /// `SYN_DROPPED`): why. The readings that follow start from that state.
     case resynchronised(String)
+    /// A condition of the device that lasts or comes back (a flood of events, a clock
+    /// that cannot be trusted): said at most once a minute per `cause`, with how often it
+    /// was held back. The readings go on.
+    case limited(cause: String, String)
 }
 
 extension Result<AccelerometerReading, ReadProblem> {

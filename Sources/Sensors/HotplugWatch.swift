@@ -34,6 +34,12 @@ final class HotplugWatch {
     /// The kernel's tablet-mode switches (a convertible folding into tablet mode): each
     /// change asks for a new baseline.
     private var tabletSwitches: [TabletModeSwitch] = []
+    /// The switch's lines: two every 2 s at most (a fold and an unfold in quick succession
+    /// are both said), with how many changes were held back; a switch that flaps (a loose
+    /// hinge sensor, a uinput device claiming SW_TABLET_MODE) must not flood the journal.
+    private var switchLines = RateLimiter(interval: 2, burst: 2)
+    /// The switches' changes, handed on as new baselines at most every 0.5 s, the newest last.
+    private var switchChanges = TabletModeHold(interval: 0.5)
     /// Devices whose udev `remove` event arrived and no `add` since.
     private var removed: Set<String> = []
 
@@ -91,8 +97,10 @@ final class HotplugWatch {
     }
 
     /// Seconds until the bus watch is due even without its descriptor (a reply's timeout,
-    /// a reconnect).
-    func timeout(now: Double) -> Double { sensorProxy?.timeout(now: now) ?? .infinity }
+    /// a reconnect), or a switch's change held back is handed on.
+    func timeout(now: Double) -> Double {
+        min(sensorProxy?.timeout(now: now) ?? .infinity, switchChanges.timeout(now: now))
+    }
 
     /// Takes what the readable descriptors have and appends what changed, in order.
     /// - Parameter bufferOf: the syspath of the device whose buffer is read, if any.
@@ -113,7 +121,8 @@ final class HotplugWatch {
             log.info("iio-sensor-proxy: \(Self.text(state))")
             changes.append(.sensorProxy(state))
         }
-        if !tabletSwitches.isEmpty { readTabletSwitches(readable, into: &changes) }
+        if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now) }
+        if let why = switchChanges.due(now: now) { changes.append(.tabletMode(why)) }
     }
 
     /// What a udev event says: `remove` a device gone; `add` or `change` one that may be
@@ -147,9 +156,10 @@ final class HotplugWatch {
         }
     }
 
-    /// A change of a tablet-mode switch asks for a new baseline; a switch whose node
-    /// fails is dropped with one line.
-    private func readTabletSwitches(_ readable: [Int32], into changes: inout [Change]) {
+    /// A change of a tablet-mode switch asks for a new baseline (said as `switchLines`
+    /// allows, handed on as `switchChanges` allows); a switch whose node fails is
+    /// dropped with one line.
+    private func readTabletSwitches(_ readable: [Int32], now: Double) {
         var i = 0
         while i < tabletSwitches.count {
             let sw = tabletSwitches[i]
@@ -160,8 +170,12 @@ final class HotplugWatch {
             do {
                 if let value = try sw.read() {
                     let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
-                    log.notice("\(why); capturing a new baseline", ["input.device": sw.devnode])
-                    changes.append(.tabletMode(why))
+                    let (allowed, held) = switchLines.allow(sw.devnode, now: now)
+                    if allowed {
+                        log.notice("\(why); capturing a new baseline" + (held > 0 ? " (\(held) more changes since the last report)" : ""),
+                                   ["input.device": sw.devnode])
+                    }
+                    switchChanges.changed(why)
                 }
                 i += 1
             } catch {

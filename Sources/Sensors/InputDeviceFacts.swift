@@ -13,6 +13,8 @@ package struct InputDeviceFacts: Sendable {
     /// The vendor and product, when known (the controller table's key).
     package var vendor: UInt16?
     package var product: UInt16?
+    /// Built into the machine, or virtual, USB or Bluetooth (`auto` prefers built-in devices).
+    package var placement: InputPlacement
     /// Why it is part of a game controller (a joystick beside it under the same parent);
     /// nil when it is not. `Sensor.device = auto` leaves such a node alone.
     package var controller: String?

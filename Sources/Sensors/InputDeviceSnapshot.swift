@@ -65,6 +65,12 @@ package struct InputDeviceSnapshot: Sendable {
         return (v, p)
     }
 
+    /// The bus type (`BUS_USB`, `BUS_HOST`, ...): evdev's, else sysfs `id/bustype` (hex).
+    package var bus: UInt16? {
+        if case .success(let f)? = evdev { return f.id.bustype }
+        return attribute("id/bustype").flatMap { UInt16($0, radix: 16) }
+    }
+
     /// The device's name: evdev's, else sysfs `name`.
     package var name: String? {
         if case .success(let f)? = evdev, !f.name.isEmpty { return f.name }

@@ -7,6 +7,8 @@ import Logging
 final class ReadProblemLog {
     private let logger: Logger
     private var limiter = RateLimiter(interval: 1.0)
+    /// Conditions of a device that last or come back (`DriverEvent.limited`).
+    private var conditions = RateLimiter(interval: 60.0)
 
     init(log: Logger) { logger = log }
 
@@ -29,5 +31,14 @@ final class ReadProblemLog {
         guard allowed else { return }
         logger.warning("\(device.displayName): \(why); the tilt goes on from the state now"
             + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""), ["sensor.device": device.id])
+    }
+
+    /// A condition of the device (a flood of events, a clock that cannot be trusted): one
+    /// line a minute at most per cause.
+    func condition(_ text: String, cause: String, device: AccelerometerDescription, now: Double) {
+        let (allowed, suppressed) = conditions.allow("\(device.id)|\(cause)", now: now)
+        guard allowed else { return }
+        logger.warning("\(device.displayName): \(text)" + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
+                       ["sensor.device": device.id])
     }
 }

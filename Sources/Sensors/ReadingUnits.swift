@@ -13,26 +13,30 @@ enum ReadingUnits {
     /// purpose (attitude.md) and must stay so for any input it is given.
     static let implausibleAcceleration = 32 * 9.80665
 
-    /// The attributes a rejected reading names.
+    /// The attributes a rejected reading of an IIO device names (an input device's
+    /// driver names its axes instead: `ABS_X,ABS_Y,ABS_Z`).
     static let accelerometerAttributes = "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw"
     static let gyroscopeAttributes = "in_anglvel_x_raw,in_anglvel_y_raw,in_anglvel_z_raw"
 
     /// m/s^2 in the sensor frame, or why `counts` are no acceleration: not finite, zero,
-    /// too large to compute (`SampleRejection`), or over 32 g.
-    static func acceleration(counts: Vector3, scale: Vector3, offset: Vector3) -> Result<Vector3, ReadProblem> {
+    /// too large to compute (`SampleRejection`), or over 32 g. `attributes`: what the
+    /// problem names as the source of the counts.
+    static func acceleration(counts: Vector3, scale: Vector3, offset: Vector3,
+                             attributes: String = accelerometerAttributes) -> Result<Vector3, ReadProblem> {
         let a = (counts + offset).scaled(by: scale)
         let why = SampleRejection.check(a).map { "\($0)" }
             ?? (a.length > implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)
         guard let why else { return .success(a) }
-        return .failure(ReadProblem(attribute: accelerometerAttributes, value: text(counts), reason: why))
+        return .failure(ReadProblem(attribute: attributes, value: text(counts), reason: why))
     }
 
     /// rad/s in the sensor frame, or why `counts` are no rate: not finite, or beyond any
     /// gyroscope's range (`SampleRejection.checkRate`).
-    static func angularVelocity(counts: Vector3, scale: Vector3, offset: Vector3) -> Result<Vector3, ReadProblem> {
+    static func angularVelocity(counts: Vector3, scale: Vector3, offset: Vector3,
+                                attributes: String = gyroscopeAttributes) -> Result<Vector3, ReadProblem> {
         let w = (counts + offset).scaled(by: scale)
         guard let why = SampleRejection.checkRate(w) else { return .success(w) }
-        return .failure(ReadProblem(attribute: gyroscopeAttributes, value: text(counts), reason: "\(why)"))
+        return .failure(ReadProblem(attribute: attributes, value: text(counts), reason: "\(why)"))
     }
 
     /// Counts as the log line shows them: "1 -2 1024".

@@ -1,7 +1,8 @@
 /// Input accelerometers in the selection: `auto` takes one only where no IIO
-/// accelerometer is usable, and never a game controller's motion sensors (a pad must not
-/// steer a screen unasked, iio-sensor-proxy's rule); `input:eventN` and `name:NAME` take
-/// any, controllers included.
+/// accelerometer is usable, never a game controller's motion sensors (a pad must not
+/// steer a screen unasked, iio-sensor-proxy's rule), and a built-in one before a virtual,
+/// USB or Bluetooth one (`InputPlacement`), then the lowest event number; `input:eventN`
+/// and `name:NAME` take any, controllers included.
 extension SensorSelection {
     static func withInputDevices(_ iio: SensorSelection, _ selector: DeviceSelector,
                                  _ inputs: [AccelerometerDescription]) -> SensorSelection {
@@ -24,7 +25,12 @@ extension SensorSelection {
                 }
                 return s
             }
-            candidates = usable.filter { $0.input?.controller == nil }
+            // Built in first; the order by event number is kept within each (a stable sort).
+            candidates = usable.filter { $0.input?.controller == nil }.enumerated()
+                .sorted { a, b in
+                    let (x, y) = (a.element.input?.placement.builtIn == true, b.element.input?.placement.builtIn == true)
+                    return x != y ? x : a.offset < b.offset
+                }.map(\.element)
             what = "auto"
         case .inputEvent(let n):
             candidates = usable.filter { $0.index == n }
@@ -43,12 +49,25 @@ extension SensorSelection {
             if s.reason.isEmpty || selector != .auto { s.reason = "no usable accelerometer matches \(what)" }
             return s
         }
+        let firstPlacement = first.input?.placement
         for d in usable where d.id != first.id && s.notChosen[d.id] == nil {
-            s.notChosen[d.id] = candidates.contains { $0.id == d.id }
-                ? "\(what) also matches it, but \(first.id) has the lower event number" : "does not match \(what)"
+            guard candidates.contains(where: { $0.id == d.id }) else {
+                s.notChosen[d.id] = "does not match \(what)"
+                continue
+            }
+            if selector == .auto, let p = d.input?.placement, !p.builtIn, firstPlacement?.builtIn == true {
+                s.notChosen[d.id] = "\(p); auto prefers a built-in device, \(first.id)"
+            } else {
+                s.notChosen[d.id] = "\(what) also matches it, but \(first.id) has the lower event number"
+            }
         }
         let kind = first.input?.controller != nil ? "a game controller's motion sensors" : "an input accelerometer"
-        let why = selector == .auto ? "no usable IIO accelerometer; \(kind), not part of a game controller"
+        let others = candidates.filter { $0.input?.placement.builtIn != true && $0.id != first.id }.count
+        let placed = firstPlacement.map { p in
+            ", \(p)" + (!p.builtIn ? "; no built-in input accelerometer"
+                : others > 0 ? "; preferred over \(others) virtual, USB or Bluetooth one\(others == 1 ? "" : "s")" : "")
+        } ?? ""
+        let why = selector == .auto ? "no usable IIO accelerometer; \(kind), not part of a game controller\(placed)"
             : candidates.count == 1 ? "the only usable accelerometer matching \(what) (\(kind))"
             : "the lowest event number of \(candidates.count) usable input accelerometers matching \(what) (\(kind))"
         s.chosen = first

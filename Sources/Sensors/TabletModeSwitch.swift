@@ -56,12 +56,18 @@ package final class TabletModeSwitch {
         return word & (1 << UInt64(swTabletMode)) != 0
     }
 
-    /// Reads what is waiting: the newest `SW_TABLET_MODE` value (1 = tablet mode), nil
-    /// when none came. A read error or the end of the file is thrown (the device went
-    /// away: an evdev node never ends, and one that did would keep polling readable).
+    /// The most reads (of up to 32 events each) one `read` makes: a node that floods (a
+    /// uinput device claiming SW_TABLET_MODE, written in a loop) stays readable, and the
+    /// caller's loop comes back to it after its other work.
+    static let readsPerWakeup = 8
+
+    /// Reads what is waiting, at most `readsPerWakeup` buffers: the newest `SW_TABLET_MODE`
+    /// value (1 = tablet mode), nil when none came. A read error or the end of the file is
+    /// thrown (the device went away: an evdev node never ends, and one that did would keep
+    /// polling readable).
     package func read() throws -> Int32? {
         var newest: Int32?
-        while true {
+        for _ in 0..<Self.readsPerWakeup {
             let n = try buffer.withUnsafeMutableBytes { try fd.readAvailable(into: $0) }
             guard let n else { return newest }
             if n == 0 { throw SystemError("read", path: devnode, errno: ENODEV) }
@@ -77,5 +83,6 @@ package final class TabletModeSwitch {
                 }
             }
         }
+        return newest
     }
 }

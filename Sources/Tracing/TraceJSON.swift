@@ -65,24 +65,44 @@ package enum TraceJSON {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A JSON string literal (escapes quotes, backslashes and control characters).
+    /// A JSON string literal: quotes and backslashes escaped, and every control character
+    /// written as `\u00XX`: C0 (U+0000..U+001F, `\n` for a newline), DEL and C1
+    /// (U+007F..U+009F). JSON would allow DEL and C1 raw, but a terminal that takes 8-bit
+    /// controls reads U+009B as CSI, so output a person may `cat` carries none of them,
+    /// as the text output escapes them (`escapingControlCharacters`).
     package static func appendString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // U+0080..U+009F are 0xC2 0x80..0xC2 0x9F in UTF-8: a 0xC2 waits for its next byte.
+        var lead = false
         for b in s.utf8 {
+            if lead {
+                lead = false
+                if b <= 0x9F {
+                    appendEscape(b, to: &out)
+                    continue
+                }
+                out.append(0xC2)
+            }
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
             case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
             case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
+            case 0..<0x20, 0x7F: appendEscape(b, to: &out)
+            case 0xC2: lead = true
             default: out.append(b)
             }
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// `\u00XX` for the code point `b` (below U+0100).
+    private static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
+        out.append(contentsOf: "\\u00".utf8)
+        out.append(hexDigits[Int(b >> 4)])
+        out.append(hexDigits[Int(b & 0xF)])
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A value being encoded: a scalar's text, an array's elements or an object's fields.

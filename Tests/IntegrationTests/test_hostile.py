@@ -533,6 +533,22 @@ def test_a_device_name_with_control_characters_is_escaped_in_sensors_and_log_lin
     assert not [l for l in err.splitlines() if l.startswith("shimmerd: error: forged")]
 
 
+def test_sensors_json_writes_every_control_character_of_a_device_name_as_an_escape(bed_factory):
+    """`sensors --json` holds the name exactly (it parses back to it), and its bytes hold
+    no control character: C0 controls, DEL and C1 controls (U+009B is CSI to a terminal
+    that takes 8-bit controls) are written as \\u00XX escapes."""
+    dev = Device(FIXTURE)
+    bed = bed_factory(FIXTURE)
+    bed.set_attr(dev.syspath, "name", NASTY_NAME + "\x7f\x85\x80\x9f" + "\n")
+    r = bed.run("sensors", "--json")
+    assert r.returncode == 0, r.stderr
+    raw = [c for c in r.stdout if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f)]
+    print("sensors --json: raw control characters %r" % raw)
+    assert json.loads(r.stdout)["devices"][0]["name"] == NASTY_NAME + "\x7f\x85\x80\x9f"
+    assert no_raw_controls(r.stdout), raw
+    assert "forged\\u009b1m\\u007f\\u0085\\u0080\\u009f" in r.stdout, r.stdout
+
+
 def test_a_device_name_with_control_characters_is_escaped_by_monitor_and_monitor_dbus(bed_factory):
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)

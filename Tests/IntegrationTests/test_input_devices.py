@@ -15,12 +15,15 @@ lis3lv02d on an HP laptop with a hwdb mount matrix. What is checked, with figure
 - a controller whose table entry is wrong (one gyroscope axis mirrored) against its
   accelerometer alone;
 - hotplug: a named controller waited for, attached, gone with one line, back again."""
+import collections
 import json
 import math
 import os
 import random
 import re
+import struct
 import subprocess
+import sys
 import threading
 import time
 
@@ -91,8 +94,10 @@ class Feeder:
     feeder that fell behind would hand over a burst no device sends (late reports are
     handed over at once, with their own times)."""
 
-    def __init__(self, node, report, rate, timestamps=True):
-        self.node, self.report, self.rate, self.timestamps = node, report, rate, timestamps
+    def __init__(self, node, report, rate, timestamps=True, stamp=None):
+        """`stamp(n, t)`: the n-th report's MSC_TIMESTAMP (32 bits), where it is not the
+        device's clock at t."""
+        self.node, self.report, self.rate, self.timestamps, self.stamp = node, report, rate, timestamps, stamp
         self.stop = threading.Event()
         self.n = 0
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -111,6 +116,8 @@ class Feeder:
             values = self.report(self.n, t)
             if values is not None:
                 stamp = (WRAP_START + int(t * 1e6)) & 0xFFFFFFFF if self.timestamps else None
+                if self.stamp is not None:
+                    stamp = self.stamp(self.n, t)
                 state = self.node.report(values, timestamp_us=stamp, time_ns=int((t0 + t) * 1e9))
                 if hasattr(self.report, "reported"):
                     self.report.reported(state)
@@ -121,7 +128,7 @@ class Feeder:
         self.thread.join()
 
 
-def run_daemon(bed, tmp_path, *extra, name="trace", binary=None):
+def run_daemon(bed, tmp_path, *extra, name="trace", binary=None, extra_env=None):
     """`binary`: the release build, for the tests that keep up with a 250 Hz controller in
     real time (the debug build spends milliseconds of CPU per reading in the fusion, a
     loop period of its own: it would measure the compiler's debug code)."""
@@ -129,7 +136,7 @@ def run_daemon(bed, tmp_path, *extra, name="trace", binary=None):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Trace.path=" + trace, *extra,
-                  binary=binary)
+                  binary=binary, extra_env=extra_env)
     return d, trace
 
 
@@ -457,6 +464,119 @@ def test_lis3lv02d_is_taken_by_auto_and_two_held_tilts_read_within_0_01_rad(bed_
     assert all(e <= 0.01 for e in errors), errors
 
 
+# --- the device's clock ---
+
+@in_real_time
+@pytest.mark.parametrize("stamps", ["sane", "frozen", "random"])
+def test_implausible_controller_timestamps_fall_back_to_arrival_times_without_drops(bed_factory, tmp_path, stamps,
+                                                                                    release_shimmerd):
+    """A DualSense at 250 Hz lying on a desk for 8 s, its sensors' noise as an IMU's at that
+    rate (15 counts, 1.8 mg, on the accelerometer; 90 counts, 0.09 deg/s, on the gyroscope:
+    every axis changes in every report, 8 events each), whose MSC_TIMESTAMP counts its
+    microseconds, stands still, or is random. The daemon reads a still device slowly, but
+    never later than the kernel's buffer for it lasts, which the reports' arrival times tell
+    whatever the device's clock says: the kernel drops nothing (no SYN_DROPPED), every
+    report is a gyroscope reading, and a clock that cannot be right is said once, the
+    reports placed at their arrival times. The release build, as the other real-time tests:
+    the debug build's milliseconds per reading would make the reads late by themselves."""
+    bed = bed_factory(DUALSENSE)
+    node = EvdevNode(bed, DUALSENSE + ".event21")
+    noise, clock_rng = random.Random(7), random.Random(11)
+    rest = controller_counts(pose(0, LEAN), [0, 0, 0])
+
+    def model(n, t):
+        return {c: v + noise.gauss(0, 15 if c <= ABS_Z else 90) for c, v in rest.items()}
+    stamp = {"sane": None, "frozen": lambda n, t: 123456789, "random": lambda n, t: clock_rng.getrandbits(32)}[stamps]
+    d, trace = run_daemon(bed, tmp_path, "--set", "Sensor.device=input:event21", "--set", "Sensor.gyro=auto",
+                          name="stamps-" + stamps, binary=release_shimmerd)
+    d.wait_log(r"using input:event21 .* in input mode", "input mode")
+    seconds = 8.0
+    feeder = Feeder(node, model, lambda: RATE, stamp=stamp)
+    try:
+        wait_until(lambda: feeder.n >= seconds * RATE, "%g s of reports" % seconds, d, timeout=3 * seconds + 20)
+    finally:
+        feeder.close()
+    time.sleep(0.5)
+    assert d.poll() is None
+    assert d.stop() == 0
+    gyros = len(read_trace(trace, "gyro", final=True))
+    drops = [x for x in d.logs if "SYN_DROPPED" in x]
+    clock = [x for x in d.logs if "MSC_TIMESTAMP" in x]
+    print("%s MSC_TIMESTAMP: %d reports, %d dropped by the kernel (SYN_DROPPED), %d gyroscope records (%.0f %%), "
+          "%d lines about drops, %d about the clock: %s"
+          % (stamps, feeder.n, node.dropped, gyros, 100.0 * gyros / feeder.n, len(drops), len(clock), clock))
+    assert node.dropped == 0 and not drops, drops[:3]
+    assert gyros >= 0.95 * feeder.n, "%d gyroscope records of %d reports" % (gyros, feeder.n)
+    if stamps == "sane":
+        assert not clock, clock
+    else:
+        assert len(clock) == 1 and "implausible MSC_TIMESTAMP" in clock[0] and "arrival times" in clock[0], clock
+
+
+# --- which input device auto takes ---
+
+VIRTUAL = "uinput_accelerometer"
+
+
+def test_auto_takes_the_built_in_lis3lv02d_over_a_virtual_accelerometer_of_a_lower_event_number(bed_factory,
+                                                                                               tmp_path):
+    """A uinput device at event3 that copies lis3lv02d's name and BUS_HOST, and the laptop's
+    own lis3lv02d at event6: `auto` takes the built-in one, whatever the event numbers, and
+    `shimmerd sensors` and the attach line say why (the virtual one sits under
+    /sys/devices/virtual)."""
+    bed = bed_factory(LIS3, VIRTUAL)
+    laptop = EvdevNode(bed, LIS3 + ".event6")
+    forged = EvdevNode(bed, VIRTUAL + ".event3")
+    report = sensors_json(bed)
+    devices = {d["device"]: d for d in report["devices"]}
+    print("sensors: selected %s (%s); input:event3: %s" % (report["selected"], report["reason"],
+                                                          devices["input:event3"]["why"]))
+    assert report["selected"] == "input:event6", report["reason"]
+    assert ("built in (BUS_HOST, %s); preferred over 1 virtual, USB or Bluetooth one" % LIS3_INPUT) in report["reason"]
+    assert devices["input:event3"]["why"] == ("virtual (/sys/devices/virtual/input/input3); auto prefers a built-in "
+                                             "device, input:event6")
+    assert devices["input:event3"]["input"]["built_in"] is False and devices["input:event6"]["input"]["built_in"] is True
+    text = bed.run("sensors").stdout
+    assert "placement: virtual (/sys/devices/virtual/input/input3) (auto prefers a built-in device)" in text, text
+    # The daemon takes it and says why; the virtual node is never read.
+    rng = random.Random(5)
+    feeders = [Feeder(node, lambda n, t: {c: v + rng.choice((-1, 0, 1)) for c, v in lis3_counts(pose(0, 0.2)).items()},
+                      lambda: 20, timestamps=False) for node in (laptop, forged)]
+    try:
+        d, trace = run_daemon(bed, tmp_path)
+        _, line = d.wait_log(r"using input:event\d+ ", "an input device taken")
+        wait_until(lambda: len(read_trace(trace, "sample")) > 0, "samples", d)
+        time.sleep(1.0)
+    finally:
+        for f in feeders:
+            f.close()
+    time.sleep(0.2)         # the last report read
+    print("attach line: %s; unread events: laptop %d, virtual %d" % (line, laptop.unread(), forged.unread()))
+    assert "using input:event6 (ST LIS3LV02DL Accelerometer) in input mode" in line, line
+    assert "built in (BUS_HOST, %s); preferred over 1 virtual, USB or Bluetooth one" % LIS3_INPUT in line, line
+    assert laptop.unread() == 0 and forged.unread() > 0, "the virtual device was read"
+    assert d.stop() == 0
+
+
+def test_a_bad_reading_of_an_input_device_names_its_axes(bed_factory, tmp_path):
+    """lis3lv02d whose axes read (0, 0, 0) when it is taken, then a sane tilt: the
+    skipped-sample line names the node's axes (ABS_X,ABS_Y,ABS_Z), not an IIO device's
+    attributes, with the counts; the next good report is used."""
+    bed = bed_factory(LIS3)
+    node = EvdevNode(bed, LIS3 + ".event6")
+    assert node.state() == {ABS_X: 0, ABS_Y: 0, ABS_Z: 0}
+    d, trace = run_daemon(bed, tmp_path)
+    d.wait_log(r"using input:event6 .* in input mode", "lis3lv02d taken")
+    _, line = d.wait_log(r"sample skipped", "the skipped sample")
+    node.report(lis3_counts(pose(0, 0.2)))
+    wait_until(lambda: len(read_trace(trace, "sample")) > 0, "a sample of the good report", d)
+    print("line: %s" % line)
+    assert 'input:event6 (ST LIS3LV02DL Accelerometer): sample skipped: ABS_X,ABS_Y,ABS_Z = "0 0 0": zero ' \
+           'acceleration vector' in line, line
+    assert not [x for x in d.logs if "in_accel" in x], d.logs
+    assert d.stop() == 0
+
+
 # --- wakeups ---
 
 PERF_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
@@ -596,3 +716,131 @@ def test_a_node_whose_reads_fail_is_released_with_one_line_and_the_daemon_goes_o
     vanished = [x for x in d.logs[start:] if "input:event21" in x and "waiting for an accelerometer" not in x]
     assert vanished == [line], vanished
     assert d.stop() == 0
+
+
+# --- a flood ---
+
+FLOOD = r"""
+import os, struct, sys, time
+path, seconds, report_bytes = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+EVENT = struct.Struct("<qqHHi")
+reports = [bytes.fromhex(r) for r in report_bytes.split(",")]
+per_report = len(reports[0]) // EVENT.size
+batch = 8                                  # 8 reports of 8 events: 1536 bytes, one atomic pipe write
+block = bytearray(b"".join(reports[k % len(reports)] for k in range(batch)))
+stamps = [k * per_report + i for k in range(batch) for i in range(per_report)
+          if struct.unpack_from("<HH", block, (k * per_report + i) * EVENT.size + 16) == (4, 5)]
+dropped_event = bytearray(EVENT.pack(0, 0, 0, 3, 0))
+fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+sent = lost = 0
+behind = False
+t0 = time.monotonic()
+while time.monotonic() - t0 < seconds:
+    ns = time.monotonic_ns()
+    sec, usec = divmod(ns // 1000, 1_000_000)
+    for e in range(0, len(block), EVENT.size):
+        struct.pack_into("<qq", block, e, sec, usec)
+    for k, e in enumerate(stamps):        # MSC_TIMESTAMP: the device's microseconds, 16 apart
+        us = (ns // 1000 + 16 * k) & 0xFFFFFFFF
+        struct.pack_into("<i", block, e * EVENT.size + 20, us - (1 << 32) if us & 0x80000000 else us)
+    data = block
+    if behind:
+        struct.pack_into("<qq", dropped_event, 0, sec, usec)
+        data = dropped_event + block
+    try:
+        os.write(fd, data)
+        behind = False
+    except BlockingIOError:
+        behind = True                     # the reader's buffer is full: these reports are lost
+        lost += batch
+    sent += batch
+print(sent, lost, time.monotonic() - t0)
+"""
+
+
+def flood_reports(node, poses):
+    """Each pose's report as the input core hands it over (every axis changed beyond its
+    fuzz: the poses alternate), its times left for the flooder to stamp: hex."""
+    out = []
+    for k, counts in enumerate(poses):
+        events = [(3, c, int(round(v))) for c, v in counts.items()]
+        events += [(4, 5, 0), (0, 0, 0)]
+        out.append(b"".join(struct.pack("<qqHHi", 0, 0, *e) for e in events).hex())
+    return ",".join(out)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int([line for line in f if line.startswith("VmRSS:")][0].split()[1])
+
+
+def test_a_flood_of_60000_reports_a_second_keeps_the_heartbeat_and_memory_bounded(bed_factory, tmp_path):
+    """A controller that reports as fast as its node can be written (60,000 reports a
+    second or more, 8 events each: the six axes, MSC_TIMESTAMP, SYN_REPORT) for 20 s, named and
+    read with its gyroscope (every report a reading). The reader's buffer is the node's
+    pipe (64 KiB, 2730 events: the flooder cannot take the oldest events out from under a
+    reader, as evdev does, without splitting one), kept full, so a reader never finds it
+    empty; reports that find it full are lost and SYN_DROPPED precedes the next. With
+    WATCHDOG_USEC = 100 ms the loop's heartbeat (WATCHDOG=1, due every 50 ms) keeps at
+    least 8 a second in every second of the flood, the RSS grows by at most 5 MB, the
+    lines (SYN_DROPPED, the flood itself, libevdev's own) come at most one a second, and
+    samples go on."""
+    from test_dbus_hostile import Heartbeats
+    bed = bed_factory(DUALSENSE)
+    node = EvdevNode(bed, DUALSENSE + ".event21")
+    rest = controller_counts(pose(0, LEAN), [0, 0, 0])
+    node.set(rest)
+    beats = Heartbeats(str(tmp_path / "notify"))
+    seconds, rate = 20.0, 60000
+    try:
+        d, trace = run_daemon(bed, tmp_path, "--set", "Sensor.device=input:event21", "--set", "Sensor.gyro=auto",
+                              extra_env=beats.env)
+        d.wait_log(r"using input:event21 .* in input mode", "input mode")
+        feeder = Feeder(node, lambda n, t: controller_counts(pose(0.05 * math.sin(t), LEAN), [0, 0, 0]), lambda: RATE)
+        try:
+            wait_trace(trace, lambda r: r["type"] == "baseline", "the baseline", d)
+            time.sleep(1.0)
+        finally:
+            feeder.close()
+        before = rss_kib(d.p.pid)
+        samples_before = len(read_trace(trace, "sample"))
+        lines_before = len(d.logs)
+        poses = [controller_counts(pose(0.1 * s, LEAN), [0.3 * s, -0.2 * s, 0.1 * s]) for s in (1, -1)]
+        flooder = subprocess.Popen([sys.executable, "-c", FLOOD, bed.root + node.devnode, str(seconds),
+                                    flood_reports(node, poses)],
+                                   stdout=subprocess.PIPE, text=True)
+        bed.children.append(flooder)
+        t0 = time.monotonic()
+        peak = before
+        while flooder.poll() is None:
+            peak = max(peak, rss_kib(d.p.pid))
+            time.sleep(0.25)
+        t1 = time.monotonic()
+        sent, lost, took = flooder.stdout.read().split()
+        assert d.poll() is None
+        after_flood = rss_kib(d.p.pid)
+        # Every whole second of the flood (the first half second the flooder starts up).
+        per_second = [sum(1 for t, m in beats.messages if m == "WATCHDOG=1" and s <= t < s + 1)
+                      for s in [t0 + 0.5 + k for k in range(int(t1 - t0 - 1))]]
+        samples = len(read_trace(trace, "sample")) - samples_before
+        resyncs = [x for x in d.logs[lines_before:] if "SYN_DROPPED" in x]
+        kinds = collections.Counter(re.sub(r"[0-9.]+", "N", x)[:110] for x in d.logs[lines_before:])
+        print("lines during the flood, by kind: %s" % kinds.most_common(6))
+        print("flood: %s reports in %.1f s (%.0f a second), %s of them lost in the reader's full buffer; heartbeats a second "
+              "min %d, median %d; RSS %d KiB before, peak %d KiB (+%d KiB), %d KiB after; %d samples; %d lines, %d of "
+              "them SYN_DROPPED"
+              % (sent, float(took), int(sent) / float(took), lost, min(per_second),
+                 sorted(per_second)[len(per_second) // 2], before, peak, peak - before, after_flood, samples,
+                 len(d.logs) - lines_before, len(resyncs)))
+        assert int(sent) / float(took) >= rate, "the flood was slower than %d reports a second" % rate
+        assert min(per_second) >= 8, per_second
+        assert peak - before <= 5 * 1024, "RSS %d -> %d KiB" % (before, peak)
+        assert samples > 0, "no sample during the flood"
+        assert len(resyncs) <= seconds + 2, resyncs[:5]
+        # Every line of the flood is one of the daemon's (libevdev's own messages included,
+        # said through it), one a second at most of each kind.
+        assert len(d.logs) - lines_before <= seconds + 5, kinds.most_common(6)
+        assert all(x.startswith("shimmerd: ") for x in d.logs[lines_before:]), kinds.most_common(6)
+        assert d.stop() == 0
+    finally:
+        beats.close()

@@ -301,6 +301,63 @@ def test_a_link_to_the_configuration_is_followed_to_what_it_names_and_that_is_ch
                   % (theirs, link_dir / "elsewhere.conf"))
 
 
+SECRET = "root:$6$SECRETHASHxyz:19000:0:99999:7:::\n"
+
+
+@needs_root
+@pytest.mark.parametrize("how", ["their link to the file", "a path through their link to a directory",
+                                 "their link in a sticky drop-in directory", "root's link to a root-only file"])
+def test_links_in_configuration_paths_are_judged_as_given_and_a_root_only_file_is_never_quoted(bed_factory, tmp_path,
+                                                                                              how):
+    """A root-only file (0600, like /etc/shadow) reached through symbolic links: a link that
+    user nobody owns, or one in a directory nobody owns, is refused as a file of theirs would
+    be, naming it; a link root made to it is followed, and the error about its text names
+    the file and the line but quotes nothing of it. Nothing of the file is ever printed."""
+    secret = tmp_path / "shadow"
+    secret.write_text(SECRET)
+    secret.chmod(0o600)
+    conf, dropins, _ = configuration_layout(tmp_path)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, NOBODY, NOBODY)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+
+    def their_link(path, target):
+        path.symlink_to(target)
+        os.lchown(path, NOBODY, NOBODY)
+    if how == "their link to the file":
+        their_link(theirs / "shimmerd.conf", secret)
+        given = theirs / "shimmerd.conf"
+        expected = "%s (on the way to %s): owned by nobody (uid 65534), not by root" % (theirs, given)
+    elif how == "a path through their link to a directory":
+        their_link(sticky / "etc", tmp_path)
+        given = sticky / "etc" / "shadow"
+        expected = "%s (on the way to %s): owned by nobody (uid 65534), not by root" % (sticky / "etc", given)
+    elif how == "their link in a sticky drop-in directory":
+        dropins.chmod(0o1777)
+        their_link(dropins / "50-theirs.conf", secret)
+        given = conf
+        expected = "%s: owned by nobody (uid 65534), not by root" % (dropins / "50-theirs.conf")
+    else:
+        (tmp_path / "etc" / "root-link.conf").symlink_to(secret)
+        given = tmp_path / "etc" / "root-link.conf"
+        expected = ('%s:1: expected "key = value", got (not shown: others may not read %s)' % (given, given))
+    bed = bed_factory(FIXTURE)
+    said = []
+    for args in (["check-config", "--config", str(given)], ["run", "--config", str(given), "--duration", "1"]):
+        r = bed.run(*args)
+        print("%s, %s: exit %d, %r" % (how, args[0], r.returncode, r.stderr.strip()))
+        assert "SECRETHASH" not in r.stdout + r.stderr and "$6$" not in r.stdout + r.stderr, r.stderr
+        assert r.returncode == 78, r.stderr
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert len(lines) == 1 and expected in lines[0], (expected, r.stderr)
+        said.append(lines[0])
+    assert said[0] == said[1], said
+    assert secret.read_text() == SECRET
+
+
 def test_trace_and_raw_output_are_never_created_through_a_symlink(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     victim = tmp_path / "victim"

@@ -10,12 +10,15 @@ import math
 import os
 import random
 import struct
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
+from test_dbus_hostile import Heartbeats
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -126,7 +129,10 @@ def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
     assert p.returncode == 0 and not any(r["type"] == "recapture" for r in read_trace(out2, final=True))
 
 
-def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
+def run_with_a_switch(bed_factory, tmp_path, extra_env=None):
+    """The daemon on the level fixture accelerometer (poll mode) beside the emulated
+    tablet-mode switch, once it has found the switch and taken its first baseline: (bed,
+    the switch's FIFO, the daemon, its trace)."""
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture, SWITCH)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
@@ -135,10 +141,15 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Sensor.mode=poll",
-                  "--set", "Trace.path=" + trace, "--set", "Log.level=info")
+                  "--set", "Trace.path=" + trace, "--set", "Log.level=info", extra_env=extra_env)
+    d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
+    wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
+    return bed, fd, d, trace
+
+
+def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
+    bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path)
     try:
-        d.wait_log(r"tablet-mode switch /dev/input/event13 \(Intel Virtual Switches\)", "the switch found")
-        wait_trace(trace, lambda r: r["type"] == "baseline", "the first baseline", d)
         os.write(fd, switch_event(True))
         d.wait_log(r"tablet-mode switch Intel Virtual Switches: tablet mode; capturing a new baseline", "the notice")
         recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"], "the recapture record",
@@ -346,3 +357,89 @@ def test_monitor_recaptures_and_settles_as_the_daemon_does(bed_factory, tmp_path
     for s in last:
         assert abs(s["dpitch"]) < 0.01 and abs(s["droll"]) < 0.01, last
 
+
+def test_a_flapping_tablet_mode_switch_gives_a_bounded_number_of_lines(bed_factory, tmp_path):
+    """A switch that toggles every 25 ms for 10 s (400 changes: a loose hinge sensor, or a
+    uinput device that claims SW_TABLET_MODE): the daemon follows it, and says so in at most
+    20 lines (counting the changes it held back); the last change still captures a new
+    baseline."""
+    bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path)
+    try:
+        start = len(d.logs)
+        t0 = time.monotonic()
+        for k in range(400):
+            time.sleep(max(0.0, t0 + 0.025 * (k + 1) - time.monotonic()))
+            os.write(fd, switch_event(k % 2 == 0))
+        time.sleep(1.5)
+        lines = [x for x in d.logs[start:] if "tablet" in x]
+        print("400 changes in %.1f s: %d lines mention the switch (%d lines in all); the first: %s; the last: %s"
+              % (time.monotonic() - t0 - 1.5, len(lines), len(d.logs) - start, lines[:1], lines[-1:]))
+        assert d.poll() is None
+        assert len(d.logs) - start <= 20, d.logs[start:start + 30]
+        # The last change, laptop mode (the 400th), is followed by a recapture.
+        recaptures = [r for r in read_trace(trace) if r["type"] == "recapture"]
+        assert recaptures and recaptures[-1]["reason"] == "tablet-mode switch Intel Virtual Switches: laptop mode", \
+            recaptures[-3:]
+        assert d.stop() == 0
+    finally:
+        os.close(fd)
+
+
+SWITCH_FLOOD = r"""
+import os, struct, sys, time
+path, seconds = sys.argv[1], float(sys.argv[2])
+def event(type_, code, value):
+    return struct.pack("<qqHHi", 1_800_000_000, 0, type_, code, value)
+block = b"".join(event(0x05, 0x01, k % 2) + event(0x00, 0x00, 0) for k in range(32))   # 1536 bytes, atomic
+fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+sent = 0
+t0 = time.monotonic()
+while time.monotonic() - t0 < seconds:
+    try:
+        os.write(fd, block)
+        sent += 32
+    except BlockingIOError:
+        pass
+print(sent, time.monotonic() - t0)
+"""
+
+
+def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory, tmp_path):
+    """A switch node written as fast as a process can for 10 s (tablet, laptop, tablet...;
+    the node's pipe kept full, so no read finds it empty; the last change is tablet mode):
+    with WATCHDOG_USEC = 100 ms the loop's heartbeat keeps at least 8 a second in every
+    second, the lines stay at most 20, a new baseline is asked for at most every 0.5 s (so
+    the trace gets at most 2 recapture records a second), the last for tablet mode, and
+    the daemon stops cleanly after."""
+    beats = Heartbeats(str(tmp_path / "notify"))
+    fd = None
+    try:
+        bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path, extra_env=beats.env)
+        start = len(d.logs)
+        seconds = 10.0
+        flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD, os.path.join(bed.root, "dev", "input", "event13"),
+                                    str(seconds)], stdout=subprocess.PIPE, text=True)
+        bed.children.append(flooder)
+        t0 = time.monotonic()
+        flooder.wait(timeout=seconds + 30)
+        t1 = time.monotonic()
+        sent, took = flooder.stdout.read().split()
+        per_second = [sum(1 for t, m in beats.messages if m == "WATCHDOG=1" and s <= t < s + 1)
+                      for s in [t0 + 0.5 + k for k in range(int(t1 - t0 - 1))]]
+        time.sleep(1.5)         # what was left read, the held change handed on
+        recaptures = [r for r in read_trace(trace) if r["type"] == "recapture"]
+        print("switch flood: %s changes in %.1f s; heartbeats a second min %d, median %d; %d lines; %d recaptures "
+              "(trace %d bytes), the last: %s"
+              % (sent, float(took), min(per_second), sorted(per_second)[len(per_second) // 2], len(d.logs) - start,
+                 len(recaptures), os.path.getsize(trace), recaptures[-1:]))
+        assert d.poll() is None
+        assert min(per_second) >= 8, per_second
+        assert len(d.logs) - start <= 20, d.logs[start:start + 30]
+        # At most one recapture every 0.5 s, the last one for where the switch came to rest.
+        assert len(recaptures) <= 2 * seconds + 3, len(recaptures)
+        assert recaptures[-1]["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode", recaptures[-1]
+        assert d.stop() == 0
+    finally:
+        beats.close()
+        if fd is not None:
+            os.close(fd)

@@ -156,3 +156,26 @@ func firstInvalidUTF8ByteIsFoundByLineAndOffset(_ bytes: [UInt8], _ line: Int, _
     let found = ConfigurationLoader.firstInvalidUTF8(bytes)
     #expect(found.line == line && found.offset == offset)
 }
+
+/// A file others may not read is never quoted in an error line: each kind of error names
+/// the file and line and says what is wrong, without the text (a root-only file would
+/// otherwise be read a line at a time through `check-config`'s errors). Quoted otherwise.
+@Test(arguments: [
+    "root:$6$secret:19000:0:99999:7:::\n",
+    "[root:$6$secret\n",
+    "[Secret$6$]\n",
+    "root=$6$secret\n",
+    "[Sensor]\nsecret$6$ = 1\n",
+    "[Sensor]\nrate = secret$6$\n",
+    "[Sensor]\nmount_matrix = 1, 0, 0; 0, 1, 0; 0, 0, secret$6$\n",
+    "[Secret$6$]\nx = 1\n",
+])
+func aFileOthersMayNotReadIsNeverQuoted(text: String) {
+    var config = Configuration()
+    let hidden = caught(Failure.self) { try ConfigurationLoader.parse(text, file: "/etc/shadow", into: &config, quoting: false) }
+    let shown = caught(Failure.self) { try ConfigurationLoader.parse(text, file: "/etc/shadow", into: &config) }
+    #expect(hidden != nil && shown != nil)
+    #expect(!"\(hidden!)".contains("secret") && !"\(hidden!)".contains("$6$"), "\(hidden!)")
+    #expect("\(hidden!)".contains("/etc/shadow:") && "\(hidden!)".contains("(not shown: others may not read /etc/shadow)"))
+    #expect("\(shown!)".contains("ecret"), "\(shown!)")
+}

@@ -77,3 +77,30 @@ struct HotplugWatchTests {
         #expect(!w.isRemoved(Self.accel) && !w.isRemoved(nil))
     }
 }
+
+/// A switch's changes go on at most every interval, the newest last: a change after a
+/// quiet spell at once; changes within the interval held, only the newest handed on when
+/// it ends; the timeout says when.
+@Test func aTabletModeSwitchsChangesAreHandedOnAtMostEveryIntervalTheNewestLast() {
+    var hold = TabletModeHold(interval: 0.5)
+    #expect(hold.due(now: 0) == nil && hold.timeout(now: 0) == .infinity)
+    hold.changed("tablet mode")
+    #expect(hold.due(now: 10) == "tablet mode")
+    #expect(hold.due(now: 10.1) == nil)
+    hold.changed("laptop mode")
+    hold.changed("tablet mode")
+    hold.changed("laptop mode")
+    #expect(abs(hold.timeout(now: 10.2) - 0.3) < 1e-12)
+    #expect(hold.due(now: 10.2) == nil)
+    #expect(hold.due(now: 10.5) == "laptop mode")
+    #expect(hold.timeout(now: 10.5) == .infinity && hold.due(now: 11) == nil)
+    // A flood: 1000 changes over 2 s give one change every 0.5 s, the last one's state last.
+    var handed: [Double] = []
+    for k in 0..<1000 {
+        let now = 20 + Double(k) * 0.002
+        hold.changed(k % 2 == 0 ? "tablet mode" : "laptop mode")
+        if hold.due(now: now) != nil { handed.append(now) }
+    }
+    #expect(handed.count == 4)
+    #expect(hold.due(now: 22.5) == "laptop mode")
+}

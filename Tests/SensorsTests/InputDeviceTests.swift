@@ -166,11 +166,65 @@ struct InputDeviceTests {
         let without = SensorSelection.select(.auto, from: [pad, laptop])
         #expect(without.chosen?.id == "input:event6")
         #expect(without.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
-            + "accelerometer, not part of a game controller")
+            + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)")
         let with = SensorSelection.select(.auto, from: [Self.iio(), pad, laptop])
         #expect(with.chosen?.id == "iio:device0")
         #expect(with.notChosen["input:event6"] == "auto takes an IIO accelerometer first (iio:device0)")
         #expect(with.notChosen["input:event21"]?.contains("auto leaves game controllers alone") == true)
+    }
+
+    /// An accelerometer any program with /dev/uinput can make: under /sys/devices/virtual,
+    /// copying lis3lv02d's name and BUS_HOST, as uinput lets it.
+    static func virtual(number: Int = 3, bus: UInt16 = 0x19) -> InputDeviceSnapshot {
+        var facts = lis3
+        facts.id.bustype = bus
+        let input = "/sys/devices/virtual/input/input\(number)"
+        return InputDeviceSnapshot(sysname: "event\(number)", number: number, syspath: input + "/event\(number)",
+                                   devnode: "/dev/input/event\(number)", inputSyspath: input, parentSyspath: nil,
+                                   udevProperties: ["ID_INPUT_ACCELEROMETER": "1"], inputAttributes: [:],
+                                   evdev: .success(facts))
+    }
+
+    @Test func autoPrefersABuiltInInputAccelerometerToAVirtualOneOfALowerEventNumberAndSaysWhy() {
+        let laptop = AccelerometerDescription(input: Self.laptop(), configuredMatrix: nil)
+        let forged = AccelerometerDescription(input: Self.virtual(), configuredMatrix: nil)
+        let s = SensorSelection.select(.auto, from: [forged, laptop])
+        #expect(s.chosen?.id == "input:event6")
+        #expect(s.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
+            + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6); "
+            + "preferred over 1 virtual, USB or Bluetooth one")
+        #expect(s.notChosen["input:event3"]
+            == "virtual (/sys/devices/virtual/input/input3); auto prefers a built-in device, input:event6")
+        // Alone, the virtual one is taken, and the reason says there is no built-in one.
+        let alone = SensorSelection.select(.auto, from: [forged])
+        #expect(alone.chosen?.id == "input:event3")
+        #expect(alone.reason.hasSuffix("not part of a game controller, virtual (/sys/devices/virtual/input/input3); "
+            + "no built-in input accelerometer"))
+        // Named, it is taken whatever else there is.
+        #expect(SensorSelection.select(.inputEvent(3), from: [forged, laptop]).chosen?.id == "input:event3")
+        // Two built-in ones: the lower event number.
+        var other = Self.laptop()
+        other.number = 9
+        other.sysname = "event9"
+        let second = AccelerometerDescription(input: other, configuredMatrix: nil)
+        let two = SensorSelection.select(.auto, from: [forged, laptop, second])
+        #expect(two.chosen?.id == "input:event6")
+        #expect(two.notChosen["input:event9"] == "auto also matches it, but input:event6 has the lower event number")
+    }
+
+    @Test(arguments: [
+        ("/sys/devices/virtual/input/input3", 0x19 as UInt16?, false, "virtual (/sys/devices/virtual/input/input3)"),
+        ("/sys/devices/pci0000:00/usb1/1-3/input/input21", 0x03, false, "on the USB bus (/sys/devices/pci0000:00/usb1/1-3/input/input21)"),
+        ("/sys/devices/pci0000:00/bt/input/input30", 0x05, false, "on the Bluetooth bus (/sys/devices/pci0000:00/bt/input/input30)"),
+        ("/sys/devices/platform/x/input/input4", 0x06, false, "virtual (BUS_VIRTUAL, /sys/devices/platform/x/input/input4)"),
+        ("/sys/devices/platform/lis3lv02d/input/input6", 0x19, true, "built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)"),
+        ("/sys/devices/pci0000:00/i2c-1/input/input8", 0x18, true, "built in (BUS_I2C, /sys/devices/pci0000:00/i2c-1/input/input8)"),
+        ("/sys/devices/platform/y/input/input5", nil, true, "built in (bus unknown, /sys/devices/platform/y/input/input5)"),
+    ])
+    func whereAnInputDeviceSits(_ path: String, _ bus: UInt16?, _ builtIn: Bool, _ text: String) {
+        let p = InputPlacement(inputSyspath: path, bus: bus)
+        #expect(p.builtIn == builtIn)
+        #expect(p.description == text)
     }
 
     @Test func theJoystickBesideAnAccelerometerUnderItsParent() {
@@ -211,12 +265,80 @@ struct InputDeviceTests {
 
     @Test func mscTimestampIsUnwrappedAcross32Bits() {
         var c = InputReportClock()
-        let a = c.timestamp(microseconds: Int32(bitPattern: 0xFFFF_F000))
-        let b = c.timestamp(microseconds: 0x0000_0FA0)   // 0x1000 + 0xFA0 us later, past the wrap
+        let a = c.unwrap(microseconds: Int32(bitPattern: 0xFFFF_F000))
+        let b = c.unwrap(microseconds: 0x0000_0FA0)   // 0x1000 + 0xFA0 us later, past the wrap
         #expect(b - a == Int64(0x1000 + 0xFA0) * 1000)
-        c.report(at: a)
-        c.report(at: b)
-        #expect(c.reportInterval == Double(0x1000 + 0xFA0) / 1e6)
+        let step = Int64(0x1000 + 0xFA0) * 1000
+        #expect(c.place(deviceNs: a, arrivalNs: 5_000_000_000) == .init(ns: 5_000_000_000, implausible: nil))
+        #expect(c.place(deviceNs: b, arrivalNs: 5_000_000_000 + step) == .init(ns: 5_000_000_000 + step, implausible: nil))
+        #expect(c.reportInterval == Double(step) / 1e9)
+    }
+
+    /// Reports 4 ms apart (250 Hz) that arrive with up to 3 ms of jitter: the device's
+    /// own times are used, anchored on the first report's arrival.
+    @Test func aPlausibleDeviceClockGivesTheDevicesTimesOnTheArrivalClock() {
+        var c = InputReportClock()
+        let jitter: [Int64] = [0, 3, 1, 0, 2, 3, 0, 1]
+        for (k, j) in jitter.enumerated() {
+            let device = 7_000_000_000 + Int64(k) * 4_000_000
+            let placed = c.place(deviceNs: device, arrivalNs: 100_000_000 + Int64(k) * 4_000_000 + j * 1_000_000)
+            #expect(placed == .init(ns: 100_000_000 + Int64(k) * 4_000_000, implausible: nil))
+        }
+        #expect(!c.usingArrivalTimes)
+        #expect(abs(c.reportInterval! - 0.004) < 0.002)
+    }
+
+    /// A frozen clock, then one that jumps at random, then a sane one again: the arrival
+    /// times while it is implausible, said once when it becomes so; the device's clock
+    /// taken up again, anchored anew, from the first plausible step. Times never go back,
+    /// and the interval between reports comes from the arrivals all along.
+    @Test func anImplausibleDeviceClockGivesArrivalTimesAndIsSaidOnce() {
+        var c = InputReportClock()
+        var said: [String] = []
+        var given: [Int64] = []
+        func report(_ k: Int, device: Int64, jitter: Int64 = 0) {
+            let p = c.place(deviceNs: device, arrivalNs: 1_000_000_000 + Int64(k) * 4_000_000 + jitter)
+            if let why = p.implausible { said.append(why) }
+            given.append(p.ns)
+        }
+        report(0, device: 50_000_000)
+        for k in 1...10 { report(k, device: 50_000_000) }                        // frozen
+        #expect(c.usingArrivalTimes)
+        #expect(said == ["implausible MSC_TIMESTAMP: the device's clock moved 0 us between two reports that arrived 4000 us apart"])
+        #expect(given == (0...10).map { 1_000_000_000 + Int64($0) * 4_000_000 })
+        var x: UInt64 = 41
+        for k in 11...30 {                                                          // random
+            x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            report(k, device: Int64(x >> 32) * 1000)
+        }
+        #expect(said.count == 1)
+        #expect(given[11...] == ArraySlice((11...30).map { 1_000_000_000 + Int64($0) * 4_000_000 }))
+        let back: Int64 = 9_000_000_000
+        for k in 31...40 { report(k, device: back + Int64(k) * 4_000_000, jitter: Int64(k % 2) * 1_000_000) }  // sane again
+        #expect(!c.usingArrivalTimes)
+        // The first sane step follows a random value; from the next one the device's clock
+        // is used (without the arrivals' jitter), anchored on that report's arrival.
+        #expect(given[32...] == ArraySlice((32...40).map { 1_000_000_000 + Int64($0) * 4_000_000 }))
+        #expect(zip(given, given.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(abs(c.reportInterval! - 0.004) < 0.0006)
+    }
+
+    @Test(arguments: [(4_000_000 as Int64, 4_000_000 as Int64, true), (0, 4_000_000, false), (-4_000_000, 4_000_000, false),
+                      (24_000_000, 4_000_000, true), (24_000_001, 4_000_000, false), (1_000, 900_000_000, true),
+                      (1_000, 1_100_000_000, false), (3_600_000_000_000, 4_000_000, false)])
+    func whatStepOfTheDevicesClockIsPlausible(_ device: Int64, _ arrival: Int64, _ plausible: Bool) {
+        #expect((InputReportClock.implausibility(deviceStep: device, arrivalStep: arrival) == nil) == plausible)
+    }
+
+    @Test func anInputDevicesBadReadingNamesItsAxes() {
+        #expect(InputDeviceAccelerometer.accelerometerAxes == "ABS_X,ABS_Y,ABS_Z")
+        #expect(InputDeviceAccelerometer.gyroscopeAxes == "ABS_RX,ABS_RY,ABS_RZ")
+        guard case .failure(let p) = ReadingUnits.acceleration(counts: .zero, scale: Vector3(1, 1, 1), offset: .zero,
+                                                               attributes: InputDeviceAccelerometer.accelerometerAxes) else {
+            Issue.record("a zero vector is no reading")
+            return
+        }
+        #expect(p.description == "ABS_X,ABS_Y,ABS_Z = \"0 0 0\": zero acceleration vector")
     }
 
     @Test(arguments: [(60.0, false, 17 as Int?), (20.0, false, nil), (1000.0, false, 1), (10.0, true, nil), (100.0, true, 10)])

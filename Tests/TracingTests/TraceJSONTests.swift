@@ -64,3 +64,21 @@ func referenceLine<R: Encodable>(_ record: R) throws -> [UInt8] {
     #expect(try decode(TraceRecord.Header.self, TraceRecord.line(h)) == h)
     #expect(try TraceRecord.line(h) == referenceLine(h))
 }
+
+/// Control characters, C0, DEL and C1, are written as `\u00XX` (U+009B, CSI, among them);
+/// the characters around them, and the text next to C1 in UTF-8 (U+00A0, U+00BF, U+0100),
+/// are kept as they are; the literal reads back to the same string.
+@Test(arguments: [
+    ("a\u{9B}1m", "\"a\\u009b1m\""),
+    ("\u{80}\u{9F}\u{85}", "\"\\u0080\\u009f\\u0085\""),
+    ("\u{7F}\u{1B}[2J\u{7}\r\n", "\"\\u007f\\u001b[2J\\u0007\\u000d\\n\""),
+    ("\u{A0}\u{BF}\u{100}é\u{2028}", "\"\u{A0}\u{BF}\u{100}é\u{2028}\""),
+    ("q\"b\\", "\"q\\\"b\\\\\""),
+])
+func controlCharactersAreEscapedAndTheRestIsKept(text: String, literal: String) throws {
+    var out: [UInt8] = []
+    TraceJSON.appendString(text, to: &out)
+    #expect(String(decoding: out, as: UTF8.self) == literal)
+    #expect(!out.contains { $0 < 0x20 || $0 == 0x7F })
+    #expect(try JSONDecoder().decode(String.self, from: Data(out)) == text)
+}
