@@ -58,8 +58,8 @@ package struct GyroFrameCheck: Sendable {
     /// A group votes for a frame where the frame in use leaves this many times its spread,
     /// and where the two frames' predictions part by `separationShare` of what the frame
     /// in use leaves (see `vote`).
-    package static let voteRatio = 3.0
-    package static let separationShare = 0.5
+    package static let voteRatio = 2.5
+    package static let separationShare = 0.4
     /// Radians (a chord: 5.7 degrees): how far gravity must move in a group for it to vote.
     package static let minimumTilt = 0.1
     /// Independent votes the verdict needs: three recent ones (the count decays with the
