@@ -46,6 +46,14 @@ struct FrameCheckEvidenceTests {
         return (doubted, weighed, e.frameCheck.secondsWeighed)
     }
 
+    /// Tilting to and fro by `degrees` about two horizontal axes (0.3 and 0.45 Hz): the
+    /// world's angular velocity.
+    static func tilting(_ degrees: Double) -> (Double) -> Vector3 {
+        let w1 = 2 * Double.pi * 0.3, w2 = 2 * Double.pi * 0.45
+        let tilt = degrees * Double.pi / 180
+        return { t in Vector3(tilt * w1 * cos(w1 * t), tilt * w2 * cos(w2 * t), 0) }
+    }
+
     /// d^2/dt^2 of a position, numerically.
     static func second(_ p: (Double) -> Vector3, _ t: Double) -> Vector3 {
         let h = 1e-3
@@ -70,13 +78,10 @@ struct FrameCheckEvidenceTests {
     /// tilts 12 degrees about two axes: the readings scatter about gravity by more than
     /// the turn moves it.
     @Test func aDeviceCarriedAboutWhileItTiltsIsNoEvidence() {
-        let w1 = 2 * Double.pi * 0.3, w2 = 2 * Double.pi * 0.45
-        let tilt = 12.0 * Double.pi / 180
         let position = { (t: Double) in
             Vector3(0.4 * sin(2 * Double.pi * 0.35 * t), 0.3 * sin(2 * Double.pi * 0.5 * t + 1), 0)
         }
-        let got = Self.play(Motion(turn: { Vector3(tilt * w1 * cos(w1 * $0), tilt * w2 * cos(w2 * $0), 0) },
-                                   acceleration: { Self.second(position, $0) }))
+        let got = Self.play(Motion(turn: Self.tilting(12), acceleration: { Self.second(position, $0) }))
         #expect(got.doubted == 0 && got.weighed == 0, "\(got)")
     }
 
@@ -84,14 +89,11 @@ struct FrameCheckEvidenceTests {
     /// readings) while it tilts 15 degrees about two axes: the check weighs the motion
     /// and keeps the gyroscope's whole weight.
     @Test func aVibratingDeviceThatTiltsIsWeighedAndKeepsItsGyroscope() {
-        let w1 = 2 * Double.pi * 0.3, w2 = 2 * Double.pi * 0.45
-        let tilt = 15.0 * Double.pi / 180
         let shake = { (t: Double) in
             Vector3(sin(2 * Double.pi * 31 * t), sin(2 * Double.pi * 37 * t + 2), sin(2 * Double.pi * 43 * t + 4))
                 * 2.0.squareRoot()
         }
-        let got = Self.play(Motion(turn: { Vector3(tilt * w1 * cos(w1 * $0), tilt * w2 * cos(w2 * $0), 0) },
-                                   acceleration: shake))
+        let got = Self.play(Motion(turn: Self.tilting(15), acceleration: shake))
         #expect(got.doubted == 0 && got.weighed == 0, "\(got)")
         #expect(got.secondsWeighed >= 20, "\(got)")
     }
