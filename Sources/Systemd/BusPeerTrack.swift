@@ -46,20 +46,12 @@ package final class BusPeerTrack {
         guard peers.count < limit else { return .full }
         let peer = Peer(name: name, track: self)
         let user = Unmanaged.passUnretained(peer).toOpaque()
-        let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
-        let r = sd_bus_add_match_async(bus.raw, &peer.match, match, { m, user, _ in
-            guard let m, let user else { return 0 }
-            // (name, old owner, new owner): a unique name changes owner only when its
-            // connection closes, to "".
-            var strings: [String] = []
-            for _ in 0..<3 {
-                var p: UnsafePointer<CChar>?
-                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
-                strings.append(String(cString: p))
-            }
+        let r = sd_bus_add_match_async(bus.raw, &peer.match, SystemBus.nameOwnerChangedMatch(name), { m, user, _ in
+            // (name, old owner, new owner), from the bus itself (a connection's forgery is
+            // not believed): a unique name changes owner only when its connection closes, to "".
+            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
             let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
-            if strings[2].isEmpty { peer.track?.remove(peer.name) }
+            if change.name == peer.name, change.newOwner.isEmpty { peer.track?.remove(peer.name) }
             return 0
         }, nil, user)
         guard r >= 0 else { return .failed(SystemBusError(operation: "sd_bus_add_match_async", errno: -r)) }

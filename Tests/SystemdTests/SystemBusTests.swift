@@ -227,7 +227,9 @@ private let values: [String: BusValue] = [
         // Another client reads them all (GetAll), through BusMessageReader.
         let client = try SystemBus()
         let seen = Box<[(String, BusValue)]?>(nil)
-        try client.watchProperties(destination: "org.shimmerd.Test1", path: object.path, interface: object.interface) {
+        let accepted = ["Device": "s", "PitchRadians": "d", "Frames": "t", "Live": "b", "FocalPoint": "(dd)"]
+        try client.watchProperties(destination: "org.shimmerd.Test1", path: object.path, interface: object.interface,
+                                   accepting: accepted, maximumStringBytes: 64) {
             seen.value = $0
         }
         pump([server, client]) { seen.value != nil }
@@ -259,12 +261,48 @@ private let values: [String: BusValue] = [
         #expect(introspection.output.contains(#"<interface name="org.freedesktop.DBus.Properties">"#))
     }
 
+    /// Another connection serving the same path and interface sends PropertiesChanged: it
+    /// is not the name's owner, so nothing of it is believed; the owner's signal is. Only
+    /// the accepted properties with their types are passed on, strings cut to the bound.
+    @Test func onlyTheOwnersSignalsAndTheAcceptedPropertiesAreTaken() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus(), forger = try SystemBus(), client = try SystemBus()
+        let named = Box<SystemBus.NameOwnership?>(nil)
+        try server.requestName("org.shimmerd.Test1") { named.value = $0 }
+        pump([server]) { named.value != nil }
+        func serve(_ on: SystemBus) throws -> BusObject {
+            try BusObject(bus: on, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                          properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"], methods: [],
+                          interfaceXML: interfaceXML, value: { values[$0] }, call: { _, _ in nil })
+        }
+        let real = try serve(server), forged = try serve(forger)
+        let seen = Box<[[(String, BusValue)]]>([])
+        // Frames is a "t" on the bus: asked for as a "d", it is left out.
+        try client.watchProperties(destination: "org.shimmerd.Test1", path: real.path, interface: real.interface,
+                                   accepting: ["Device": "s", "Live": "b", "Frames": "d"], maximumStringBytes: 4) {
+            seen.value.append($0)
+        }
+        pump([server, forger, client]) { !seen.value.isEmpty }
+        #expect(seen.value.count == 1)
+        #expect(seen.value[0].map(\.0) == ["Device", "Live"])
+        #expect(seen.value[0].map(\.1) == [.string("iio:"), .bool(true)])
+        forged.emitPropertiesChanged([("Device", .string("FORGED")), ("Live", .bool(false)), ("Junk", .uint32(7))])
+        real.emitPropertiesChanged([("Device", .string("sensor2")), ("Junk", .uint32(7))])
+        pump([server, forger, client]) { seen.value.count >= 2 }
+        pump([server, forger, client]) { true }
+        #expect(seen.value.count == 2, "the forger's signal was taken: \(seen.value)")
+        #expect(seen.value.last?.map(\.0) == ["Device"])
+        #expect(seen.value.last?.map(\.1) == [.string("sens")])
+        withExtendedLifetime((bus, forged)) {}
+    }
+
     @Test func watchingTheObjectOfANameWithoutOwnerReportsWhy() throws {
         let bus = try PrivateBus()
         let client = try SystemBus()
         let seen = Box<Bool>(false)
         try client.watchProperties(destination: "org.shimmerd.Absent", path: "/org/shimmerd/Absent",
-                                   interface: "org.shimmerd.Absent") { _ in seen.value = true }
+                                   interface: "org.shimmerd.Absent", accepting: ["State": "s"],
+                                   maximumStringBytes: 64) { _ in seen.value = true }
         pump([client]) { client.propertiesFailure != nil }
         #expect(!seen.value)
         #expect(client.propertiesFailure?.contains("org.shimmerd.Absent") == true, "\(client.propertiesFailure ?? "")")
