@@ -138,6 +138,9 @@ package final class StatusBus {
     package var status = Status()
     /// The connections holding a claim now.
     package var claims: Int { Int(status.claims) }
+    /// A `Claim()` was answered in the last `process`, even if its claim has ended since
+    /// (a `Release()` or a closed connection in the same wakeup): someone looked.
+    package private(set) var claimedSinceProcess = false
     private let link: ReconnectingBus
     /// Readable when the connection has the events sd-bus waits for (`pollRequest`).
     private let readiness: WritabilityWatch
@@ -207,7 +210,7 @@ package final class StatusBus {
         case "Claim":
             guard let sender, let track = claimTrack else { return nil }
             switch track.add(sender) {
-            case .added, .alreadyHeld: break
+            case .added, .alreadyHeld: claimedSinceProcess = true
             case .full:
                 return .init("org.freedesktop.DBus.Error.LimitsExceeded", "\(Self.maximumClaims) connections hold a claim already")
             case .failed(let error):
@@ -240,6 +243,7 @@ package final class StatusBus {
     package func process(readable: [Int32]) -> BusRequests {
         var requests = BusRequests()
         let now = clock()
+        claimedSinceProcess = false
         guard readable.contains(readiness.fileDescriptor) || now >= dueAt else { return requests }
         switch link.process(now: now) {
         case .lost(let retry)?:

@@ -11,7 +11,9 @@ import Glibc
 /// at most `messagesPerWakeup` messages; when that many were waiting, the connection
 /// rests as long as they took (it asks for no events until then), so a flood of calls
 /// gets at most half of the loop's time and the loop sleeps in between, which also keeps
-/// it a task the scheduler wakes promptly; and while more than `maximumQueuedWrites`
+/// it a task the scheduler wakes promptly; after a wakeup that found anything to do it
+/// rests `minimumGap` (a caller that waits for each answer costs the loop one wakeup per
+/// call otherwise); and while more than `maximumQueuedWrites`
 /// messages wait to be written (the bus does not take them as fast as callers ask) it
 /// stops reading new calls and polls for POLLOUT only, so what a caller asks for without
 /// reading the answers cannot pile up in the daemon.
@@ -25,6 +27,10 @@ package final class ReconnectingBus {
     package static let messagesPerWakeup = 32
     /// More messages than this waiting to be written: no new call is read.
     package static let maximumQueuedWrites: UInt64 = 64
+    /// Seconds between two wakeups that find work: a caller that waits for each answer
+    /// before its next call (a storm of Claim() and Release()) is answered at most 500
+    /// times a second, each wakeup's cost to the loop paid once for all that came meanwhile.
+    package static let minimumGap = 0.002
 
     /// The connection; nil while the bus is gone.
     package private(set) var bus: SystemBus?
@@ -74,8 +80,12 @@ package final class ReconnectingBus {
         guard now >= restUntil else { return nil }
         let limit = b.queuedWrites > Self.maximumQueuedWrites ? 1 : Self.messagesPerWakeup
         let started = Self.monotonicSeconds()
-        let progress = b.process(atMost: limit)
-        if progress == .more { restUntil = now + (Self.monotonicSeconds() - started) }
+        let (progress, steps) = b.processCounting(atMost: limit)
+        if progress == .more {
+            restUntil = now + (Self.monotonicSeconds() - started)
+        } else if steps > 0 {
+            restUntil = now + Self.minimumGap
+        }
         guard progress == .lost else { return nil }
         bus = nil
         delay = Self.firstDelay

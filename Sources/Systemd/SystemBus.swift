@@ -83,12 +83,18 @@ package final class SystemBus {
     /// or writes, or handles a timeout); never waits. A flood of calls thus takes a
     /// bounded share of the caller's loop per wakeup, and the rest waits in the socket.
     package func process(atMost limit: Int) -> Progress {
-        for _ in 0..<limit {
+        processCounting(atMost: limit).progress
+    }
+
+    /// `process(atMost:)`, and how many steps did something (a message dispatched, a
+    /// write, a timeout handled): 0 when there was nothing to do.
+    package func processCounting(atMost limit: Int) -> (progress: Progress, steps: Int) {
+        for done in 0..<limit {
             let r = sd_bus_process(bus, nil)
-            if r < 0 { return .lost }
-            if r == 0 { return .idle }
+            if r < 0 { return (.lost, done) }
+            if r == 0 { return (.idle, done) }
         }
-        return .more
+        return (.more, limit)
     }
 
     /// `sd_bus_process()` until nothing is left to do; never waits. Returns false once

@@ -10,7 +10,8 @@ user under setpriv):
     raw_dbus.py ADDRESS huge-get COUNT CHARS        # COUNT Get calls with names of CHARS characters
     raw_dbus.py ADDRESS flood MEMBER SECONDS        # no-reply calls of MEMBER for SECONDS
     raw_dbus.py ADDRESS forge DEST COUNT KIND ARGS  # COUNT forged signals addressed to DEST (`forged`)
-    raw_dbus.py ADDRESS claim-storm SECONDS         # Claim(), Release(), ... each answered, for SECONDS
+    raw_dbus.py ADDRESS claim-storm SECONDS         # Claim(), Release(), ... each answered, for SECONDS;
+                                                    # prints "calls N" and exits
     raw_dbus.py ADDRESS fill-claims COUNT           # COUNT connections, each holding a claim
 
 Each prints "sent" once everything is written, then sleeps without reading until killed.
@@ -284,8 +285,9 @@ if __name__ == "__main__":
     elif what == "forge":
         held = forge(address, sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
     elif what == "claim-storm":
-        held, calls = claim_storm(address, float(sys.argv[3]))
+        _, calls = claim_storm(address, float(sys.argv[3]))
         print("calls %d" % calls, flush=True)
+        sys.exit(0)
     elif what == "fill-claims":
         held = fill_claims(address, int(sys.argv[3]))
     else:

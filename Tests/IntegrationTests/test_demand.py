@@ -5,16 +5,20 @@ org.shimmerd.Shimmerd1, held by a connection) brings the first frame within 0.5 
 new baseline; the claim ends with Release() or with the connection; still while
 claimed, the daemon wakes about ten times a second; Sink.demand = always paints without
 any claim, as before claims existed."""
+import ctypes
 import json
 import os
+import struct
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import FIXTURES, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, frames_published, pose, read_trace, tilt, wait_until
+from harness import (FIXTURES, HERE, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, frames_published, pose, read_trace,
+                     tilt, wait_until)
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
 
@@ -321,3 +325,98 @@ def test_shimmerd_view_claims_while_its_window_is_open_and_again_after_the_bus_r
     wait_until(lambda: prop(shipped_bus, "State") == "idle", "idle once the window closed", daemon=d)
     assert prop(shipped_bus, "Claims") == 0
     assert d.stop() == 0
+
+
+class SysfsWrites:
+    """Every write to the device's sysfs attributes (and its buffer/, scan_elements/ and
+    trigger/ directories), as inotify's IN_CLOSE_WRITE: a file opened for writing and
+    closed, which is how an attribute is written."""
+
+    IN_CLOSE_WRITE, IN_NONBLOCK = 0x8, 0o4000
+
+    def __init__(self, root):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(self.IN_NONBLOCK)
+        assert self.fd >= 0
+        for sub in ("", "buffer", "scan_elements", "trigger"):
+            path = os.path.join(root, sub)
+            if os.path.isdir(path):
+                assert self.libc.inotify_add_watch(self.fd, path.encode(), self.IN_CLOSE_WRITE) >= 0, path
+        self.names = []
+
+    def take(self):
+        """The names written since the last call."""
+        try:
+            data = os.read(self.fd, 1 << 20)
+        except BlockingIOError:
+            return self.names
+        i = 0
+        while i < len(data):
+            _, _, _, length = struct.unpack_from("iIII", data, i)
+            self.names.append(data[i + 16:i + 16 + length].rstrip(b"\0").decode())
+            i += 16 + length
+        return self.names if len(data) < (1 << 20) - 4096 else self.take()
+
+    def close(self):
+        os.close(self.fd)
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the caller as another user")
+def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(bed_factory, shm_name, tmp_path):
+    """User nobody calls Claim() and Release() one after the other on one connection, each
+    answered, as fast as the daemon answers, for 10 s, against a daemon nobody has claimed
+    that reads its accelerometer's buffer. The first claim resumes the daemon, the storm
+    changes nothing more, and a second after its end it idles: from the storm's start to
+    then at most 20 log lines, 20 writes of sysfs attributes (buffer/enable,
+    sampling_frequency...), 4 demand records, and 30 % of a core."""
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    os.chmod(bus.dir, 0o755)      # user nobody reaches the socket
+    trace = str(tmp_path / "trace.jsonl")
+    dev = Device(BMC150)
+    with open(os.path.join(FIXTURES, BMC150 + ".umockdev")) as f:      # buffer mode: see the test above
+        text = "".join(line for line in f if "IIO_SENSOR_PROXY_TYPE" not in line)
+    bed = bed_factory()
+    bed.add(text)
+    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
+    stop = threading.Event()
+    ScanPipe(bed, dev).feed(bed, lambda t: (0.1, 0.0), stop)
+    writes = SysfsWrites(bed.root + dev.syspath)
+    try:
+        d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sensor.rate=200",
+                      "--set", "Sensor.mode=buffer", "--set", "Trace.path=" + trace, extra_env=bus.env)
+        d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
+        time.sleep(0.5)
+        writes.take()
+        written_before, lines_before, cpu_before = len(writes.names), len(d.logs), cpu_seconds(d.p.pid)
+        t0 = time.monotonic()
+        storm = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
+                                os.path.join(HERE, "raw_dbus.py"), bus.address, "claim-storm", "10"],
+                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        t1 = time.monotonic()
+        cpu_storm = cpu_seconds(d.p.pid) - cpu_before
+        calls = int(storm.stdout.split("calls ")[1].split()[0])
+        d.wait_log(r"idle: nobody has claimed the frames", "idle after the storm", start=lines_before)
+        time.sleep(0.5)
+        lines = d.logs[lines_before:]
+        written = writes.take()[written_before:]
+        records = demand_records(trace)[1:]      # after the one at start
+        print("%d calls in %.1f s; %d log lines, %d sysfs writes (%s), %d demand records, CPU %.0f %% of a core"
+              % (calls, t1 - t0, len(lines), len(written), ", ".join(sorted(set(written))), len(records),
+                 100 * cpu_storm / (t1 - t0)))
+        assert calls >= 1000, calls
+        assert len(lines) <= 20, lines[:30]
+        assert len(written) <= 20, written[:30]
+        assert len(records) <= 4, records[:10]
+        assert 100 * cpu_storm / (t1 - t0) <= 30
+        assert d.stop() == 0
+    finally:
+        stop.set()
+        writes.close()
+        bus.close()

@@ -388,10 +388,13 @@ private let values: [String: BusValue] = [
         let owned = Box<[SystemBus.NameOwnership]>([])
         try link.setUp { b throws(SystemBusError) in try b.requestName("org.shimmerd.Test1") { owned.value.append($0) } }
         var now = 0.0
+        // One wakeup: waits as the loop would, and the time waited (at most) passes.
         func turn() -> ReconnectingBus.Change? {
             let request = link.pollRequest(now: now)
+            let wait = min(request.timeoutSeconds ?? 0.1, 0.1)
             var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]
-            _ = poll(&fds, 1, Int32(min(request.timeoutSeconds ?? 0.1, 0.1) * 1000))
+            _ = poll(&fds, 1, Int32((wait * 1000).rounded(.up)))
+            now += wait
             return link.process(now: now)
         }
         var waited = 0
