@@ -8,7 +8,10 @@ import Systemd
 /// a daemon with `Sink.demand = auto` reads the sensor and paints the segment. The claim
 /// ends when the connection does (the window closed, the viewer killed); a daemon that
 /// (re)appears on the bus, started or restarted, is claimed again at once, and so is the
-/// daemon on a bus that came back after a restart (`ReconnectingBus`).
+/// daemon on a bus that came back after a restart (`ReconnectingBus`). A refused claim (the
+/// daemon's table full of others' claims, the daemon just leaving) is asked again every
+/// `retryInterval` while the daemon is on the bus: within that of a place coming free,
+/// which is less than the second the daemon waits before it idles.
 ///
 /// The connection is served on a thread of its own (`run`), which sleeps in poll(2) on
 /// the bus and a pipe `stop` writes to; it never touches the window.
@@ -16,9 +19,18 @@ final class DaemonClaim: @unchecked Sendable {
     static let name = "org.shimmerd.Shimmerd1"
     static let path = "/org/shimmerd/Shimmerd1"
 
+    /// Seconds between two `Claim()` calls while the daemon refuses them.
+    static let retryInterval = 0.5
+
     private let link: ReconnectingBus
     private let log: Logger
     private let stopPipe: (read: Int32, write: Int32)
+    /// The daemon's name has an owner (as the bus said last).
+    private var daemonPresent = false
+    /// When to ask again after a refusal (monotonic seconds); nil while none is due.
+    private var retryAt: Double?
+    /// Refusals since the last claim held: the first is said, the rest counted.
+    private var refusals = 0
 
     /// Nil, with one line, without a system bus: the daemon cannot be told that someone
     /// looks, and paints only with `Sink.demand = always`.
@@ -35,7 +47,11 @@ final class DaemonClaim: @unchecked Sendable {
         stopPipe = (fds[0], fds[1])
         do {
             try link.setUp { [unowned self] bus throws(SystemBusError) in
-                try bus.watchName(Self.name) { [unowned self, unowned bus] present in if present { claim(on: bus) } }
+                try bus.watchName(Self.name) { [unowned self, unowned bus] present in
+                    daemonPresent = present
+                    retryAt = nil
+                    if present { claim(on: bus) }
+                }
             }
         } catch {
             log.warning("view: system bus: cannot follow \(Self.name) (\(error)); the daemon is not told that someone looks")
@@ -50,11 +66,19 @@ final class DaemonClaim: @unchecked Sendable {
 
     private func claim(on bus: SystemBus) {
         do {
-            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: "Claim") { [log] why in
+            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: "Claim") { [unowned self] why in
                 if let why {
-                    log.warning("view: Claim() refused (\(why)): the daemon paints the segment only with Sink.demand = always")
+                    refusals += 1
+                    if refusals == 1 {
+                        log.warning("view: Claim() refused (\(why)); asking again every \(Self.retryInterval) s while the "
+                                    + "daemon is on the bus (meanwhile it paints only while others claim, or with "
+                                    + "Sink.demand = always)")
+                    }
+                    retryAt = MonotonicClock.seconds() + Self.retryInterval
                 } else {
-                    log.info("view: claimed the frames of \(Self.name): the daemon paints while this window is open")
+                    log.info("view: claimed the frames of \(Self.name): the daemon paints while this window is open"
+                             + (refusals > 0 ? " (after \(refusals) refused Claim() calls)" : ""))
+                    refusals = 0
                 }
             }
         } catch {
@@ -75,10 +99,16 @@ final class DaemonClaim: @unchecked Sendable {
             case .stillGone, nil:
                 break
             }
+            if let at = retryAt, now >= at {
+                retryAt = nil
+                if daemonPresent, let bus = link.bus { claim(on: bus) }
+            }
             let request = link.pollRequest(now: now)
             var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0),
                        pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
-            let ms = request.timeoutSeconds.map { Int32((min($0, 60) * 1000).rounded(.up)) } ?? -1
+            var timeout = request.timeoutSeconds
+            if let at = retryAt { timeout = min(timeout ?? .infinity, max(0, at - now)) }
+            let ms = timeout.map { Int32((min($0, 60) * 1000).rounded(.up)) } ?? -1
             _ = poll(&fds, 2, ms)
             if fds[1].revents != 0 { return }
         }

@@ -420,3 +420,45 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
         stop.set()
         writes.close()
         bus.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the claimer as another user")
+def test_a_viewer_refused_by_a_full_claim_table_claims_once_a_place_is_free(bed_factory, shm_name, tmp_path,
+                                                                             xserver, monkeypatch):
+    """User nobody opens 256 connections and claims on each: the daemon's table is full and
+    the viewer's Claim() is refused. Once that user leaves, the viewer, asking again,
+    holds the claim within 5 s, and frames keep coming while the device is tilted long
+    after the second the daemon waits before it idles."""
+    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
+    os.chmod(bus.dir, 0o755)      # user nobody reaches the socket
+    trace = str(tmp_path / "trace.jsonl")
+    try:
+        dev, bed, d = start(bed_factory, bus, shm_name, trace)
+        d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        filler = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
+                                   os.path.join(HERE, "raw_dbus.py"), bus.address, "fill-claims", "256"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        bed.children.append(filler)
+        assert filler.stdout.readline().strip() == "sent", filler.stderr.read()
+        assert prop(bus, "Claims") == 256
+        monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address)
+        v = Viewer(xserver, shm_name)
+        v.d.wait_log(r"view: Claim\(\) refused \(org\.freedesktop\.DBus\.Error\.LimitsExceeded", "the refusal")
+        filler.kill()
+        filler.wait()
+        left = time.monotonic()
+        wait_until(lambda: prop(bus, "Claims") == 1, "the viewer's claim once the others left", daemon=d)
+        claimed = time.monotonic() - left
+        move(bed, dev, 2.5)           # beyond the daemon's second before idling
+        before = frames_published(shm_name)
+        move(bed, dev, 1.0)
+        frames = frames_published(shm_name) - before
+        state = prop(bus, "State")
+        print("the viewer held the claim %.2f s after the 256 claims ended; %d frames in the 4th second after; State %s"
+              % (claimed, frames, state))
+        assert claimed <= 5.0
+        assert frames >= 5 and state != "idle"
+        assert v.stop() == 0
+        assert d.stop() == 0
+    finally:
+        bus.close()
