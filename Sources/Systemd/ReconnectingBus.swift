@@ -2,8 +2,10 @@ import CSystemd
 import Glibc
 
 /// A connection to the system bus that outlives the bus: when dbus-daemon goes away (a
-/// restart, an upgrade), a new connection is tried after `firstDelay` seconds, then after
-/// twice as long each time up to `maximumDelay`, and each new connection is set up as the
+/// restart, an upgrade), a new connection is tried every `retryDelay` seconds until one is
+/// made, so the name is back within that of the bus's return (an attempt while the bus is
+/// gone is a connect(2) to a socket that is not there: nothing to save by waiting longer).
+/// Each new connection is set up as the
 /// first was (`setUp(with:)`: its objects, matches and name requests). Without a bus at start
 /// there is nothing to come back to: `init` throws.
 ///
@@ -20,8 +22,8 @@ import Glibc
 ///
 /// Time is a parameter (monotonic seconds, any origin, the same in every call).
 package final class ReconnectingBus {
-    package static let firstDelay = 1.0
-    package static let maximumDelay = 30.0
+    /// Seconds between two attempts to connect while the bus is gone.
+    package static let retryDelay = 1.0
     /// sd_bus_process() steps per wakeup: a flood of calls waits in the socket, and the
     /// loop's other work (frames, the watchdog) goes on between.
     package static let messagesPerWakeup = 32
@@ -35,7 +37,6 @@ package final class ReconnectingBus {
     /// The connection; nil while the bus is gone.
     package private(set) var bus: SystemBus?
     private var setUp: (SystemBus) throws(SystemBusError) -> Void = { _ in }
-    private var delay = firstDelay
     private var retryAt = Double.infinity
     /// After a full batch: no processing before this.
     private var restUntil = -Double.infinity
@@ -88,9 +89,8 @@ package final class ReconnectingBus {
         }
         guard progress == .lost else { return nil }
         bus = nil
-        delay = Self.firstDelay
-        retryAt = now + delay
-        return .lost(retryIn: delay)
+        retryAt = now + Self.retryDelay
+        return .lost(retryIn: Self.retryDelay)
     }
 
     /// CLOCK_MONOTONIC, for the length of a batch only (the caller's `now` may be on another clock).
@@ -108,9 +108,8 @@ package final class ReconnectingBus {
             retryAt = .infinity
             return .reconnected
         } catch {
-            delay = min(delay * 2, Self.maximumDelay)
-            retryAt = now + delay
-            return .stillGone("\(error)", retryIn: delay)
+            retryAt = now + Self.retryDelay
+            return .stillGone("\(error)", retryIn: Self.retryDelay)
         }
     }
 }

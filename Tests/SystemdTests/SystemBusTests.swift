@@ -404,16 +404,16 @@ private let values: [String: BusValue] = [
         var changes: [ReconnectingBus.Change] = []
         waited = 0
         while changes.isEmpty, waited < 200 { if let c = turn() { changes.append(c) }; waited += 1 }
-        #expect(changes == [.lost(retryIn: ReconnectingBus.firstDelay)])
+        #expect(changes == [.lost(retryIn: ReconnectingBus.retryDelay)])
         #expect(link.bus == nil && link.pollRequest(now: now).fd == nil)
-        #expect(link.pollRequest(now: now).timeoutSeconds == ReconnectingBus.firstDelay)
+        #expect(link.pollRequest(now: now).timeoutSeconds == ReconnectingBus.retryDelay)
         #expect(link.process(now: now + 0.5) == nil, "not before the delay")
-        now += ReconnectingBus.firstDelay
+        now += ReconnectingBus.retryDelay
         #expect(link.process(now: now) == .reconnected)
         waited = 0
         while owned.value.count < 2, waited < 200 { _ = turn(); waited += 1 }
         #expect(owned.value == [.owned, .owned], "the new connection asked for the name again, and has it")
-        // Gone for longer: each failed attempt waits twice as long, up to the maximum.
+        // Gone for longer: an attempt every second, as long as it takes.
         bus.stop()
         waited = 0
         while link.bus != nil, waited < 200 { _ = turn(); waited += 1 }
@@ -422,7 +422,7 @@ private let values: [String: BusValue] = [
             now += link.pollRequest(now: now).timeoutSeconds ?? 0
             if case .stillGone(_, let retryIn)? = link.process(now: now) { delays.append(retryIn) }
         }
-        #expect(delays == [2, 4, 8, 16, 30, 30, 30])
+        #expect(delays == [1, 1, 1, 1, 1, 1, 1])
     }
 
     @Test func withoutABusToConnectToTheErrnoIsNamed() throws {
