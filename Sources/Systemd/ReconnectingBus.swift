@@ -13,9 +13,10 @@ import Glibc
 /// at most `messagesPerWakeup` messages; when that many were waiting, the connection
 /// rests as long as they took (it asks for no events until then), so a flood of calls
 /// gets at most half of the loop's time and the loop sleeps in between, which also keeps
-/// it a task the scheduler wakes promptly; after a wakeup that found anything to do it
+/// it a task the scheduler wakes promptly; after a wakeup that dispatched a message it
 /// rests `minimumGap` (a caller that waits for each answer costs the loop one wakeup per
-/// call otherwise); and while more than `maximumQueuedWrites`
+/// call otherwise; a message still being read, such as one of megabytes, is not held
+/// back); and while more than `maximumQueuedWrites`
 /// messages wait to be written (the bus does not take them as fast as callers ask) it
 /// stops reading new calls and polls for POLLOUT only, so what a caller asks for without
 /// reading the answers cannot pile up in the daemon.
@@ -29,7 +30,7 @@ package final class ReconnectingBus {
     package static let messagesPerWakeup = 32
     /// More messages than this waiting to be written: no new call is read.
     package static let maximumQueuedWrites: UInt64 = 64
-    /// Seconds between two wakeups that find work: a caller that waits for each answer
+    /// Seconds between two wakeups that dispatch messages: a caller that waits for each answer
     /// before its next call (a storm of Claim() and Release()) is answered at most 500
     /// times a second, each wakeup's cost to the loop paid once for all that came meanwhile.
     package static let minimumGap = 0.002
@@ -80,11 +81,11 @@ package final class ReconnectingBus {
         guard let b = bus else { return now >= retryAt ? reconnect(now: now) : nil }
         guard now >= restUntil else { return nil }
         let limit = b.queuedWrites > Self.maximumQueuedWrites ? 1 : Self.messagesPerWakeup
-        let started = Self.monotonicSeconds()
-        let (progress, steps) = b.processCounting(atMost: limit)
+        let started = Self.monotonicSeconds(), dispatched = b.messagesDispatched
+        let progress = b.process(atMost: limit)
         if progress == .more {
             restUntil = now + (Self.monotonicSeconds() - started)
-        } else if steps > 0 {
+        } else if b.messagesDispatched != dispatched {
             restUntil = now + Self.minimumGap
         }
         guard progress == .lost else { return nil }

@@ -26,7 +26,18 @@ package final class SystemBus {
         let r = sd_bus_open_system(&b)
         guard r >= 0, let b else { throw SystemBusError(operation: "sd_bus_open_system", errno: -r) }
         raw = b
+        var filter: OpaquePointer?
+        if sd_bus_add_filter(b, &filter, { _, user, _ in
+            user.map { Unmanaged<SystemBus>.fromOpaque($0).takeUnretainedValue().messagesDispatched += 1 }
+            return 0    // and on to the message's handlers
+        }, Unmanaged.passUnretained(self).toOpaque()) >= 0, let filter {
+            slots.append(filter)
+        }
     }
+
+    /// Messages read whole and dispatched on this connection (`sd_bus_add_filter` sees each
+    /// first); a message still being read is not counted.
+    package private(set) var messagesDispatched = 0
 
     deinit {
         for s in slots { sd_bus_slot_unref(s) }
@@ -83,18 +94,12 @@ package final class SystemBus {
     /// or writes, or handles a timeout); never waits. A flood of calls thus takes a
     /// bounded share of the caller's loop per wakeup, and the rest waits in the socket.
     package func process(atMost limit: Int) -> Progress {
-        processCounting(atMost: limit).progress
-    }
-
-    /// `process(atMost:)`, and how many steps did something (a message dispatched, a
-    /// write, a timeout handled): 0 when there was nothing to do.
-    package func processCounting(atMost limit: Int) -> (progress: Progress, steps: Int) {
-        for done in 0..<limit {
+        for _ in 0..<limit {
             let r = sd_bus_process(bus, nil)
-            if r < 0 { return (.lost, done) }
-            if r == 0 { return (.idle, done) }
+            if r < 0 { return .lost }
+            if r == 0 { return .idle }
         }
-        return (.more, limit)
+        return .more
     }
 
     /// `sd_bus_process()` until nothing is left to do; never waits. Returns false once

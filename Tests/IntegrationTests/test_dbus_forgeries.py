@@ -16,7 +16,8 @@ import pytest
 from harness import HERE, WAIT, frames_published, pose, wait_until
 from test_dbus import busctl, prop
 from test_dbus_hostile import NOBODY, rss_kib, shipped_bus, start_daemon
-from test_viewer import Viewer, xserver  # noqa: F401 (a fixture)
+from test_demand import claiming_viewer
+from test_viewer import xserver  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.xdist_group("machine"),
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the forger as another user")]
@@ -73,12 +74,7 @@ def test_forged_name_owner_changed_leaves_the_viewers_claim_and_the_viewer_claim
     bus = shipped_bus()
     try:
         dev, bed, d = start_daemon(bed_factory, bus, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name)
-        d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
-        monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address)
-        v = Viewer(xserver, shm_name)
-        v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
-        wait_until(lambda: prop(bus, "Claims") == 1, "Claims 1", daemon=d)
-        wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=d)
+        v = claiming_viewer(xserver, shm_name, bus, d, monkeypatch)
         daemon_name, viewer_name = owner_of(bus, "org.shimmerd.Shimmerd1"), unique_name_of(bus, v.d.p.pid)
         claims_before = sum("view: claimed the frames" in line for line in v.d.logs)
 

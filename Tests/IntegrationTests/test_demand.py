@@ -297,6 +297,18 @@ def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_facto
         stop.set()
 
 
+def claiming_viewer(display, shm_name, bus, daemon, monkeypatch):
+    """`shimmerd view` on `bus`, opened once `daemon` idles at its start: returns it once its
+    claim is counted and frames come for it."""
+    daemon.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address)
+    v = Viewer(display, shm_name)
+    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
+    wait_until(lambda: prop(bus, "Claims") == 1, "Claims 1 while the window is open", daemon=daemon)
+    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=daemon)
+    return v
+
+
 def test_shimmerd_view_claims_while_its_window_is_open_and_again_after_the_bus_restarts(
         bed_factory, shipped_bus, shm_name, tmp_path, xserver, monkeypatch):
     """The viewer's window claims the frames: the idle daemon paints them. dbus-daemon then
@@ -305,12 +317,7 @@ def test_shimmerd_view_claims_while_its_window_is_open_and_again_after_the_bus_r
     the card comes back without anyone doing anything. Closing the window ends the claim."""
     trace = str(tmp_path / "trace.jsonl")
     dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
-    d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
-    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", shipped_bus.address)
-    v = Viewer(xserver, shm_name)
-    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
-    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "Claims 1 while the window is open", daemon=d)
-    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=d)
+    v = claiming_viewer(xserver, shm_name, shipped_bus, d, monkeypatch)
     wait_for_frame_on_screen(v, shm_name, d)
 
     shipped_bus.stop()

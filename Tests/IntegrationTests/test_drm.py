@@ -416,12 +416,10 @@ def first_flip_after(card, flips, daemon):
     return wait_until(lambda: len(card.flips) > flips, "a flip once someone can see the card", daemon)
 
 
-def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away(bed_factory, tmp_path):
-    """Sink.demand = auto on a display: DPMS Off (read at the drm event that follows)
-    and a switch to another VT (the kernel's VT_PROCESS signal, SIGUSR2) each stop the
-    reads and frames within a second; DPMS On and the switch back each bring a frame at
-    once, from a new baseline. The switch away gives the display up (the console's
-    picture set back, DRM master dropped) before the kernel is told it may switch."""
+def on_the_panel(bed_factory, tmp_path):
+    """The daemon drawing on the laptop's panel with its console (Sink.demand = auto), a
+    trace, and the card moved to the path's first step: (bed, card, edp, console, trace,
+    tilter, daemon)."""
     bed = bed_factory(FIXTURE)
     card, edp = laptop(bed)
     console = de.Console(bed)
@@ -430,6 +428,16 @@ def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
     d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "attached")
     tilter.step(*PATH[0], d)
+    return bed, card, edp, console, trace, tilter, d
+
+
+def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away(bed_factory, tmp_path):
+    """Sink.demand = auto on a display: DPMS Off (read at the drm event that follows)
+    and a switch to another VT (the kernel's VT_PROCESS signal, SIGUSR2) each stop the
+    reads and frames within a second; DPMS On and the switch back each bring a frame at
+    once, from a new baseline. The switch away gives the display up (the console's
+    picture set back, DRM master dropped) before the kernel is told it may switch."""
+    bed, card, edp, console, trace, tilter, d = on_the_panel(bed_factory, tmp_path)
     assert console.vt_modes == [(de.VT_PROCESS, signal.SIGUSR2, signal.SIGUSR2)]
 
     off = time.monotonic()
@@ -497,14 +505,7 @@ def flapping(bed_factory, tmp_path, flap, times):
     pid)` done `times` times with 0.1 s between its halves. Returns the log lines said from
     the first to 1.5 s after the last (the display then on and in front), and whether
     the card is drawn again: a tilt after them gives a frame."""
-    bed = bed_factory(FIXTURE)
-    card, edp = laptop(bed)
-    console = de.Console(bed)
-    trace = str(tmp_path / "trace.jsonl")
-    tilter = Tilter(bed, trace)
-    d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
-    d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "attached")
-    tilter.step(*PATH[0], d)
+    bed, card, edp, console, trace, tilter, d = on_the_panel(bed_factory, tmp_path)
     before = len(d.logs)
     for _ in range(times):
         flap(card, edp, console, d.p.pid)
