@@ -425,6 +425,47 @@ private let values: [String: BusValue] = [
         #expect(delays == [1, 1, 1, 1, 1, 1, 1])
     }
 
+    /// A wakeup that dispatched a call is followed by a rest of `minimumGap` (no events
+    /// asked for): a caller that waits for each answer gets at most one wakeup per gap.
+    /// Time is passed in.
+    @Test func aWakeupThatDispatchedACallIsFollowedByARest() throws {
+        let bus = try PrivateBus()
+        let link = try ReconnectingBus()
+        let calls = Box(0)
+        var object: BusObject?
+        try link.setUp { b throws(SystemBusError) in
+            object = try BusObject(bus: b, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1", properties: [],
+                                   methods: ["Recenter"], interfaceXML: interfaceXML, value: { _ in nil },
+                                   call: { _, _ in calls.value += 1; return nil })
+        }
+        let server = try #require(link.bus)
+        let unique = try #require(server.uniqueName)
+        let client = try SystemBus()
+        let answered = Box(false)
+        try client.callMethod(destination: unique, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                              member: "Recenter") { _ in answered.value = true }
+        var now = 10.0
+        var waited = 0
+        while calls.value == 0, waited < 200 {
+            client.process()
+            let request = link.pollRequest(now: now)
+            if request.events == 0 {
+                now += request.timeoutSeconds ?? 0    // resting (after the Hello's NameAcquired): the time passes
+                continue
+            }
+            var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]
+            _ = poll(&fds, 1, 10)
+            _ = link.process(now: now)
+            waited += 1
+        }
+        #expect(calls.value == 1)
+        let resting = link.pollRequest(now: now)
+        #expect(resting.events == 0 && abs((resting.timeoutSeconds ?? 0) - ReconnectingBus.minimumGap) < 1e-9)
+        #expect(link.pollRequest(now: now + ReconnectingBus.minimumGap).events != 0, "awake again after the gap")
+        pump([client]) { answered.value }
+        withExtendedLifetime((bus, object)) {}
+    }
+
     @Test func withoutABusToConnectToTheErrnoIsNamed() throws {
         let scratch = ScratchDirectory("bus")
         defer { scratch.remove() }
