@@ -414,9 +414,9 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
         lines = d.logs[lines_before:]
         written = writes.take()[written_before:]
         records = demand_records(trace)[1:]      # after the one at start
-        print("%d calls in %.1f s; %d log lines, %d sysfs writes (%s), %d demand records, CPU %.0f %% of a core"
+        print("%d calls in %.1f s; %d log lines, %d sysfs writes (%s), %d demand records, CPU %.0f %% of a core:\n%s"
               % (calls, t1 - t0, len(lines), len(written), ", ".join(sorted(set(written))), len(records),
-                 100 * cpu_storm / (t1 - t0)))
+                 100 * cpu_storm / (t1 - t0), "\n".join(lines)))
         assert calls >= 1000, calls
         assert len(lines) <= 20, lines[:30]
         assert len(written) <= 20, written[:30]
