@@ -8,7 +8,8 @@ import Systemd
 /// a daemon with `Sink.demand = auto` reads the sensor and paints the segment. The claim
 /// ends when the connection does (the window closed, the viewer killed); a daemon that
 /// (re)appears on the bus, started or restarted, is claimed again at once, and so is the
-/// daemon on a bus that came back after a restart (`ReconnectingBus`). A refused claim (the
+/// daemon on a bus that came back after a restart (`ReconnectingBus`; a bus restarting
+/// over and over is told for at most three restarts a minute, `FlapLimiter`). A refused claim (the
 /// daemon's table full of others' claims, the daemon just leaving) is asked again every
 /// `retryInterval` while the daemon is on the bus: within that of a place coming free,
 /// which is less than the second the daemon waits before it idles.
@@ -31,6 +32,11 @@ final class DaemonClaim: @unchecked Sendable {
     private var retryAt: Double?
     /// Refusals since the last claim held: the first is said, the rest counted.
     private var refusals = 0
+    /// The bus going away and coming back: at most three such episodes told a minute, each
+    /// whole (the loss, then the claim held again).
+    private var outages = FlapLimiter()
+    /// The connection was lost and no claim held since.
+    private var outage = false
 
     /// Nil, with one line, without a system bus: the daemon cannot be told that someone
     /// looks, and paints only with `Sink.demand = always`.
@@ -76,9 +82,11 @@ final class DaemonClaim: @unchecked Sendable {
                     }
                     retryAt = MonotonicClock.seconds() + Self.retryInterval
                 } else {
-                    log.info("view: claimed the frames of \(Self.name): the daemon paints while this window is open"
-                             + (refusals > 0 ? " (after \(refusals) refused Claim() calls)" : ""))
-                    refusals = 0
+                    if !outage || outages.back() {
+                        log.info("view: claimed the frames of \(Self.name): the daemon paints while this window is open"
+                                 + (refusals > 0 ? " (after \(refusals) refused Claim() calls)" : ""))
+                    }
+                    (refusals, outage) = (0, false)
                 }
             }
         } catch {
@@ -93,9 +101,14 @@ final class DaemonClaim: @unchecked Sendable {
             let now = MonotonicClock.seconds()
             switch link.process(now: now) {
             case .lost(let retry)?:
-                log.warning("view: the system bus connection was lost; trying again in \(Int(retry)) s")
+                let told = outages.gone(now: now)
+                if told.say {
+                    log.warning("view: the system bus connection was lost; trying again every \(Int(retry)) s"
+                                + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
+                }
+                outage = true
             case .reconnected?:
-                log.info("view: connected to the system bus again")
+                break    // the claim's line says so
             case .stillGone, nil:
                 break
             }

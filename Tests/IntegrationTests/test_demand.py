@@ -469,3 +469,29 @@ def test_a_viewer_refused_by_a_full_claim_table_claims_once_a_place_is_free(bed_
         assert d.stop() == 0
     finally:
         bus.close()
+
+
+def test_fifteen_bus_restarts_give_the_viewer_at_most_twenty_lines_and_its_claim_back_each_time(
+        bed_factory, shipped_bus, shm_name, tmp_path, xserver, monkeypatch):
+    """dbus-daemon stops and starts again 15 times, each time once the viewer holds its
+    claim again: the viewer claims after every restart, and says at most 20 lines in all."""
+    trace = str(tmp_path / "trace.jsonl")
+    dev, bed, d = start(bed_factory, shipped_bus, shm_name, trace)
+    v = claiming_viewer(xserver, shm_name, shipped_bus, d, monkeypatch)
+
+    def claimed():
+        r = subprocess.run(["busctl", "--address=" + shipped_bus.address, "--json=short", "--timeout=1",
+                            "get-property", NAME, PATH, IFACE, "Claims"], capture_output=True, text=True, timeout=WAIT)
+        return r.returncode == 0 and json.loads(r.stdout)["data"] == 1
+    before = len(v.d.logs)
+    for _ in range(15):
+        shipped_bus.stop()
+        time.sleep(0.2)           # the connections see the bus go
+        shipped_bus.start()
+        wait_until(claimed, "the viewer's claim on the new bus", daemon=d, timeout=30)
+    time.sleep(1.5)
+    lines = v.d.logs[before:]
+    print("%d viewer lines for 15 restarts:\n%s" % (len(lines), "\n".join(lines)))
+    assert len(lines) <= 20
+    assert v.stop() == 0
+    assert d.stop() == 0
