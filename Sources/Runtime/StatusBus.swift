@@ -278,6 +278,7 @@ package final class StatusBus {
         case nil:
             break
         }
+        claimTrack?.settle()    // the matches of this wakeup's releases
         if let caller = recalibrateCaller {
             requests.recalibrate = true
             requests.recalibrateCaller = caller

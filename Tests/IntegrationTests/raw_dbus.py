@@ -10,8 +10,8 @@ user under setpriv):
     raw_dbus.py ADDRESS huge-get COUNT CHARS        # COUNT Get calls with names of CHARS characters
     raw_dbus.py ADDRESS flood MEMBER SECONDS        # no-reply calls of MEMBER for SECONDS
     raw_dbus.py ADDRESS forge DEST COUNT KIND ARGS  # COUNT forged signals addressed to DEST (`forged`)
-    raw_dbus.py ADDRESS claim-storm SECONDS         # Claim(), Release(), ... each answered, for SECONDS;
-                                                    # prints "calls N" and exits
+    raw_dbus.py ADDRESS claim-storm SECONDS [unanswered]   # Claim(), Release(), ... each answered (or
+                                                    # none), for SECONDS; prints "calls N" and exits
     raw_dbus.py ADDRESS fill-claims COUNT           # COUNT connections, each holding a claim
 
 Each prints "sent" once everything is written, then sleeps without reading until killed.
@@ -251,13 +251,21 @@ def forge(address, destination, count, kind, args):
     return bus
 
 
-def claim_storm(address, seconds):
-    """Claim() then Release() on one connection, each call's answer awaited (as a client
-    library does), as fast as the daemon answers, for `seconds`. Returns the connection
-    and the number of calls."""
+def claim_storm(address, seconds, answered=True):
+    """Claim() then Release() on one connection for `seconds`: each call's answer awaited
+    (as a client library does), as fast as the daemon answers; or, not `answered`, flagged
+    "no reply expected" and sent as fast as the bus takes them. Returns the connection and
+    the number of calls."""
     bus = RawBus(address)
     calls = 0
     end = time.monotonic() + seconds
+    if not answered:
+        batch = b"".join(message(METHOD_CALL, 1, (), "", NO_REPLY_EXPECTED, path=PATH, interface=IFACE, member=m,
+                                 destination=NAME) for m in ("Claim", "Release")) * 64
+        while time.monotonic() < end:
+            bus.sock.sendall(batch)
+            calls += 128
+        return bus, calls
     while time.monotonic() < end:
         for member in ("Claim", "Release"):
             bus.reply_to(bus.call(NAME, PATH, IFACE, member), 10)
@@ -285,7 +293,7 @@ if __name__ == "__main__":
     elif what == "forge":
         held = forge(address, sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
     elif what == "claim-storm":
-        _, calls = claim_storm(address, float(sys.argv[3]))
+        _, calls = claim_storm(address, float(sys.argv[3]), answered=sys.argv[4:5] != ["unanswered"])
         print("calls %d" % calls, flush=True)
         sys.exit(0)
     elif what == "fill-claims":

@@ -375,13 +375,18 @@ def cpu_seconds(pid):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the caller as another user")
-def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(bed_factory, shm_name, tmp_path):
-    """User nobody calls Claim() and Release() one after the other on one connection, each
-    answered, as fast as the daemon answers, for 10 s, against a daemon nobody has claimed
-    that reads its accelerometer's buffer. The first claim resumes the daemon, the storm
+@pytest.mark.parametrize("answers", ["answered", "unanswered"])
+def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(bed_factory, shm_name, tmp_path,
+                                                                               answers):
+    """User nobody calls Claim() and Release() one after the other on one connection for
+    10 s, each answered as fast as the daemon answers, or flagged "no reply expected" as fast
+    as the bus takes them, against a daemon nobody has claimed that reads its
+    accelerometer's buffer. The first claim resumes the daemon, the storm
     changes nothing more, and a second after its end it idles: from the storm's start to
     then at most 20 log lines, 20 writes of sysfs attributes (buffer/enable,
-    sampling_frequency...), 4 demand records, and 30 % of a core."""
+    sampling_frequency...) and 4 demand records. The answered storm costs at most 30 % of
+    a core; the unanswered one is a flood, which the bus's share of the loop bounds (half
+    of its time, `ReconnectingBus`): at most 75 % of a core, heartbeat and frames included."""
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # user nobody reaches the socket
     trace = str(tmp_path / "trace.jsonl")
@@ -404,24 +409,28 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
         written_before, lines_before, cpu_before = len(writes.names), len(d.logs), cpu_seconds(d.p.pid)
         t0 = time.monotonic()
         storm = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                os.path.join(HERE, "raw_dbus.py"), bus.address, "claim-storm", "10"],
+                                os.path.join(HERE, "raw_dbus.py"), bus.address, "claim-storm", "10", answers],
                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         t1 = time.monotonic()
         cpu_storm = cpu_seconds(d.p.pid) - cpu_before
         calls = int(storm.stdout.split("calls ")[1].split()[0])
-        d.wait_log(r"idle: nobody has claimed the frames", "idle after the storm", start=lines_before)
+        # Calls not answered wait in the bus's queue for the daemon (dbus-daemon holds up to
+        # 127 MiB a connection), which takes them at its own pace: the storm lasts until then.
+        d.wait_log(r"idle: nobody has claimed the frames", "idle after the storm", start=lines_before, timeout=180)
+        drained = time.monotonic() - t1
         time.sleep(0.5)
         lines = d.logs[lines_before:]
         written = writes.take()[written_before:]
         records = demand_records(trace)[1:]      # after the one at start
-        print("%d calls in %.1f s; %d log lines, %d sysfs writes (%s), %d demand records, CPU %.0f %% of a core:\n%s"
+        print("%d calls in %.1f s; %d log lines, %d sysfs writes (%s), %d demand records, CPU %.0f %% of a core; "
+              "idle %.1f s after the storm:\n%s"
               % (calls, t1 - t0, len(lines), len(written), ", ".join(sorted(set(written))), len(records),
-                 100 * cpu_storm / (t1 - t0), "\n".join(lines)))
+                 100 * cpu_storm / (t1 - t0), drained, "\n".join(lines)))
         assert calls >= 1000, calls
         assert len(lines) <= 20, lines[:30]
         assert len(written) <= 20, written[:30]
         assert len(records) <= 4, records[:10]
-        assert 100 * cpu_storm / (t1 - t0) <= 30
+        assert 100 * cpu_storm / (t1 - t0) <= (30 if answers == "answered" else 75)
         assert d.stop() == 0
     finally:
         stop.set()

@@ -380,6 +380,27 @@ private let values: [String: BusValue] = [
         withExtendedLifetime(bus) {}
     }
 
+    /// A name removed and added again before `settle()` is held again (its match still on
+    /// the bus); a track full with a release pending settles it to make room.
+    @Test func aReleaseIsSettledOnceAWakeupAndMakesRoomWhenTheTrackIsFull() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus()
+        let track = BusPeerTrack(bus: server, limit: 1)
+        let first = try SystemBus(), second = try SystemBus()
+        let a = try #require(first.uniqueName), b = try #require(second.uniqueName)
+        #expect(track.add(a) == .added)
+        track.remove(a)
+        #expect(track.count == 0 && !track.contains(a))
+        #expect(track.add(a) == .added)
+        #expect(track.count == 1 && track.contains(a))
+        track.remove(a)
+        #expect(track.add(b) == .added, "the pending release of the first makes room")
+        #expect(track.count == 1 && track.contains(b) && !track.contains(a))
+        track.settle()
+        #expect(track.add(a) == .full)
+        withExtendedLifetime((bus, first, second)) {}
+    }
+
     /// The bus goes away and comes back at the same address: the connection is made again
     /// after the backoff (time is passed in), and set up again (the name is ours again).
     @Test func aConnectionComesBackWhenTheBusDoes() throws {
