@@ -8,9 +8,21 @@ import Systemd
 /// (`StatusBus`), one line (or JSON object) at start and one per `PropertiesChanged`, until
 /// interrupted or `duration` passes. The text line quotes the sensor's name as the bus
 /// gives it: `emit` escapes it (`CommandContext.line`). Needs no access to the sensor: anyone the bus's
-/// policy lets read may watch.
+/// policy lets read may watch. Only the daemon's own signals are read (`SystemBus.watchProperties`:
+/// from the name's owner now), and of them only the interface's properties with their types,
+/// strings cut to `maximumStringBytes`: the lines stay as long as the daemon makes them.
 package enum StatusMonitor {
+    /// The longest string value shown: longer than any the daemon sends (a sensor's name, a
+    /// sentence of why it is read so), so that no value makes a line without end.
+    static let maximumStringBytes = 1024
+    /// The properties of the interface and their types: nothing else is kept or shown.
+    static let accepted = Dictionary(uniqueKeysWithValues: StatusBus.properties.map { ($0.name, $0.type) })
+
     package static func run(json: Bool, duration: Double?, emit: (String) -> Void) throws(Failure) {
+        // Any connection may send this one a message of up to 128 MiB (dbus-daemon's limit):
+        // sd-bus holds each whole while it is read. Mapped on its own, such a block is given
+        // back once read instead of staying in the heap.
+        Heap.mapBlocks(largerThan: 256 << 10)
         let bus: SystemBus
         do { bus = try SystemBus() } catch {
             throw Failure(.unavailable, "monitor --dbus: no system bus: \(error)")
@@ -18,7 +30,8 @@ package enum StatusMonitor {
         var state: [String: BusValue] = [:]
         var pending: [(String, BusValue)]?
         do {
-            try bus.watchProperties(destination: StatusBus.name, path: StatusBus.path, interface: StatusBus.interface) {
+            try bus.watchProperties(destination: StatusBus.name, path: StatusBus.path, interface: StatusBus.interface,
+                                    accepting: accepted, maximumStringBytes: maximumStringBytes) {
                 pending = (pending ?? []) + $0
             }
         } catch {

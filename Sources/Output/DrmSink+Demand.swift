@@ -28,15 +28,19 @@ extension DrmSink {
     /// away (the console's CRTC set back, DRM master dropped, so the session on the other
     /// VT can take it), and taken again after the switch back.
     package func consoleSwitched() {
-        console.signalled("drm \(device)", log: log, giveUp: {
-            detach(because: "the console is switching to another VT", retrying: false)
-        }, takeBack: {
+        console.signalled("drm \(device)", now: clock(), log: log, giveUp: { say, untold in
+            detach(because: "the console is switching to another VT" + ConsoleHandover.untoldSuffix(untold),
+                   retrying: false, quiet: !say)
+        }, takeBack: { say in
+            quietAttach = !say
             retry.restart()
             maintain()
         })
     }
 
-    /// Reads the connector's DPMS state; says when it changes.
+    /// Reads the connector's DPMS state; says when it changes. A display switched off and on
+    /// over and over is told for at most three of its times off a minute (`FlapLimiter`),
+    /// each whole: off, then on again.
     func noteDPMS(_ card: DRMCard, _ connector: DRMConnector) {
         let value: String?
         do { value = try card.enumProperty("DPMS", of: connector) } catch {
@@ -45,7 +49,19 @@ extension DrmSink {
         }
         let off = value.flatMap { $0 == "On" ? nil : $0 }
         guard off != displayOff else { return }
+        let wasOff = displayOff != nil
         displayOff = off
-        log.info("drm \(card.path) \(connector.name): DPMS \(value ?? "unknown")")
+        var untold = 0
+        if off == nil {
+            guard dpmsFlaps.back() else { return }
+        } else if !wasOff {
+            let told = dpmsFlaps.gone(now: clock())
+            guard told.say else { return }
+            untold = told.untold
+        } else {
+            guard dpmsFlaps.isTelling else { return }    // Off to Standby and the like, within an episode
+        }
+        log.info("drm \(card.path) \(connector.name): DPMS \(value ?? "unknown")"
+                 + (untold > 0 ? " (off \(untold) more times since the last such line)" : ""))
     }
 }

@@ -47,7 +47,7 @@ package final class DrmSink: FrameSink {
     package let consolePath: String
     private let position: (x: Int, y: Int)?
     let log: Logger
-    private let clock: () -> Double
+    let clock: () -> Double
     private let shadow: PixelBuffer
     var attached: Attached?
     private var monitor: UdevMonitor?
@@ -56,6 +56,10 @@ package final class DrmSink: FrameSink {
     let console: ConsoleHandover
     /// The connector's DPMS state while it is not "On".
     var displayOff: String?
+    /// The display switched off and on: which times are told (`noteDPMS`).
+    var dpmsFlaps = FlapLimiter()
+    /// The next attach is the display taken back after a console switch that is not told.
+    var quietAttach = false
     private var closed = false
     /// A frame reached the shadow while a flip was pending: flip it when the event comes.
     private var waitingFrame = false
@@ -197,6 +201,8 @@ package final class DrmSink: FrameSink {
             console.follow(consolePath, log: log)
             noteDPMS(a.display.card, a.display.connector)
             let d = a.display, p = a.placement
+            defer { quietAttach = false }
+            guard !quietAttach else { return }
             log.notice("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
                    + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
                    + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
@@ -310,11 +316,15 @@ package final class DrmSink: FrameSink {
         }
     }
 
-    func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice, retrying: Bool = true) {
+    /// - Parameter quiet: said nothing (a console switch that is not told, `ConsoleHandover`).
+    func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice, retrying: Bool = true,
+                quiet: Bool = false) {
         guard let a = attached else { return }
-        log.log(level, "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
-               + (hasMaster ? "the console is restored" : "the display is left to it")
-               + (retrying ? ", retrying with backoff up to \(Int(Self.maxBackoff)) s" : ""))
+        if !quiet {
+            log.log(level, "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
+                    + (hasMaster ? "the console is restored" : "the display is left to it")
+                    + (retrying ? ", retrying with backoff up to \(Int(Self.maxBackoff)) s" : ""))
+        }
         release(a, hasMaster: hasMaster)
         attached = nil
         waitingFrame = false

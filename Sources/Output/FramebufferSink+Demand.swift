@@ -11,12 +11,16 @@ extension FramebufferSink {
     package var audience: FrameAudience { .display(unseenBecause: console.unseenBecause) }
 
     package func consoleSwitched() {
-        console.signalled("framebuffer \(devicePath)", log: log, giveUp: {
+        console.signalled("framebuffer \(devicePath)", now: clock(), log: log, giveUp: { say, untold in
             guard let d = device else { return }
             restoreConsole(d)
             device = nil
-            log.notice("framebuffer \(devicePath): the console is switching to another VT; the device is let go")
-        }, takeBack: {
+            if say {
+                log.notice("framebuffer \(devicePath): the console is switching to another VT; the device is let go"
+                           + ConsoleHandover.untoldSuffix(untold))
+            }
+        }, takeBack: { say in
+            quietAttach = !say
             retry.restart()
             maintain()
         })

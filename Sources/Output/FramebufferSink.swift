@@ -36,7 +36,7 @@ package final class FramebufferSink: FrameSink {
     package let sysfsRoot: String
     private let position: (x: Int, y: Int)?
     let log: Logger
-    private let clock: () -> Double
+    let clock: () -> Double
     private let shadow: PixelBuffer
     /// The card pixels last written to the device, row-major, card width per row.
     private var written: [UInt32]
@@ -44,6 +44,8 @@ package final class FramebufferSink: FrameSink {
     var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
     /// Console switches (`FramebufferSink+Demand.swift`).
     let console: ConsoleHandover
+    /// The next attach is the device taken back after a console switch that is not told.
+    var quietAttach = false
     private var closed = false
     private var nextPresenceCheck = -Double.infinity
     /// Why an attached device went away, until the line that reports it is written.
@@ -130,8 +132,11 @@ package final class FramebufferSink: FrameSink {
             retry.succeeded()
             console.follow(consolePath, log: log)
             let p = d.placement
-            log.notice("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
-                   + (p.isEmpty ? ", entirely off screen" : "") + replaced)
+            if !quietAttach {
+                log.notice("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
+                           + (p.isEmpty ? ", entirely off screen" : "") + replaced)
+            }
+            quietAttach = false
             copyRows(d, all: true)
         } catch {
             let message = error.message

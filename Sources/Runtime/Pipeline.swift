@@ -74,6 +74,8 @@ package final class Pipeline {
     var sourceIdle = false
     /// Nobody looks (`Pipeline+Demand.swift`): the source is suspended, no frames are painted.
     var isIdle = false
+    /// Whether anyone looks, with the second's grace before idling.
+    var demandHold = DemandHold()
     /// When the demand last changed, so the bus's rate-limited signal still goes out.
     var busStateChangedAt: Double?
     /// Kept between calls of `run`: a reload that fails resumes this pipeline exactly
@@ -291,6 +293,7 @@ package final class Pipeline {
             }
         }
         if let busIn = busWakeup(now: now) { timeout = min(timeout, busIn) }
+        if let idleIn = demandHold.idleDue(now: now) { timeout = min(timeout, idleIn) }
         if let beatIn = heartbeat.dueIn(now: now) { timeout = min(timeout, beatIn) }
         if let deadline { timeout = min(timeout, max(0, deadline - now)) }
         return timeout

@@ -23,7 +23,9 @@ import Tracing
 /// and `process` handles a bounded number of messages per wakeup (`ReconnectingBus`).
 /// Recalibrate() calls of one wakeup are one recapture and at most one log line, and the
 /// lines go through a rate limiter. `PropertiesChanged` goes out at most every
-/// `minimumInterval` seconds, with what changed.
+/// `minimumInterval` seconds, with what changed. A bus that restarts over and over is told
+/// for at most three of its restarts a minute (`FlapLimiter`), each whole: its loss and the
+/// name served again.
 ///
 /// No system bus at start (a container, a test) is one log line; the daemon goes on. A
 /// bus that goes away later is connected to again (`ReconnectingBus`), and the name is
@@ -138,6 +140,9 @@ package final class StatusBus {
     package var status = Status()
     /// The connections holding a claim now.
     package var claims: Int { Int(status.claims) }
+    /// A `Claim()` was answered in the last `process`, even if its claim has ended since
+    /// (a `Release()` or a closed connection in the same wakeup): someone looked.
+    package private(set) var claimedSinceProcess = false
     private let link: ReconnectingBus
     /// Readable when the connection has the events sd-bus waits for (`pollRequest`).
     private let readiness: WritabilityWatch
@@ -156,6 +161,12 @@ package final class StatusBus {
     private var recalibrateLines = RateLimiter(interval: 1, burst: 3)
     /// Calls acted on since the last Recalibrate() line.
     private var unloggedCalls = 0
+    /// The bus going away and coming back: at most three such episodes told a minute.
+    private var outages = FlapLimiter()
+    /// The connection was lost and the name not yet ours again.
+    private var outage = false
+    /// An attempt to connect again failed, and that was said, in this outage.
+    private var stillGoneSaid = false
 
     /// Nil, with one line, when there is no system bus or the object cannot be served.
     package init?(log: Logger, clock: @escaping () -> Double) {
@@ -183,10 +194,12 @@ package final class StatusBus {
                                interfaceXML: Self.interfaceXML,
                                value: { [unowned self] in value(of: $0) },
                                call: { [unowned self] in called($0, by: $1) })
-        try bus.requestName(Self.name) { [log] state in
+        try bus.requestName(Self.name) { [unowned self] state in
             switch state {
             case .owned:
-                log.info("system bus: serving \(Self.name) at \(Self.path)")
+                // Back after an outage: said when the outage was.
+                if !outage || outages.back() { log.info("system bus: serving \(Self.name) at \(Self.path)") }
+                outage = false
             case .queued:
                 log.warning("system bus: \(Self.name) is owned by another process; waiting for it in the name's queue "
                             + "(the properties, Recalibrate() and Claim() are offered once it leaves)")
@@ -207,7 +220,7 @@ package final class StatusBus {
         case "Claim":
             guard let sender, let track = claimTrack else { return nil }
             switch track.add(sender) {
-            case .added, .alreadyHeld: break
+            case .added, .alreadyHeld: claimedSinceProcess = true
             case .full:
                 return .init("org.freedesktop.DBus.Error.LimitsExceeded", "\(Self.maximumClaims) connections hold a claim already")
             case .failed(let error):
@@ -240,21 +253,32 @@ package final class StatusBus {
     package func process(readable: [Int32]) -> BusRequests {
         var requests = BusRequests()
         let now = clock()
+        claimedSinceProcess = false
         guard readable.contains(readiness.fileDescriptor) || now >= dueAt else { return requests }
         switch link.process(now: now) {
         case .lost(let retry)?:
-            log.warning("system bus: the connection was lost; \(Self.name) is not offered until it is back "
-                        + "(trying again in \(formatNumber(retry)) s, then less often, up to every \(formatNumber(ReconnectingBus.maximumDelay)) s)")
+            let told = outages.gone(now: now)
+            if told.say {
+                log.warning("system bus: the connection was lost; \(Self.name) is not offered until it is back "
+                            + "(trying again every \(formatNumber(retry)) s)"
+                            + (told.untold > 0 ? "; it went away \(counted(told.untold, "more time")) since the last such line" : ""))
+            }
+            (outage, stillGoneSaid) = (true, false)
             readiness.watch(nil)    // before the connection's descriptor is closed
             object = nil
             claimTrack = nil
         case .reconnected?:
-            log.notice("system bus: connected again")
+            break    // the name's answer says so: `serving`, or why not
         case .stillGone(let why, let retry)?:
-            log.info("system bus: still gone (\(why)); trying again in \(formatNumber(retry)) s")
+            // Once an outage: the attempts go on every second while it lasts.
+            if outages.isTelling && !stillGoneSaid {
+                log.info("system bus: still gone (\(why)); trying again every \(formatNumber(retry)) s until it is back")
+                stillGoneSaid = true
+            }
         case nil:
             break
         }
+        claimTrack?.settle()    // the matches of this wakeup's releases
         if let caller = recalibrateCaller {
             requests.recalibrate = true
             requests.recalibrateCaller = caller

@@ -42,6 +42,11 @@ final class HotplugWatch {
     private var switchChanges = TabletModeHold(interval: 0.5)
     /// Devices whose udev `remove` event arrived and no `add` since.
     private var removed: Set<String> = []
+    /// The bus going away and coming back, for iio-sensor-proxy's lines (`sayProxy`).
+    private var proxyOutages = FlapLimiter()
+    /// What was last said of iio-sensor-proxy, and what before the connection was lost.
+    private var proxySaid: BufferSharing.SensorProxy?
+    private var proxyBeforeLoss: BufferSharing.SensorProxy?
 
     /// - Parameter local: the devices are this machine's (else nothing is watched).
     /// - Throws: only when libudev cannot be initialised for local devices.
@@ -118,7 +123,7 @@ final class HotplugWatch {
         }
         if let w = sensorProxy, w.process(now: now, readable: readable) {
             let state = w.state
-            log.info("iio-sensor-proxy: \(Self.text(state))")
+            sayProxy(state, now: now)
             changes.append(.sensorProxy(state))
         }
         if !tabletSwitches.isEmpty { readTabletSwitches(readable, now: now) }
@@ -144,6 +149,30 @@ final class HotplugWatch {
         default:
             return nil
         }
+    }
+
+    /// Says what is known of iio-sensor-proxy now. A bus that restarts over and over is
+    /// told for at most three of its restarts a minute (`FlapLimiter`): the connection lost,
+    /// then what is known once it is back; a restart not told says nothing when it leaves
+    /// things as they were.
+    private func sayProxy(_ state: BufferSharing.SensorProxy, now: Double) {
+        if state == .disconnected {
+            let told = proxyOutages.gone(now: now)
+            if proxyBeforeLoss == nil { proxyBeforeLoss = proxySaid }
+            guard told.say else { return }
+            log.info("iio-sensor-proxy: \(Self.text(state))"
+                     + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
+        } else if let before = proxyBeforeLoss {
+            proxyBeforeLoss = nil
+            guard proxyOutages.back() || state != before else {
+                proxySaid = state
+                return
+            }
+            log.info("iio-sensor-proxy: \(Self.text(state))")
+        } else {
+            log.info("iio-sensor-proxy: \(Self.text(state))")
+        }
+        proxySaid = state
     }
 
     /// How iio-sensor-proxy's state is said.

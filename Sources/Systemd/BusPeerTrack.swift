@@ -15,6 +15,11 @@ import CSystemd
 /// At most `limit` names are held: each costs a match rule on the bus, which allows a
 /// connection only so many (dbus-daemon: 512), and sd-bus closes a connection whose
 /// match the bus refuses.
+///
+/// A name removed (`remove`: the caller's `Release()`) leaves `count` at once, but its
+/// match is dropped only at `settle()`, which the owner calls once a wakeup: a name added
+/// again before then takes its match back. A connection that claims and releases over and
+/// over thus costs the bus one match added and removed a wakeup, not one per call.
 package final class BusPeerTrack {
     package enum Added: Equatable {
         case added
@@ -29,6 +34,8 @@ package final class BusPeerTrack {
     package let limit: Int
     private let bus: SystemBus
     private var peers: [String: Peer] = [:]
+    /// Removed since the last `settle()`: their matches still on the bus.
+    private var released: [String: Peer] = [:]
 
     package init(bus: SystemBus, limit: Int) {
         self.bus = bus
@@ -43,23 +50,20 @@ package final class BusPeerTrack {
     /// Holds `name` until `remove(name)` or until its connection closes.
     package func add(_ name: String) -> Added {
         guard peers[name] == nil else { return .alreadyHeld }
+        if let peer = released.removeValue(forKey: name) {
+            peers[name] = peer      // released in this wakeup: its match is still there
+            return .added
+        }
+        if peers.count + released.count >= limit { settle() }
         guard peers.count < limit else { return .full }
         let peer = Peer(name: name, track: self)
         let user = Unmanaged.passUnretained(peer).toOpaque()
-        let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
-        let r = sd_bus_add_match_async(bus.raw, &peer.match, match, { m, user, _ in
-            guard let m, let user else { return 0 }
-            // (name, old owner, new owner): a unique name changes owner only when its
-            // connection closes, to "".
-            var strings: [String] = []
-            for _ in 0..<3 {
-                var p: UnsafePointer<CChar>?
-                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
-                strings.append(String(cString: p))
-            }
+        let r = sd_bus_add_match_async(bus.raw, &peer.match, SystemBus.nameOwnerChangedMatch(name), { m, user, _ in
+            // (name, old owner, new owner), from the bus itself (a connection's forgery is
+            // not believed): a unique name changes owner only when its connection closes, to "".
+            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
             let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
-            if strings[2].isEmpty { peer.track?.remove(peer.name) }
+            if change.name == peer.name, change.newOwner.isEmpty { peer.track?.gone(peer.name) }
             return 0
         }, nil, user)
         guard r >= 0 else { return .failed(SystemBusError(operation: "sd_bus_add_match_async", errno: -r)) }
@@ -70,15 +74,27 @@ package final class BusPeerTrack {
             let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
             // An error (org.freedesktop.DBus.Error.NameHasNoOwner): the connection is gone
             // already, and a unique name never comes back.
-            if sd_bus_message_is_method_error(m, nil) != 0 { peer.track?.remove(peer.name) }
+            if sd_bus_message_is_method_error(m, nil) != 0 { peer.track?.gone(peer.name) }
             return 0
         }, user)
         return .added
     }
 
-    /// Lets go of `name`; a name not held is no error.
+    /// Lets go of `name` (its match dropped at the next `settle()`); a name not held is no error.
     package func remove(_ name: String) {
+        if let peer = peers.removeValue(forKey: name) { released[name] = peer }
+    }
+
+    /// Drops the matches of the names removed since the last call (`sd_bus_slot_unref`
+    /// removes a match from the bus without waiting).
+    package func settle() {
+        released.removeAll()
+    }
+
+    /// `name`'s connection has closed: gone, match and all.
+    private func gone(_ name: String) {
         peers.removeValue(forKey: name)
+        released.removeValue(forKey: name)
     }
 
     /// One name held: its match and its lookup, removed with it (`sd_bus_slot_unref`

@@ -2,8 +2,10 @@ import CSystemd
 import Glibc
 
 /// A connection to the system bus that outlives the bus: when dbus-daemon goes away (a
-/// restart, an upgrade), a new connection is tried after `firstDelay` seconds, then after
-/// twice as long each time up to `maximumDelay`, and each new connection is set up as the
+/// restart, an upgrade), a new connection is tried every `retryDelay` seconds until one is
+/// made, so the name is back within that of the bus's return (an attempt while the bus is
+/// gone is a connect(2) to a socket that is not there: nothing to save by waiting longer).
+/// Each new connection is set up as the
 /// first was (`setUp(with:)`: its objects, matches and name requests). Without a bus at start
 /// there is nothing to come back to: `init` throws.
 ///
@@ -11,25 +13,31 @@ import Glibc
 /// at most `messagesPerWakeup` messages; when that many were waiting, the connection
 /// rests as long as they took (it asks for no events until then), so a flood of calls
 /// gets at most half of the loop's time and the loop sleeps in between, which also keeps
-/// it a task the scheduler wakes promptly; and while more than `maximumQueuedWrites`
+/// it a task the scheduler wakes promptly; after a wakeup that dispatched a message it
+/// rests `minimumGap` (a caller that waits for each answer costs the loop one wakeup per
+/// call otherwise; a message still being read, such as one of megabytes, is not held
+/// back); and while more than `maximumQueuedWrites`
 /// messages wait to be written (the bus does not take them as fast as callers ask) it
 /// stops reading new calls and polls for POLLOUT only, so what a caller asks for without
 /// reading the answers cannot pile up in the daemon.
 ///
 /// Time is a parameter (monotonic seconds, any origin, the same in every call).
 package final class ReconnectingBus {
-    package static let firstDelay = 1.0
-    package static let maximumDelay = 30.0
+    /// Seconds between two attempts to connect while the bus is gone.
+    package static let retryDelay = 1.0
     /// sd_bus_process() steps per wakeup: a flood of calls waits in the socket, and the
     /// loop's other work (frames, the watchdog) goes on between.
     package static let messagesPerWakeup = 32
     /// More messages than this waiting to be written: no new call is read.
     package static let maximumQueuedWrites: UInt64 = 64
+    /// Seconds between two wakeups that dispatch messages: a caller that waits for each answer
+    /// before its next call (a storm of Claim() and Release()) is answered at most 500
+    /// times a second, each wakeup's cost to the loop paid once for all that came meanwhile.
+    package static let minimumGap = 0.002
 
     /// The connection; nil while the bus is gone.
     package private(set) var bus: SystemBus?
     private var setUp: (SystemBus) throws(SystemBusError) -> Void = { _ in }
-    private var delay = firstDelay
     private var retryAt = Double.infinity
     /// After a full batch: no processing before this.
     private var restUntil = -Double.infinity
@@ -73,14 +81,17 @@ package final class ReconnectingBus {
         guard let b = bus else { return now >= retryAt ? reconnect(now: now) : nil }
         guard now >= restUntil else { return nil }
         let limit = b.queuedWrites > Self.maximumQueuedWrites ? 1 : Self.messagesPerWakeup
-        let started = Self.monotonicSeconds()
+        let started = Self.monotonicSeconds(), dispatched = b.messagesDispatched
         let progress = b.process(atMost: limit)
-        if progress == .more { restUntil = now + (Self.monotonicSeconds() - started) }
+        if progress == .more {
+            restUntil = now + (Self.monotonicSeconds() - started)
+        } else if b.messagesDispatched != dispatched {
+            restUntil = now + Self.minimumGap
+        }
         guard progress == .lost else { return nil }
         bus = nil
-        delay = Self.firstDelay
-        retryAt = now + delay
-        return .lost(retryIn: delay)
+        retryAt = now + Self.retryDelay
+        return .lost(retryIn: Self.retryDelay)
     }
 
     /// CLOCK_MONOTONIC, for the length of a batch only (the caller's `now` may be on another clock).
@@ -98,9 +109,8 @@ package final class ReconnectingBus {
             retryAt = .infinity
             return .reconnected
         } catch {
-            delay = min(delay * 2, Self.maximumDelay)
-            retryAt = now + delay
-            return .stillGone("\(error)", retryIn: delay)
+            retryAt = now + Self.retryDelay
+            return .stillGone("\(error)", retryIn: Self.retryDelay)
         }
     }
 }

@@ -26,7 +26,18 @@ package final class SystemBus {
         let r = sd_bus_open_system(&b)
         guard r >= 0, let b else { throw SystemBusError(operation: "sd_bus_open_system", errno: -r) }
         raw = b
+        var filter: OpaquePointer?
+        if sd_bus_add_filter(b, &filter, { _, user, _ in
+            user.map { Unmanaged<SystemBus>.fromOpaque($0).takeUnretainedValue().messagesDispatched += 1 }
+            return 0    // and on to the message's handlers
+        }, Unmanaged.passUnretained(self).toOpaque()) >= 0, let filter {
+            slots.append(filter)
+        }
     }
+
+    /// Messages read whole and dispatched on this connection (`sd_bus_add_filter` sees each
+    /// first); a message still being read is not counted.
+    package private(set) var messagesDispatched = 0
 
     deinit {
         for s in slots { sd_bus_slot_unref(s) }
@@ -121,11 +132,13 @@ package final class SystemBus {
         let w = NameRequest(name: name, changed: changed)
         nameRequests.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        let acquired: sd_bus_message_handler_t = { _, user, _ in
+        let acquired: sd_bus_message_handler_t = { m, user, _ in
+            guard let m, SystemBus.isFromBusDriver(m) else { return 0 }
             user.map { Unmanaged<NameRequest>.fromOpaque($0).takeUnretainedValue().report(.owned) }
             return 0
         }
-        let lost: sd_bus_message_handler_t = { _, user, _ in
+        let lost: sd_bus_message_handler_t = { m, user, _ in
+            guard let m, SystemBus.isFromBusDriver(m) else { return 0 }
             user.map { Unmanaged<NameRequest>.fromOpaque($0).takeUnretainedValue().report(.lost) }
             return 0
         }
@@ -161,18 +174,10 @@ package final class SystemBus {
         let w = NameWatch(name: name, changed: changed)
         nameWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(name)'"
-        try subscribe(match, onSignal: { m, user, _ in
-            guard let m, let user else { return 0 }
+        try subscribe(Self.nameOwnerChangedMatch(name), onSignal: { m, user, _ in
+            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
             let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
-            var strings: [String] = []
-            for _ in 0..<3 {
-                var p: UnsafePointer<CChar>?
-                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
-                strings.append(String(cString: p))
-            }
-            if strings[0] == w.name { w.changed(!strings[2].isEmpty) }
+            if change.name == w.name { w.changed(!change.newOwner.isEmpty) }
             return 0
         }, thenCall: ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", name),
            onReply: { m, user, _ in
@@ -202,21 +207,45 @@ package final class SystemBus {
     }
 
     /// Calls `changed` with the properties of `interface` on `destination`'s object `path`:
-    /// all of them once (`GetAll`), then what each `PropertiesChanged` carries. Values of
-    /// types `BusValue` does not have are left out.
+    /// all of them once (`GetAll`), then what each `PropertiesChanged` carries. Only the
+    /// properties `accepting` names (name: D-Bus type) are passed on, strings cut to
+    /// `maximumStringBytes`; others, and values of other types, are left out unread.
+    ///
+    /// A `PropertiesChanged` is believed only from `destination`'s owner now, followed by
+    /// its `GetNameOwner` and the bus's `NameOwnerChanged` (`isFromBusDriver`): any
+    /// connection may send one addressed to this connection, and the match's sender, a
+    /// well-known name, is no proof (`SystemBus+BusDriver.swift`).
     package func watchProperties(destination: String, path: String, interface: String,
+                                 accepting properties: [String: String], maximumStringBytes: Int,
                                  changed: @escaping ([(String, BusValue)]) -> Void) throws(SystemBusError) {
-        let w = PropertiesWatch(interface: interface, changed: changed)
+        let w = PropertiesWatch(destination: destination, interface: interface,
+                                read: { BusMessageReader.dictionary($0, accepting: properties, maximumStringBytes: maximumStringBytes) },
+                                changed: changed)
         propertyWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
+        try subscribe(Self.nameOwnerChangedMatch(destination), onSignal: { m, user, _ in
+            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
+            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+            if change.name == w.destination { w.owner = change.newOwner.isEmpty ? nil : change.newOwner }
+            return 0
+        }, thenCall: (Self.busDriver, "/org/freedesktop/DBus", Self.busDriver, "GetNameOwner", destination),
+           onReply: { m, user, _ in
+            guard let m, let user, sd_bus_message_is_method_error(m, nil) == 0 else { return 0 }
+            var p: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
+            Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue().owner = String(cString: p)
+            return 0
+        }, user: user)
         let match = "type='signal',sender='\(destination)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
             + "member='PropertiesChanged',arg0='\(interface)'"
         try subscribe(match, onSignal: { m, user, _ in
             guard let m, let user else { return 0 }
-            var p: UnsafePointer<CChar>?
-            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0 else { return 0 }
             let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
-            w.changed(BusMessageReader.dictionary(m))
+            guard let owner = w.owner, SystemBus.isSent(m, by: owner) else { return 0 }
+            var p: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p,
+                  strcmp(p, w.interface) == 0 else { return 0 }
+            w.changed(w.read(m))
             return 0
         }, thenCall: (destination, path, "org.freedesktop.DBus.Properties", "GetAll", interface), onReply: { m, user, _ in
             guard let m, let user else { return 0 }
@@ -226,7 +255,7 @@ package final class SystemBus {
                 w.failed = e?.pointee.message.map { String(cString: $0) } ?? "GetAll failed"
                 return 0
             }
-            w.changed(BusMessageReader.dictionary(m))
+            w.changed(w.read(m))
             return 0
         }, user: user)
     }
@@ -236,11 +265,18 @@ package final class SystemBus {
     package var propertiesFailure: String? { propertyWatches.last?.failed }
 
     private final class PropertiesWatch {
+        let destination: String
         let interface: String
+        let read: (OpaquePointer) -> [(String, BusValue)]
         let changed: ([(String, BusValue)]) -> Void
+        /// The unique name that owns `destination` now: the only sender believed.
+        var owner: String?
         var failed: String?
-        init(interface: String, changed: @escaping ([(String, BusValue)]) -> Void) {
+        init(destination: String, interface: String, read: @escaping (OpaquePointer) -> [(String, BusValue)],
+             changed: @escaping ([(String, BusValue)]) -> Void) {
+            self.destination = destination
             self.interface = interface
+            self.read = read
             self.changed = changed
         }
     }

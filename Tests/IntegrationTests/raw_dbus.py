@@ -9,8 +9,12 @@ user under setpriv):
 
     raw_dbus.py ADDRESS huge-get COUNT CHARS        # COUNT Get calls with names of CHARS characters
     raw_dbus.py ADDRESS flood MEMBER SECONDS        # no-reply calls of MEMBER for SECONDS
+    raw_dbus.py ADDRESS forge DEST COUNT KIND ARGS  # COUNT forged signals addressed to DEST (`forged`)
+    raw_dbus.py ADDRESS claim-storm SECONDS [unanswered]   # Claim(), Release(), ... each answered (or
+                                                    # none), for SECONDS; prints "calls N" and exits
+    raw_dbus.py ADDRESS fill-claims COUNT           # COUNT connections, each holding a claim
 
-Both print "sent" once everything is written, then sleep without reading until killed.
+Each prints "sent" once everything is written, then sleeps without reading until killed.
 """
 import os
 import socket
@@ -46,12 +50,38 @@ def _put(buf, code, value):
         raise ValueError("raw_dbus cannot marshal %r" % code)
 
 
-def message(kind, serial, body=(), signature="", flags=0, **fields):
+def properties_body(interface, properties):
+    """The body of PropertiesChanged (signature sa{sv}as): `properties` a list of
+    (name, one-character type among s, u, d, value); no invalidated names."""
+    buf = bytearray()
+    _put(buf, "s", interface)
+    _pad(buf, 4)
+    at = len(buf)
+    buf.extend(b"\0\0\0\0")
+    _pad(buf, 8)
+    start = len(buf)
+    for name, code, value in properties:
+        _pad(buf, 8)
+        _put(buf, "s", name)
+        _put(buf, "g", code)
+        if code == "d":
+            _pad(buf, 8)
+            buf.extend(struct.pack("<d", value))
+        else:
+            _put(buf, code, value)
+    struct.pack_into("<I", buf, at, len(buf) - start)
+    _pad(buf, 4)
+    buf.extend(b"\0\0\0\0")     # as: empty
+    return bytes(buf)
+
+
+def message(kind, serial, body=(), signature="", flags=0, payload=None, **fields):
     """The bytes of one message: header fields by name (path=..., member=...), the body
-    as values of the one-character types of `signature`."""
-    payload = bytearray()
-    for code, value in zip(signature, body):
-        _put(payload, code, value)
+    as values of the one-character types of `signature` (or `payload`, its bytes as made)."""
+    if payload is None:
+        payload = bytearray()
+        for code, value in zip(signature, body):
+            _put(payload, code, value)
     if signature:
         fields["signature"] = signature
     header_fields = bytearray()
@@ -185,12 +215,89 @@ def flood(address, member, seconds):
     return bus
 
 
+DRIVER = ("/org/freedesktop/DBus", "org.freedesktop.DBus")
+
+
+def forged(kind, args):
+    """The signals of one forgery (each a (member, path, interface, signature, body or payload)):
+    - noc NAME OLD NEW: NameOwnerChanged(NAME, OLD, NEW) as if from the bus;
+    - lost-acquired NAME: NameLost(NAME) then NameAcquired(NAME);
+    - props JUNK: PropertiesChanged of the interface with forged values of State, Claims,
+      DPitch (NaN) and JUNK more properties of 30-character names."""
+    if kind == "noc":
+        return [("NameOwnerChanged", *DRIVER, "sss", tuple(args[:3]), None)]
+    if kind == "lost-acquired":
+        return [(m, *DRIVER, "s", (args[0],), None) for m in ("NameLost", "NameAcquired")]
+    if kind == "props":
+        junk = [("Junk%026d" % i, "s", "FORGED junk value %d" % i) for i in range(int(args[0]))]
+        props = [("State", "s", "FORGED" + "X" * 2000), ("Claims", "u", 4294967295), ("DPitch", "d", float("nan"))]
+        return [("PropertiesChanged", PATH, PROPERTIES, "sa{sv}as", (), properties_body(IFACE, props + junk))]
+    raise ValueError("unknown forgery " + kind)
+
+
+def forge(address, destination, count, kind, args):
+    """`count` times the signals of `forged(kind, args)`, addressed to `destination` (a
+    unique name), sent as fast as the bus takes them."""
+    bus = RawBus(address)
+    batch = b"".join(message(SIGNAL, 1, body, signature, 0, payload, path=path, interface=interface, member=member,
+                             destination=destination)
+                     for member, path, interface, signature, body, payload in forged(kind, args))
+    for _ in range(count):
+        bus.sock.sendall(batch)
+    # Delivered before these answers: the bus routes one connection's messages in order, and
+    # the destination reads them in order (its Ping answer, where the policy allows one).
+    bus.reply_to(bus.call("org.freedesktop.DBus", *DRIVER, "GetId"), 60)
+    bus.reply_to(bus.call(destination, "/", "org.freedesktop.DBus.Peer", "Ping"), 60)
+    return bus
+
+
+def claim_storm(address, seconds, answered=True):
+    """Claim() then Release() on one connection for `seconds`: each call's answer awaited
+    (as a client library does), as fast as the daemon answers; or, not `answered`, flagged
+    "no reply expected" and sent as fast as the bus takes them. Returns the connection and
+    the number of calls."""
+    bus = RawBus(address)
+    calls = 0
+    end = time.monotonic() + seconds
+    if not answered:
+        batch = b"".join(message(METHOD_CALL, 1, (), "", NO_REPLY_EXPECTED, path=PATH, interface=IFACE, member=m,
+                                 destination=NAME) for m in ("Claim", "Release")) * 64
+        while time.monotonic() < end:
+            bus.sock.sendall(batch)
+            calls += 128
+        return bus, calls
+    while time.monotonic() < end:
+        for member in ("Claim", "Release"):
+            bus.reply_to(bus.call(NAME, PATH, IFACE, member), 10)
+            calls += 1
+    return bus, calls
+
+
+def fill_claims(address, count):
+    """`count` connections, each holding a claim (the answers ignored: the last ones are
+    refused once the daemon's table is full)."""
+    held = []
+    for _ in range(count):
+        b = RawBus(address)
+        b.reply_to(b.call(NAME, PATH, IFACE, "Claim"), 10)
+        held.append(b)
+    return held
+
+
 if __name__ == "__main__":
     address, what = sys.argv[1], sys.argv[2]
     if what == "huge-get":
         held = huge_get(address, int(sys.argv[3]), int(sys.argv[4]))
     elif what == "flood":
         held = flood(address, sys.argv[3], float(sys.argv[4]))
+    elif what == "forge":
+        held = forge(address, sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
+    elif what == "claim-storm":
+        _, calls = claim_storm(address, float(sys.argv[3]), answered=sys.argv[4:5] != ["unanswered"])
+        print("calls %d" % calls, flush=True)
+        sys.exit(0)
+    elif what == "fill-claims":
+        held = fill_claims(address, int(sys.argv[3]))
     else:
         sys.exit("raw_dbus.py: unknown command " + what)
     print("sent", flush=True)

@@ -366,3 +366,50 @@ def test_calls_with_arguments_of_the_wrong_types_are_refused(bed_factory):
         assert d.stop() == 0
     finally:
         bus.close()
+
+
+def name_served(bus):
+    return busctl(bus, "--timeout=1", "get-property", NAME, PATH, IFACE, "SensorMode", check=False).returncode == 0
+
+
+def test_after_an_eight_second_outage_the_name_is_back_within_3_s_of_the_bus(bed_factory):
+    """dbus-daemon is gone for 8 s, then back at the same address: the daemon, trying again
+    every second, serves its name again within 3 s of the bus's return."""
+    bus = shipped_bus()
+    try:
+        dev, bed, d = start_daemon(bed_factory, bus)
+        bus.stop()
+        d.wait_log(r"system bus: the connection was lost", "the loss")
+        time.sleep(8)
+        bus.start()
+        back = time.monotonic()
+        wait_until(lambda: name_served(bus), "the name served again", daemon=d, timeout=30)
+        took = time.monotonic() - back
+        print("the name served %.2f s after the bus came back" % took)
+        assert took <= 3.0, took
+        assert d.stop() == 0
+    finally:
+        bus.close()
+
+
+def test_fifteen_bus_restarts_give_at_most_twenty_lines(bed_factory):
+    """dbus-daemon stops and starts again 15 times, each time once the daemon has its name
+    again: the daemon serves it after each, and says at most 20 lines in all."""
+    bus = shipped_bus()
+    try:
+        dev, bed, d = start_daemon(bed_factory, bus)
+        wait_until(lambda: any("iio-sensor-proxy" in line for line in d.logs), "the watch of iio-sensor-proxy", daemon=d)
+        before = len(d.logs)
+        for _ in range(15):
+            bus.stop()
+            time.sleep(0.2)           # the daemon sees its connection end
+            bus.start()
+            wait_until(lambda: name_served(bus), "the name served again", daemon=d, timeout=30)
+        time.sleep(1.5)
+        lines = d.logs[before:]
+        print("%d lines for 15 restarts:\n%s" % (len(lines), "\n".join(lines)))
+        assert len(lines) <= 20, "\n".join(lines)
+        assert d.poll() is None
+        assert d.stop() == 0
+    finally:
+        bus.close()

@@ -416,12 +416,10 @@ def first_flip_after(card, flips, daemon):
     return wait_until(lambda: len(card.flips) > flips, "a flip once someone can see the card", daemon)
 
 
-def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away(bed_factory, tmp_path):
-    """Sink.demand = auto on a display: DPMS Off (read at the drm event that follows)
-    and a switch to another VT (the kernel's VT_PROCESS signal, SIGUSR2) each stop the
-    reads and frames within a second; DPMS On and the switch back each bring a frame at
-    once, from a new baseline. The switch away gives the display up (the console's
-    picture set back, DRM master dropped) before the kernel is told it may switch."""
+def on_the_panel(bed_factory, tmp_path):
+    """The daemon drawing on the laptop's panel with its console (Sink.demand = auto), a
+    trace, and the card moved to the path's first step: (bed, card, edp, console, trace,
+    tilter, daemon)."""
     bed = bed_factory(FIXTURE)
     card, edp = laptop(bed)
     console = de.Console(bed)
@@ -430,6 +428,16 @@ def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
     d.wait_log(r"drm /dev/dri/card0: eDP-1 1024x768@60", "attached")
     tilter.step(*PATH[0], d)
+    return bed, card, edp, console, trace, tilter, d
+
+
+def test_the_card_idles_while_the_display_is_off_or_the_console_is_switched_away(bed_factory, tmp_path):
+    """Sink.demand = auto on a display: DPMS Off (read at the drm event that follows)
+    and a switch to another VT (the kernel's VT_PROCESS signal, SIGUSR2) each stop the
+    reads and frames within a second; DPMS On and the switch back each bring a frame at
+    once, from a new baseline. The switch away gives the display up (the console's
+    picture set back, DRM master dropped) before the kernel is told it may switch."""
+    bed, card, edp, console, trace, tilter, d = on_the_panel(bed_factory, tmp_path)
     assert console.vt_modes == [(de.VT_PROCESS, signal.SIGUSR2, signal.SIGUSR2)]
 
     off = time.monotonic()
@@ -490,3 +498,50 @@ def test_check_config_probes_the_display_a_kiosk_names(bed_factory):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     r = bed.run("check-config", *DRM, "--set", "Sink.connector=HDMI-A-1")
     assert r.returncode == 69 and "HDMI-A-1" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def flapping(bed_factory, tmp_path, flap, times):
+    """The daemon on the laptop's panel (Sink.demand = auto); `flap(card, edp, console,
+    pid)` done `times` times with 0.1 s between its halves. Returns the log lines said from
+    the first to 1.5 s after the last (the display then on and in front), and whether
+    the card is drawn again: a tilt after them gives a frame."""
+    bed, card, edp, console, trace, tilter, d = on_the_panel(bed_factory, tmp_path)
+    before = len(d.logs)
+    for _ in range(times):
+        flap(card, edp, console, d.p.pid)
+    time.sleep(1.5)
+    lines = d.logs[before:]
+    flips = len(card.flips)
+    tilter.step(*PATH[1], d)
+    first_flip_after(card, flips, d)
+    assert d.stop() == 0
+    return lines
+
+
+def test_fifty_dpms_toggles_give_at_most_twenty_lines(bed_factory, tmp_path):
+    """Another program switches the display off and on 50 times, 0.1 s each way: at most
+    20 lines in all, the last said true of the display (on), and the card drawn after."""
+    def toggle(card, edp, console, pid):
+        card.set_dpms(edp, 3)
+        time.sleep(0.1)
+        card.set_dpms(edp, 0)
+        time.sleep(0.1)
+    lines = flapping(bed_factory, tmp_path, toggle, 50)
+    print("%d lines for 50 DPMS toggles:\n%s" % (len(lines), "\n".join(lines)))
+    assert len(lines) <= 20
+    said = [l for l in lines if "DPMS" in l]
+    assert said and ": DPMS On" in said[-1], said
+
+
+def test_twenty_console_switches_give_at_most_twenty_lines(bed_factory, tmp_path):
+    """The console is switched to VT 2 and back 20 times, 0.1 s each way: each switch is
+    done (the display given up, then taken again), with at most 20 lines in all, and the
+    card drawn after."""
+    def switch(card, edp, console, pid):
+        console.switch_away(2, pid)
+        time.sleep(0.1)
+        console.switch_back(pid)
+        time.sleep(0.1)
+    lines = flapping(bed_factory, tmp_path, switch, 20)
+    print("%d lines for 20 console switches:\n%s" % (len(lines), "\n".join(lines)))
+    assert len(lines) <= 20

@@ -227,7 +227,9 @@ private let values: [String: BusValue] = [
         // Another client reads them all (GetAll), through BusMessageReader.
         let client = try SystemBus()
         let seen = Box<[(String, BusValue)]?>(nil)
-        try client.watchProperties(destination: "org.shimmerd.Test1", path: object.path, interface: object.interface) {
+        let accepted = ["Device": "s", "PitchRadians": "d", "Frames": "t", "Live": "b", "FocalPoint": "(dd)"]
+        try client.watchProperties(destination: "org.shimmerd.Test1", path: object.path, interface: object.interface,
+                                   accepting: accepted, maximumStringBytes: 64) {
             seen.value = $0
         }
         pump([server, client]) { seen.value != nil }
@@ -259,12 +261,48 @@ private let values: [String: BusValue] = [
         #expect(introspection.output.contains(#"<interface name="org.freedesktop.DBus.Properties">"#))
     }
 
+    /// Another connection serving the same path and interface sends PropertiesChanged: it
+    /// is not the name's owner, so nothing of it is believed; the owner's signal is. Only
+    /// the accepted properties with their types are passed on, strings cut to the bound.
+    @Test func onlyTheOwnersSignalsAndTheAcceptedPropertiesAreTaken() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus(), forger = try SystemBus(), client = try SystemBus()
+        let named = Box<SystemBus.NameOwnership?>(nil)
+        try server.requestName("org.shimmerd.Test1") { named.value = $0 }
+        pump([server]) { named.value != nil }
+        func serve(_ on: SystemBus) throws -> BusObject {
+            try BusObject(bus: on, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                          properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"], methods: [],
+                          interfaceXML: interfaceXML, value: { values[$0] }, call: { _, _ in nil })
+        }
+        let real = try serve(server), forged = try serve(forger)
+        let seen = Box<[[(String, BusValue)]]>([])
+        // Frames is a "t" on the bus: asked for as a "d", it is left out.
+        try client.watchProperties(destination: "org.shimmerd.Test1", path: real.path, interface: real.interface,
+                                   accepting: ["Device": "s", "Live": "b", "Frames": "d"], maximumStringBytes: 4) {
+            seen.value.append($0)
+        }
+        pump([server, forger, client]) { !seen.value.isEmpty }
+        #expect(seen.value.count == 1)
+        #expect(seen.value[0].map(\.0) == ["Device", "Live"])
+        #expect(seen.value[0].map(\.1) == [.string("iio:"), .bool(true)])
+        forged.emitPropertiesChanged([("Device", .string("FORGED")), ("Live", .bool(false)), ("Junk", .uint32(7))])
+        real.emitPropertiesChanged([("Device", .string("sensor2")), ("Junk", .uint32(7))])
+        pump([server, forger, client]) { seen.value.count >= 2 }
+        pump([server, forger, client]) { true }
+        #expect(seen.value.count == 2, "the forger's signal was taken: \(seen.value)")
+        #expect(seen.value.last?.map(\.0) == ["Device"])
+        #expect(seen.value.last?.map(\.1) == [.string("sens")])
+        withExtendedLifetime((bus, forged)) {}
+    }
+
     @Test func watchingTheObjectOfANameWithoutOwnerReportsWhy() throws {
         let bus = try PrivateBus()
         let client = try SystemBus()
         let seen = Box<Bool>(false)
         try client.watchProperties(destination: "org.shimmerd.Absent", path: "/org/shimmerd/Absent",
-                                   interface: "org.shimmerd.Absent") { _ in seen.value = true }
+                                   interface: "org.shimmerd.Absent", accepting: ["State": "s"],
+                                   maximumStringBytes: 64) { _ in seen.value = true }
         pump([client]) { client.propertiesFailure != nil }
         #expect(!seen.value)
         #expect(client.propertiesFailure?.contains("org.shimmerd.Absent") == true, "\(client.propertiesFailure ?? "")")
@@ -342,6 +380,27 @@ private let values: [String: BusValue] = [
         withExtendedLifetime(bus) {}
     }
 
+    /// A name removed and added again before `settle()` is held again (its match still on
+    /// the bus); a track full with a release pending settles it to make room.
+    @Test func aReleaseIsSettledOnceAWakeupAndMakesRoomWhenTheTrackIsFull() throws {
+        let bus = try PrivateBus()
+        let server = try SystemBus()
+        let track = BusPeerTrack(bus: server, limit: 1)
+        let first = try SystemBus(), second = try SystemBus()
+        let a = try #require(first.uniqueName), b = try #require(second.uniqueName)
+        #expect(track.add(a) == .added)
+        track.remove(a)
+        #expect(track.count == 0 && !track.contains(a))
+        #expect(track.add(a) == .added)
+        #expect(track.count == 1 && track.contains(a))
+        track.remove(a)
+        #expect(track.add(b) == .added, "the pending release of the first makes room")
+        #expect(track.count == 1 && track.contains(b) && !track.contains(a))
+        track.settle()
+        #expect(track.add(a) == .full)
+        withExtendedLifetime((bus, first, second)) {}
+    }
+
     /// The bus goes away and comes back at the same address: the connection is made again
     /// after the backoff (time is passed in), and set up again (the name is ours again).
     @Test func aConnectionComesBackWhenTheBusDoes() throws {
@@ -350,10 +409,13 @@ private let values: [String: BusValue] = [
         let owned = Box<[SystemBus.NameOwnership]>([])
         try link.setUp { b throws(SystemBusError) in try b.requestName("org.shimmerd.Test1") { owned.value.append($0) } }
         var now = 0.0
+        // One wakeup: waits as the loop would, and the time waited (at most) passes.
         func turn() -> ReconnectingBus.Change? {
             let request = link.pollRequest(now: now)
+            let wait = min(request.timeoutSeconds ?? 0.1, 0.1)
             var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]
-            _ = poll(&fds, 1, Int32(min(request.timeoutSeconds ?? 0.1, 0.1) * 1000))
+            _ = poll(&fds, 1, Int32((wait * 1000).rounded(.up)))
+            now += wait
             return link.process(now: now)
         }
         var waited = 0
@@ -363,16 +425,16 @@ private let values: [String: BusValue] = [
         var changes: [ReconnectingBus.Change] = []
         waited = 0
         while changes.isEmpty, waited < 200 { if let c = turn() { changes.append(c) }; waited += 1 }
-        #expect(changes == [.lost(retryIn: ReconnectingBus.firstDelay)])
+        #expect(changes == [.lost(retryIn: ReconnectingBus.retryDelay)])
         #expect(link.bus == nil && link.pollRequest(now: now).fd == nil)
-        #expect(link.pollRequest(now: now).timeoutSeconds == ReconnectingBus.firstDelay)
+        #expect(link.pollRequest(now: now).timeoutSeconds == ReconnectingBus.retryDelay)
         #expect(link.process(now: now + 0.5) == nil, "not before the delay")
-        now += ReconnectingBus.firstDelay
+        now += ReconnectingBus.retryDelay
         #expect(link.process(now: now) == .reconnected)
         waited = 0
         while owned.value.count < 2, waited < 200 { _ = turn(); waited += 1 }
         #expect(owned.value == [.owned, .owned], "the new connection asked for the name again, and has it")
-        // Gone for longer: each failed attempt waits twice as long, up to the maximum.
+        // Gone for longer: an attempt every second, as long as it takes.
         bus.stop()
         waited = 0
         while link.bus != nil, waited < 200 { _ = turn(); waited += 1 }
@@ -381,7 +443,48 @@ private let values: [String: BusValue] = [
             now += link.pollRequest(now: now).timeoutSeconds ?? 0
             if case .stillGone(_, let retryIn)? = link.process(now: now) { delays.append(retryIn) }
         }
-        #expect(delays == [2, 4, 8, 16, 30, 30, 30])
+        #expect(delays == [1, 1, 1, 1, 1, 1, 1])
+    }
+
+    /// A wakeup that dispatched a call is followed by a rest of `minimumGap` (no events
+    /// asked for): a caller that waits for each answer gets at most one wakeup per gap.
+    /// Time is passed in.
+    @Test func aWakeupThatDispatchedACallIsFollowedByARest() throws {
+        let bus = try PrivateBus()
+        let link = try ReconnectingBus()
+        let calls = Box(0)
+        var object: BusObject?
+        try link.setUp { b throws(SystemBusError) in
+            object = try BusObject(bus: b, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1", properties: [],
+                                   methods: ["Recenter"], interfaceXML: interfaceXML, value: { _ in nil },
+                                   call: { _, _ in calls.value += 1; return nil })
+        }
+        let server = try #require(link.bus)
+        let unique = try #require(server.uniqueName)
+        let client = try SystemBus()
+        let answered = Box(false)
+        try client.callMethod(destination: unique, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                              member: "Recenter") { _ in answered.value = true }
+        var now = 10.0
+        var waited = 0
+        while calls.value == 0, waited < 200 {
+            client.process()
+            let request = link.pollRequest(now: now)
+            if request.events == 0 {
+                now += request.timeoutSeconds ?? 0    // resting (after the Hello's NameAcquired): the time passes
+                continue
+            }
+            var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]
+            _ = poll(&fds, 1, 10)
+            _ = link.process(now: now)
+            waited += 1
+        }
+        #expect(calls.value == 1)
+        let resting = link.pollRequest(now: now)
+        #expect(resting.events == 0 && abs((resting.timeoutSeconds ?? 0) - ReconnectingBus.minimumGap) < 1e-9)
+        #expect(link.pollRequest(now: now + ReconnectingBus.minimumGap).events != 0, "awake again after the gap")
+        pump([client]) { answered.value }
+        withExtendedLifetime((bus, object)) {}
     }
 
     @Test func withoutABusToConnectToTheErrnoIsNamed() throws {
