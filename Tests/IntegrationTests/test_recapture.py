@@ -292,17 +292,17 @@ def test_a_noisy_fold_s_baseline_holds_only_readings_from_after_the_lid_stopped(
             taken.append((norm([-v for v in x["accel"]]), made[k][1], x["t"]))
             j = k + 1
     assert len(taken) > 100, len(taken)
-    found = None
+    # The run whose mean is the baseline: found to 1e-6 rad (acos near 1 resolves no finer
+    # than 1e-8), where a reading more or less moves the mean by 1e-4 with this noise.
+    runs = []
     for i in range(len(taken)):
         total = [0.0, 0.0, 0.0]
         for n, (u, _, _) in enumerate(taken[i:]):
             total = [a + c for a, c in zip(total, u)]
-            mean = norm(total)
-            if n >= 9 and math.acos(min(1.0, sum(a * c for a, c in zip(mean, b["up"])))) < 1e-9:
-                found = (i, i + n + 1)
-                break
-        if found:
-            break
+            if n >= 9:
+                runs.append((math.acos(min(1.0, sum(a * c for a, c in zip(norm(total), b["up"])))), (i, i + n + 1)))
+    runs.sort()
+    found = runs[0][1] if runs and runs[0][0] < 1e-6 and runs[1][0] > 100 * runs[0][0] else None
     assert found, "the baseline is no run of the readings after the switch"
     first_t = taken[found[0]][1]
     print("baseline: readings %d-%d after the switch, the first taken %.2f s after the lid stopped" %
