@@ -246,6 +246,9 @@ package final class SharedMemorySink: FrameSink {
         }
     }
 
+    /// The next check whether someone deleted the object.
+    package var maintenanceIn: Double? { closed ? nil : max(0, nextLinkCheck - clock()) }
+
     /// Recreates the object if someone deleted it (see the type's notes).
     package func maintain() {
         guard !closed else { return }

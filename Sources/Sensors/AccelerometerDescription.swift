@@ -26,6 +26,8 @@ package struct AccelerometerDescription: IIODeviceDescription {
     package var skipReason: String?
     /// An input device's own facts (`AccelerometerDescription+Input.swift`); nil for IIO.
     package var input: InputDeviceFacts? = nil
+    /// A local HID hub's `in_accel_hysteresis` as found (what `RestWatch.hysteresis` puts back).
+    package var restHysteresis: String? = nil
 
     package var isAccelerometer: Bool { !channels.isEmpty }
     package var isUsable: Bool { skipReason == nil }
@@ -41,6 +43,7 @@ package struct AccelerometerDescription: IIODeviceDescription {
         udevProperties = s.udevProperties
         (location, locationSource) = Self.location(s, label: facts.label)
         samplingFrequency = SamplingFrequencyInfo(snapshot: s)
+        restHysteresis = s.syspath == nil ? nil : s.text("in_accel_hysteresis")
         (mountMatrix, mountMatrixSource, mountMatrixProblems) = Self.mountMatrix(s, configured: configuredMatrix)
         if axes.channels.isEmpty {
             skipReason = "no accelerometer channels (in_accel_[xyz]_raw or scan_elements/in_accel_[xyz]_en)"

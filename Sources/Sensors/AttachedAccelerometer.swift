@@ -1,4 +1,5 @@
 import IIO
+import LinuxSystem
 import Logging
 import Motion
 
@@ -32,6 +33,13 @@ final class AttachedAccelerometer {
     private var lastReadError: String?
     /// Since when every read has failed.
     private var failingSince: Double?
+    /// What tells that the device moved while it lies still, why, and what was written for
+    /// it at rest (put back when it moves, and on release).
+    private var rest: RestWatch
+    private var restWhy: String
+    private var restWritten: FrequencyRestore?
+    /// At rest with `hysteresis`: whether the hub honours it.
+    private var compliance = HysteresisCompliance()
     /// What the driver gave at the last read, and its newest scan's timestamp; kept so
     /// that reads allocate nothing.
     private var driverEvents: [DriverEvent] = []
@@ -58,8 +66,12 @@ final class AttachedAccelerometer {
         conditioner = SampleConditioner(mountMatrix: d.mountMatrix, invert: settings.invert)
         let freq: String
         (freq, restoreFrequency) = Self.setRate(d, driver: driver, rateHz: settings.rateHz, shared: shared)
+        (rest, restWhy) = RestWatch.choose(d, mode: driver.modeName)
+        if rest != .read, driver.restDescriptor == nil {
+            (rest, restWhy) = (.read, "the driver has no descriptor to wait on: read every 0.1 s at rest")
+        }
         status = .init(device: d, mode: driver.modeName, modeReason: modeReason, selectionReason: selection,
-                       samplingFrequency: freq)
+                       samplingFrequency: freq, restWatch: rest.rawValue, restWatchReason: restWhy)
         driverEvents.reserveCapacity(driver.maximumReadingsPerRead + 8)
     }
 
@@ -67,7 +79,11 @@ final class AttachedAccelerometer {
     var device: AccelerometerDescription { reader.device }
     var context: Context? { libiio }
     /// The status of this attach, without its gyroscope.
-    var attachment: AccelerometerService.Attachment { status }
+    var attachment: AccelerometerService.Attachment {
+        var a = status
+        (a.restWatch, a.restWatchReason) = (rest.rawValue, restWhy)
+        return a
+    }
     /// The last read gave a reading (good or rejected).
     var gotData: Bool { lastReadHadData }
     /// The kernel refuses raw reads: read again only every `refusedRetry` seconds.
@@ -171,9 +187,86 @@ final class AttachedAccelerometer {
         return "every read from \(source) failed for \(Int(giveUpAfter)) s (last: \(error))"
     }
 
+    /// How a still device says it moved, for this attach (a fallback may change it).
+    var restWatch: RestWatch { rest }
+
+    /// The device came to rest: writes what its watch needs and returns the descriptor
+    /// that says it moved; nil when it is read on a timer (its watch is `read`, or what
+    /// the watch needs could not be set: one line, and `read` from then on).
+    func beginRest() -> Int32? {
+        compliance.restart()
+        switch rest {
+        case .read: return nil
+        case .node: return reader.restDescriptor
+        case .hysteresis:
+            guard setHysteresis() else { return nil }
+            return reader.restDescriptor
+        }
+    }
+
+    /// The device moved again (or is released): what was written for its rest is put back.
+    func endRest(deviceGone: Bool = false) {
+        guard let r = restWritten else { return }
+        restWritten = nil
+        guard !deviceGone else { return }
+        if putBack(r) { log.debug("\(device.displayName): \(r.file) put back to \(r.text)", ["sensor.device": device.id]) }
+    }
+
+    /// A wakeup at rest that brought scans, at `now`: a hub that sends more than
+    /// `HysteresisCompliance.maximumScansPerSecond` while still ignores its sensitivity; one
+    /// line, its attribute put back, and it is read on a timer from then on. Returns false
+    /// when the watch was given up so.
+    func restScans(now: Double) -> Bool {
+        guard rest == .hysteresis, let rate = compliance.scans(at: now) else { return true }
+        fallBack("still sends \(((rate * 10).rounded() / 10).plainText) scans a second at rest with in_accel_hysteresis = "
+                 + "\(HysteresisCompliance.valueText): the hub ignores its change sensitivity")
+        endRest()
+        return false
+    }
+
+    /// Writes `in_accel_hysteresis` and reads it back; false, with one line, when it could
+    /// not be written or does not read back.
+    private func setHysteresis() -> Bool {
+        let file = "in_accel_hysteresis"
+        guard let old = device.restHysteresis, let dir = device.syspath else { return false }
+        do { try reader.writeAttribute(file, HysteresisCompliance.valueText) } catch {
+            fallBack("cannot write \(file) = \(HysteresisCompliance.valueText): \(error.message)")
+            return false
+        }
+        let back = SysfsAttributeFile.value("\(dir)/\(file)") ?? "(unreadable)"
+        let written = FrequencyRestore(file: file, text: old, written: back, syspath: dir)
+        guard HysteresisCompliance.readsBack(back) else {
+            putBack(written)
+            fallBack("\(file) reads back \(back) after \(HysteresisCompliance.valueText) was written")
+            return false
+        }
+        restWritten = written
+        log.debug("\(device.displayName): at rest: \(file) = \(back) (was \(old))", ["sensor.device": device.id])
+        return true
+    }
+
+    /// The watch given up for `why`: one line; read on a timer at rest for this attach.
+    private func fallBack(_ why: String) {
+        log.warning("\(device.displayName): \(why); reading it every 0.1 s at rest instead", ["sensor.device": device.id])
+        (rest, restWhy) = (.read, why)
+    }
+
+    /// Puts `r` back; true when it was written back (else one line says why not).
+    @discardableResult
+    private func putBack(_ r: FrequencyRestore) -> Bool {
+        do {
+            guard let why = try r.putBack(write: reader.writeAttribute) else { return true }
+            log.info(why, ["sensor.device": device.id])
+        } catch {
+            log.warning("\(error)", ["sensor.device": device.id])
+        }
+        return false
+    }
+
     /// Releases the device: disables the buffer, restores the rate written (unless the
     /// device is gone); what could not be put back is said in one line each.
     func release(deviceGone: Bool) {
+        endRest(deviceGone: deviceGone)
         do { try reader.close() } catch {
             log.warning("\(error)", ["sensor.device": device.id])
         }

@@ -19,9 +19,10 @@ import Motion
 ///   dropped, libevdev reads the device's state again (its sync mode), the reading of
 ///   that state follows, and `.resynchronised` says so first: the fusion, which missed the
 ///   turns in between, starts again from it.
-/// - The node is never waited on: the daemon drains it at frame pace (`readInterval`), one
-///   wakeup per frame however fast the device reports (a DualSense sends 250 reports a
-///   second over USB).
+/// - While the device moves the node is not waited on: the daemon drains it at frame pace
+///   (`readInterval`), one wakeup per frame however fast the device reports (a DualSense
+///   sends 250 reports a second over USB). While it lies still the node is waited on
+///   (`restDescriptor`): the input core sends nothing then.
 package final class InputDeviceAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
     package var modeName: String { "input" }
@@ -55,6 +56,9 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
         }
         gyroUnits = facts.gyroScale == nil ? nil : gyro.map { ($0.scale, $0.offset) }
     }
+
+    /// The event node, readable when a report came.
+    package var restDescriptor: Int32? { node?.fileDescriptor }
 
     /// A report per reading with the gyroscope: as many as the kernel's buffer for this
     /// reader holds (two events each at least: a value and `SYN_REPORT`).

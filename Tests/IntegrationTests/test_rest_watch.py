@@ -1,0 +1,324 @@
+"""A still device that says itself when it moves, through the real binary under umockdev
+(the frames painted into shm, as for a reader that holds a claim): the daemon sleeps
+until it does, instead of reading it ten times a second.
+
+- lis3lv02d's event node (evdev_emulation.py): the input core sends nothing while the
+  values stand, so the node is waited on at rest;
+- a HID sensor hub (hid-sensor-accel-3d) in buffer mode: `in_accel_hysteresis` is set at
+  rest, and the hub, emulated here from the kernel's side, hands over scans only when an
+  axis moved by it since the last one it sent; the node is waited on. A hub that ignores
+  it (AMD SFH re-sends every 200 ms) is found out and read on a timer again;
+- what is written for the rest is put back when the device moves, on SIGTERM and on reload.
+
+Figures: over 20 s from 2 s after rest, at most 1.5 wakeups a second (voluntary context
+switches of all the daemon's threads, test_demand.wakeups); the first motion after a rest
+drawn (the shm header's focal point moves) within 100 ms at p95 and 150 ms at most over 20
+trials."""
+import os
+import random
+import struct
+import threading
+import time
+
+import pytest
+
+from evdev_emulation import EvdevNode
+from harness import G, Device, ScanPipe, pose, wait_until
+from test_demand import wakeups
+from test_input_devices import LIS3, LIS3_INPUT, lis3_counts, sensors_json
+
+HID = "hid_accel3d_ish_convertible"
+HID_DEV = Device(HID)
+REST = r"device still: reading every"
+MOVING = r"device moving: full rate"
+HYSTERESIS = "in_accel_hysteresis"
+
+
+def focal(name):
+    """The focal point of the newest frame in the shm header (docs/SHM.md: f32 at 64, 68)."""
+    with open("/dev/shm/" + name, "rb") as f:
+        h = f.read(72)
+    return struct.unpack_from("<ff", h, 64)
+
+
+def spawn(bed, tmp_path, shm_name, *extra):
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    # No system bus: nobody could claim, so the frames are painted, as for a claim.
+    return bed.spawn("run", "--config", str(conf), "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                     "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3", *extra)
+
+
+def still_wakeups(d, rest_line):
+    """Wakeups a second over 20 s from 2 s after the rest that `rest_line` (a log index) began."""
+    start, _ = d.wait_log(REST, "the device at rest", start=rest_line)
+    time.sleep(2)
+    before, t0 = wakeups(d.p.pid), time.monotonic()
+    time.sleep(20)
+    rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+    assert not [line for line in d.logs[start + 1:] if MOVING in line], "the device was taken as moving while still"
+    return rate
+
+
+def first_motion_latencies(d, shm_name, move, trials=20):
+    """Per trial: at rest, the device tipped by `move(k)`; seconds until the shm header's
+    focal point moves. Each trial waits for the rest that follows the last."""
+    out = []
+    mark = 0
+    for k in range(trials):
+        mark, _ = d.wait_log(REST, "rest before trial %d" % k, start=mark)
+        mark += 1
+        time.sleep(0.3)
+        before = focal(shm_name)
+        t0 = time.monotonic()
+        move(k)
+        deadline = t0 + 2
+        while focal(shm_name) == before and time.monotonic() < deadline:
+            time.sleep(0.001)
+        out.append(time.monotonic() - t0)
+        print("trial %d: %.1f ms" % (k, 1000 * out[-1]), flush=True)
+    return sorted(out)
+
+
+def hand(report, target, seconds=0.5, hz=50, noise=3, seed=0):
+    """A hand setting the device down in a new pose: `report(counts)` of `target` (a dict of
+    counts) at once, then `seconds` of reports at `hz` around it (+-`noise` counts, what a
+    sensor moved by a hand reads), then the pose itself, held; on a thread, so the first
+    report's time is the move's."""
+    rng = random.Random(seed)
+    report(target)
+
+    def run():
+        for _ in range(int(seconds * hz)):
+            time.sleep(1 / hz)
+            report({c: v + rng.randint(-noise, noise) for c, v in target.items()})
+        time.sleep(1 / hz)
+        report(target)
+    threading.Thread(target=run, daemon=True).start()
+
+
+def p95(values):
+    return values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+
+
+# --- an input device: its node waited on ---
+
+def test_lis3lv02d_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed = bed_factory(LIS3)
+    node = EvdevNode(bed, LIS3 + ".event6")
+    node.report(lis3_counts(pose(0, 0.2)))
+    d = spawn(bed, tmp_path, shm_name)
+    _, line = d.wait_log(r"using input:event6 .* in input mode", "lis3lv02d taken")
+    assert "at rest: node (the input core passes only changes beyond the axes' fuzz" in line
+    try:
+        rate = still_wakeups(d, 0)
+        poses = [pose(0.05, 0.2), pose(0, 0.2)]
+        latencies = first_motion_latencies(d, shm_name, lambda k: hand(node.report, lis3_counts(poses[k % 2]), seed=k))
+    finally:
+        status = d.stop()
+    print("lis3lv02d at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, max %.1f ms (%s)"
+          % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert bed.attr(LIS3_INPUT, "poll").strip() == "50"
+
+
+def test_sensors_says_which_rest_watch_each_device_gets(bed_factory):
+    bed = bed_factory(LIS3)
+    EvdevNode(bed, LIS3 + ".event6")
+    lis3 = sensors_json(bed)
+    hub = sensors_json(bed_factory(HID))
+    by_id = {d["device"]: d for r in (lis3, hub) for d in r["devices"]}
+    assert by_id["input:event6"]["rest_watch"] == "node"
+    assert by_id["iio:device3"]["rest_watch"] == "hysteresis"
+    assert "in_accel_hysteresis set to 0.004000 g at rest" in by_id["iio:device3"]["rest_watch_reason"]
+    text = bed_factory(HID).run("sensors").stdout
+    assert "    at rest: hysteresis (a HID sensor hub" in text
+
+
+# --- a HID sensor hub: its change sensitivity ---
+
+class Hub:
+    """The hub's side of a running buffer, from the kernel's view: at the sampling
+    frequency the daemon set, the pose `pose_now()` is sampled; a hub that honours its
+    change sensitivity sends a report only when an axis moved by `in_accel_hysteresis`
+    (g, the HID field's unit) since the last report it sent, and then one group of
+    `buffer/watermark` reports (a moving hub goes on reporting at its rate: the kernel
+    makes the node readable at the watermark). A non-compliant hub (`every` seconds) sends
+    a report every `every` seconds whatever its sensitivity, handed over by the
+    watermark's groups too."""
+
+    def __init__(self, bed, pipe, pose_now, every=None):
+        self.bed, self.pipe, self.pose_now, self.every = bed, pipe, pose_now, every
+        self.rng = random.Random(1)
+        self.hand_until = 0.0        # a hand moves it: reports at its rate, with a hand's noise
+        self.stop = threading.Event()
+        self.sent = 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def attr(self, name, default):
+        try:
+            return float(self.bed.attr(HID_DEV.syspath, name).strip() or default)
+        except (OSError, ValueError):
+            return default
+
+    def run(self):
+        last = None
+        queued = []
+        t0 = time.monotonic()
+        t = 0.0
+        while not self.stop.is_set():
+            hz = self.attr("in_accel_sampling_frequency", 100.0) or 100.0
+            group = max(1, int(self.attr("buffer/watermark", 1)))
+            step = self.every or 1 / hz
+            t += step
+            time.sleep(max(0.0, t0 + t - time.monotonic()))
+            raw = HID_DEV.raw_for(pose(*self.pose_now()))
+            in_hand = time.monotonic() < self.hand_until
+            if in_hand:
+                raw = [v + self.rng.randint(-300, 300) for v in raw]      # +-0.003 g
+            hysteresis = 0.0 if in_hand else self.attr(HYSTERESIS, 0.0)
+            moved = last is None or max(abs(a - b) * HID_DEV.scale[i] / G for i, (a, b) in enumerate(zip(raw, last))) \
+                >= hysteresis
+            ts = int((t0 + t) * 1e9)
+            if self.every is not None:
+                queued.append(HID_DEV.scans(None, count=1, ts0=ts, raw=raw))
+                if len(queued) >= group:
+                    self.send(b"".join(queued))
+                    queued = []
+            elif moved:
+                self.send(b"".join(HID_DEV.scans(None, count=1, ts0=ts + k * int(1e9 / hz), raw=raw)
+                                   for k in range(group)))
+                t += (group - 1) / hz
+                last = raw
+            if self.every is None and hysteresis <= 0:
+                last = None          # no sensitivity set: every report is sent
+
+    def send(self, data):
+        try:
+            self.pipe.send(data)
+            self.sent += 1
+        except BlockingIOError:
+            pass
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def start_hub(bed_factory, tmp_path, shm_name, every=None, *extra):
+    bed = bed_factory(HID)
+    pipe = ScanPipe(bed, HID_DEV)
+    held = {"pose": (0.0, 0.2)}
+    hub = Hub(bed, pipe, lambda: held["pose"], every=every)
+    d = spawn(bed, tmp_path, shm_name, "--set", "Sensor.mode=buffer", *extra)
+    _, line = d.wait_log(r"using iio:device3 .* in buffer mode", "the hub in buffer mode")
+    return bed, pipe, hub, held, d, line
+
+
+def test_a_hub_honouring_its_sensitivity_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, line = start_hub(bed_factory, tmp_path, shm_name)
+    assert "at rest: hysteresis (a HID sensor hub: in_accel_hysteresis set to 0.004000 g at rest" in line
+    try:
+        rate = still_wakeups(d, 0)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            held["pose"] = poses[k % 2]
+            hub.hand_until = time.monotonic() + 0.5
+        latencies = first_motion_latencies(d, shm_name, move)
+    finally:
+        status = d.stop()
+        hub.close()
+    print("HID hub honouring in_accel_hysteresis, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, "
+          "max %.1f ms (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1],
+                                ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+
+
+def test_a_hub_that_ignores_its_sensitivity_is_found_out_put_back_and_read_on_a_timer(bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, line = start_hub(bed_factory, tmp_path, shm_name, every=0.2)
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        _, why = d.wait_log(r"iio:device3 .*: still sends [0-9.]+ scans a second at rest with in_accel_hysteresis = "
+                            r"0\.004000: the hub ignores its change sensitivity; reading it every 0\.1 s at rest instead",
+                            "the hub found out", start=rest)
+        d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "its sensitivity put back", start=rest)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+        time.sleep(1)
+        before, t0 = wakeups(d.p.pid), time.monotonic()
+        time.sleep(10)
+        rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+    finally:
+        status = d.stop()
+        hub.close()
+    print("a hub re-sending every 200 ms, at rest: %.2f wakeups a second after it was found out (%s)" % (rate, why))
+    assert status == 0
+    assert rate <= 10.5, "%.2f wakeups a second: worse than reading every 0.1 s" % rate
+
+
+# --- what was written for the rest, put back ---
+
+def hysteresis_set_and_put_back(d, start):
+    """Log indices of the next setting of the hub's sensitivity at rest from `start`."""
+    i, _ = d.wait_log(r"at rest: in_accel_hysteresis = 0\.004000 \(was 0\.000000\)", "the sensitivity set", start=start)
+    return i
+
+
+def test_the_sensitivity_is_put_back_when_the_hub_moves(bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
+    try:
+        i = hysteresis_set_and_put_back(d, 0)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+        held["pose"] = (0.3, 0.2)
+        j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back as it moves", start=i)
+        d.wait_log(MOVING, "the move taken", start=j)
+        assert not [line for line in d.logs[i:j] if MOVING in line], "not put back when the move was taken"
+        wait_until(lambda: bed.attr(HID_DEV.syspath, HYSTERESIS).strip() != "0.004000" or
+                   any(REST in line for line in d.logs[j:]), "the file put back", daemon=d)
+        # Each rest sets it again, each move puts it back.
+        k = hysteresis_set_and_put_back(d, j)
+        held["pose"] = (0.0, 0.2)
+        d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back at the second move", start=k)
+    finally:
+        status = d.stop()
+        hub.close()
+    assert status == 0
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+
+
+def test_the_sensitivity_is_put_back_on_sigterm_at_rest(bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
+    try:
+        hysteresis_set_and_put_back(d, 0)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+    finally:
+        status = d.stop()
+        hub.close()
+    assert status == 0
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+    assert [line for line in d.logs if "in_accel_hysteresis put back to 0.000000" in line]
+
+
+def test_the_sensitivity_is_put_back_on_reload_at_rest_and_set_again_at_the_next_rest(bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
+    try:
+        i = hysteresis_set_and_put_back(d, 0)
+        d.p.send_signal(1)      # SIGHUP
+        j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back on reload", start=i)
+        assert not [line for line in d.logs[i:j] if MOVING in line], "the hub moved: not a reload's put back"
+        hysteresis_set_and_put_back(d, j)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+    finally:
+        status = d.stop()
+        hub.close()
+    assert status == 0
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
