@@ -105,7 +105,7 @@ package final class AccelerometerService {
             }
             if newValue != nil, !wasIdle {
                 restDescriptor = accelerometer?.beginRest()
-                schedule.restBackstop = restDescriptor == nil ? nil : .infinity
+                schedule.restBackstop = restDescriptor == nil ? nil : accelerometer?.restWatch.backstop
             } else if newValue == nil {
                 endRest()
             }
@@ -187,6 +187,13 @@ package final class AccelerometerService {
         guard let acc = accelerometer else { return }
         let waited = bufferDescriptor
         let woke = waited.map { readable.contains($0) } ?? false
+        if woke, schedule.watchesAtRest, acc.restWatch == .events {
+            acc.drainRestEvents()
+            if acc.restWatch != .events {     // the stream failed: read on a timer from now on
+                restDescriptor = nil
+                schedule.restBackstop = nil
+            }
+        }
         guard woke || schedule.isDue(now: now) else {
             // The accelerometer's batch is late, its gyroscope's is there: take it now.
             if let g = gyroDescriptor, readable.contains(g) { readGyroscopeAlone(acc.device, now: now, into: &events) }

@@ -37,7 +37,13 @@ final class AttachedAccelerometer {
     /// it at rest (put back when it moves, and on release).
     private var rest: RestWatch
     private var restWhy: String
-    private var restWritten: FrequencyRestore?
+    private var restWritten: [FrequencyRestore] = []
+    /// With `events`: the device's event stream, opened at the first rest and kept for the
+    /// attach (the kernel hands out one per device at a time), and the buffer it is read
+    /// into; whether a bad record was said.
+    private var events: EventStream?
+    private var eventBytes = [UInt8](repeating: 0, count: 16 * MotionEventRecords.recordSize)
+    private var badRecordSaid = false
     /// At rest with `hysteresis`: whether the hub honours it.
     private var compliance = HysteresisCompliance()
     /// What the driver gave at the last read, and its newest scan's timestamp; kept so
@@ -67,7 +73,7 @@ final class AttachedAccelerometer {
         let freq: String
         (freq, restoreFrequency) = Self.setRate(d, driver: driver, rateHz: settings.rateHz, shared: shared)
         (rest, restWhy) = RestWatch.choose(d, mode: driver.modeName)
-        if rest != .read, driver.restDescriptor == nil {
+        if rest == .node || rest == .hysteresis, driver.restDescriptor == nil {
             (rest, restWhy) = (.read, "the driver has no descriptor to wait on: read every 0.1 s at rest")
         }
         status = .init(device: d, mode: driver.modeName, modeReason: modeReason, selectionReason: selection,
@@ -201,15 +207,79 @@ final class AttachedAccelerometer {
         case .hysteresis:
             guard setHysteresis() else { return nil }
             return reader.restDescriptor
+        case .events:
+            return enableEvents()
         }
     }
 
     /// The device moved again (or is released): what was written for its rest is put back.
     func endRest(deviceGone: Bool = false) {
-        guard let r = restWritten else { return }
-        restWritten = nil
+        let written = restWritten
+        restWritten = []
         guard !deviceGone else { return }
-        if putBack(r) { log.debug("\(device.displayName): \(r.file) put back to \(r.text)", ["sensor.device": device.id]) }
+        for r in written where putBack(r) {
+            log.debug("\(device.displayName): \(r.file) put back to \(r.text)", ["sensor.device": device.id])
+        }
+    }
+
+    /// At rest with `events`: reads what the event stream holds (so it is not readable
+    /// again for the same events); a record that is no motion event is said once.
+    func drainRestEvents() {
+        guard let stream = events else { return }
+        var motions = 0
+        while true {
+            let n: Int
+            do {
+                n = try eventBytes.withUnsafeMutableBytes { (b: UnsafeMutableRawBufferPointer) throws(IIOError) -> Int in
+                    try stream.read(into: b)
+                }
+            } catch {
+                fallBack("its event stream failed (\(error))")
+                endRest()
+                events = nil
+                return
+            }
+            if n == 0 { break }
+            let records = eventBytes.withUnsafeBytes { MotionEventRecords(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            motions += records.motions
+            if let p = records.problem, !badRecordSaid {
+                badRecordSaid = true
+                log.warning("\(device.displayName): event stream: \(p); ignored, the device is read all the same",
+                            ["sensor.device": device.id])
+            }
+            if n < eventBytes.count { break }
+        }
+        if motions > 0 { log.debug("\(device.displayName): \(motions) motion event(s) at rest", ["sensor.device": device.id]) }
+    }
+
+    /// Writes `1` to the device's motion event enables and opens its event stream; the
+    /// stream's descriptor, or nil (one line, what was written put back, `read` from then on).
+    private func enableEvents() -> Int32? {
+        if events == nil {
+            do {
+                if let fd = reader.pollDescriptor {
+                    events = try EventStream(deviceDescriptor: fd, device: device.id)    // libiio's, in buffer mode
+                } else if let node = device.devnode {
+                    events = try EventStream(node: node, device: device.id)
+                }
+            } catch {
+                fallBack("\(error.operation) on \(device.devnode ?? device.id) failed: \(error.message) (errno \(error.code))")
+                return nil
+            }
+        }
+        guard let stream = events, let dir = device.syspath else { return nil }
+        for file in device.motionEventEnables {
+            let old = SysfsAttributeFile.value("\(dir)/\(file)") ?? "0"
+            do { try writeRestAttribute(file, "1") } catch {
+                fallBack("cannot write \(file) = 1: \(error.message)")
+                endRest()
+                return nil
+            }
+            restWritten.append(FrequencyRestore(file: file, text: old, written: "1", syspath: dir))
+        }
+        log.debug("\(device.displayName): at rest: \(device.motionEventEnables.joined(separator: ", ")) = 1",
+                  ["sensor.device": device.id])
+        return stream.fileDescriptor
     }
 
     /// A wakeup at rest that brought scans, at `now`: a hub that sends more than
@@ -229,7 +299,7 @@ final class AttachedAccelerometer {
     private func setHysteresis() -> Bool {
         let file = "in_accel_hysteresis"
         guard let old = device.restHysteresis, let dir = device.syspath else { return false }
-        do { try reader.writeAttribute(file, HysteresisCompliance.valueText) } catch {
+        do { try writeRestAttribute(file, HysteresisCompliance.valueText) } catch {
             fallBack("cannot write \(file) = \(HysteresisCompliance.valueText): \(error.message)")
             return false
         }
@@ -240,7 +310,7 @@ final class AttachedAccelerometer {
             fallBack("\(file) reads back \(back) after \(HysteresisCompliance.valueText) was written")
             return false
         }
-        restWritten = written
+        restWritten = [written]
         log.debug("\(device.displayName): at rest: \(file) = \(back) (was \(old))", ["sensor.device": device.id])
         return true
     }
@@ -251,11 +321,20 @@ final class AttachedAccelerometer {
         (rest, restWhy) = (.read, why)
     }
 
+    /// Writes an attribute a rest watch sets, by its path under the device's sysfs directory
+    /// (`events/` is no attribute libiio knows of).
+    private func writeRestAttribute(_ file: String, _ value: String) throws(SensorError) {
+        guard let dir = device.syspath else { throw SensorError(device: device.displayName, "no sysfs directory") }
+        if case .failure(let e) = SysfsAttributeFile.write("\(dir)/\(file)", value) {
+            throw SensorError(device: device.displayName, "\(e)")
+        }
+    }
+
     /// Puts `r` back; true when it was written back (else one line says why not).
     @discardableResult
     private func putBack(_ r: FrequencyRestore) -> Bool {
         do {
-            guard let why = try r.putBack(write: reader.writeAttribute) else { return true }
+            guard let why = try r.putBack(write: writeRestAttribute) else { return true }
             log.info(why, ["sensor.device": device.id])
         } catch {
             log.warning("\(error)", ["sensor.device": device.id])
@@ -267,6 +346,7 @@ final class AttachedAccelerometer {
     /// device is gone); what could not be put back is said in one line each.
     func release(deviceGone: Bool) {
         endRest(deviceGone: deviceGone)
+        events = nil
         do { try reader.close() } catch {
             log.warning("\(error)", ["sensor.device": device.id])
         }

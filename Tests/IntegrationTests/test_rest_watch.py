@@ -8,6 +8,9 @@ until it does, instead of reading it ten times a second.
   rest, and the hub, emulated here from the kernel's side, hands over scans only when an
   axis moved by it since the last one it sent; the node is waited on. A hub that ignores
   it (AMD SFH re-sends every 200 ms) is found out and read on a timer again;
+- a bmc150 whose any-motion interrupt is wired (its trigger says so): its rate-of-change
+  events are enabled at rest and its event stream (iio_events_emulation.py) is waited on,
+  with a read every second besides, for a creep no event reports;
 - what is written for the rest is put back when the device moves, on SIGTERM and on reload.
 
 Figures: over 20 s from 2 s after rest, at most 1.5 wakeups a second (voluntary context
@@ -23,6 +26,7 @@ import time
 import pytest
 
 from evdev_emulation import EvdevNode
+from iio_events_emulation import EventStream
 from harness import G, Device, ScanPipe, pose, wait_until
 from test_demand import wakeups
 from test_input_devices import LIS3, LIS3_INPUT, lis3_counts, sensors_json
@@ -41,12 +45,12 @@ def focal(name):
     return struct.unpack_from("<ff", h, 64)
 
 
-def spawn(bed, tmp_path, shm_name, *extra):
+def spawn(bed, tmp_path, shm_name, *extra, pass_fds=()):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     # No system bus: nobody could claim, so the frames are painted, as for a claim.
     return bed.spawn("run", "--config", str(conf), "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
-                     "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3", *extra)
+                     "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3", *extra, pass_fds=pass_fds)
 
 
 def still_wakeups(d, rest_line):
@@ -76,7 +80,6 @@ def first_motion_latencies(d, shm_name, move, trials=20):
         while focal(shm_name) == before and time.monotonic() < deadline:
             time.sleep(0.001)
         out.append(time.monotonic() - t0)
-        print("trial %d: %.1f ms" % (k, 1000 * out[-1]), flush=True)
     return sorted(out)
 
 
@@ -322,3 +325,163 @@ def test_the_sensitivity_is_put_back_on_reload_at_rest_and_set_again_at_the_next
         hub.close()
     assert status == 0
     assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+
+
+# --- a device's own motion events ---
+
+EVENTS = "bmc150_bosc0200_ideapad_d330_events"
+EV_DEV = Device(EVENTS)
+ENABLES = ["events/in_accel_%s_roc_either_en" % a for a in "xyz"]
+LSB = 0.019154
+
+
+class Held:
+    """The device lying in a pose, its attributes read with +-`noise` counts of a sensor's
+    noise (a fresh value every 10 ms, as a polled sensor converts) for the first
+    `noisy_for` seconds: the daemon's own noise estimate, and so its rest band, are a real
+    sensor's; then without (a sensor whose last bit stands still, so that the rest comes
+    when the test expects it). `pose` may change at any time."""
+
+    def __init__(self, bed, pose_now, noise=1, noisy_for=4.0):
+        self.bed, self.pose = bed, pose_now
+        self.noise_until = time.monotonic() + noisy_for if noise else 0.0
+        self.noise = noise
+        self.rng = random.Random(3)
+        self.hand_until = 0.0        # a hand moves it: +-3 counts, as for the other devices
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.is_set():
+            with self.lock:
+                raw = EV_DEV.raw_for(pose(*self.pose))
+                now = time.monotonic()
+                noise = 3 if now < self.hand_until else self.noise if now < self.noise_until else 0
+                self.bed.set_raw(EV_DEV, [v + self.rng.randint(-noise, noise) for v in raw])
+            time.sleep(0.01)
+
+    def move(self, to):
+        """A hand sets the device down at `to`: the registers hold it at once, then 0.5 s of a
+        hand's noise around it."""
+        with self.lock:
+            self.pose = to
+            self.hand_until = time.monotonic() + 0.5
+            self.bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(*to)))
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def start_events(bed_factory, tmp_path, shm_name, *extra, refuse=None, noise=1):
+    bed = bed_factory(EVENTS)
+    bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(0, 0.2)))
+    stream = EventStream(bed, "/dev/iio:device0")
+    stream.refuse = refuse
+    held = Held(bed, (0.0, 0.2), noise=noise)
+    try:
+        d = spawn(bed, tmp_path, shm_name, "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100", *extra,
+                  pass_fds=(stream.fd,))
+        _, line = d.wait_log(r"using iio:device0 .* in poll mode", "the bmc150 in poll mode")
+    except BaseException:
+        held.close()
+        raise
+    return bed, stream, held, d, line
+
+
+def enables(bed):
+    return [bed.attr(EV_DEV.syspath, f).strip() for f in ENABLES]
+
+
+def test_a_bmc150_with_its_interrupt_at_rest_wakes_at_most_1_5_times_a_second_and_an_event_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed, stream, held, d, line = start_events(bed_factory, tmp_path, shm_name, noise=0)
+    assert "at rest: events (its motion events (in_accel_x_roc_either_en, in_accel_y_roc_either_en, " \
+           "in_accel_z_roc_either_en) enabled at rest, its event stream waited on, a read every 1 s besides)" in line
+    try:
+        rate = still_wakeups(d, 0)
+        assert enables(bed) == ["1", "1", "1"] and stream.requests == 1
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            # The detector fires once the device has moved: its data registers hold the new pose.
+            held.move(poses[k % 2])
+            stream.motion("xyz"[k % 3])
+        latencies = first_motion_latencies(d, shm_name, move)
+    finally:
+        status = d.stop()
+        held.close()
+    print("bmc150 with motion events, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, max %.1f ms"
+          " (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0 and stream.unknown == []
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert enables(bed) == ["0", "0", "0"]
+
+
+@pytest.mark.parametrize("ending", ["motion", "SIGTERM", "reload"])
+def test_the_motion_events_enables_are_put_back(bed_factory, tmp_path, shm_name, ending):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name)
+    try:
+        i, _ = d.wait_log(r"at rest: events/in_accel_x_roc_either_en, events/in_accel_y_roc_either_en, "
+                          r"events/in_accel_z_roc_either_en = 1", "the events enabled")
+        assert enables(bed) == ["1", "1", "1"]
+        if ending == "motion":
+            held.pose = (0.3, 0.2)
+            stream.motion("x")
+        elif ending == "reload":
+            d.p.send_signal(1)
+        if ending != "SIGTERM":
+            j, _ = d.wait_log(r"events/in_accel_z_roc_either_en put back to 0", "put back", start=i)
+            moved = [line for line in d.logs[i:j] if MOVING in line]
+            assert not moved if ending == "reload" else True
+            wait_until(lambda: enables(bed) == ["0", "0", "0"] or
+                       any("roc_either_en = 1" in line for line in d.logs[j:]), "the files put back", daemon=d)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert enables(bed) == ["0", "0", "0"]
+    assert stream.requests == 1, "one event stream for the attach"
+
+
+def test_bytes_that_are_no_event_record_are_said_once_and_the_device_is_read_all_the_same(bed_factory, tmp_path,
+                                                                                            shm_name):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name)
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        time.sleep(0.5)
+        held.pose = (0.2, 0.2)
+        stream.send(b"\x01" * 10)
+        _, said = d.wait_log(r"iio:device0 .*: event stream: 10 bytes, not a whole number of 16-byte records; "
+                             r"ignored, the device is read all the same", "the bad record said", start=rest)
+        d.wait_log(MOVING, "the move read", start=rest)
+        stream.send(b"\x02" * 10)
+        d.wait_log(REST, "at rest again", start=rest + 1)
+        time.sleep(0.5)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert len([line for line in d.logs if "event stream:" in line]) == 1
+
+
+def test_an_event_stream_the_kernel_refuses_is_said_once_and_the_device_is_read_on_a_timer(bed_factory, tmp_path,
+                                                                                          shm_name):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name, refuse=16)     # EBUSY
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        _, said = d.wait_log(r"iio:device0 .*: ioctl IIO_GET_EVENT_FD_IOCTL on /dev/iio:device0 failed: "
+                             r".*\(errno 16\); reading it every 0\.1 s at rest instead", "the refusal said")
+        time.sleep(1)
+        before, t0 = wakeups(d.p.pid), time.monotonic()
+        time.sleep(5)
+        rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert rate <= 10.5, rate
+    assert enables(bed) == ["0", "0", "0"], "nothing left enabled"

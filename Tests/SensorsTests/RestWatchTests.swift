@@ -117,3 +117,82 @@ struct RestWatchTests {
         #expect(!s.isDue(now: 5.99) && s.isDue(now: 6))
     }
 }
+
+/// The records of a device's event stream, and which devices' motion events are used.
+struct MotionEventTests {
+    /// `IIO_EVENT_CODE(chan_type, diff, modifier, direction, type, chan, ...)` of
+    /// include/linux/iio/events.h, built independently of the decoder.
+    static func code(channelType: UInt64, modifier: UInt64 = 1, direction: UInt64 = 0, type: UInt64 = 2) -> UInt64 {
+        (type << 56) | (direction << 48) | (modifier << 40) | (channelType << 32)
+    }
+
+    static func records(_ codes: [UInt64], extra: Int = 0) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (k, c) in codes.enumerated() {
+            withUnsafeBytes(of: c) { bytes += $0 }
+            withUnsafeBytes(of: Int64(1_000_000_000 + k)) { bytes += $0 }
+        }
+        return bytes + [UInt8](repeating: 0xAB, count: extra)
+    }
+
+    @Test func accelerationEventsOfEveryAxisAndTypeAreMotions() {
+        // bmc150's rate of change on x, y and z (either direction); a magnitude, rising, on
+        // x|y|z (the mma8452 family); a threshold (kxcjk-1013's wake-up).
+        let bytes = Self.records([Self.code(channelType: 3, modifier: 1), Self.code(channelType: 3, modifier: 2),
+                                  Self.code(channelType: 3, modifier: 3),
+                                  Self.code(channelType: 3, modifier: 8, direction: 1, type: 1),
+                                  Self.code(channelType: 3, type: 0)])
+        let r = bytes.withUnsafeBytes { MotionEventRecords($0) }
+        #expect(r.motions == 5 && r.problem == nil)
+    }
+
+    @Test func aRecordOfAnotherChannelIsNamedAndTheRestCount() {
+        // IIO_ANGL_VEL (4): a gyroscope's event in the same stream.
+        let r = Self.records([Self.code(channelType: 4), Self.code(channelType: 3)]).withUnsafeBytes { MotionEventRecords($0) }
+        #expect(r.motions == 1)
+        #expect(r.problem?.contains("channel type 4, not an acceleration") == true)
+    }
+
+    @Test(arguments: [1, 10, 15])
+    func bytesThatAreNoWholeRecordAreSaidWithTheirCount(extra: Int) {
+        let r = Self.records([Self.code(channelType: 3)], extra: extra).withUnsafeBytes { MotionEventRecords($0) }
+        #expect(r.motions == 1)
+        #expect(r.problem == "\(16 + extra) bytes, not a whole number of 16-byte records")
+    }
+
+    @Test func nothingReadIsNoMotionAndNoProblem() {
+        let r = [UInt8]().withUnsafeBytes { MotionEventRecords($0) }
+        #expect(r.motions == 0 && r.problem == nil)
+    }
+
+    /// A bmc150 with its rate-of-change events, with or without its any-motion trigger.
+    static func bmc150(trigger: Bool, local: Bool = true) -> AccelerometerDescription {
+        let name = "BMA253/BMA254/BMA255/BMC150/BMC156/BMI055"
+        var attrs = ["name": name + "\n", "in_accel_scale": "0.009582\n"]
+        for a in ["x", "y", "z"] {
+            attrs["in_accel_\(a)_raw"] = "2\n"
+            for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_roc_either_\(f)"] = "0\n" }
+        }
+        let s = AttributeSnapshot(id: "iio:device0", index: 0, syspath: local ? "/sys/devices/i2c/iio:device0" : nil,
+                                  devnode: local ? "/dev/iio:device0" : nil, attributes: attrs, udevProperties: [:],
+                                  triggerNames: trigger ? [name + "-dev0", name + "-any-motion-dev0"] : [])
+        return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
+    }
+
+    @Test(arguments: ["poll", "buffer", "sysfs-poll"])
+    func aBmc150WithItsInterruptGetsEventsInEveryMode(mode: String) {
+        let d = Self.bmc150(trigger: true)
+        #expect(d.motionEventEnables == ["events/in_accel_x_roc_either_en", "events/in_accel_y_roc_either_en",
+                                         "events/in_accel_z_roc_either_en"])
+        let chosen = RestWatch.choose(d, mode: mode)
+        #expect(chosen.watch == .events && chosen.watch.backstop == 1)
+        #expect(chosen.why.contains("in_accel_x_roc_either_en"))
+    }
+
+    @Test func aBmc150WithoutItsInterruptOrARemoteOneIsReadOnATimer() {
+        let unwired = RestWatch.choose(Self.bmc150(trigger: false), mode: "poll")
+        #expect(unwired.watch == .read)
+        #expect(unwired.why.contains("no BMA253/BMA254/BMA255/BMC150/BMC156/BMI055-any-motion-dev0 trigger"))
+        #expect(RestWatch.choose(Self.bmc150(trigger: true, local: false), mode: "poll").watch == .read)
+    }
+}
