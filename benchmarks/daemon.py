@@ -364,8 +364,8 @@ def rest_watches(args, bus, w):
     """Claimed and still, per rest watch (`RestWatch`: what tells the daemon that a still
     device moved), each device in a testbed of its own on the same bus: `args.seconds`
     from 2 s after the rest began; then the first motion after a rest, drawn, over
-    `args.trials` trials (test_rest_watch.py's emulations: lis3lv02d's event node, a HID hub
-    that honours its change sensitivity, one that re-sends every 200 ms)."""
+    `args.trials` trials (test_rest_watch.py's emulations: a bmc150's event stream, lis3lv02d's
+    event node, a HID hub that honours its change sensitivity, one that re-sends every 200 ms)."""
     import test_rest_watch as rw
     from evdev_emulation import EvdevNode
     from test_demand import Claimant
@@ -375,7 +375,22 @@ def rest_watches(args, bus, w):
         node = EvdevNode(bed, rw.LIS3 + ".event6")
         node.report(rw.lis3_counts(harness.pose(0, 0.2)))
         poses = [harness.pose(0.05, 0.2), harness.pose(0, 0.2)]
-        return (), (lambda k: rw.hand(node.report, rw.lis3_counts(poses[k % 2]), seed=k)), (lambda: None)
+        return (), (lambda k: rw.hand(node.report, rw.lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
+
+    def events(bed):
+        from iio_events_emulation import EventStream
+        stream = EventStream(bed, "/dev/iio:device0")
+        held = rw.Held(bed, (0.0, 0.2), noise=0)
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            held.move(poses[k % 2])
+            stream.motion("xyz"[k % 3])
+
+        def close():
+            held.close()
+            stream.close()
+        return ("--set", "Sensor.mode=poll", "--set", "Sensor.rate=" + args.rate), move, close, (stream.fd,)
 
     def hub(every):
         def setup(bed):
@@ -387,22 +402,30 @@ def rest_watches(args, bus, w):
             def move(k):
                 held["pose"] = poses[k % 2]
                 h.hand_until = time.monotonic() + 0.5
-            return ("--set", "Sensor.mode=buffer"), move, h.close
+            return ("--set", "Sensor.mode=buffer"), move, h.close, ()
         return setup
 
-    for label, fixture, setup, trials in (
-            ("lis3lv02d (input device), claimed, still: node", rw.LIS3, lis3, True),
-            ("HID hub honouring in_accel_hysteresis, claimed, still: hysteresis", rw.HID, hub(None), True),
-            ("HID hub re-sending every 200 ms, claimed, still: hysteresis, then read", rw.HID, hub(0.2), False)):
+    # A HID hub is polled where iio-sensor-proxy may read it (its udev tag, and a system bus
+    # it could start on: BufferSharing), and its change sensitivity needs buffer mode: the
+    # hubs run without the bus, where the frames are painted as for a claim.
+    for label, fixture, setup, trials, on_bus in (
+            ("bmc150 with its motion interrupt, poll mode, claimed, still: events", rw.EVENTS, events, True, True),
+            ("lis3lv02d (input device), claimed, still: node", rw.LIS3, lis3, True, True),
+            ("HID hub honouring in_accel_hysteresis, buffer mode, no bus, still: hysteresis", rw.HID, hub(None), True,
+             False),
+            ("HID hub re-sending every 200 ms, buffer mode, no bus, still: hysteresis, then read", rw.HID, hub(0.2),
+             False, False)):
         bed = harness.Bed(fixture)
-        extra, move, close = setup(bed)
+        extra, move, close, fds = setup(bed)
         d = bed.spawn("run", "--config", w.conf, "--set", "Sink.type=shm", "--set", "Sink.name=" + w.name,
                       "--set", "Card.scale=2", "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3",
-                      *extra, extra_env=bus.env)
+                      *extra, extra_env=bus.env if on_bus else None, pass_fds=fds)
         reader = Claimant(bus)
         try:
+            if on_bus:
+                d.wait_log(r"idle: nobody has claimed the frames", "idle")
+                reader.claim()
             d.wait_log(r"using .* mode", "attached")
-            reader.claim()
             rest, _ = d.wait_log(rw.REST, "the device at rest")
             if not trials:   # the hub found out first: what it costs from then on
                 rest, _ = d.wait_log(r"ignores its change sensitivity", "the hub found out", start=rest, timeout=30)

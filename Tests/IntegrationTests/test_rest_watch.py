@@ -53,13 +53,18 @@ def spawn(bed, tmp_path, shm_name, *extra, pass_fds=()):
                      "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3", *extra, pass_fds=pass_fds)
 
 
+def wakeup_rate(d, seconds, after=0.0):
+    """The daemon's wakeups a second over `seconds`, from `after` seconds from now."""
+    time.sleep(after)
+    before, t0 = wakeups(d.p.pid), time.monotonic()
+    time.sleep(seconds)
+    return (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+
+
 def still_wakeups(d, rest_line):
     """Wakeups a second over 20 s from 2 s after the rest that `rest_line` (a log index) began."""
     start, _ = d.wait_log(REST, "the device at rest", start=rest_line)
-    time.sleep(2)
-    before, t0 = wakeups(d.p.pid), time.monotonic()
-    time.sleep(20)
-    rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+    rate = wakeup_rate(d, 20, after=2)
     assert not [line for line in d.logs[start + 1:] if MOVING in line], "the device was taken as moving while still"
     return rate
 
@@ -256,10 +261,7 @@ def test_a_hub_that_ignores_its_sensitivity_is_found_out_put_back_and_read_on_a_
                             "the hub found out", start=rest)
         d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "its sensitivity put back", start=rest)
         assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
-        time.sleep(1)
-        before, t0 = wakeups(d.p.pid), time.monotonic()
-        time.sleep(10)
-        rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+        rate = wakeup_rate(d, 10, after=1)
     finally:
         status = d.stop()
         hub.close()
@@ -276,55 +278,31 @@ def hysteresis_set_and_put_back(d, start):
     return i
 
 
-def test_the_sensitivity_is_put_back_when_the_hub_moves(bed_factory, tmp_path, shm_name):
+@pytest.mark.parametrize("ending", ["motion", "SIGTERM", "reload"])
+def test_the_sensitivity_is_put_back(bed_factory, tmp_path, shm_name, ending):
+    """Set at each rest, put back when the hub moves, on SIGTERM and on reload (then set
+    again at the next rest)."""
     bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
     try:
         i = hysteresis_set_and_put_back(d, 0)
         assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
-        held["pose"] = (0.3, 0.2)
-        j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back as it moves", start=i)
-        d.wait_log(MOVING, "the move taken", start=j)
-        assert not [line for line in d.logs[i:j] if MOVING in line], "not put back when the move was taken"
-        wait_until(lambda: bed.attr(HID_DEV.syspath, HYSTERESIS).strip() != "0.004000" or
-                   any(REST in line for line in d.logs[j:]), "the file put back", daemon=d)
-        # Each rest sets it again, each move puts it back.
-        k = hysteresis_set_and_put_back(d, j)
-        held["pose"] = (0.0, 0.2)
-        d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back at the second move", start=k)
-    finally:
-        status = d.stop()
-        hub.close()
-    assert status == 0
-    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
-
-
-def test_the_sensitivity_is_put_back_on_sigterm_at_rest(bed_factory, tmp_path, shm_name):
-    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
-    try:
-        hysteresis_set_and_put_back(d, 0)
-        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+        if ending == "motion":
+            held["pose"] = (0.3, 0.2)
+        elif ending == "reload":
+            d.p.send_signal(1)      # SIGHUP
+        if ending != "SIGTERM":
+            j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back", start=i)
+            moved = [line for line in d.logs[i:j] if MOVING in line]
+            assert not moved, "put back only after the move was taken, or a reload's put back after a move"
+            if ending == "motion":
+                d.wait_log(MOVING, "the move taken", start=j)
+            hysteresis_set_and_put_back(d, j)      # the next rest sets it again
     finally:
         status = d.stop()
         hub.close()
     assert status == 0
     assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
     assert [line for line in d.logs if "in_accel_hysteresis put back to 0.000000" in line]
-
-
-def test_the_sensitivity_is_put_back_on_reload_at_rest_and_set_again_at_the_next_rest(bed_factory, tmp_path, shm_name):
-    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
-    try:
-        i = hysteresis_set_and_put_back(d, 0)
-        d.p.send_signal(1)      # SIGHUP
-        j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back on reload", start=i)
-        assert not [line for line in d.logs[i:j] if MOVING in line], "the hub moved: not a reload's put back"
-        hysteresis_set_and_put_back(d, j)
-        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
-    finally:
-        status = d.stop()
-        hub.close()
-    assert status == 0
-    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
 
 
 # --- a device's own motion events ---
@@ -475,10 +453,7 @@ def test_an_event_stream_the_kernel_refuses_is_said_once_and_the_device_is_read_
         rest, _ = d.wait_log(REST, "the device at rest")
         _, said = d.wait_log(r"iio:device0 .*: ioctl IIO_GET_EVENT_FD_IOCTL on /dev/iio:device0 failed: "
                              r".*\(errno 16\); reading it every 0\.1 s at rest instead", "the refusal said")
-        time.sleep(1)
-        before, t0 = wakeups(d.p.pid), time.monotonic()
-        time.sleep(5)
-        rate = (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+        rate = wakeup_rate(d, 5, after=1)
     finally:
         status = d.stop()
         held.close()
