@@ -127,6 +127,7 @@ def main():
                     help="Sink.demand = auto on a private system bus: the daemon unclaimed and moving, claimed and "
                          "moving, claimed and still; then the real iio-sensor-proxy in the same testbed, unclaimed and "
                          "claimed by monitor-sensor (poll mode, as on a desktop with iio-sensor-proxy)")
+    ap.add_argument("--trials", type=int, default=20, help="--claims: first motions after a rest timed per rest watch")
     args = ap.parse_args()
     if args.claims:
         return claims(args)
@@ -325,6 +326,8 @@ def claims(args):
     reader.close()
     d.stop()
     os.unlink("/dev/shm/" + w.name)
+    still_rows, latency_rows = rest_watches(args, bus, w)
+    rows += still_rows
     env = dict(bed.env, **bus.env)
     proxy = harness.Lines(["/usr/sbin/iio-sensor-proxy"], env)
     bed.children.append(proxy)
@@ -348,6 +351,99 @@ def claims(args):
     for label, p in rows:
         print("| %s | %.2f | %.1f (%.1f) | %s |" % (label, p["cpu_percent"], p["wakeups_per_s"], p["preempted_per_s"],
                                                    p.get("frames", "-")))
+    print()
+    print("| first motion after a rest, drawn (the shm header's focal point moves), %d trials | p50 | p95 | max |"
+          % args.trials)
+    print("|---|---|---|---|")
+    for label, values in latency_rows:
+        print("| %s | %.1f ms | %.1f ms | %.1f ms |" % (label, 1000 * percentile(values, 0.5),
+                                                        1000 * percentile(values, 0.95), 1000 * max(values)))
+
+
+def rest_watches(args, bus, w):
+    """Claimed and still, per rest watch (`RestWatch`: what tells the daemon that a still
+    device moved), each device in a testbed of its own on the same bus: `args.seconds`
+    from 2 s after the rest began; then the first motion after a rest, drawn, over
+    `args.trials` trials (test_rest_watch.py's emulations: a bmc150's event stream, lis3lv02d's
+    event node, a HID hub that honours its change sensitivity, one that re-sends every 200 ms)."""
+    import test_rest_watch as rw
+    from evdev_emulation import EvdevNode
+    from test_demand import Claimant
+    still, latencies = [], []
+
+    def lis3(bed):
+        node = EvdevNode(bed, rw.LIS3 + ".event6")
+        node.report(rw.lis3_counts(harness.pose(0, 0.2)))
+        poses = [harness.pose(0.05, 0.2), harness.pose(0, 0.2)]
+        return (), (lambda k: rw.hand(node.report, rw.lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
+
+    def events(bed):
+        from iio_events_emulation import EventStream
+        stream = EventStream(bed, "/dev/iio:device0")
+        held = rw.Held(bed, (0.0, 0.2), noise=0)
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            held.move(poses[k % 2])
+            stream.motion("xyz"[k % 3])
+
+        def close():
+            held.close()
+            stream.close()
+        return ("--set", "Sensor.mode=poll", "--set", "Sensor.rate=" + args.rate), move, close, (stream.fd,)
+
+    def hub(every):
+        def setup(bed):
+            pipe = harness.ScanPipe(bed, rw.HID_DEV)
+            held = {"pose": (0.0, 0.2)}
+            h = rw.Hub(bed, pipe, lambda: held["pose"], every=every)
+            poses = [(0.05, 0.2), (0.0, 0.2)]
+
+            def move(k):
+                held["pose"] = poses[k % 2]
+                h.hand_until = time.monotonic() + 0.5
+            return ("--set", "Sensor.mode=buffer"), move, h.close, ()
+        return setup
+
+    # A HID hub is polled where iio-sensor-proxy may read it (its udev tag, and a system bus
+    # it could start on: BufferSharing), and its change sensitivity needs buffer mode: the
+    # hubs run without the bus, where the frames are painted as for a claim.
+    for label, fixture, setup, trials, on_bus in (
+            ("bmc150 with its motion interrupt, poll mode, claimed, still: events", rw.EVENTS, events, True, True),
+            ("lis3lv02d (input device), claimed, still: node", rw.LIS3, lis3, True, True),
+            ("HID hub honouring in_accel_hysteresis, buffer mode, no bus, still: hysteresis", rw.HID, hub(None), True,
+             False),
+            ("HID hub re-sending every 200 ms, buffer mode, no bus, still: hysteresis, then read", rw.HID, hub(0.2),
+             False, False)):
+        bed = harness.Bed(fixture)
+        extra, move, close, fds = setup(bed)
+        d = bed.spawn("run", "--config", w.conf, "--set", "Sink.type=shm", "--set", "Sink.name=" + w.name,
+                      "--set", "Card.scale=2", "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3",
+                      *extra, extra_env=bus.env if on_bus else None, pass_fds=fds)
+        reader = Claimant(bus)
+        try:
+            if on_bus:
+                d.wait_log(r"idle: nobody has claimed the frames", "idle")
+                reader.claim()
+            d.wait_log(r"using .* mode", "attached")
+            rest, _ = d.wait_log(rw.REST, "the device at rest")
+            if not trials:   # the hub found out first: what it costs from then on
+                rest, _ = d.wait_log(r"ignores its change sensitivity", "the hub found out", start=rest, timeout=30)
+            time.sleep(2)
+            f0 = harness.frames_published(w.name)
+            p = phase(d.p.pid, args.seconds)
+            p["frames"] = harness.frames_published(w.name) - f0
+            still.append((label, p))
+            if trials:
+                latencies.append((label.split(",")[0], rw.first_motion_latencies(d, w.name, move, args.trials)))
+        finally:
+            reader.close()
+            d.stop()
+            close()
+            bed.close()
+            if os.path.exists("/dev/shm/" + w.name):
+                os.unlink("/dev/shm/" + w.name)
+    return still, latencies
 
 
 def poll_floor(bed, dev, seconds, how, drive):

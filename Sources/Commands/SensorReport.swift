@@ -167,11 +167,20 @@ package struct SensorReport: Sendable {
             })),
             ("mode", .optional(modes[d.id]?.mode)),
             ("mode_reason", .optional(modes[d.id]?.reason)),
+            ("rest_watch", .optional(restWatch(d)?.watch.rawValue)),
+            ("rest_watch_reason", .optional(restWatch(d)?.why)),
             ("udev", .object(d.udevProperties.filter { $0.key.hasPrefix("ACCEL_") || $0.key == "IIO_SENSOR_PROXY_TYPE" }
                 .sorted { $0.key < $1.key }.map { ($0.key, SensorJSON.string($0.value)) })),
         ]
         if let i = d.input { o.append(("input", inputJSON(i))) }
         return .object(o)
+    }
+
+    /// What tells the daemon that the device moved while it lies still, in the mode it
+    /// would be read in; nil where no mode would read it.
+    func restWatch(_ d: AccelerometerDescription) -> (watch: RestWatch, why: String)? {
+        guard let m = modes[d.id]?.mode, m != "unavailable" else { return nil }
+        return RestWatch.choose(d, mode: m)
     }
 
     /// Where the kernel lists IIO devices (sysfs-bus-iio ABI).
@@ -205,6 +214,7 @@ package struct SensorReport: Sendable {
                     + (d.trigger.map { ", trigger \($0)" } ?? ""))
             }
             if let m = modes[d.id] { out.append("    mode: \(m.mode) (\(m.reason))") }
+            if let r = restWatch(d) { out.append("    at rest: \(r.watch.rawValue) (\(r.why))") }
             if let why = selection.notChosen[d.id] { out.append("    not chosen: \(why)") }
         }
         if !gyroscopes.isEmpty { out.append("gyroscopes:") }

@@ -181,6 +181,15 @@ package final class DrmSink: FrameSink {
         }
     }
 
+    /// A flip in flight's timeout, or the next retry of a display that is not attached.
+    package var maintenanceIn: Double? {
+        guard !closed else { return nil }
+        if let a = attached {
+            return a.pending == nil ? nil : max(0, a.queuedAt + Self.flipTimeout - clock())
+        }
+        return console.switchedAway == nil ? max(0, retry.retryAt - clock()) : nil
+    }
+
     package func maintain() {
         guard !closed else { return }
         // Hotplug events are drained here too, not only when the loop reports the

@@ -93,10 +93,14 @@ package protocol FrameSink: AnyObject {
     /// The kernel's console-switch signal came (VT_PROCESS, `ConsoleSwitchWatch`): a display
     /// sink gives the display up, or takes it back; others ignore it.
     func consoleSwitched()
-    /// Called by the pipeline loop on every wake-up (at least four times a second while
-    /// frames are painted; not while nobody looks), frames or not, so a sink can retry a device that was missing or busy. Never throws: a
+    /// Called by the pipeline loop on every wake-up (not while nobody looks), frames or
+    /// not, so a sink can retry a device that was missing or busy. Never throws: a
     /// sink logs its own state changes through the `Logger` it was given.
     func maintain()
+    /// Seconds until `maintain` has something to do on a timer of its own (a retry, a
+    /// check of the device); nil when nothing (descriptors wake the loop for the rest).
+    /// The loop wakes for it, and for nothing else of the sink's, while frames are painted.
+    var maintenanceIn: Double? { get }
     /// Changes when the memory behind `target(slot:)` was replaced (the shm sink
     /// recreating a deleted object): the caller must fetch its targets again, and repaint
     /// them fully, before it paints the next frame.
@@ -131,6 +135,7 @@ extension FrameSink {
     package var audience: FrameAudience { .own }
     package func consoleSwitched() {}
     package func maintain() {}
+    package var maintenanceIn: Double? { nil }
     package var targetGeneration: Int { 0 }
     package func appendFileDescriptors(to fds: inout [Int32]) {}
     package func handle(readable: [Int32]) {}

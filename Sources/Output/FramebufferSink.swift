@@ -110,6 +110,13 @@ package final class FramebufferSink: FrameSink {
         return .published
     }
 
+    /// The next check that the device is still there, or the next retry of a missing one.
+    package var maintenanceIn: Double? {
+        guard !closed else { return nil }
+        if device != nil { return max(0, nextPresenceCheck - clock()) }
+        return console.switchedAway == nil ? max(0, retry.retryAt - clock()) : nil
+    }
+
     package func maintain() {
         guard !closed else { return }
         if let d = device {

@@ -192,6 +192,10 @@ package final class RawFrameSink: FrameSink {
         return .published
     }
 
+    /// A frame in flight goes on when its pipe takes writes (the loop's `WritabilityWatch`),
+    /// and at least every quarter of a second where that watch is missing.
+    package var maintenanceIn: Double? { pendingWrite == nil ? nil : 0.25 }
+
     /// Goes on with the frame in flight, if any, whenever the loop wakes.
     package func maintain() {
         continueWriting()

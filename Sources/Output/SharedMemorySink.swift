@@ -246,6 +246,11 @@ package final class SharedMemorySink: FrameSink {
         }
     }
 
+    /// The next check whether someone deleted the object, which may come up to one
+    /// interval late: a wakeup for something else (a still device's backstop read) serves
+    /// it, and an object deleted is recreated within two seconds instead of one.
+    package var maintenanceIn: Double? { closed ? nil : max(0, nextLinkCheck - clock()) + Self.linkCheckInterval }
+
     /// Recreates the object if someone deleted it (see the type's notes).
     package func maintain() {
         guard !closed else { return }

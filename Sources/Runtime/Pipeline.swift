@@ -22,8 +22,8 @@ import Tracing
 /// - Frames are paced to `Sink.fps`; a frame is published only when some dot's color
 ///   changes; the newest sample wins (the smoother's target is just replaced); nothing
 ///   queues. Once the smoother has settled no frames are rendered at all.
-/// - SIGTERM/SIGINT: finish, flush the trace, return; no write of the loop blocks, so a
-///   stop is acted on at the next wakeup (a quarter of a second at most).
+/// - SIGTERM/SIGINT: finish, flush the trace, return; no write of the loop blocks, and a
+///   signal wakes the loop at once (its signalfd is polled), so a stop is acted on at once.
 ///   SIGHUP: return `.reload` (the caller rebuilds, or keeps this pipeline running).
 ///   SIGUSR1: recapture the baseline.
 /// - WATCHDOG=1 comes from this loop's heartbeat: if the loop hangs, systemd sees it.
@@ -86,10 +86,12 @@ package final class Pipeline {
     /// nil without epoll, when the write goes on at the loop's other wakeups only.
     let writability = try? WritabilityWatch()
 
-    /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within 0.1 s).
+    /// Seconds between reads while the device lies still (10 Hz: a tilt is noticed within
+    /// 0.1 s), where the device cannot say itself that it moved (`RestWatch`).
     static let idlePeriod = 0.1
-    /// The longest sleep: the sink's retries and the heartbeat need a wakeup at least this often.
-    static let maxSleep = 0.25
+    /// Seconds by which the sink's maintenance and the trace's flush may come late, so that
+    /// another wakeup serves them.
+    static let timerSlack = 0.25
     /// Called after each published frame (demo progress).
     package var onFrame: ((UInt64, Double) -> Void)? {
         get { publisher.onFrame }
@@ -277,16 +279,22 @@ package final class Pipeline {
         guard idle != sourceIdle else { return }
         sourceIdle = idle
         parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)
-        log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s" : "device moving: full rate")
+        log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s or waiting for it to say it moved"
+                  : "device moving: full rate")
     }
 
-    /// Seconds until the sensor, the next frame, the heartbeat or the deadline is due.
-    /// Idle, only the heartbeat, the deadline and the bus's last word on the state wake
-    /// the loop: no timer of its own (infinity: poll(2) waits for a descriptor).
+    /// Seconds until the sensor, the next frame, the sink's maintenance, the trace's flush,
+    /// the heartbeat or the deadline is due: each deadline on its own timer, no wakeup of
+    /// the loop's own beyond them (a device at rest that says itself when it moves sleeps
+    /// the loop until it does). Idle, only the heartbeat, the deadline and the bus's last
+    /// word on the state wake the loop (infinity: poll(2) waits for a descriptor).
     private func sleep(_ pacer: FramePacer, _ heartbeat: Heartbeat, until deadline: Double?, now: Double) -> Double {
         var timeout = parts.source.nextTimeout(now: now)
         if !isIdle {
-            timeout = min(timeout, Pipeline.maxSleep)
+            // Neither needs its exact time: a wakeup that comes anyway within `timerSlack`
+            // serves them (no wakeup of their own while the device is read 10 times a second).
+            if let maintenanceIn = parts.sink.maintenanceIn { timeout = min(timeout, maintenanceIn + Pipeline.timerSlack) }
+            if let flushIn = trace?.flushIn(now: now) { timeout = min(timeout, flushIn + Pipeline.timerSlack) }
             if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
                                            sampleIn: parts.source.nextSampleExpected(now: now)) {
                 timeout = min(timeout, frameIn)

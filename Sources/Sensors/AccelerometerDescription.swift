@@ -26,6 +26,13 @@ package struct AccelerometerDescription: IIODeviceDescription {
     package var skipReason: String?
     /// An input device's own facts (`AccelerometerDescription+Input.swift`); nil for IIO.
     package var input: InputDeviceFacts? = nil
+    /// A local HID hub's `in_accel_hysteresis` as found (what `RestWatch.hysteresis` puts back).
+    package var restHysteresis: String? = nil
+    /// A local device's motion events it may be told to send (`events/in_accel_*_en`),
+    /// where its interrupt is wired (`RestWatch.events`); empty otherwise.
+    package var motionEventEnables: [String] = []
+    /// Why it has no usable motion events, when it has the attributes (for the rest watch's why).
+    package var motionEventsRefused: String? = nil
 
     package var isAccelerometer: Bool { !channels.isEmpty }
     package var isUsable: Bool { skipReason == nil }
@@ -41,6 +48,8 @@ package struct AccelerometerDescription: IIODeviceDescription {
         udevProperties = s.udevProperties
         (location, locationSource) = Self.location(s, label: facts.label)
         samplingFrequency = SamplingFrequencyInfo(snapshot: s)
+        restHysteresis = s.syspath == nil ? nil : s.text("in_accel_hysteresis")
+        (motionEventEnables, motionEventsRefused) = Self.motionEvents(s, name: facts.name)
         (mountMatrix, mountMatrixSource, mountMatrixProblems) = Self.mountMatrix(s, configured: configuredMatrix)
         if axes.channels.isEmpty {
             skipReason = "no accelerometer channels (in_accel_[xyz]_raw or scan_elements/in_accel_[xyz]_en)"
@@ -63,6 +72,22 @@ package struct AccelerometerDescription: IIODeviceDescription {
             return (l, "sysfs:location")
         }
         return (.display, "default")
+    }
+
+    /// The `events/in_accel_*_en` attributes of a local device, where its motion interrupt
+    /// is wired: a bmc150 (BOSC0200, the BMA2xx family) creates its `NAME-any-motion-devN`
+    /// trigger only with its interrupt (drivers/iio/accel/bmc150-accel-core.c), and without it
+    /// the attributes exist but no event ever comes.
+    private static func motionEvents(_ s: AttributeSnapshot, name: String?) -> ([String], String?) {
+        guard s.syspath != nil, s.devnode != nil else { return ([], nil) }
+        let enables = s.attributes.keys.filter { $0.hasPrefix("events/in_accel_") && $0.hasSuffix("_en") }.sorted()
+        guard !enables.isEmpty else { return ([], nil) }
+        let n = name ?? ""
+        let trigger = "\(n)-any-motion-dev\(s.index)"
+        if ["BMA2", "BMC15", "BMI055", "BMA4"].contains(where: { n.contains($0) }), !s.triggerNames.contains(trigger) {
+            return ([], "no \(trigger) trigger: its motion interrupt is not wired")
+        }
+        return (enables, nil)
     }
 
     /// Config > udev > sysfs names > identity; malformed sources and matrices that are no

@@ -19,6 +19,10 @@ package protocol AccelerometerDriver: AnyObject {
     /// A descriptor that becomes readable when a `read` has something new (buffer mode:
     /// the device node, at the kernel's watermark); nil when reads must be timed.
     var pollDescriptor: Int32? { get }
+    /// A descriptor that becomes readable when the device reports something new, waited on
+    /// while the device lies still (`RestWatch`: an input device's event node, a buffer's
+    /// node); nil when a still device must be read on a timer.
+    var restDescriptor: Int32? { get }
     /// The readings carry the device's own gyroscope (`AccelerometerReading.angularVelocity`).
     var readsGyroscope: Bool { get }
     /// The most readings one `read` appends (a buffer of a combined IMU: every scan the
@@ -31,6 +35,7 @@ package protocol AccelerometerDriver: AnyObject {
 
 extension AccelerometerDriver {
     package var pollDescriptor: Int32? { nil }
+    package var restDescriptor: Int32? { pollDescriptor }
     package var readsGyroscope: Bool { false }
     package var maximumReadingsPerRead: Int { 1 }
     package var longestReadInterval: Double? { nil }

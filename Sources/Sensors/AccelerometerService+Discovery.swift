@@ -125,6 +125,6 @@ extension AccelerometerService {
         return "using \(d.displayName) in \(a.mode) mode: \(a.modeReason); chosen: \(chosenWhy); "
             + "mount matrix \(d.mountMatrix) from \(d.mountMatrixSource); "
             + (d.isInput ? "units: \(d.input?.unitsSource ?? "?"); rate: " : "") + "\(a.samplingFrequency); "
-            + "gyroscope: \(gyroscope)"
+            + "gyroscope: \(gyroscope); at rest: \(a.restWatch) (\(a.restWatchReason))"
     }
 }

@@ -27,6 +27,9 @@ package final class AccelerometerService {
         package var selectionReason: String
         /// e.g. `in_accel_sampling_frequency 125.000000 -> 62.5`, or why unchanged.
         package var samplingFrequency: String
+        /// What tells that the device moved while it lies still (`RestWatch`), and why.
+        package var restWatch: String = RestWatch.read.rawValue
+        package var restWatchReason: String = ""
         /// The gyroscope read with it, or why none (attitude.md section 9).
         package var gyro: GyroPairing? = nil
     }
@@ -87,15 +90,37 @@ package final class AccelerometerService {
     /// when the device has lain still for a while, so a still device costs next to
     /// nothing, and clears it on the first sample that moves. Never longer than half of
     /// what an input device's kernel buffer holds, so that nothing is lost meanwhile.
+    ///
+    /// At rest the device's `RestWatch` may say when it moves instead: its descriptor is
+    /// then waited on and the timed reads stop (`restDescriptor`); what the watch wrote is
+    /// put back when the device moves again and on release.
     package var idlePeriod: Double? {
         get { schedule.idlePeriod }
         set {
+            let wasIdle = schedule.idlePeriod != nil
             if let newValue, let longest = accelerometer?.driver.longestReadInterval {
                 schedule.idlePeriod = max(schedule.fullRatePeriod, min(newValue, longest))
             } else {
                 schedule.idlePeriod = newValue
             }
+            if newValue != nil, !wasIdle {
+                restDescriptor = accelerometer?.beginRest()
+                schedule.restBackstop = restDescriptor == nil ? nil : accelerometer?.restWatch.backstop
+            } else if newValue == nil {
+                endRest()
+            }
         }
+    }
+
+    /// At rest: the descriptor that says the device moved (`RestWatch`), nil while it is
+    /// read on a timer.
+    private var restDescriptor: Int32?
+
+    /// The device moves again, or is released: timed reads, what the watch wrote put back.
+    private func endRest(deviceGone: Bool = false) {
+        accelerometer?.endRest(deviceGone: deviceGone)
+        restDescriptor = nil
+        schedule.restBackstop = nil
     }
 
     /// The most events one `handle` appends while reading: a reading and its gyroscope
@@ -121,6 +146,7 @@ package final class AccelerometerService {
     /// The buffer's descriptor while reads wait on it: buffer mode, moving (a still
     /// device is read on the idle timer and the kernel buffer keeps its scans meanwhile).
     private var bufferDescriptor: Int32? {
+        if schedule.watchesAtRest { return restDescriptor }
         guard schedule.waitsOnNode else { return nil }
         return accelerometer?.driver.pollDescriptor
     }
@@ -161,6 +187,13 @@ package final class AccelerometerService {
         guard let acc = accelerometer else { return }
         let waited = bufferDescriptor
         let woke = waited.map { readable.contains($0) } ?? false
+        if woke, schedule.watchesAtRest, acc.restWatch == .events {
+            acc.drainRestEvents()
+            if acc.restWatch != .events {     // the stream failed: read on a timer from now on
+                restDescriptor = nil
+                schedule.restBackstop = nil
+            }
+        }
         guard woke || schedule.isDue(now: now) else {
             // The accelerometer's batch is late, its gyroscope's is there: take it now.
             if let g = gyroDescriptor, readable.contains(g) { readGyroscopeAlone(acc.device, now: now, into: &events) }
@@ -168,6 +201,10 @@ package final class AccelerometerService {
         }
         readOnce(acc, now: now, into: &events)
         let gotData = accelerometer?.gotData ?? false
+        if woke, gotData, schedule.watchesAtRest, accelerometer?.restScans(now: now) == false {
+            restDescriptor = nil
+            schedule.restBackstop = nil    // read on a timer at rest from now on
+        }
         accelerometer?.noteSilence(now: now, interval: idlePeriod ?? schedule.batchInterval ?? period)
         schedule.didRead(now: now, waited: waited != nil, woke: woke, gotData: gotData)
         if accelerometer?.refusesRawReads == true { schedule.postpone(until: now + AttachedAccelerometer.refusedRetry) }
@@ -394,6 +431,7 @@ package final class AccelerometerService {
     /// the device is gone), drops the libiio context.
     package func detach(deviceGone: Bool = false) {
         guard let acc = accelerometer else { return }
+        endRest(deviceGone: deviceGone)
         acc.release(deviceGone: deviceGone)
         // A sibling gyroscope goes with it (a hub's devices usually leave together).
         for e in gyro.release(deviceGone: deviceGone) {

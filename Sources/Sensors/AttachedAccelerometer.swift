@@ -1,4 +1,5 @@
 import IIO
+import LinuxSystem
 import Logging
 import Motion
 
@@ -32,6 +33,19 @@ final class AttachedAccelerometer {
     private var lastReadError: String?
     /// Since when every read has failed.
     private var failingSince: Double?
+    /// What tells that the device moved while it lies still, why, and what was written for
+    /// it at rest (put back when it moves, and on release).
+    private var rest: RestWatch
+    private var restWhy: String
+    private var restWritten: [FrequencyRestore] = []
+    /// With `events`: the device's event stream, opened at the first rest and kept for the
+    /// attach (the kernel hands out one per device at a time), and the buffer it is read
+    /// into; whether a bad record was said.
+    private var events: EventStream?
+    private var eventBytes = [UInt8](repeating: 0, count: 16 * MotionEventRecords.recordSize)
+    private var badRecordSaid = false
+    /// At rest with `hysteresis`: whether the hub honours it.
+    private var compliance = HysteresisCompliance()
     /// What the driver gave at the last read, and its newest scan's timestamp; kept so
     /// that reads allocate nothing.
     private var driverEvents: [DriverEvent] = []
@@ -58,8 +72,12 @@ final class AttachedAccelerometer {
         conditioner = SampleConditioner(mountMatrix: d.mountMatrix, invert: settings.invert)
         let freq: String
         (freq, restoreFrequency) = Self.setRate(d, driver: driver, rateHz: settings.rateHz, shared: shared)
+        (rest, restWhy) = RestWatch.choose(d, mode: driver.modeName)
+        if rest == .node || rest == .hysteresis, driver.restDescriptor == nil {
+            (rest, restWhy) = (.read, "the driver has no descriptor to wait on: read every 0.1 s at rest")
+        }
         status = .init(device: d, mode: driver.modeName, modeReason: modeReason, selectionReason: selection,
-                       samplingFrequency: freq)
+                       samplingFrequency: freq, restWatch: rest.rawValue, restWatchReason: restWhy)
         driverEvents.reserveCapacity(driver.maximumReadingsPerRead + 8)
     }
 
@@ -67,7 +85,11 @@ final class AttachedAccelerometer {
     var device: AccelerometerDescription { reader.device }
     var context: Context? { libiio }
     /// The status of this attach, without its gyroscope.
-    var attachment: AccelerometerService.Attachment { status }
+    var attachment: AccelerometerService.Attachment {
+        var a = status
+        (a.restWatch, a.restWatchReason) = (rest.rawValue, restWhy)
+        return a
+    }
     /// The last read gave a reading (good or rejected).
     var gotData: Bool { lastReadHadData }
     /// The kernel refuses raw reads: read again only every `refusedRetry` seconds.
@@ -171,9 +193,160 @@ final class AttachedAccelerometer {
         return "every read from \(source) failed for \(Int(giveUpAfter)) s (last: \(error))"
     }
 
+    /// How a still device says it moved, for this attach (a fallback may change it).
+    var restWatch: RestWatch { rest }
+
+    /// The device came to rest: writes what its watch needs and returns the descriptor
+    /// that says it moved; nil when it is read on a timer (its watch is `read`, or what
+    /// the watch needs could not be set: one line, and `read` from then on).
+    func beginRest() -> Int32? {
+        compliance.restart()
+        switch rest {
+        case .read: return nil
+        case .node: return reader.restDescriptor
+        case .hysteresis:
+            guard setHysteresis() else { return nil }
+            return reader.restDescriptor
+        case .events:
+            return enableEvents()
+        }
+    }
+
+    /// The device moved again (or is released): what was written for its rest is put back.
+    func endRest(deviceGone: Bool = false) {
+        let written = restWritten
+        restWritten = []
+        guard !deviceGone else { return }
+        for r in written where putBack(r) {
+            log.debug("\(device.displayName): \(r.file) put back to \(r.text)", ["sensor.device": device.id])
+        }
+    }
+
+    /// At rest with `events`: reads what the event stream holds (so it is not readable
+    /// again for the same events); a record that is no motion event is said once.
+    func drainRestEvents() {
+        guard let stream = events else { return }
+        var motions = 0
+        while true {
+            let n: Int
+            do {
+                n = try eventBytes.withUnsafeMutableBytes { (b: UnsafeMutableRawBufferPointer) throws(IIOError) -> Int in
+                    try stream.read(into: b)
+                }
+            } catch {
+                fallBack("its event stream failed (\(error))")
+                endRest()
+                events = nil
+                return
+            }
+            if n == 0 { break }
+            let records = eventBytes.withUnsafeBytes { MotionEventRecords(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            motions += records.motions
+            if let p = records.problem, !badRecordSaid {
+                badRecordSaid = true
+                log.warning("\(device.displayName): event stream: \(p); ignored, the device is read all the same",
+                            ["sensor.device": device.id])
+            }
+            if n < eventBytes.count { break }
+        }
+        if motions > 0 { log.debug("\(device.displayName): \(motions) motion event(s) at rest", ["sensor.device": device.id]) }
+    }
+
+    /// Writes `1` to the device's motion event enables and opens its event stream; the
+    /// stream's descriptor, or nil (one line, what was written put back, `read` from then on).
+    private func enableEvents() -> Int32? {
+        if events == nil {
+            do {
+                if let fd = reader.pollDescriptor {
+                    events = try EventStream(deviceDescriptor: fd, device: device.id)    // libiio's, in buffer mode
+                } else if let node = device.devnode {
+                    events = try EventStream(node: node, device: device.id)
+                }
+            } catch {
+                fallBack("\(error.operation) on \(device.devnode ?? device.id) failed: \(error.message) (errno \(error.code))")
+                return nil
+            }
+        }
+        guard let stream = events, let dir = device.syspath else { return nil }
+        for file in device.motionEventEnables {
+            let old = SysfsAttributeFile.value("\(dir)/\(file)") ?? "0"
+            do { try writeRestAttribute(file, "1") } catch {
+                fallBack("cannot write \(file) = 1: \(error.message)")
+                endRest()
+                return nil
+            }
+            restWritten.append(FrequencyRestore(file: file, text: old, written: "1", syspath: dir))
+        }
+        log.debug("\(device.displayName): at rest: \(device.motionEventEnables.joined(separator: ", ")) = 1",
+                  ["sensor.device": device.id])
+        return stream.fileDescriptor
+    }
+
+    /// A wakeup at rest that brought scans, at `now`: a hub that sends more than
+    /// `HysteresisCompliance.maximumScansPerSecond` while still ignores its sensitivity; one
+    /// line, its attribute put back, and it is read on a timer from then on. Returns false
+    /// when the watch was given up so.
+    func restScans(now: Double) -> Bool {
+        guard rest == .hysteresis, let rate = compliance.scans(at: now) else { return true }
+        fallBack("still sends \(((rate * 10).rounded() / 10).plainText) scans a second at rest with in_accel_hysteresis = "
+                 + "\(HysteresisCompliance.valueText): the hub ignores its change sensitivity")
+        endRest()
+        return false
+    }
+
+    /// Writes `in_accel_hysteresis` and reads it back; false, with one line, when it could
+    /// not be written or does not read back.
+    private func setHysteresis() -> Bool {
+        let file = "in_accel_hysteresis"
+        guard let old = device.restHysteresis, let dir = device.syspath else { return false }
+        do { try writeRestAttribute(file, HysteresisCompliance.valueText) } catch {
+            fallBack("cannot write \(file) = \(HysteresisCompliance.valueText): \(error.message)")
+            return false
+        }
+        let back = SysfsAttributeFile.value("\(dir)/\(file)") ?? "(unreadable)"
+        let written = FrequencyRestore(file: file, text: old, written: back, syspath: dir)
+        guard HysteresisCompliance.readsBack(back) else {
+            putBack(written)
+            fallBack("\(file) reads back \(back) after \(HysteresisCompliance.valueText) was written")
+            return false
+        }
+        restWritten = [written]
+        log.debug("\(device.displayName): at rest: \(file) = \(back) (was \(old))", ["sensor.device": device.id])
+        return true
+    }
+
+    /// The watch given up for `why`: one line; read on a timer at rest for this attach.
+    private func fallBack(_ why: String) {
+        log.warning("\(device.displayName): \(why); reading it every 0.1 s at rest instead", ["sensor.device": device.id])
+        (rest, restWhy) = (.read, why)
+    }
+
+    /// Writes an attribute a rest watch sets, by its path under the device's sysfs directory
+    /// (`events/` is no attribute libiio knows of).
+    private func writeRestAttribute(_ file: String, _ value: String) throws(SensorError) {
+        guard let dir = device.syspath else { throw SensorError(device: device.displayName, "no sysfs directory") }
+        if case .failure(let e) = SysfsAttributeFile.write("\(dir)/\(file)", value) {
+            throw SensorError(device: device.displayName, "\(e)")
+        }
+    }
+
+    /// Puts `r` back; true when it was written back (else one line says why not).
+    @discardableResult
+    private func putBack(_ r: FrequencyRestore) -> Bool {
+        do {
+            guard let why = try r.putBack(write: writeRestAttribute) else { return true }
+            log.info(why, ["sensor.device": device.id])
+        } catch {
+            log.warning("\(error)", ["sensor.device": device.id])
+        }
+        return false
+    }
+
     /// Releases the device: disables the buffer, restores the rate written (unless the
     /// device is gone); what could not be put back is said in one line each.
     func release(deviceGone: Bool) {
+        endRest(deviceGone: deviceGone)
+        events = nil
         do { try reader.close() } catch {
             log.warning("\(error)", ["sensor.device": device.id])
         }

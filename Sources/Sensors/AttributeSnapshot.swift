@@ -42,7 +42,8 @@ package struct AttributeSnapshot: Sendable {
         var names = ["name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
                      "in_accel_scale", "in_accel_offset", "sampling_frequency", "sampling_frequency_available",
                      "in_accel_sampling_frequency", "in_accel_sampling_frequency_available",
-                     "trigger/current_trigger", "buffer/enable", "buffer/length", "current_timestamp_clock"]
+                     "trigger/current_trigger", "buffer/enable", "buffer/length", "current_timestamp_clock",
+                     "in_accel_hysteresis"]
         for a in ["x", "y", "z"] {
             names += ["in_accel_\(a)_raw", "in_accel_\(a)_scale", "in_accel_\(a)_offset"]
         }

@@ -33,7 +33,8 @@ package enum Discovery {
         // Every scan element, whatever its channel (temperature, steps, ...): buffer mode
         // enables them all, so the scan layout must hold them all.
         let scanFiles = ((try? FileSystem.list(d.syspath + "/scan_elements")) ?? []).map { "scan_elements/" + $0 }
-        for name in listed.union(AttributeSnapshot.interestingAttributes).union(scanFiles) {
+        let eventFiles = ((try? FileSystem.list(d.syspath + "/events")) ?? []).map { "events/" + $0 }
+        for name in listed.union(AttributeSnapshot.interestingAttributes).union(scanFiles).union(eventFiles) {
             if let v = d.sysattr(name) { attributes[name] = v } else if listed.contains(name) { unreadable.insert(name) }
         }
         var s = AttributeSnapshot(id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,

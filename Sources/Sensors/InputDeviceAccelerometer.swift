@@ -19,9 +19,10 @@ import Motion
 ///   dropped, libevdev reads the device's state again (its sync mode), the reading of
 ///   that state follows, and `.resynchronised` says so first: the fusion, which missed the
 ///   turns in between, starts again from it.
-/// - The node is never waited on: the daemon drains it at frame pace (`readInterval`), one
-///   wakeup per frame however fast the device reports (a DualSense sends 250 reports a
-///   second over USB).
+/// - While the device moves the node is not waited on: the daemon drains it at frame pace
+///   (`readInterval`), one wakeup per frame however fast the device reports (a DualSense
+///   sends 250 reports a second over USB). While it lies still the node is waited on
+///   (`restDescriptor`): the input core sends nothing then.
 /// - A read handles at most `maximumEventsPerRead` events (twice what the kernel's buffer
 ///   for this reader holds): a device that reports faster than they can be handled (a
 ///   uinput device written in a loop) cannot keep the loop inside one read. What is left
@@ -68,6 +69,9 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
     /// holds (a read at frame pace finds at most one buffer's worth, plus what libevdev
     /// kept from the read before).
     package var maximumEventsPerRead: Int { 2 * facts.bufferEvents }
+
+    /// The event node, readable when a report came.
+    package var restDescriptor: Int32? { node?.fileDescriptor }
 
     /// A report per reading with the gyroscope: as many as `maximumEventsPerRead` can be
     /// (two events each at least: a value and `SYN_REPORT`), and the state after a resync.

@@ -21,6 +21,15 @@ struct ReadSchedule: Sendable {
     private var batch: Double?
     /// `idlePeriod`.
     private var idle: Double?
+    /// `restBackstop`.
+    private var backstop: Double?
+    /// At rest, until when the device is read every `idlePeriod` after its descriptor woke
+    /// the caller: a reading that the rest gate holds as a spike is confirmed (or not) by
+    /// the ones that follow, which a device that reports changes only would never send
+    /// (set down in a new pose, it reports once).
+    private var confirmUntil = -Double.infinity
+    /// Seconds of timed reads after the device's own wakeup at rest.
+    static let confirmation = 1.0
 
     /// Seconds between reads at full rate.
     var fullRatePeriod: Double { fullRate }
@@ -51,8 +60,25 @@ struct ReadSchedule: Sendable {
         }
     }
 
+    /// At rest, the device's own descriptor wakes the reads (`RestWatch`: its event node, a
+    /// hub's buffer that sends only changes), and a timed read comes only every
+    /// `restBackstop` seconds (infinity: none). nil: timed reads every `idlePeriod`.
+    var restBackstop: Double? {
+        get { backstop }
+        set {
+            if newValue == nil, backstop != nil, idle != nil { nextReadAt = 0 }    // timed reads from now on
+            backstop = newValue
+        }
+    }
+
+    /// At rest, and the device's own descriptor is waited on instead of the timer.
+    var watchesAtRest: Bool { idle != nil && backstop != nil }
+
     /// Seconds between timed reads.
-    var period: Double { max(fullRate, idle ?? 0) }
+    var period: Double {
+        guard let idle else { return fullRate }
+        return max(fullRate, backstop ?? idle)
+    }
 
     /// Whether reads wait on the device node: buffer mode, moving (a still device is read
     /// on the idle timer, and the kernel buffer keeps its scans meanwhile).
@@ -85,6 +111,14 @@ struct ReadSchedule: Sendable {
     /// After a read at `now`: `waited`, whether the node was waited on; `woke`, whether it
     /// woke the caller; `gotData`, whether the read found a reading.
     mutating func didRead(now: Double, waited: Bool, woke: Bool, gotData: Bool) {
+        if watchesAtRest, let idle {
+            // The device says when it moves: the next timed read is the backstop's, or,
+            // after the device woke the caller, a confirming one.
+            if woke, gotData { confirmUntil = now + Self.confirmation }
+            nextReadAt = now < confirmUntil ? now + idle : now + period
+            lastData = nil
+            return
+        }
         guard waited else {
             nextReadAt = pacedFromLastRead ? now + period : max(nextReadAt + period, now - period)
             if gotData, !bufferWakesUs { bufferWakesUs = true }

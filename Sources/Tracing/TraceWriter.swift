@@ -168,6 +168,11 @@ package final class TraceWriter {
         flush()
     }
 
+    /// Seconds until `flushIfDue` writes what is queued; nil while nothing is.
+    package func flushIn(now: Double) -> Double? {
+        pending.isEmpty ? nil : max(0, lastFlush + 1 - now)
+    }
+
     /// Writes what is queued if a second has passed since the last write.
     package func flushIfDue(now: Double) {
         if now - lastFlush >= 1 {

@@ -438,9 +438,9 @@ class Bed:
     def run(self, *args, timeout=60):
         return subprocess.run([SHIMMERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
-    def spawn(self, *args, extra_env=None, prefix=(), binary=None):
+    def spawn(self, *args, extra_env=None, prefix=(), binary=None, pass_fds=()):
         env = dict(self.env, **(extra_env or {}))
-        d = Daemon([*prefix, binary or SHIMMERD, *args], env)
+        d = Daemon([*prefix, binary or SHIMMERD, *args], env, pass_fds=pass_fds)
         self.children.append(d)
         return d
 
@@ -467,8 +467,10 @@ class Daemon:
     """shimmerd running with --json: records from stdout, log lines from stderr, read
     by threads so waiting never blocks on a pipe."""
 
-    def __init__(self, argv, env):
-        self.p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, argv, env, pass_fds=()):
+        """`pass_fds`: descriptors the daemon inherits (an emulated device's event stream)."""
+        self.p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  pass_fds=pass_fds)
         self.records = []
         self.logs = []
         self.events = queue.Queue()

@@ -99,6 +99,20 @@ def test_only_a_tablet_mode_switch_of_its_own_is_given_to_the_service(tmp_path, 
 HUB = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0003"
 
 
+def test_what_a_still_device_is_told_is_handed_over_with_the_buffers_attributes(tmp_path):
+    """What the daemon writes while a device lies still and puts back (its motion events'
+    enables, a HID hub's in_accel_hysteresis) goes to group shimmerd beside the rate and
+    buffer attributes; nothing else (a hub's gyroscope's hysteresis is never written)."""
+    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200073.2.auto/iio:device2")
+    lines = rule_lines(out)
+    assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
+    [run] = [x for x in lines if " RUN " in x]
+    files = re.search(r"for f in (.*?); do", run).group(1).split()
+    assert files == ["sampling_frequency", "in_accel_sampling_frequency", "in_anglvel_sampling_frequency",
+                     "buffer/enable", "buffer/length", "buffer/watermark", "trigger/current_trigger",
+                     "scan_elements/*_en", "events/*_en", "in_accel_hysteresis"], files
+
+
 def test_a_gyroscope_of_its_own_gets_the_accelerometers_treatment(tmp_path):
     """A HID hub's gyro_3d (in_anglvel_*, no accel channels): its node and the attributes
     buffer mode writes go to group shimmerd, its rate attribute included."""

@@ -1,0 +1,462 @@
+"""A still device that says itself when it moves, through the real binary under umockdev
+(the frames painted into shm, as for a reader that holds a claim): the daemon sleeps
+until it does, instead of reading it ten times a second.
+
+- lis3lv02d's event node (evdev_emulation.py): the input core sends nothing while the
+  values stand, so the node is waited on at rest;
+- a HID sensor hub (hid-sensor-accel-3d) in buffer mode: `in_accel_hysteresis` is set at
+  rest, and the hub, emulated here from the kernel's side, hands over scans only when an
+  axis moved by it since the last one it sent; the node is waited on. A hub that ignores
+  it (AMD SFH re-sends every 200 ms) is found out and read on a timer again;
+- a bmc150 whose any-motion interrupt is wired (its trigger says so): its rate-of-change
+  events are enabled at rest and its event stream (iio_events_emulation.py) is waited on,
+  with a read every second besides, for a creep no event reports;
+- what is written for the rest is put back when the device moves, on SIGTERM and on reload.
+
+Figures: over 20 s from 2 s after rest, at most 1.5 wakeups a second (voluntary context
+switches of all the daemon's threads, test_demand.wakeups); the first motion after a rest
+drawn (the shm header's focal point moves) within 100 ms at p95 and 150 ms at most over 20
+trials."""
+import os
+import random
+import struct
+import threading
+import time
+
+import pytest
+
+from evdev_emulation import EvdevNode
+from iio_events_emulation import EventStream
+from harness import G, Device, ScanPipe, pose, wait_until
+from test_demand import wakeups
+from test_input_devices import LIS3, LIS3_INPUT, lis3_counts, sensors_json
+
+HID = "hid_accel3d_ish_convertible"
+HID_DEV = Device(HID)
+REST = r"device still: reading every"
+MOVING = r"device moving: full rate"
+HYSTERESIS = "in_accel_hysteresis"
+
+
+def focal(name):
+    """The focal point of the newest frame in the shm header (docs/SHM.md: f32 at 64, 68)."""
+    with open("/dev/shm/" + name, "rb") as f:
+        h = f.read(72)
+    return struct.unpack_from("<ff", h, 64)
+
+
+def spawn(bed, tmp_path, shm_name, *extra, pass_fds=()):
+    conf = tmp_path / "empty.conf"
+    conf.write_text("")
+    # No system bus: nobody could claim, so the frames are painted, as for a claim.
+    return bed.spawn("run", "--config", str(conf), "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                     "--set", "Log.level=debug", "--set", "Attitude.baseline_samples=3", *extra, pass_fds=pass_fds)
+
+
+def wakeup_rate(d, seconds, after=0.0):
+    """The daemon's wakeups a second over `seconds`, from `after` seconds from now."""
+    time.sleep(after)
+    before, t0 = wakeups(d.p.pid), time.monotonic()
+    time.sleep(seconds)
+    return (wakeups(d.p.pid) - before) / (time.monotonic() - t0)
+
+
+def still_wakeups(d, rest_line):
+    """Wakeups a second over 20 s from 2 s after the rest that `rest_line` (a log index) began."""
+    start, _ = d.wait_log(REST, "the device at rest", start=rest_line)
+    rate = wakeup_rate(d, 20, after=2)
+    assert not [line for line in d.logs[start + 1:] if MOVING in line], "the device was taken as moving while still"
+    return rate
+
+
+def first_motion_latencies(d, shm_name, move, trials=20):
+    """Per trial: at rest, the device tipped by `move(k)`; seconds until the shm header's
+    focal point moves. Each trial waits for the rest that follows the last."""
+    out = []
+    mark = 0
+    for k in range(trials):
+        mark, _ = d.wait_log(REST, "rest before trial %d" % k, start=mark)
+        mark += 1
+        time.sleep(0.3)
+        before = focal(shm_name)
+        t0 = time.monotonic()
+        move(k)
+        deadline = t0 + 2
+        while focal(shm_name) == before and time.monotonic() < deadline:
+            time.sleep(0.001)
+        out.append(time.monotonic() - t0)
+    return sorted(out)
+
+
+def hand(report, target, seconds=0.5, hz=50, noise=3, seed=0):
+    """A hand setting the device down in a new pose: `report(counts)` of `target` (a dict of
+    counts) at once, then `seconds` of reports at `hz` around it (+-`noise` counts, what a
+    sensor moved by a hand reads), then the pose itself, held; on a thread, so the first
+    report's time is the move's."""
+    rng = random.Random(seed)
+    report(target)
+
+    def run():
+        for _ in range(int(seconds * hz)):
+            time.sleep(1 / hz)
+            report({c: v + rng.randint(-noise, noise) for c, v in target.items()})
+        time.sleep(1 / hz)
+        report(target)
+    threading.Thread(target=run, daemon=True).start()
+
+
+def p95(values):
+    return values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+
+
+# --- an input device: its node waited on ---
+
+def test_lis3lv02d_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed = bed_factory(LIS3)
+    node = EvdevNode(bed, LIS3 + ".event6")
+    node.report(lis3_counts(pose(0, 0.2)))
+    d = spawn(bed, tmp_path, shm_name)
+    _, line = d.wait_log(r"using input:event6 .* in input mode", "lis3lv02d taken")
+    assert "at rest: node (the input core passes only changes beyond the axes' fuzz" in line
+    try:
+        rate = still_wakeups(d, 0)
+        poses = [pose(0.05, 0.2), pose(0, 0.2)]
+        latencies = first_motion_latencies(d, shm_name, lambda k: hand(node.report, lis3_counts(poses[k % 2]), seed=k))
+    finally:
+        status = d.stop()
+    print("lis3lv02d at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, max %.1f ms (%s)"
+          % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert bed.attr(LIS3_INPUT, "poll").strip() == "50"
+
+
+def test_sensors_says_which_rest_watch_each_device_gets(bed_factory):
+    bed = bed_factory(LIS3)
+    EvdevNode(bed, LIS3 + ".event6")
+    lis3 = sensors_json(bed)
+    hub = sensors_json(bed_factory(HID))
+    by_id = {d["device"]: d for r in (lis3, hub) for d in r["devices"]}
+    assert by_id["input:event6"]["rest_watch"] == "node"
+    assert by_id["iio:device3"]["rest_watch"] == "hysteresis"
+    assert "in_accel_hysteresis set to 0.004000 g at rest" in by_id["iio:device3"]["rest_watch_reason"]
+    text = bed_factory(HID).run("sensors").stdout
+    assert "    at rest: hysteresis (a HID sensor hub" in text
+
+
+# --- a HID sensor hub: its change sensitivity ---
+
+class Hub:
+    """The hub's side of a running buffer, from the kernel's view: at the sampling
+    frequency the daemon set, the pose `pose_now()` is sampled; a hub that honours its
+    change sensitivity sends a report only when an axis moved by `in_accel_hysteresis`
+    (g, the HID field's unit) since the last report it sent, and then one group of
+    `buffer/watermark` reports (a moving hub goes on reporting at its rate: the kernel
+    makes the node readable at the watermark). A non-compliant hub (`every` seconds) sends
+    a report every `every` seconds whatever its sensitivity, handed over by the
+    watermark's groups too."""
+
+    def __init__(self, bed, pipe, pose_now, every=None):
+        self.bed, self.pipe, self.pose_now, self.every = bed, pipe, pose_now, every
+        self.rng = random.Random(1)
+        self.hand_until = 0.0        # a hand moves it: reports at its rate, with a hand's noise
+        self.stop = threading.Event()
+        self.sent = 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def attr(self, name, default):
+        try:
+            return float(self.bed.attr(HID_DEV.syspath, name).strip() or default)
+        except (OSError, ValueError):
+            return default
+
+    def run(self):
+        last = None
+        queued = []
+        t0 = time.monotonic()
+        t = 0.0
+        while not self.stop.is_set():
+            hz = self.attr("in_accel_sampling_frequency", 100.0) or 100.0
+            group = max(1, int(self.attr("buffer/watermark", 1)))
+            step = self.every or 1 / hz
+            t += step
+            time.sleep(max(0.0, t0 + t - time.monotonic()))
+            raw = HID_DEV.raw_for(pose(*self.pose_now()))
+            in_hand = time.monotonic() < self.hand_until
+            if in_hand:
+                raw = [v + self.rng.randint(-300, 300) for v in raw]      # +-0.003 g
+            hysteresis = 0.0 if in_hand else self.attr(HYSTERESIS, 0.0)
+            moved = last is None or max(abs(a - b) * HID_DEV.scale[i] / G for i, (a, b) in enumerate(zip(raw, last))) \
+                >= hysteresis
+            ts = int((t0 + t) * 1e9)
+            if self.every is not None:
+                queued.append(HID_DEV.scans(None, count=1, ts0=ts, raw=raw))
+                if len(queued) >= group:
+                    self.send(b"".join(queued))
+                    queued = []
+            elif moved:
+                self.send(b"".join(HID_DEV.scans(None, count=1, ts0=ts + k * int(1e9 / hz), raw=raw)
+                                   for k in range(group)))
+                t += (group - 1) / hz
+                last = raw
+            if self.every is None and hysteresis <= 0:
+                last = None          # no sensitivity set: every report is sent
+
+    def send(self, data):
+        try:
+            self.pipe.send(data)
+            self.sent += 1
+        except BlockingIOError:
+            pass
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def start_hub(bed_factory, tmp_path, shm_name, every=None, *extra):
+    bed = bed_factory(HID)
+    pipe = ScanPipe(bed, HID_DEV)
+    held = {"pose": (0.0, 0.2)}
+    hub = Hub(bed, pipe, lambda: held["pose"], every=every)
+    d = spawn(bed, tmp_path, shm_name, "--set", "Sensor.mode=buffer", *extra)
+    _, line = d.wait_log(r"using iio:device3 .* in buffer mode", "the hub in buffer mode")
+    return bed, pipe, hub, held, d, line
+
+
+def test_a_hub_honouring_its_sensitivity_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, line = start_hub(bed_factory, tmp_path, shm_name)
+    assert "at rest: hysteresis (a HID sensor hub: in_accel_hysteresis set to 0.004000 g at rest" in line
+    try:
+        rate = still_wakeups(d, 0)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            held["pose"] = poses[k % 2]
+            hub.hand_until = time.monotonic() + 0.5
+        latencies = first_motion_latencies(d, shm_name, move)
+    finally:
+        status = d.stop()
+        hub.close()
+    print("HID hub honouring in_accel_hysteresis, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, "
+          "max %.1f ms (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1],
+                                ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+
+
+def test_a_hub_that_ignores_its_sensitivity_is_found_out_put_back_and_read_on_a_timer(bed_factory, tmp_path, shm_name):
+    bed, pipe, hub, held, d, line = start_hub(bed_factory, tmp_path, shm_name, every=0.2)
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        _, why = d.wait_log(r"iio:device3 .*: still sends [0-9.]+ scans a second at rest with in_accel_hysteresis = "
+                            r"0\.004000: the hub ignores its change sensitivity; reading it every 0\.1 s at rest instead",
+                            "the hub found out", start=rest)
+        d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "its sensitivity put back", start=rest)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+        rate = wakeup_rate(d, 10, after=1)
+    finally:
+        status = d.stop()
+        hub.close()
+    print("a hub re-sending every 200 ms, at rest: %.2f wakeups a second after it was found out (%s)" % (rate, why))
+    assert status == 0
+    assert rate <= 10.5, "%.2f wakeups a second: worse than reading every 0.1 s" % rate
+
+
+# --- what was written for the rest, put back ---
+
+def hysteresis_set_and_put_back(d, start):
+    """Log indices of the next setting of the hub's sensitivity at rest from `start`."""
+    i, _ = d.wait_log(r"at rest: in_accel_hysteresis = 0\.004000 \(was 0\.000000\)", "the sensitivity set", start=start)
+    return i
+
+
+@pytest.mark.parametrize("ending", ["motion", "SIGTERM", "reload"])
+def test_the_sensitivity_is_put_back(bed_factory, tmp_path, shm_name, ending):
+    """Set at each rest, put back when the hub moves, on SIGTERM and on reload (then set
+    again at the next rest)."""
+    bed, pipe, hub, held, d, _ = start_hub(bed_factory, tmp_path, shm_name)
+    try:
+        i = hysteresis_set_and_put_back(d, 0)
+        assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.004000"
+        if ending == "motion":
+            held["pose"] = (0.3, 0.2)
+        elif ending == "reload":
+            d.p.send_signal(1)      # SIGHUP
+        if ending != "SIGTERM":
+            j, _ = d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "put back", start=i)
+            moved = [line for line in d.logs[i:j] if MOVING in line]
+            assert not moved, "put back only after the move was taken, or a reload's put back after a move"
+            if ending == "motion":
+                d.wait_log(MOVING, "the move taken", start=j)
+            hysteresis_set_and_put_back(d, j)      # the next rest sets it again
+    finally:
+        status = d.stop()
+        hub.close()
+    assert status == 0
+    assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
+    assert [line for line in d.logs if "in_accel_hysteresis put back to 0.000000" in line]
+
+
+# --- a device's own motion events ---
+
+EVENTS = "bmc150_bosc0200_ideapad_d330_events"
+EV_DEV = Device(EVENTS)
+ENABLES = ["events/in_accel_%s_roc_either_en" % a for a in "xyz"]
+LSB = 0.019154
+
+
+class Held:
+    """The device lying in a pose, its attributes read with +-`noise` counts of a sensor's
+    noise (a fresh value every 10 ms, as a polled sensor converts) for the first
+    `noisy_for` seconds: the daemon's own noise estimate, and so its rest band, are a real
+    sensor's; then without (a sensor whose last bit stands still, so that the rest comes
+    when the test expects it). `pose` may change at any time."""
+
+    def __init__(self, bed, pose_now, noise=1, noisy_for=4.0):
+        self.bed, self.pose = bed, pose_now
+        self.noise_until = time.monotonic() + noisy_for if noise else 0.0
+        self.noise = noise
+        self.rng = random.Random(3)
+        self.hand_until = 0.0        # a hand moves it: +-3 counts, as for the other devices
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop.is_set():
+            with self.lock:
+                raw = EV_DEV.raw_for(pose(*self.pose))
+                now = time.monotonic()
+                noise = 3 if now < self.hand_until else self.noise if now < self.noise_until else 0
+                self.bed.set_raw(EV_DEV, [v + self.rng.randint(-noise, noise) for v in raw])
+            time.sleep(0.01)
+
+    def move(self, to):
+        """A hand sets the device down at `to`: the registers hold it at once, then 0.5 s of a
+        hand's noise around it."""
+        with self.lock:
+            self.pose = to
+            self.hand_until = time.monotonic() + 0.5
+            self.bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(*to)))
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+
+
+def start_events(bed_factory, tmp_path, shm_name, *extra, refuse=None, noise=1):
+    bed = bed_factory(EVENTS)
+    bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(0, 0.2)))
+    stream = EventStream(bed, "/dev/iio:device0")
+    stream.refuse = refuse
+    held = Held(bed, (0.0, 0.2), noise=noise)
+    try:
+        d = spawn(bed, tmp_path, shm_name, "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100", *extra,
+                  pass_fds=(stream.fd,))
+        _, line = d.wait_log(r"using iio:device0 .* in poll mode", "the bmc150 in poll mode")
+    except BaseException:
+        held.close()
+        raise
+    return bed, stream, held, d, line
+
+
+def enables(bed):
+    return [bed.attr(EV_DEV.syspath, f).strip() for f in ENABLES]
+
+
+def test_a_bmc150_with_its_interrupt_at_rest_wakes_at_most_1_5_times_a_second_and_an_event_is_drawn_within_100_ms(
+        bed_factory, tmp_path, shm_name):
+    bed, stream, held, d, line = start_events(bed_factory, tmp_path, shm_name, noise=0)
+    assert "at rest: events (its motion events (in_accel_x_roc_either_en, in_accel_y_roc_either_en, " \
+           "in_accel_z_roc_either_en) enabled at rest, its event stream waited on, a read every 1 s besides)" in line
+    try:
+        rate = still_wakeups(d, 0)
+        assert enables(bed) == ["1", "1", "1"] and stream.requests == 1
+        poses = [(0.05, 0.2), (0.0, 0.2)]
+
+        def move(k):
+            # The detector fires once the device has moved: its data registers hold the new pose.
+            held.move(poses[k % 2])
+            stream.motion("xyz"[k % 3])
+        latencies = first_motion_latencies(d, shm_name, move)
+    finally:
+        status = d.stop()
+        held.close()
+    print("bmc150 with motion events, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, max %.1f ms"
+          " (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    assert status == 0 and stream.unknown == []
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
+    assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
+    assert enables(bed) == ["0", "0", "0"]
+
+
+@pytest.mark.parametrize("ending", ["motion", "SIGTERM", "reload"])
+def test_the_motion_events_enables_are_put_back(bed_factory, tmp_path, shm_name, ending):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name)
+    try:
+        i, _ = d.wait_log(r"at rest: events/in_accel_x_roc_either_en, events/in_accel_y_roc_either_en, "
+                          r"events/in_accel_z_roc_either_en = 1", "the events enabled")
+        assert enables(bed) == ["1", "1", "1"]
+        if ending == "motion":
+            held.pose = (0.3, 0.2)
+            stream.motion("x")
+        elif ending == "reload":
+            d.p.send_signal(1)
+        if ending != "SIGTERM":
+            j, _ = d.wait_log(r"events/in_accel_z_roc_either_en put back to 0", "put back", start=i)
+            moved = [line for line in d.logs[i:j] if MOVING in line]
+            assert not moved if ending == "reload" else True
+            wait_until(lambda: enables(bed) == ["0", "0", "0"] or
+                       any("roc_either_en = 1" in line for line in d.logs[j:]), "the files put back", daemon=d)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert enables(bed) == ["0", "0", "0"]
+    assert stream.requests == 1, "one event stream for the attach"
+
+
+def test_bytes_that_are_no_event_record_are_said_once_and_the_device_is_read_all_the_same(bed_factory, tmp_path,
+                                                                                            shm_name):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name)
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        time.sleep(0.5)
+        held.pose = (0.2, 0.2)
+        stream.send(b"\x01" * 10)
+        _, said = d.wait_log(r"iio:device0 .*: event stream: 10 bytes, not a whole number of 16-byte records; "
+                             r"ignored, the device is read all the same", "the bad record said", start=rest)
+        d.wait_log(MOVING, "the move read", start=rest)
+        stream.send(b"\x02" * 10)
+        d.wait_log(REST, "at rest again", start=rest + 1)
+        time.sleep(0.5)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert len([line for line in d.logs if "event stream:" in line]) == 1
+
+
+def test_an_event_stream_the_kernel_refuses_is_said_once_and_the_device_is_read_on_a_timer(bed_factory, tmp_path,
+                                                                                          shm_name):
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name, refuse=16)     # EBUSY
+    try:
+        rest, _ = d.wait_log(REST, "the device at rest")
+        _, said = d.wait_log(r"iio:device0 .*: ioctl IIO_GET_EVENT_FD_IOCTL on /dev/iio:device0 failed: "
+                             r".*\(errno 16\); reading it every 0\.1 s at rest instead", "the refusal said")
+        rate = wakeup_rate(d, 5, after=1)
+    finally:
+        status = d.stop()
+        held.close()
+    assert status == 0
+    assert rate <= 10.5, rate
+    assert enables(bed) == ["0", "0", "0"], "nothing left enabled"
