@@ -29,7 +29,7 @@ package struct SegmentAccessAdvice: Equatable {
             return facts + ": \(user) is not in group \(group): \(join)"
         }
         if !inSession {
-            return facts + ": \(user) is in group \(group), but this session began before that: log in again"
+            return facts + ": \(user) is in group \(group), but was added after logging in: log in again"
         }
         return facts + ": \(user) is in group \(group), which may read it, yet access is denied "
             + "(an ACL or a security module: getfacl \(path))"

@@ -6,7 +6,7 @@ import Testing
 /// step that fixes it.
 @Test(arguments: [
     (0o640, false, false, "alice is not in group shimmerd: sudo usermod -aG shimmerd alice, then log in again"),
-    (0o640, true, false, "alice is in group shimmerd, but this session began before that: log in again"),
+    (0o640, true, false, "alice is in group shimmerd, but was added after logging in: log in again"),
     (0o640, true, true, "alice is in group shimmerd, which may read it, yet access is denied (an ACL or a security module: getfacl /dev/shm/shimmer)"),
     (0o600, true, true, "only its owner may read it; let the group read it with Sink.mode = 0640 in the daemon's configuration "
         + "([Sink] mode = 0640 in /etc/shimmerd/shimmerd.conf, then systemctl reload shimmerd)"),
