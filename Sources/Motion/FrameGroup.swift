@@ -7,7 +7,7 @@ struct FrameGroup: Sendable {
     /// a spike (a tap, a knock, a vibration's peak, a jolt), and a group that holds one
     /// is not evidence: its window means carry what the spike and its rebound did, not
     /// where gravity was.
-    static let spikeLimit = 0.3 * 9.80665
+    static let spikeLimit = 0.3 * AttitudeConfiguration.standardGravity
     var startWindow = 0
     var active = false
     /// A reading of the group was a spike (`spikeLimit`).
@@ -38,7 +38,7 @@ struct FrameGroup: Sendable {
         let k = n - startWindow
         guard active, k >= 0, k < Self.windows else { return }
         sums[k].add(f, plus: turns.plus.matrix, minus: turns.minus.matrix)
-        if abs(f.length - 9.80665) > Self.spikeLimit { spiky = true }
+        if abs(f.length - AttitudeConfiguration.standardGravity) > Self.spikeLimit { spiky = true }
         let r = turns.plus
         let s = (r.x * r.x + r.y * r.y + r.z * r.z).squareRoot()
         turned = max(turned, 2 * atan2(s, abs(r.w)))

@@ -103,6 +103,13 @@ package struct GyroFrameCheck: Sendable {
         return Matrix3(rows: axis(o.0, signs & 1 != 0), axis(o.1, signs & 2 != 0), axis(o.2, signs & 4 != 0))
     }
 
+    /// Frame `i` as a rotation `q` and whether the rates are reversed (`proper` false): a
+    /// proper `P = q`, an improper `P = -q`.
+    private static func rotation(ofFrame i: Int) -> (q: Matrix3, proper: Bool) {
+        let p = frame(i)
+        return p.determinant > 0 ? (p, true) : (p * -1, false)
+    }
+
     /// The verdict on the frame in use.
     package enum Verdict: Hashable, Sendable {
         case trusted
@@ -244,6 +251,7 @@ package struct GyroFrameCheck: Sendable {
     /// A counted group is also a vote (`vote`) where it tells the frame in use and the
     /// one that fits it best apart decisively.
     private mutating func weigh(_ group: FrameGroup) -> Bool {
+        guard !group.spiky else { return false }
         var spreads = InlineArray<48, Double>(repeating: 0)   // frameCount
         var groupBest = (spread: Double.infinity, centre: Vector3.zero)
         var bestIndex = 0
@@ -255,7 +263,7 @@ package struct GyroFrameCheck: Sendable {
                 bestIndex = i
             }
         }
-        guard !group.spiky, group.turned * group.turned >= Self.signalRatio * groupBest.spread else { return false }
+        guard group.turned * group.turned >= Self.signalRatio * groupBest.spread else { return false }
         for i in 0..<Self.frameCount {
             scores[i] = scores[i] * memory + spreads[i]
             votes[i] *= memory
@@ -325,9 +333,7 @@ package struct GyroFrameCheck: Sendable {
     /// the motion can tell the two frames apart by. A turn about an axis the two frames
     /// share, or no turn, parts them by nothing.
     private func separation(of group: FrameGroup, frame i: Int, gravity g0: Vector3) -> Double {
-        let p = Self.frame(i)
-        let proper = p.determinant > 0
-        let q = proper ? p : p * -1
+        let (q, proper) = Self.rotation(ofFrame: i)
         var d = InlineArray<4, Vector3>(repeating: .zero)
         var mean = Vector3.zero
         for k in 0..<FrameGroup.windows {
@@ -343,9 +349,7 @@ package struct GyroFrameCheck: Sendable {
     /// The spread of a group's window means in frame `i` (a squared fraction of g), and
     /// their mean, weighted by the readings.
     private func spread(of group: FrameGroup, inFrame i: Int) -> (spread: Double, centre: Vector3) {
-        let p = Self.frame(i)
-        let proper = p.determinant > 0
-        let q = proper ? p : p * -1
+        let (q, proper) = Self.rotation(ofFrame: i)
         var means = InlineArray<4, Vector3>(repeating: .zero)
         var centre = Vector3.zero, weighted = Vector3.zero, count = 0
         for k in 0..<FrameGroup.windows {
