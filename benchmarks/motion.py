@@ -472,7 +472,9 @@ def run_trace(binary, records, tag, workdir, extra=()):
     if p.returncode != 0:
         sys.exit("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
     with open(out) as f:
-        return DaemonRun([json.loads(line) for line in f if line.strip()], p.stderr)
+        # The log names the trace by its path: the scratch directory's name, new each run,
+        # is left out, so that two runs of one binary print the same report.
+        return DaemonRun([json.loads(line) for line in f if line.strip()], p.stderr.replace(workdir + "/", ""))
 
 
 def run(binary, path, gyro, workdir, extra=()):

@@ -71,6 +71,12 @@ package struct AttitudeEstimator: Sendable {
     /// within `BaselineCapture.restLimit`.
     package private(set) var baselineRested = true
     private var filters: [OneEuroFilter]
+    /// How much of one conversion's noise is left in the smoothed direction, followed reading
+    /// by reading (`SmoothedNoise`): readings far apart (a still device read once a second)
+    /// are smoothed by little, a sensor read faster than it converts repeats its readings,
+    /// and the rest band is as wide as what is left.
+    private var smoothedNoise = SmoothedNoise()
+    private var lastUp: Vector3?
     private var previousT: Double?
     package private(set) var noise = NoiseEstimator()
     /// The gyroscope's rate noise (rad/s, summed over the three axes), from its readings.
@@ -131,6 +137,8 @@ package struct AttitudeEstimator: Sendable {
         let filtered = if case .oneEuro = configuration.filter { true } else { false }
         capture.restart(notBefore: t, untilRest: untilRest && filtered)
         filters = Self.makeFilters(configuration.filter)
+        smoothedNoise = SmoothedNoise()
+        lastUp = nil
         gate.reset()
         noise.restart()
         previousT = nil
@@ -227,6 +235,7 @@ package struct AttitudeEstimator: Sendable {
 
     /// `u` from one accelerometer reading: fused or filtered, then gated.
     private mutating func attitude(_ rawUp: Vector3, acceleration a: Vector3, at t: Double) -> Vector3 {
+        let first = previousT == nil
         let dt = previousT.map { t - $0 } ?? 0
         previousT = t
         noise.add(rawUp)
@@ -246,6 +255,12 @@ package struct AttitudeEstimator: Sendable {
         }
         // The accelerometer's own smoothed direction, fused or not: the rest gate watches it.
         let smoothed = smooth(rawUp, at: t)
+        if first {
+            smoothedNoise = SmoothedNoise()    // the filter's first output is the reading itself
+        } else if dt > 0 {
+            smoothedNoise.add(alpha: oneEuroAlpha(dt), repeated: rawUp == lastUp)
+        }
+        lastUp = rawUp
         var fused: Vector3?
         var fusedBand = 0.0, fusedWalk = 0.0
         if fusion != nil {
@@ -258,7 +273,7 @@ package struct AttitudeEstimator: Sendable {
             fusedWalk = Self.restBandNoiseMultiple * rateWalk(dt)
         }
         guard case .oneEuro = configuration.filter else { return fused ?? smoothed }
-        let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * oneEuroPasses(dt))
+        let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * smoothedNoise.share.squareRoot())
         return gate.update(smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand,
                            fusedWalk: fusedWalk)
     }
@@ -299,18 +314,12 @@ package struct AttitudeEstimator: Sendable {
         return sigma * (dt * RestGate.fusedTime).squareRoot()
     }
 
-    /// The part of white noise's amplitude a one-pole low-pass with gain `alpha` per
-    /// sample lets through: sqrt(alpha / (2 - alpha)).
-    static func onePolePasses(_ alpha: Double) -> Double {
-        let a = min(max(alpha, 0), 1)
-        return (a / (2 - a)).squareRoot()
-    }
-
-    /// The One Euro filter at rest is a one-pole low-pass at `minCutoff`.
-    private func oneEuroPasses(_ dt: Double) -> Double {
-        guard case .oneEuro(let p) = configuration.filter, dt > 0 else { return 1 }
+    /// The One Euro filter at rest is a one-pole low-pass at `minCutoff`: its gain for a
+    /// reading `dt` after the last.
+    private func oneEuroAlpha(_ dt: Double) -> Double {
+        guard case .oneEuro(let p) = configuration.filter else { return 1 }
         let tau = 1 / (2 * Double.pi * p.minCutoff)
-        return Self.onePolePasses(1 / (1 + tau / dt))
+        return 1 / (1 + tau / dt)
     }
 
     private mutating func smooth(_ u: Vector3, at t: Double) -> Vector3 {

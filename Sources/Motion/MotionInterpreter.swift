@@ -177,4 +177,7 @@ package struct MotionInterpreter: Sendable {
     /// The device lies still and the picture has settled: the source may read slowly.
     package func isResting(at t: Double) -> Bool { drawing.isResting(at: t) }
 
+    /// At rest, the last reading lay near the edge of the rest band (`RestGate.doubted`).
+    package var restDoubted: Bool { tracker.estimator.gate.doubted }
+
 }

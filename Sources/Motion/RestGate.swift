@@ -35,6 +35,13 @@ package struct RestGate: Sendable {
     /// Seconds: the fused direction's recent mean, a one-pole low-pass.
     package static let fusedTime = 1.0
     package private(set) var held: Vector3?
+    /// At rest, the last input stayed within the band but beyond `doubtShare` of it: noise
+    /// alone does that about once in 170 looks (a normal scatter's 3.2 sigma, where the
+    /// band is 6.4), a slow creep sooner. A caller that reads the device seldom at rest
+    /// reads it again at once to settle the doubt (`ReadSchedule.lookCloser`).
+    package private(set) var doubted = false
+    /// The share of the band beyond which an input at rest is doubted.
+    package static let doubtShare = 0.5
     /// When the quiet stretch that led to `held` began: the device has rested since then.
     package private(set) var restingSince: Double?
     private var stretchStart = 0.0
@@ -58,8 +65,13 @@ package struct RestGate: Sendable {
         let dt = lastT.map { max(0, t - $0) } ?? 0
         lastT = t
         let moving = fused ?? u
+        doubted = false
         if let h = held {
-            if (u - h).length <= band, fusedIsQuiet(fused, band: max(fusedBand, fusedWalk), dt: dt) { return h }
+            let off = (u - h).length
+            if off <= band, fusedIsQuiet(fused, band: max(fusedBand, fusedWalk), dt: dt) {
+                doubted = off > Self.doubtShare * band
+                return h
+            }
             held = nil
             restingSince = nil
             startStretch(u, reading, at: t)
@@ -100,6 +112,7 @@ package struct RestGate: Sendable {
     /// Forgets everything (a new baseline).
     package mutating func reset() {
         held = nil
+        doubted = false
         restingSince = nil
         stretchReference = nil
         fusedMean = nil

@@ -107,6 +107,8 @@ final class MotionStage {
     var drawnFocal: FocalPoint { interpreter.drawing.position }
     func isSettled(at now: Double) -> Bool { interpreter.drawing.isSettled(at: now) }
     func isResting(at now: Double) -> Bool { interpreter.drawing.isResting(at: now) }
+    /// The last reading at rest lay near the edge of the rest band (`RestGate.doubted`).
+    var restDoubted: Bool { interpreter.restDoubted }
     /// Where a frame at `now` draws the point.
     func point(at now: Double) -> FocalPoint { interpreter.drawing.point(at: now) }
     /// A frame published at `now`.

@@ -276,6 +276,7 @@ package final class Pipeline {
     /// A device lying still is read slowly; the first sample that moves restores the rate.
     private func restIfStill(at now: Double) {
         let idle = motion.isResting(at: now)
+        if idle, sourceIdle, motion.restDoubted { parts.source.lookCloser(now: now) }
         guard idle != sourceIdle else { return }
         sourceIdle = idle
         parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)

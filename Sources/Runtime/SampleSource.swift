@@ -18,6 +18,10 @@ package protocol SampleSource: AnyObject {
     func release()
     /// Slows reading down to `period` seconds while the device lies still; nil: full rate.
     func setIdle(period: Double?)
+    /// At rest, the last reading lay near the edge of the rest band: a device read seldom
+    /// at rest (a backstop read besides its own motion events) is read at full rate for a
+    /// moment, so that a slow creep is drawn without waiting for the next backstop read.
+    func lookCloser(now: Double)
     /// No sample will ever come again (a trace played to its end): the loop finishes
     /// once the last frame has settled.
     var isExhausted: Bool { get }
@@ -42,6 +46,7 @@ extension SampleSource {
     /// A simulated or recorded sensor costs nothing to keep reading: it never suspends.
     package func suspend(why: String) -> SensorEvent? { nil }
     package func resume(now: Double) {}
+    package func lookCloser(now: Double) {}
     package var attachment: AccelerometerService.Attachment? { nil }
 
     /// `handle(now:readable:into:)` into a new array.

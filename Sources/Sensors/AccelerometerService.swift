@@ -116,6 +116,10 @@ package final class AccelerometerService {
     /// read on a timer.
     private var restDescriptor: Int32?
 
+    /// At rest with a backstop read, the last reading lay near the edge of the rest band:
+    /// its next `ReadSchedule.closerReads` reads come at full rate.
+    package func lookCloser(now: Double) { schedule.lookCloser(now: now) }
+
     /// The device moves again, or is released: timed reads, what the watch wrote put back.
     private func endRest(deviceGone: Bool = false) {
         accelerometer?.endRest(deviceGone: deviceGone)

@@ -30,6 +30,13 @@ struct ReadSchedule: Sendable {
     private var confirmUntil = -Double.infinity
     /// Seconds of timed reads after the device's own wakeup at rest.
     static let confirmation = 1.0
+    /// At rest, how many reads at full rate are still to come: a backstop read that the
+    /// rest gate doubted (near the edge of its band: a creep no event reports, or noise) is
+    /// settled by the readings right after it rather than by the next backstop's.
+    private var closerReadsLeft = 0
+    /// Reads at full rate that settle a doubt: over ten readings the smoothed direction's
+    /// noise falls to a third of one reading's (the One Euro filter at rest, 100 Hz).
+    static let closerReads = 10
 
     /// Seconds between reads at full rate.
     var fullRatePeriod: Double { fullRate }
@@ -57,6 +64,7 @@ struct ReadSchedule: Sendable {
             if newValue == nil, idle != nil { nextReadAt = 0 }
             idle = newValue
             lastData = nil
+            closerReadsLeft = 0
         }
     }
 
@@ -68,11 +76,20 @@ struct ReadSchedule: Sendable {
         set {
             if newValue == nil, backstop != nil, idle != nil { nextReadAt = 0 }    // timed reads from now on
             backstop = newValue
+            closerReadsLeft = 0
         }
     }
 
     /// At rest, and the device's own descriptor is waited on instead of the timer.
     var watchesAtRest: Bool { idle != nil && backstop != nil }
+
+    /// At rest with a backstop read, the last reading was doubted: the next
+    /// `closerReads` reads come at full rate from `now` (a look under way is not lengthened).
+    mutating func lookCloser(now: Double) {
+        guard watchesAtRest, backstop?.isFinite == true, closerReadsLeft == 0 else { return }
+        closerReadsLeft = Self.closerReads
+        nextReadAt = min(nextReadAt, now + fullRate)
+    }
 
     /// Seconds between timed reads.
     var period: Double {
@@ -115,7 +132,8 @@ struct ReadSchedule: Sendable {
             // The device says when it moves: the next timed read is the backstop's, or,
             // after the device woke the caller, a confirming one.
             if woke, gotData { confirmUntil = now + Self.confirmation }
-            nextReadAt = now < confirmUntil ? now + idle : now + period
+            if closerReadsLeft > 0 { closerReadsLeft -= 1 }
+            nextReadAt = closerReadsLeft > 0 ? now + fullRate : now < confirmUntil ? now + idle : now + period
             lastData = nil
             return
         }

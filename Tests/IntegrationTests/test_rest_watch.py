@@ -17,6 +17,7 @@ Figures: over 20 s from 2 s after rest, at most 1.5 wakeups a second (voluntary 
 switches of all the daemon's threads, test_demand.wakeups); the first motion after a rest
 drawn (the shm header's focal point moves) within 100 ms at p95 and 150 ms at most over 20
 trials."""
+import math
 import os
 import random
 import struct
@@ -326,6 +327,7 @@ class Held:
         self.noise = noise
         self.rng = random.Random(3)
         self.hand_until = 0.0        # a hand moves it: +-3 counts, as for the other devices
+        self.creeping = None         # (from, to, start, seconds): a slow drift, no event
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -334,8 +336,12 @@ class Held:
     def run(self):
         while not self.stop.is_set():
             with self.lock:
-                raw = EV_DEV.raw_for(pose(*self.pose))
                 now = time.monotonic()
+                if self.creeping:
+                    a, b, start, seconds = self.creeping
+                    f = min(1.0, (now - start) / seconds)
+                    self.pose = tuple(x + (y - x) * f for x, y in zip(a, b))
+                raw = EV_DEV.raw_for(pose(*self.pose))
                 noise = 3 if now < self.hand_until else self.noise if now < self.noise_until else 0
                 self.bed.set_raw(EV_DEV, [v + self.rng.randint(-noise, noise) for v in raw])
             time.sleep(0.01)
@@ -347,6 +353,12 @@ class Held:
             self.pose = to
             self.hand_until = time.monotonic() + 0.5
             self.bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(*to)))
+
+    def creep(self, to, seconds):
+        """From now on the device drifts to `to` at an even pace over `seconds`, too slow
+        for its motion detector, which sends nothing; then it lies there."""
+        with self.lock:
+            self.creeping = (self.pose, to, time.monotonic(), seconds)
 
     def close(self):
         self.stop.set()
@@ -397,6 +409,36 @@ def test_a_bmc150_with_its_interrupt_at_rest_wakes_at_most_1_5_times_a_second_an
     assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
     assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
     assert enables(bed) == ["0", "0", "0"]
+
+
+def test_a_creep_no_event_reports_is_drawn_within_1_1_s_of_its_end(bed_factory, tmp_path, shm_name):
+    """Half a degree over 2 s, below any motion detector's threshold: the read every second
+    besides the events sees it, the device's noise (+-1 count, 0.1 degrees) all along."""
+    bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name, noise=1)
+    held.noise_until = float("inf")
+    half_degree = math.radians(0.5)
+    delays = []
+    try:
+        mark = 0
+        for k in range(6):
+            mark, _ = d.wait_log(REST, "rest before creep %d (drawn so far: %s)" % (k, delays), start=mark)
+            mark += 1
+            time.sleep(0.5 + 0.17 * k)      # the creep starts at another phase of the reads each time
+            before = focal(shm_name)
+            roll, lean = held.pose
+            start = time.monotonic()
+            held.creep((roll, lean + (half_degree if k % 2 == 0 else -half_degree)), 2.0)
+            while focal(shm_name) == before and time.monotonic() < start + 5:
+                time.sleep(0.002)
+            delays.append(time.monotonic() - start)
+            time.sleep(max(0.0, start + 2.0 - time.monotonic()))      # the creep ends before the next rest
+    finally:
+        status = d.stop()
+        held.close()
+    print("a half-degree creep over 2 s with no event: drawn %s s after it began"
+          % ", ".join("%.2f" % x for x in delays))
+    assert status == 0 and stream.unknown == []
+    assert max(delays) <= 2 + 1.1, delays
 
 
 @pytest.mark.parametrize("ending", ["motion", "SIGTERM", "reload"])

@@ -246,6 +246,83 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
     #expect(!gate.isAtRest)
 }
 
+/// At rest, an input beyond half the band is held all the same but doubted; one within
+/// half the band, or a new stretch, is not.
+@Test func restGateDoubtsAnInputNearTheEdgeOfItsBand() {
+    var gate = RestGate(settleTime: 0.3)
+    let u = Vector3(0, 0, 1)
+    for i in 0..<40 { _ = gate.update(u, reading: u, band: 0.002, at: Double(i) * 0.01) }
+    #expect(gate.isAtRest && !gate.doubted)
+    let edge = Vector3(0.0015, 0, 1).normalized!
+    #expect(gate.update(edge, reading: edge, band: 0.002, at: 0.5) == u)
+    #expect(gate.isAtRest && gate.doubted)
+    let near = Vector3(0.0008, 0, 1).normalized!
+    #expect(gate.update(near, reading: near, band: 0.002, at: 0.51) == u)
+    #expect(!gate.doubted)
+    let far = Vector3(0.003, 0, 1).normalized!
+    _ = gate.update(edge, reading: edge, band: 0.002, at: 0.52)
+    #expect(gate.update(far, reading: far, band: 0.002, at: 0.53) == far)
+    #expect(!gate.isAtRest && !gate.doubted)
+}
+
+/// The share of one conversion's noise left in a one-pole low-pass's output, followed
+/// reading by reading, against the weights of the conversions in the output written out.
+@Test(arguments: [0.05, 0.2, 0.7])
+func smoothedNoiseIsTheSumOfTheSquaredWeightsOfTheConversions(_ alpha: Double) {
+    var tracked = SmoothedNoise()
+    var weights = [1.0]      // the first output is the first reading
+    var noise = Noise(seed: 11)
+    for _ in 0..<200 {
+        let repeated = noise.uniform() < 0.6      // the same conversion read again
+        let a = alpha * (0.5 + 0.5 * noise.uniform())   // readings unevenly spaced
+        tracked.add(alpha: a, repeated: repeated)
+        weights = weights.map { $0 * (1 - a) }
+        if repeated { weights[weights.count - 1] += a } else { weights.append(a) }
+        let share = weights.reduce(0) { $0 + $1 * $1 }
+        #expect(abs(tracked.share - share) < 1e-12)
+    }
+}
+
+@Test func smoothedNoiseSettlesAtTheOnePoleFigureAndAReadingAfterAGapPassesNearlyWhole() {
+    var s = SmoothedNoise()
+    for _ in 0..<500 { s.add(alpha: 0.2, repeated: false) }
+    #expect(abs(s.share - 0.2 / 1.8) < 1e-12)
+    // A still device read once a second: the One Euro filter's gain at 4 Hz is 0.96.
+    s.add(alpha: 0.96, repeated: false)
+    #expect(s.share > 0.92)
+    // One conversion read over and over is passed whole in the end.
+    for _ in 0..<500 { s.add(alpha: 0.2, repeated: true) }
+    #expect(abs(s.share - 1) < 1e-9)
+}
+
+/// A still sensor that converts slower than it is read, or whose reader stalls: its
+/// readings repeat (here each conversion is read one to six times), so its noise passes
+/// the low-pass as a slower noise, less smoothed. The rest band follows it: the device
+/// comes to rest, and stays there, as one read at a steady pace does.
+@Test(arguments: [false, true])
+func aStillSensorReadFasterThanItConvertsComesToRest(_ repeats: Bool) {
+    var e = AttitudeEstimator(AttitudeConfiguration(baselineSamples: 3, filter: .oneEuro(.defaults)))
+    var noise = Noise(seed: 5)
+    let sigma = 0.0016 * g     // 0.09 degrees a direction, a bmc150's one count
+    var reading = Vector3.zero
+    var left = 0
+    var restedAt: Double?
+    var lettingGo = 0
+    for i in 0..<1500 {
+        let t = Double(i) * 0.01
+        if left == 0 {
+            reading = Vector3(noise.gaussian() * sigma, -g * 0.98 + noise.gaussian() * sigma, -g * 0.2 + noise.gaussian() * sigma)
+            left = repeats ? 1 + Int(noise.uniform() * 6) : 1
+        }
+        left -= 1
+        _ = e.update(acceleration: reading, at: t)
+        if e.gate.isAtRest, restedAt == nil { restedAt = t }
+        if restedAt != nil, !e.gate.isAtRest { lettingGo += 1 }
+    }
+    #expect(restedAt != nil && restedAt! < 5, "at rest from \(restedAt ?? .nan) s")
+    #expect(lettingGo == 0)
+}
+
 /// With a gyroscope, the fused direction may walk slowly while held (its rate noise): the
 /// held direction stays exactly the same; a turn the gyroscope sees at once lets go.
 @Test func restGateFollowsTheFusedWalkAndLetsGoAtATurn() {

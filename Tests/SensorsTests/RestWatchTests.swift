@@ -116,6 +116,55 @@ struct RestWatchTests {
         s.didRead(now: 5, waited: true, woke: false, gotData: true)
         #expect(!s.isDue(now: 5.99) && s.isDue(now: 6))
     }
+
+    /// A backstop read the rest gate doubted: ten reads at full rate settle it, then the
+    /// backstop's pace again; a look under way is not lengthened by a second doubt.
+    @Test func aDoubtedBackstopReadIsFollowedByATenthOfASecondAtFullRate() {
+        var s = ReadSchedule(rateHz: 100)
+        s.attached(now: 0, batchInterval: 0.01)
+        s.idlePeriod = 0.1
+        s.restBackstop = 1.0
+        s.didRead(now: 5, waited: true, woke: false, gotData: true)
+        s.lookCloser(now: 5)
+        #expect(abs(s.nextRead - 5.01) < 1e-12)
+        var t = 5.0
+        var reads: [Double] = []
+        while t < 7 {
+            t = s.nextRead
+            reads.append(t)
+            s.didRead(now: t, waited: true, woke: false, gotData: true)
+            if t < 5.09 { s.lookCloser(now: t) }     // still doubted: the look is not lengthened
+            if t > 5.2 { break }
+        }
+        #expect(reads.filter { $0 < 5.1 + 1e-9 }.count == ReadSchedule.closerReads)
+        #expect(abs(reads.last! - 6.1) < 1e-9, "after the look, the next read is a backstop's: \(reads)")
+    }
+
+    @Test func aDoubtChangesNothingWhereTheDeviceIsNotReadOnABackstop() {
+        // Read every idle period at rest (no watch of its own): no look needed.
+        var timed = ReadSchedule(rateHz: 100)
+        timed.attached(now: 0, batchInterval: 0.01)
+        timed.idlePeriod = 0.1
+        timed.didRead(now: 5, waited: false, woke: false, gotData: true)
+        let due = timed.nextRead
+        timed.lookCloser(now: 5)
+        #expect(timed.nextRead == due)
+        // A node that reports its changes itself (no backstop read): nothing timed at all.
+        var node = ReadSchedule(rateHz: 100)
+        node.attached(now: 0, batchInterval: 0.01)
+        node.idlePeriod = 0.1
+        node.restBackstop = .infinity
+        node.didRead(now: 5, waited: true, woke: false, gotData: true)
+        node.lookCloser(now: 5)
+        #expect(node.timeout(now: 5) == .infinity)
+        // Moving: reads are at full rate anyway.
+        var moving = ReadSchedule(rateHz: 100)
+        moving.attached(now: 0, batchInterval: 0.01)
+        moving.didRead(now: 5, waited: false, woke: false, gotData: true)
+        let next = moving.nextRead
+        moving.lookCloser(now: 5)
+        #expect(moving.nextRead == next)
+    }
 }
 
 /// The records of a device's event stream, and which devices' motion events are used.
