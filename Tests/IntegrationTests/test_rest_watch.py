@@ -411,14 +411,17 @@ def test_a_bmc150_with_its_interrupt_at_rest_wakes_at_most_1_5_times_a_second_an
     assert enables(bed) == ["0", "0", "0"]
 
 
-def test_a_creep_no_event_reports_is_drawn_within_1_1_s_of_its_end(bed_factory, tmp_path, shm_name):
-    """Half a degree over 2 s, below any motion detector's threshold: the read every second
-    besides the events sees it, the device's noise (+-1 count, 0.1 degrees) all along."""
+def test_with_its_noise_all_along_a_bmc150_rests_on_its_events_and_a_creep_they_miss_is_drawn_within_1_1_s_of_its_end(
+        bed_factory, tmp_path, shm_name):
+    """The device's noise (+-1 count, 0.1 degrees) all along: at rest, at most 1.5 wakeups a
+    second all the same; then half a degree over 2 s, below any motion detector's
+    threshold: the read every second besides the events sees it."""
     bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name, noise=1)
     held.noise_until = float("inf")
     half_degree = math.radians(0.5)
     delays = []
     try:
+        rate = still_wakeups(d, 0)
         mark = 0
         for k in range(6):
             mark, _ = d.wait_log(REST, "rest before creep %d (drawn so far: %s)" % (k, delays), start=mark)
@@ -435,9 +438,10 @@ def test_a_creep_no_event_reports_is_drawn_within_1_1_s_of_its_end(bed_factory, 
     finally:
         status = d.stop()
         held.close()
-    print("a half-degree creep over 2 s with no event: drawn %s s after it began"
-          % ", ".join("%.2f" % x for x in delays))
+    print("bmc150 with motion events and its noise, at rest: %.2f wakeups a second; a half-degree creep over 2 s "
+          "with no event: drawn %s s after it began" % (rate, ", ".join("%.2f" % x for x in delays)))
     assert status == 0 and stream.unknown == []
+    assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
     assert max(delays) <= 2 + 1.1, delays
 
 
