@@ -31,8 +31,9 @@ struct ReadSchedule: Sendable {
     /// Seconds of timed reads after the device's own wakeup at rest.
     static let confirmation = 1.0
     /// At rest, how many reads at full rate are still to come: a backstop read that the
-    /// rest gate doubted (near the edge of its band: a creep no event reports, or noise) is
-    /// settled by the readings right after it rather than by the next backstop's.
+    /// rest gate doubted (near the edge of its band: a creep no event reports, or noise),
+    /// or a motion event, is settled by the readings right after it rather than by the
+    /// next backstop's or the confirming ones every `idlePeriod`.
     private var closerReadsLeft = 0
     /// Reads at full rate that settle a doubt: over ten readings the smoothed direction's
     /// noise falls to a third of one reading's (the One Euro filter at rest, 100 Hz).
@@ -131,7 +132,13 @@ struct ReadSchedule: Sendable {
         if watchesAtRest, let idle {
             // The device says when it moves: the next timed read is the backstop's, or,
             // after the device woke the caller, a confirming one.
-            if woke, gotData { confirmUntil = now + Self.confirmation }
+            if woke, gotData {
+                confirmUntil = now + Self.confirmation
+                // A device's motion event (a watch with a backstop read): its reading may
+                // predate the motion (a buffer's next scan carries it), so the next reads
+                // come at full rate, as a doubted reading's do.
+                if backstop?.isFinite == true { closerReadsLeft = Self.closerReads }
+            }
             if closerReadsLeft > 0 { closerReadsLeft -= 1 }
             nextReadAt = closerReadsLeft > 0 ? now + fullRate : now < confirmUntil ? now + idle : now + period
             lastData = nil

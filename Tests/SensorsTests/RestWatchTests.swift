@@ -140,6 +140,29 @@ struct RestWatchTests {
         #expect(abs(reads.last! - 6.1) < 1e-9, "after the look, the next read is a backstop's: \(reads)")
     }
 
+    /// A motion event woke the caller: ten reads at full rate (the scan that shows the
+    /// motion may come after the event), then every idle period to the end of the
+    /// confirming second, then the backstop's pace.
+    @Test func aMotionEventIsFollowedByTenReadsAtFullRateThenTheConfirmingOnes() {
+        var s = ReadSchedule(rateHz: 100)
+        s.attached(now: 0, batchInterval: 0.01)
+        s.idlePeriod = 0.1
+        s.restBackstop = 1.0
+        s.didRead(now: 5, waited: true, woke: true, gotData: true)
+        var reads: [Double] = []
+        var t = 5.0
+        while reads.count < 40 {
+            t = s.nextRead
+            if t > 8 { break }
+            reads.append(t)
+            s.didRead(now: t, waited: true, woke: false, gotData: true)
+        }
+        let gaps = zip(reads, [5.0] + reads).map { (($0 - $1) * 1000).rounded() / 1000 }
+        #expect(gaps.prefix(ReadSchedule.closerReads - 1).allSatisfy { $0 == 0.01 }, "\(gaps)")
+        #expect(gaps.dropFirst(ReadSchedule.closerReads - 1).prefix(9).allSatisfy { $0 == 0.1 }, "\(gaps)")
+        #expect(gaps.last == 1.0 && reads.last! < 7.1, "\(gaps)")
+    }
+
     @Test func aDoubtChangesNothingWhereTheDeviceIsNotReadOnABackstop() {
         // Read every idle period at rest (no watch of its own): no look needed.
         var timed = ReadSchedule(rateHz: 100)
