@@ -37,7 +37,7 @@ extension CommandContext {
         case "debug": .debug
         default: .info
         }
-        return Logging.Logger(label: "shimmerd", handler: LogHandler(minimumLevel: l))
+        return Logging.Logger(label: "shimmerd", handler: DescriptorLogHandler(minimumLevel: l))
     }
 }
 

@@ -20,9 +20,11 @@ package final class Daemon {
     }
 
     let log: Logger
-    let notifier = ServiceNotifier()
-    let start = MonotonicClock.seconds()
-    let startedUTC = RunDescription.utcNow()
+    /// The clocks, waits, signals, service manager and bus of the machine.
+    let host: DaemonHost
+    var notifier: any ServiceNotifying { host.notifier }
+    let start: Double
+    let startedUTC: String
     /// Re-reads the configuration on SIGHUP.
     let reload: () throws(Failure) -> Configuration
     let sourceChoice: SourceChoice
@@ -30,7 +32,7 @@ package final class Daemon {
     package private(set) var trace: TraceWriter?
     package private(set) var framesPublished: UInt64 = 0
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
-    private var bus: StatusBus?
+    private var bus: (any StatusChannel)?
     package var onFrame: ((UInt64, Double) -> Void)?
     /// Called after every wait of the loop with the run's time.
     package var onWake: ((Double) -> Void)?
@@ -41,14 +43,17 @@ package final class Daemon {
     /// The command line, for the trace's header.
     package var argv: [String] = []
 
-    package init(config: Configuration, source: SourceChoice = .configured, log: Logger,
+    package init(config: Configuration, source: SourceChoice = .configured, log: Logger, host: DaemonHost = DaemonHost(),
                  reload: @escaping () throws(Failure) -> Configuration) {
         self.config = config
         self.log = log
+        self.host = host
+        start = host.monotonicSeconds
+        startedUTC = host.utcNow()
         self.reload = reload
         sourceChoice = source
         if case .configured = source, case .trace = config.sensor.device {
-            traceClock = TraceClock(speed: config.sensor.traceSpeed)
+            traceClock = TraceClock(speed: config.sensor.traceSpeed, realClock: { host.monotonicSeconds })
         } else {
             traceClock = nil
         }
@@ -56,13 +61,13 @@ package final class Daemon {
 
     package var clock: () -> Double {
         if let traceClock { return { traceClock.now } }
-        let start = self.start
-        return { MonotonicClock.seconds() - start }
+        let start = self.start, host = self.host
+        return { host.monotonicSeconds - start }
     }
 
     var wait: Pipeline.Wait {
         if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1, into: &$2) } }
-        return { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }
+        return host.wait
     }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.
@@ -73,22 +78,15 @@ package final class Daemon {
     /// it was (same sink, same trace, same baseline) with one line saying why. A sink,
     /// trace or sensor whose settings did not change is carried over, not reopened.
     package func run(duration: Double?) throws(Failure) {
-        let signals = ProcessSignals.take(DaemonSignals.signals)
-        // A trace past RLIMIT_FSIZE must be a write error (EFBIG: logged, lines kept
-        // queued), not the default action of SIGXFSZ, which kills without a flush.
-        ProcessSignals.ignore([.fileSizeLimit])
-        // A fault still writes the trace's queued lines before the process dies of it.
-        CrashFlush.install()
+        let signals = host.takeSignals(DaemonSignals.signals)
+        host.prepareProcess()
         var running = try assemble(config, replacing: nil).assembly
         trace = running.trace
         defer { notifier.stopping() }
         let counters = RunCounters()
         // The real daemon offers its state on the system bus; a demo or a replay does not.
         if case .configured = sourceChoice, traceClock == nil {
-            // Any local user may send the bus object a message of up to 32 MiB (dbus-daemon's
-            // limit): its memory goes back when it is freed instead of staying in the heap.
-            Heap.mapBlocks(largerThan: 4 << 20)
-            bus = StatusBus(log: log, clock: clock)
+            bus = host.statusChannel(log, clock)
         }
         var pipeline = makePipeline(running, counters)
         while true {
@@ -147,7 +145,7 @@ package final class Daemon {
             if let onWake = self?.onWake { onWake(clock()) }
         }
         let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: waking, bus: bus)
+                                counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds)
         pipeline.onFrame = { [weak self] n, t in
             guard let self else { return }
             self.framesPublished = n

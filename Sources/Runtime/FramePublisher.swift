@@ -25,6 +25,8 @@ final class FramePublisher {
     let renderer: CardRenderer
     let counters: RunCounters
     private let log: Logger
+    /// CLOCK_MONOTONIC nanoseconds, the time stamped on each frame.
+    private let frameTime: () -> UInt64
     private var targets: [CardTarget]
     private var targetGeneration: Int
     private var limiter = RateLimiter()
@@ -36,8 +38,10 @@ final class FramePublisher {
     /// Called after each published frame (demo progress).
     var onFrame: ((UInt64, Double) -> Void)?
 
-    init(sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger) {
+    init(sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger,
+         frameTime: @escaping () -> UInt64) {
         self.sink = sink
+        self.frameTime = frameTime
         self.renderer = renderer
         self.counters = counters
         self.log = log
@@ -64,7 +68,7 @@ final class FramePublisher {
     func publish(_ focal: FocalPoint, at now: Double, trace: TraceWriter?, clock: () -> Double) {
         let slot = sink.nextSlot()
         let painted = renderer.paint(into: &targets[slot])
-        let info = FrameInfo(number: counters.published + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
+        let info = FrameInfo(number: counters.published + 1, timeNanoseconds: frameTime(),
                              focalX: focal.x, focalY: focal.y)
         do {
             switch try sink.publish(slot: slot, info) {

@@ -56,7 +56,7 @@ package final class Pipeline {
     let parts: Parts
     let trace: TraceWriter?
     let log: Logger
-    let notifier: ServiceNotifier
+    let notifier: any ServiceNotifying
     let clock: () -> Double
     /// Sleeps until one of the descriptors is readable or the timeout (seconds) passes,
     /// and puts the readable ones into the array: `ReadinessPoll.waitReadable`, or a
@@ -64,7 +64,7 @@ package final class Pipeline {
     package typealias Wait = (_ fds: [Int32], _ timeout: Double, _ readable: inout [Int32]) -> Void
     let wait: Wait
     /// The daemon on the system bus, nil without one (`StatusBus`).
-    let bus: StatusBus?
+    let bus: (any StatusChannel)?
     let motion: MotionStage
     private let publisher: FramePublisher
     package let counters: RunCounters
@@ -104,10 +104,11 @@ package final class Pipeline {
     /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
     /// - Parameter counters: carried from the pipeline this one replaces on a reload.
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
-    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
+    /// - Parameter frameTime: CLOCK_MONOTONIC nanoseconds, stamped on each frame (`FrameInfo`).
+    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: any ServiceNotifying, clock: @escaping () -> Double,
                  counters: RunCounters = RunCounters(),
                  wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
-                 bus: StatusBus? = nil) {
+                 bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds) {
         self.bus = bus
         self.parts = parts
         self.trace = trace
@@ -117,7 +118,8 @@ package final class Pipeline {
         self.counters = counters
         self.wait = wait
         motion = MotionStage(parts.motion)
-        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log)
+        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log,
+                                   frameTime: frameTime)
         // A source carried over from the pipeline this one replaces may be reading slowly,
         // or not at all (nobody looked): this pipeline decides again at its first wakeup.
         parts.source.setIdle(period: nil)
@@ -125,7 +127,7 @@ package final class Pipeline {
     }
 
     /// Runs until a stop signal, `until` (seconds on `clock`), or a reload request.
-    package func run(signals: PendingSignals, until deadline: Double?) -> Outcome {
+    package func run(signals: any SignalSource, until deadline: Double?) -> Outcome {
         var pacer = self.pacer ?? FramePacer(fps: parts.fps, now: clock())
         var heartbeat = self.heartbeat ?? Heartbeat(notifier.watchdogMicroseconds)
         defer {
@@ -245,7 +247,7 @@ package final class Pipeline {
 
     /// The bus's requests when it has some: `Recalibrate()` captures a new baseline, as
     /// SIGUSR1 does (the bus logs it); a claim made or ended is weighed by `followDemand`.
-    private func takeRequests(of bus: StatusBus, readable: [Int32], at now: Double) {
+    private func takeRequests(of bus: any StatusChannel, readable: [Int32], at now: Double) {
         let requests = bus.process(readable: readable)
         if requests.recalibrate {
             motion.recapture("D-Bus Recalibrate() from \(requests.recalibrateCaller)", at: now, trace: trace)
@@ -255,9 +257,9 @@ package final class Pipeline {
 
     /// The properties' present values, gathered only when a `PropertiesChanged` may go out
     /// (so the loop allocates nothing in between).
-    private func publishStatus(on bus: StatusBus, at now: Double) {
+    private func publishStatus(on bus: any StatusChannel, at now: Double) {
         guard bus.isDue(now: now) else { return }
-        var s = bus.status
+        var s = StatusBus.Status()
         let attachment = parts.source.attachment
         s.state = isIdle ? "idle" : attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
         s.sensor = attachment?.device.displayName ?? ""
@@ -269,8 +271,7 @@ package final class Pipeline {
         s.focal = (motion.drawnFocal.x, motion.drawnFocal.y)
         s.sink = parts.sink.summary
         s.frames = counters.published
-        bus.status = s
-        bus.publish(now: now)
+        bus.publish(s, now: now)
     }
 
     /// A device lying still is read slowly; the first sample that moves restores the rate.
@@ -345,7 +346,7 @@ struct Heartbeat {
         period = watchdogMicroseconds.map { Double($0) / 2e6 }
     }
 
-    mutating func beat(at now: Double, _ notifier: ServiceNotifier) {
+    mutating func beat(at now: Double, _ notifier: any ServiceNotifying) {
         guard let period, now - last >= period else { return }
         notifier.watchdog()
         last = now
