@@ -21,12 +21,12 @@ package final class LoopHarness {
     package let pipeline: Pipeline
 
     /// - Parameters:
-    ///   - path: what the device does; `rate`: its readings a second.
+    ///   - path: what the device does (or `acceleration`, m/s^2 over time); `rate`: its readings a second.
     ///   - fps: `Sink.fps`; `demand`: `Sink.demand`; `audience`: who sees the sink's frames.
     ///   - watchdogSeconds: `WatchdogSec=`, nil for none; `bus`: the daemon has a bus.
     ///   - sensor: the loop's sample source instead of the scripted one.
     ///   - configure: changes to the rest of the configuration (`Attitude`, `Mapper`, `Card`).
-    package init(path: TiltPath = .still, rate: Double = 100, fps: Double = 30, demand: SinkDemand = .auto,
+    package init(path: TiltPath = .still, acceleration: ((Double) -> Vector3)? = nil, rate: Double = 100, fps: Double = 30, demand: SinkDemand = .auto,
                  audience: FrameAudience = .own, watchdogSeconds: Double? = nil, bus: Bool = false,
                  trace: TraceWriter? = nil, sensor: (any SampleSource)? = nil,
                  configure: (inout Configuration) -> Void = { _ in }) throws {
@@ -39,7 +39,8 @@ package final class LoopHarness {
         let clock = ManualClock()
         self.clock = clock
         let renderer = try CardFactory.renderer(c)
-        source = ScriptedSource(path: path, rate: rate, clock: clock)
+        source = acceleration.map { ScriptedSource(acceleration: $0, rate: rate, clock: clock) }
+            ?? ScriptedSource(path: path, rate: rate, clock: clock)
         sink = RecordingSink(width: renderer.pixelWidth, height: renderer.pixelHeight, clock: clock)
         sink.audience = audience
         notifier = RecordingNotifier(clock: clock, watchdogSeconds: watchdogSeconds)

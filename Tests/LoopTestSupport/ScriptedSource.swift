@@ -2,13 +2,14 @@ import Motion
 import Runtime
 import Sensors
 
-/// A sensor on a scripted tilt path: a reading every `1 / rate` seconds (at k / rate
+/// A sensor on a scripted path (a `TiltPath`, or any acceleration over time): a reading every `1 / rate` seconds (at k / rate
 /// exactly), due when the loop wakes for it, and other events (attach, detach, a
 /// recapture) at set times. It records what the loop asked of it: slower reads while the
 /// device is still, suspension while nobody looks, resumption, release.
 package final class ScriptedSource: SampleSource {
     private let clock: ManualClock
-    package var path: TiltPath
+    /// m/s^2, device frame, at a time.
+    private let acceleration: (Double) -> Vector3
     private let rate: Double
     /// The next reading's index (its time is `next / rate`).
     private var next = 0
@@ -29,8 +30,13 @@ package final class ScriptedSource: SampleSource {
     package private(set) var readingsDelivered = 0
 
     /// - Parameter rate: readings a second.
-    package init(path: TiltPath, rate: Double = 100, clock: ManualClock) {
-        self.path = path
+    package convenience init(path: TiltPath, rate: Double = 100, clock: ManualClock) {
+        self.init(acceleration: path.acceleration(at:), rate: rate, clock: clock)
+    }
+
+    /// - Parameter acceleration: m/s^2, device frame, at a time.
+    package init(acceleration: @escaping (Double) -> Vector3, rate: Double = 100, clock: ManualClock) {
+        self.acceleration = acceleration
         self.rate = rate
         self.clock = clock
     }
@@ -64,7 +70,7 @@ package final class ScriptedSource: SampleSource {
             next += 1
             // A suspended device is not read: what it did meanwhile is lost, as on a real one.
             guard !isSuspended else { continue }
-            out.append(.motion(.acceleration(metersPerSecondSquared: path.acceleration(at: t), at: t)))
+            out.append(.motion(.acceleration(metersPerSecondSquared: acceleration(t), at: t)))
             readingsDelivered += 1
         }
     }
