@@ -18,7 +18,8 @@ package final class DaemonHarness {
     }
 
     /// - Parameter path: the simulated device (`shimmerd demo`'s source) on the clock.
-    package init(_ config: Configuration, path: TiltPath = .still, watchdogSeconds: Double? = nil) {
+    /// - Parameter configured: `Sensor.device` decides instead (a trace, on the trace's clock).
+    package init(_ config: Configuration, path: TiltPath = .still, configured: Bool = false, watchdogSeconds: Double? = nil) {
         let clock = self.clock
         let notifier = RecordingNotifier(clock: clock, watchdogSeconds: watchdogSeconds)
         let signals = ScriptedSignals(clock: clock)
@@ -28,7 +29,7 @@ package final class DaemonHarness {
                               wait: clock.pipelineWait, takeSignals: { _ in signals }, prepareProcess: {},
                               notifier: notifier, statusChannel: { _, _ in nil })
         let script = self.script
-        daemon = Daemon(config: config, source: .simulated(path), log: log.logger(), host: host,
+        daemon = Daemon(config: config, source: configured ? .configured : .simulated(path), log: log.logger(), host: host,
                         reload: { () throws(Failure) -> Configuration in try script.next() })
     }
 
