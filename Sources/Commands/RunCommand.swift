@@ -21,8 +21,8 @@ struct RunCommand: Subcommand {
         let path = configPath, overrides = self.overrides
         let load = { () throws(Failure) -> Configuration in try ConfigurationLoader.load(path: path, overrides: overrides) }
         let config = try load()
-        let daemon = Daemon(config: config, log: context.log(level: config.log.level), reload: load)
-        daemon.argv = CommandLine.arguments
+        let daemon = Daemon(config: config, log: context.log(level: config.log.level), argv: CommandLine.arguments,
+                            reload: load)
         try daemon.run(duration: duration)
     }
 }

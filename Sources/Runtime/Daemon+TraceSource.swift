@@ -43,7 +43,7 @@ extension Daemon {
                            ["sensor.device": "trace:" + file])
             }
             if let wait = Self.longestWait(readings.map(\.t)), wait.seconds > Self.longWait { say(wait.seconds, wait.from) }
-            source.onLongWait = say
+            source.sayLongWaits(say)
         }
         return source
     }

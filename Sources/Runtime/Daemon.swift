@@ -33,19 +33,20 @@ package final class Daemon {
     package private(set) var framesPublished: UInt64 = 0
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
     private var bus: (any StatusChannel)?
-    package var onFrame: ((UInt64, Double) -> Void)?
-    /// Called after every wait of the loop with the run's time.
-    package var onWake: ((Double) -> Void)?
+    /// Called after every wait of the loop with the run's time (`followWakeups`).
+    private var onWake: ((Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
     /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
     let traceClock: TraceClock?
     /// The command line, for the trace's header.
-    package var argv: [String] = []
+    let argv: [String]
 
+    /// - Parameter argv: the command line, for the trace's header.
     package init(config: Configuration, source: SourceChoice = .configured, log: Logger, host: DaemonHost = DaemonHost(),
-                 reload: @escaping () throws(Failure) -> Configuration) {
+                 argv: [String] = [], reload: @escaping () throws(Failure) -> Configuration) {
         self.config = config
+        self.argv = argv
         self.log = log
         self.host = host
         start = host.monotonicSeconds
@@ -69,6 +70,10 @@ package final class Daemon {
         if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1, into: &$2) } }
         return host.wait
     }
+
+    /// Calls `body` after every wait of the loop with the run's time (the demo's progress,
+    /// which goes on while no frame is published).
+    package func followWakeups(_ body: @escaping (Double) -> Void) { onWake = body }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.
     ///
@@ -144,14 +149,9 @@ package final class Daemon {
             wait(fds, timeout, &readable)
             if let onWake = self?.onWake { onWake(clock()) }
         }
-        let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds)
-        pipeline.onFrame = { [weak self] n, t in
-            guard let self else { return }
-            self.framesPublished = n
-            self.onFrame?(n, t)
-        }
-        return pipeline
+        return Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
+                        counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds,
+                        onFrame: { [weak self] n, _ in self?.framesPublished = n })
     }
 
     /// Releases what `old` holds and `next` does not carry over (everything on a stop).

@@ -71,13 +71,13 @@ package final class Pipeline {
     /// Becomes true once the first frame is out (READY=1).
     private var ready = false
     /// Whether the source was last told to read slowly.
-    var sourceIdle = false
-    /// Nobody looks (`Pipeline+Demand.swift`): the source is suspended, no frames are painted.
-    var isIdle = false
+    private var sourceIdle = false
+    /// Nobody looks (`followDemand`): the source is suspended, no frames are painted.
+    private var isIdle = false
     /// Whether anyone looks, with the second's grace before idling.
-    var demandHold = DemandHold()
+    private var demandHold = DemandHold()
     /// When the demand last changed, so the bus's rate-limited signal still goes out.
-    var busStateChangedAt: Double?
+    private var busStateChangedAt: Double?
     /// Kept between calls of `run`: a reload that fails resumes this pipeline exactly
     /// where it was (no extra frame, no early heartbeat).
     private var pacer: FramePacer?
@@ -92,11 +92,6 @@ package final class Pipeline {
     /// Seconds by which the sink's maintenance and the trace's flush may come late, so that
     /// another wakeup serves them.
     static let timerSlack = 0.25
-    /// Called after each published frame (demo progress).
-    package var onFrame: ((UInt64, Double) -> Void)? {
-        get { publisher.onFrame }
-        set { publisher.onFrame = newValue }
-    }
     /// Frames published and samples used over the daemon's run.
     package var frames: UInt64 { counters.published }
     package var samples: Int { counters.samples }
@@ -105,10 +100,12 @@ package final class Pipeline {
     /// - Parameter counters: carried from the pipeline this one replaces on a reload.
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
     /// - Parameter frameTime: CLOCK_MONOTONIC nanoseconds, stamped on each frame (`FrameInfo`).
+    /// - Parameter onFrame: called after each published frame with its number and time.
     package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: any ServiceNotifying, clock: @escaping () -> Double,
                  counters: RunCounters = RunCounters(),
                  wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
-                 bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds) {
+                 bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds,
+                 onFrame: ((UInt64, Double) -> Void)? = nil) {
         self.bus = bus
         self.parts = parts
         self.trace = trace
@@ -119,7 +116,7 @@ package final class Pipeline {
         self.wait = wait
         motion = MotionStage(parts.motion)
         publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log,
-                                   frameTime: frameTime)
+                                   frameTime: frameTime, onFrame: onFrame)
         // A source carried over from the pipeline this one replaces may be reading slowly,
         // or not at all (nobody looked): this pipeline decides again at its first wakeup.
         parts.source.setIdle(period: nil)
@@ -167,11 +164,8 @@ package final class Pipeline {
             followDemand(&pacer, at: now)
             if !isIdle {
                 if publisher.maintain() { pacer.owesFrame = true }
-                if publisher.owesNewest && !parts.sink.isBacklogged {
-                    // The reader caught up: the picture of the frames it missed goes out now.
-                    publisher.owesNewest = false
-                    pacer.owesFrame = true
-                }
+                // The reader caught up: the picture of the frames it missed goes out now.
+                if publisher.takeOwedNewest(backlogged: parts.sink.isBacklogged) { pacer.owesFrame = true }
             }
             takeEvents(at: now, readable: readable, into: &events)
             if !isIdle {
@@ -224,7 +218,7 @@ package final class Pipeline {
                            + "fusing it fully again")
             }
         }
-        counters.samples += motion.samples - before
+        counters.took(samples: motion.samples - before)
     }
 
     /// A frame when one is due: at most fps, only while the drawn point moves, published
@@ -310,6 +304,49 @@ package final class Pipeline {
 
     var status: String {
         "sensor: \(parts.source.summary); sink: \(parts.sink.summary); \(counters.published) frames"
+    }
+}
+
+/// Idling while nobody looks (`Demand`, through `DemandHold`: only after nobody has looked
+/// for a second): the sensor released as at exit (its buffer disabled, its sampling
+/// frequency restored), no reads, no frames, no timers of the loop's own; hotplug,
+/// signals, the bus and the tablet-mode switches still wake it. Someone looking again
+/// resumes at once: the sensor attaches as at start, with a new baseline, and a frame of
+/// the card at rest goes out right away.
+extension Pipeline {
+    /// Decides, at every wakeup, whether anyone looks; on a change suspends or resumes
+    /// the source, says why (log, trace, STATUS=) and owes a frame on resuming.
+    private func followDemand(_ pacer: inout FramePacer, at now: Double) {
+        // No bus at start: nobody can claim, so the frames are painted. A bus that went away
+        // holds no claims: the daemon idles until it is back and a reader claims again. A
+        // claim taken and released within this wakeup counts as one.
+        let claims = bus.map { max($0.claims, $0.claimedSinceProcess ? 1 : 0) }
+        let demand = Demand.of(parts.demand, audience: parts.sink.audience, claims: claims)
+        guard demandHold.update(demand, at: now) != nil else { return }
+        isIdle = demandHold.isIdle
+        trace?.append(TraceRecord.Demand(t: now, idle: isIdle, reason: demand.reason))
+        busStateChangedAt = now
+        if isIdle {
+            log.notice("idle: \(demand.reason); the sensor is released and nothing is painted until someone looks")
+            if let event = parts.source.suspend(why: "nobody looks: \(demand.reason)") {
+                _ = motion.take(event, at: now, trace: trace)
+            }
+            sourceIdle = false
+            notifier.status("idle: \(demand.reason)")
+            trace?.flush()
+        } else {
+            log.notice("resumed: \(demand.reason); reading the sensor again, with a new baseline")
+            parts.source.resume(now: now)
+            pacer.owesFrame = true
+            notifier.status(status)
+        }
+    }
+
+    /// While the bus still has to say that the state changed (its `PropertiesChanged` is
+    /// rate-limited), the loop wakes for it even when idle.
+    private func busWakeup(now: Double) -> Double? {
+        guard bus != nil, let at = busStateChangedAt, now - at < 2 * StatusBus.minimumInterval else { return nil }
+        return StatusBus.minimumInterval / 2
     }
 }
 
