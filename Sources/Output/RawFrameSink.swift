@@ -54,8 +54,8 @@ package final class RawFrameSink: FrameSink {
     /// Token bucket: frames that may be written now (at most `burst`).
     private var tokens: Double
     private var lastRefill: Double?
-    /// Most frames a second; a reload may change it (the output stays open).
-    package var fps: Double
+    /// Most frames a second; a reload may change it (`limit(fps:)`; the output stays open).
+    package private(set) var fps: Double
     private static let burst = 2.0
     private var ended = false
     /// The unwritten tail of the frame in flight: `pending[pendingStart...]`, a copy taken
@@ -76,6 +76,9 @@ package final class RawFrameSink: FrameSink {
     /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
     ///   to, never through a symbolic link).
     /// - Parameter log: one warning when the stop leaves a frame unfinished.
+    /// At most `fps` frames a second from now on (a reload that keeps the output).
+    package func limit(fps: Double) { self.fps = fps }
+
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds,
                  log: Logger) throws(SinkError) {
