@@ -29,15 +29,8 @@ struct RunCommand: Subcommand {
 
 extension CommandContext {
     /// A logger at the configured level (`Log.level`).
-    func log(level: String) -> Logging.Logger {
-        let l: Logging.Logger.Level = switch level {
-        case "error": .error
-        case "warning": .warning
-        case "notice": .notice
-        case "debug": .debug
-        default: .info
-        }
-        return Logging.Logger(label: "shimmerd", handler: DescriptorLogHandler(minimumLevel: l))
+    func log(level: LogLevel) -> Logging.Logger {
+        Logging.Logger(label: "shimmerd", handler: DescriptorLogHandler(minimumLevel: level.loggerLevel))
     }
 }
 

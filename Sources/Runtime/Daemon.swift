@@ -266,7 +266,7 @@ package final class Daemon {
             card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
             mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
                           clamp: c.mapper.clamp),
-            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,
+            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter.rawValue,
                             minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
             sink: .init(type: c.sink.type.rawValue, fps: c.sink.fps), shimmerd: Daemon.version,
             run: RunDescription.current(argv: argv, started: startedUTC))

@@ -257,7 +257,7 @@ package final class Pipeline {
         let attachment = parts.source.attachment
         s.state = isIdle ? "idle" : attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
         s.sensor = attachment?.device.displayName ?? ""
-        s.sensorMode = attachment?.mode ?? ""
+        s.sensorMode = attachment?.mode.rawValue ?? ""
         s.sensorModeReason = attachment?.modeReason ?? ""
         s.gyroscope = attachment?.gyro?.gyro?.displayName ?? ""
         s.baselineAt = motion.baselineAt

@@ -81,7 +81,7 @@ struct FramePacerTests {
 struct MotionStageTests {
     func stage() throws -> MotionStage {
         var c = Configuration()
-        c.attitude.filter = "none"
+        c.attitude.filter = .none
         c.attitude.baselineSamples = 1
         return MotionStage(MotionConfiguration(c))
     }
