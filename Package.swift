@@ -127,6 +127,13 @@ let package = Package(
         // end-to-end suite in Tests/IntegrationTests (Python + umockdev, run by
         // scripts/test.sh, not by SwiftPM).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The loop's test kit (Tests/LoopTestSupport): a manual clock, scripted signals,
+        // sensor and bus, a recording sink and service manager, an in-memory log, on which
+        // `Pipeline` and `Daemon` run without wall-clock time. Unlike TestSupport it imports
+        // the product's modules.
+        .target(name: "LoopTestSupport", dependencies: ["Runtime", "Card", "Motion", "Sensors", "Output", "Raster", "Tracing",
+                                                        "Logging", "LinuxSystem", "Systemd"],
+                path: "Tests/LoopTestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport"]),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"]),
         .testTarget(name: "IIOTests", dependencies: ["IIO", "TestSupport"]),
@@ -148,7 +155,8 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Motion", "IIO", "Evdev", "Logging", "TestSupport"]),
         .testTarget(name: "OutputTests", dependencies: ["Output", "SharedMemory", "Raster", "PNG", "LinuxSystem", "Logging", "TestSupport"]),
         .testTarget(name: "TracingTests", dependencies: ["Tracing", "Logging", "Motion", "LinuxSystem", "TestSupport"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem", "TestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Motion", "Sensors", "Output", "Tracing", "Logging", "LinuxSystem",
+                                                        "Systemd", "TestSupport", "LoopTestSupport"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TestSupport"]),
         .testTarget(name: "BackdropTests", dependencies: ["Backdrop", "Raster", "TestSupport"]),
         .testTarget(name: "CommandsTests", dependencies: ["Commands", "Runtime", "Tracing", "TestSupport"]),

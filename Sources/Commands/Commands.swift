@@ -102,7 +102,7 @@ package final class CommandContext: Sendable {
     package let log: Logger
 
     package init(log: Logger? = nil) {
-        self.log = log ?? Logger(label: "shimmerd", handler: LogHandler())
+        self.log = log ?? Logger(label: "shimmerd", handler: DescriptorLogHandler())
     }
 
     /// Writes to stdout; a closed stdout is an I/O error for the caller to see.

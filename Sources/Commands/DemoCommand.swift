@@ -32,10 +32,9 @@ struct DemoCommand: Subcommand {
         let path = TiltPath.demo
         let duration = (path.keyframes.last?.t ?? 0) + 1
         let daemon = Daemon(config: config, source: .simulated(path), log: context.log(level: config.log.level),
-                            reload: { () throws(Failure) -> Configuration in config })
-        daemon.argv = CommandLine.arguments
+                            argv: CommandLine.arguments, reload: { () throws(Failure) -> Configuration in config })
         let tty = isatty(1) != 0
-        daemon.onWake = Self.progress(context, duration: duration, tty: tty) { [unowned daemon] in daemon.framesPublished }
+        daemon.followWakeups(Self.progress(context, duration: duration, tty: tty) { [unowned daemon] in daemon.framesPublished })
         context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
         let still = path.stillUntil
         if still > 0 {

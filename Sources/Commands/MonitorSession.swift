@@ -141,7 +141,7 @@ package struct MonitorSession {
     private func describe(_ a: AccelerometerService.Attachment, now: Double) -> [String] {
         json ? [SensorJSON.object([
             ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
-            ("name", .optional(a.device.name)), ("mode", .string(a.mode)), ("mode_reason", .string(a.modeReason)),
+            ("name", .optional(a.device.name)), ("mode", .string(a.mode.rawValue)), ("mode_reason", .string(a.modeReason)),
             ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
             ("mount_matrix_source", .string(a.device.mountMatrixSource)),
             ("sampling_frequency", .string(a.samplingFrequency)),

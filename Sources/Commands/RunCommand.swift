@@ -21,23 +21,16 @@ struct RunCommand: Subcommand {
         let path = configPath, overrides = self.overrides
         let load = { () throws(Failure) -> Configuration in try ConfigurationLoader.load(path: path, overrides: overrides) }
         let config = try load()
-        let daemon = Daemon(config: config, log: context.log(level: config.log.level), reload: load)
-        daemon.argv = CommandLine.arguments
+        let daemon = Daemon(config: config, log: context.log(level: config.log.level), argv: CommandLine.arguments,
+                            reload: load)
         try daemon.run(duration: duration)
     }
 }
 
 extension CommandContext {
     /// A logger at the configured level (`Log.level`).
-    func log(level: String) -> Logging.Logger {
-        let l: Logging.Logger.Level = switch level {
-        case "error": .error
-        case "warning": .warning
-        case "notice": .notice
-        case "debug": .debug
-        default: .info
-        }
-        return Logging.Logger(label: "shimmerd", handler: LogHandler(minimumLevel: l))
+    func log(level: LogLevel) -> Logging.Logger {
+        Logging.Logger(label: "shimmerd", handler: DescriptorLogHandler(minimumLevel: level.loggerLevel))
     }
 }
 

@@ -12,8 +12,8 @@ package struct SensorReport: Sendable {
     package var source: String
     package var devices: [AccelerometerDescription]
     package var selection: SensorSelection
-    /// Per device id: the mode `Sensor.mode` would use and why.
-    package var modes: [String: (mode: String, reason: String)]
+    /// The mode each accelerometer would be read in (nil: unavailable), and why.
+    package var modes: [String: (mode: DriverMode?, reason: String)]
     /// Whether libiio can build a local context (else the sysfs fallback is used).
     package var libiioLocal: String
     /// Every gyroscope found, and the one paired with the chosen accelerometer.
@@ -55,23 +55,23 @@ package struct SensorReport: Sendable {
             selection.reason = "no IIO devices (\(Self.iioDevices) is absent)"
                 + (inputs.isEmpty ? "" : "; \(selection.reason)")
         }
-        var modes: [String: (String, String)] = [:]
+        var modes: [String: (mode: DriverMode?, reason: String)] = [:]
         for d in devices where d.isAccelerometer {
             if d.isInput {
-                modes[d.id] = ("input", "an input device: its event node read through libevdev")
+                modes[d.id] = (.input, "an input device: its event node read through libevdev")
                 continue
             }
             if context == nil {
-                modes[d.id] = ("sysfs-poll", libiio)
+                modes[d.id] = (.sysfsPoll, libiio)
                 continue
             }
             let problem = BufferPermission.problem(d, local: d.syspath != nil)
             switch settings.mode {
-            case .poll: modes[d.id] = ("poll", "Sensor.mode = poll")
-            case .buffer: modes[d.id] = problem.map { ("unavailable", "Sensor.mode = buffer, but \($0)") } ?? ("buffer", "Sensor.mode = buffer")
+            case .poll: modes[d.id] = (.poll, "Sensor.mode = poll")
+            case .buffer: modes[d.id] = problem.map { (nil, "Sensor.mode = buffer, but \($0)") } ?? (.buffer, "Sensor.mode = buffer")
             case .auto:
-                modes[d.id] = problem.map { ("poll", "auto: \($0)") }
-                    ?? ("buffer", "auto: scan elements, trigger \(d.trigger ?? "?") and writable buffer attributes")
+                modes[d.id] = problem.map { (.poll, "auto: \($0)") }
+                    ?? (.buffer, "auto: scan elements, trigger \(d.trigger ?? "?") and writable buffer attributes")
             }
         }
         let pairing = selection.chosen.map {
@@ -165,7 +165,7 @@ package struct SensorReport: Sendable {
             ("scan_elements", .array(d.scanElements.map { e in
                 .object([("channel", .string(e.name)), ("index", .int(e.index)), ("type", .string(e.type))])
             })),
-            ("mode", .optional(modes[d.id]?.mode)),
+            ("mode", .optional(modes[d.id].map { $0.mode?.rawValue ?? "unavailable" })),
             ("mode_reason", .optional(modes[d.id]?.reason)),
             ("rest_watch", .optional(restWatch(d)?.watch.rawValue)),
             ("rest_watch_reason", .optional(restWatch(d)?.why)),
@@ -179,7 +179,7 @@ package struct SensorReport: Sendable {
     /// What tells the daemon that the device moved while it lies still, in the mode it
     /// would be read in; nil where no mode would read it.
     func restWatch(_ d: AccelerometerDescription) -> (watch: RestWatch, why: String)? {
-        guard let m = modes[d.id]?.mode, m != "unavailable" else { return nil }
+        guard let m = modes[d.id]?.mode else { return nil }
         return RestWatch.choose(d, mode: m)
     }
 
@@ -213,7 +213,7 @@ package struct SensorReport: Sendable {
                 out.append("    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
                     + (d.trigger.map { ", trigger \($0)" } ?? ""))
             }
-            if let m = modes[d.id] { out.append("    mode: \(m.mode) (\(m.reason))") }
+            if let m = modes[d.id] { out.append("    mode: \(m.mode?.rawValue ?? "unavailable") (\(m.reason))") }
             if let r = restWatch(d) { out.append("    at rest: \(r.watch.rawValue) (\(r.why))") }
             if let why = selection.notChosen[d.id] { out.append("    not chosen: \(why)") }
         }

@@ -145,10 +145,7 @@ package final class EvdevDevice {
         return .event(Self.event(ev))
     }
 
-    private static func event(_ ev: input_event) -> InputEvent {
-        InputEvent(type: EventType(rawValue: ev.type), code: ev.code, value: ev.value,
-                   timeNanoseconds: Int64(ev.time.tv_sec) * 1_000_000_000 + Int64(ev.time.tv_usec) * 1000)
-    }
+    private static func event(_ ev: input_event) -> InputEvent { InputEvent(ev) }
 }
 
 /// libevdev's messages about one device, between two `EvdevDevice.takeMessages`: the

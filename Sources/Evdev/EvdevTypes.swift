@@ -11,6 +11,8 @@ package struct EventType: RawRepresentable, Hashable, Sendable {
     package static let relative = EventType(EV_REL)
     package static let absolute = EventType(EV_ABS)
     package static let miscellaneous = EventType(EV_MSC)
+    /// `EV_SW`: a switch (a lid, a convertible's tablet mode).
+    package static let switchState = EventType(EV_SW)
 }
 
 /// An absolute axis (`ABS_*`). With `INPUT_PROP_ACCELEROMETER` set, `x`, `y`, `z` are an
@@ -55,6 +57,8 @@ package enum EventCode {
     package static let dropped = UInt16(SYN_DROPPED)
     /// `MSC_TIMESTAMP`: the device's own time of the report, microseconds, 32 bits, wraps.
     package static let timestamp = UInt16(MSC_TIMESTAMP)
+    /// `SW_TABLET_MODE`: 1 while a convertible is folded into tablet mode.
+    package static let tabletMode = UInt16(SW_TABLET_MODE)
 }
 
 /// `struct input_id`: the bus and the vendor, product and version numbers.
@@ -111,6 +115,26 @@ package struct InputEvent: Hashable, Sendable {
 
     /// `EV_SYN` / `SYN_REPORT`.
     package var isReport: Bool { type == .synchronization && code == EventCode.report }
+
+    init(_ ev: input_event) {
+        self.init(type: EventType(rawValue: ev.type), code: ev.code, value: ev.value,
+                  timeNanoseconds: Int64(ev.time.tv_sec) * 1_000_000_000 + Int64(ev.time.tv_usec) * 1000)
+    }
+
+    /// Bytes of one `struct input_event`, as read(2) of an event node gives them.
+    package static let byteCount = MemoryLayout<input_event>.size
+
+    /// Calls `body` with each whole `struct input_event` in `bytes`, in order: what read(2)
+    /// of an event node gave, decoded without libevdev (for a node read directly, such as
+    /// a switch's, which need not be an input device libevdev can open). A partial event
+    /// at the end is not decoded.
+    package static func forEach(in bytes: UnsafeRawBufferPointer, _ body: (InputEvent) -> Void) {
+        var at = 0
+        while at + byteCount <= bytes.count {
+            body(InputEvent(bytes.loadUnaligned(fromByteOffset: at, as: input_event.self)))
+            at += byteCount
+        }
+    }
 }
 
 /// What one `EvdevDevice.next()` gave.

@@ -1,12 +1,15 @@
 import CLinux
 import Glibc
+import Synchronization
 
 /// An open file descriptor, closed when the last reference goes away (`close(2)`).
-package final class FileDescriptor: @unchecked Sendable {
+/// Sendable: its state is the number, the path and whether it is still open, an atomic
+/// flag, so that two threads that close it close it once.
+package final class FileDescriptor: Sendable {
     package let rawValue: Int32
     /// What was opened, for error messages.
     package let path: String
-    private var isOpen = true
+    private let isOpen = Atomic<Bool>(true)
 
     package init(adopting fd: Int32, path: String) {
         rawValue = fd
@@ -17,14 +20,13 @@ package final class FileDescriptor: @unchecked Sendable {
 
     /// `close(2)`, once. (EINTR is not retried: Linux has already released the descriptor.)
     package func close() {
-        guard isOpen else { return }
-        isOpen = false
+        guard isOpen.exchange(false, ordering: .acquiringAndReleasing) else { return }
         _ = Glibc.close(rawValue)
     }
 
-    /// `open(2)` with O_CLOEXEC.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> FileDescriptor {
-        let fd = try retryingEINTR("open", path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    /// `open(2)` with O_CLOEXEC; a failure is `SystemError(operation, path:)`.
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open") throws -> FileDescriptor {
+        let fd = try retryingEINTR(operation, path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
         return FileDescriptor(adopting: fd, path: path)
     }
 
@@ -131,6 +133,16 @@ package final class FileDescriptor: @unchecked Sendable {
         try retryingEINTR("ftruncate", path: path) { ftruncate(rawValue, off_t(size)) }
     }
 
+    /// `fcntl(F_GETFL)`: the file status flags (O_NONBLOCK, O_APPEND, the access mode).
+    package func statusFlags() throws -> Int32 {
+        try retryingEINTR("fcntl F_GETFL", path: path) { fcntl(rawValue, F_GETFL) }
+    }
+
+    /// `fcntl(F_SETFL)`: sets the file status flags (those F_SETFL may change).
+    package func setStatusFlags(_ flags: Int32) throws {
+        try retryingEINTR("fcntl F_SETFL", path: path) { fcntl(rawValue, F_SETFL, flags) }
+    }
+
     /// `fcntl(F_SETFL)` with O_NONBLOCK set or cleared.
     package func setNonBlocking(_ on: Bool) throws {
         let flags = try retryingEINTR("fcntl F_GETFL", path: path) { fcntl(rawValue, F_GETFL) }
@@ -145,6 +157,21 @@ package final class FileDescriptor: @unchecked Sendable {
         } catch let e as SystemError where e.errno == EAGAIN || e.errno == EWOULDBLOCK {
             return nil
         }
+    }
+
+    /// Writes what a non-blocking descriptor takes now of the `count` bytes at `bytes`,
+    /// retrying short writes and EINTR: the bytes written, fewer than `count` when it
+    /// takes no more (EAGAIN). Every other failure throws, after what was written.
+    package func writeAvailable(_ bytes: UnsafeRawPointer, count: Int) throws -> Int {
+        var done = 0
+        while done < count {
+            do {
+                done += try retryingEINTR("write", path: path) { Glibc.write(rawValue, bytes + done, count - done) }
+            } catch let e as SystemError where e.errno == EAGAIN {
+                return done
+            }
+        }
+        return done
     }
 
     /// Writes all `count` bytes at `bytes`, retrying short writes and EINTR. EPIPE and
@@ -266,6 +293,16 @@ package func mayGiveFiles(toGroup gid: gid_t) -> Bool {
 }
 
 /// `unlink(2)`.
+/// `rename(2)`.
+package func renameFile(_ path: String, to newPath: String) throws {
+    try retryingEINTR("rename", path: path) { rename(path, newPath) }
+}
+
+/// `access(2)` of `path` for `mode` (W_OK, X_OK, ...): nil when allowed, else why not (errno).
+package func accessRefusal(_ path: String, _ mode: Int32) -> Int32? {
+    access(path, mode) == 0 ? nil : errno
+}
+
 package func unlinkFile(_ path: String) throws {
     try retryingEINTR("unlink", path: path) { unlink(path) }
 }

@@ -1,6 +1,18 @@
 import CLinux
 import Glibc
 
+/// Where a loop finds the signals sent to it: `PendingSignals` in the running process.
+package protocol SignalSource: AnyObject {
+    /// Readable while a signal is pending; nil when there is none to poll, and `drain`
+    /// must be asked at every wakeup.
+    var fileDescriptor: Int32? { get }
+    /// Whether a loop that polled `readable` (the descriptors its wait reported) has a
+    /// signal to drain.
+    func mayBePending(readable: [Int32]) -> Bool
+    /// The pending signals, without waiting, in arrival order.
+    func drain() -> [Signal]
+}
+
 /// Signals taken synchronously: the listed signals are blocked for the process and
 /// collected from the caller's loop, so no handler runs on a signal stack and no global
 /// flag is needed.
@@ -10,7 +22,7 @@ import Glibc
 /// when the descriptor is readable, so a loop iteration without a signal costs no system
 /// call. Without a signalfd (`fileDescriptor` nil) `drain` asks `sigtimedwait(2)` with a
 /// zero timeout, and the loop must wake at least as often as it wants to notice a signal.
-package final class PendingSignals {
+package final class PendingSignals: SignalSource {
     private var mask = sigset_t()
     private var previousMask = sigset_t()
     /// The signalfd (nil if signalfd failed).

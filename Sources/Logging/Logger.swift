@@ -29,11 +29,11 @@ package struct Logger: Sendable {
     }
 
     package let label: String
-    package let handler: LogHandler
+    package let handler: any LogHandler
     /// Added to every line's own metadata (a line's own value wins for the same key).
     package var metadata: [String: String] = [:]
 
-    package init(label: String, handler: LogHandler) {
+    package init(label: String, handler: any LogHandler) {
         self.label = label
         self.handler = handler
     }
@@ -73,9 +73,35 @@ package struct Logger: Sendable {
     }
 }
 
+/// Where a logger's lines go: the descriptor of the running daemon
+/// (`DescriptorLogHandler`), or memory in the tests of the loop.
+package protocol LogHandler: Sendable {
+    /// Lines below this level are not built (`Logger`'s messages are autoclosures).
+    var minimumLevel: Logger.Level { get }
+    func emit(level: Logger.Level, label: String, message: String, metadata: [String: String])
+}
+
+extension Logger.Level {
+    /// One event as one line without its newline: "<4>text key=value" for journald
+    /// (`priorityPrefix`), else "label: warning: text key=value" (the level from warning
+    /// up).
+    package func line(label: String, message: String, metadata: [String: String], priorityPrefix: Bool) -> String {
+        var line = priorityPrefix ? "<\(rawValue)>" : "\(label): "
+        if !priorityPrefix && self >= .warning { line += "\(self): " }
+        // One event, one line: a newline inside a message would split it in the journal
+        // (and forge the next line), an escape sequence would reach whoever reads it on a
+        // terminal; device names, labels and values from outside carry both.
+        line += message.escapingControlCharacters()
+        for key in metadata.keys.sorted() {
+            line += " \(key)=\(metadata[key]!.escapingControlCharacters())"
+        }
+        return line
+    }
+}
+
 /// Writes log lines to a file descriptor (stderr by default), one `write(2)` per line so
 /// lines from several threads never interleave.
-package final class LogHandler: @unchecked Sendable {
+package struct DescriptorLogHandler: LogHandler {
     package let minimumLevel: Logger.Level
     /// Prefix lines with "<N>" for journald.
     package let priorityPrefixes: Bool
@@ -84,7 +110,7 @@ package final class LogHandler: @unchecked Sendable {
     package init(minimumLevel: Logger.Level = .info, fd: Int32 = 2, priorityPrefixes: Bool? = nil) {
         self.minimumLevel = minimumLevel
         self.fd = fd
-        self.priorityPrefixes = priorityPrefixes ?? LogHandler.journaldReads(fd: fd)
+        self.priorityPrefixes = priorityPrefixes ?? DescriptorLogHandler.journaldReads(fd: fd)
     }
 
     /// True when `fd` is the stream journald gave us: JOURNAL_STREAM is "DEV:INODE" of it
@@ -98,17 +124,8 @@ package final class LogHandler: @unchecked Sendable {
         return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 
-    func emit(level: Logger.Level, label: String, message: String, metadata: [String: String]) {
-        var line = priorityPrefixes ? "<\(level.rawValue)>" : "\(label): "
-        if !priorityPrefixes && level >= .warning { line += "\(level): " }
-        // One event, one line: a newline inside a message would split it in the journal
-        // (and forge the next line), an escape sequence would reach whoever reads it on a
-        // terminal; device names, labels and values from outside carry both.
-        line += message.escapingControlCharacters()
-        for key in metadata.keys.sorted() {
-            line += " \(key)=\(metadata[key]!.escapingControlCharacters())"
-        }
-        line += "\n"
+    package func emit(level: Logger.Level, label: String, message: String, metadata: [String: String]) {
+        let line = level.line(label: label, message: message, metadata: metadata, priorityPrefix: priorityPrefixes) + "\n"
         // A failure means stderr is gone: there is nowhere left to report it.
         _ = FileSystem.writeAsMuchAsPossible(fd, Array(line.utf8))
     }

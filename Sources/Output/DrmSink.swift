@@ -49,17 +49,17 @@ package final class DrmSink: FrameSink {
     let log: Logger
     let clock: () -> Double
     private let shadow: PixelBuffer
-    var attached: Attached?
+    private var attached: Attached?
     private var monitor: UdevMonitor?
-    var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
-    /// Console switches (`DrmSink+Demand.swift`).
+    private var retry = RetryBackoff(first: DrmSink.firstBackoff, max: DrmSink.maxBackoff)
+    /// Console switches (`consoleSwitched`, below).
     let console: ConsoleHandover
     /// The connector's DPMS state while it is not "On".
-    var displayOff: String?
+    private var displayOff: String?
     /// The display switched off and on: which times are told (`noteDPMS`).
-    var dpmsFlaps = FlapLimiter()
+    private var dpmsFlaps = FlapLimiter()
     /// The next attach is the display taken back after a console switch that is not told.
-    var quietAttach = false
+    private var quietAttach = false
     private var closed = false
     /// A frame reached the shadow while a flip was pending: flip it when the event comes.
     private var waitingFrame = false
@@ -78,17 +78,18 @@ package final class DrmSink: FrameSink {
     final class Attached {
         let display: DrmDisplay
         let buffers: [DumbBuffer]
-        var copier: ShadowCopier
+        private var copier: ShadowCopier
         let console: VirtualTerminalMode?
         /// The CRTC as it was found, to set back (`DrmDisplay.prepareRestore`).
         let restore: DRMPreparedSetCrtc
-        /// `restore` and the console's mode, armed for a crash while the card is shown.
-        var crashRestore: CrashFlush.Registration?
+        /// `restore` and the console's mode, armed for a crash while the card is shown
+        /// (`arm`; nil: disarmed).
+        private(set) var crashRestore: CrashFlush.Registration?
         /// The buffer on screen, and the one a queued flip will put there.
-        var front = 0
-        var pending: Int?
+        private(set) var front = 0
+        private(set) var pending: Int?
         /// When the pending flip was queued (monotonic seconds).
-        var queuedAt = 0.0
+        private(set) var queuedAt = 0.0
 
         init(display: DrmDisplay, buffers: [DumbBuffer], placement: CardPlacement, console: VirtualTerminalMode?) {
             self.display = display
@@ -99,6 +100,28 @@ package final class DrmSink: FrameSink {
         }
 
         var placement: CardPlacement { copier.placement }
+
+        /// A flip to buffer `back` was queued at `t`.
+        func flipQueued(to back: Int, at t: Double) {
+            pending = back
+            queuedAt = t
+        }
+
+        /// The pending flip's event came: its buffer is on screen.
+        func flipCompleted() {
+            guard let next = pending else { return }
+            front = next
+            pending = nil
+        }
+
+        /// Arms `registration` for a crash (nil: disarms).
+        func arm(_ registration: CrashFlush.Registration?) { crashRestore = registration }
+
+        /// Copies what changed of `pixmap` into buffer `index` (`ShadowCopier.copy`); the rows written.
+        func copy(_ pixmap: Pixmap, into index: Int) -> Int {
+            let b = buffers[index]
+            return copier.copy(pixmap, into: index, base: b.base, pitch: b.pitch, panelWidth: b.width, panelHeight: b.height)
+        }
     }
 
     /// - Parameters:
@@ -166,15 +189,14 @@ package final class DrmSink: FrameSink {
     /// Reads the card's events while a flip is pending (non-blocking: nothing waiting is
     /// not an error); once it has completed, a frame that waited for it is flipped.
     private func collectFlip(_ a: Attached) {
-        guard let next = a.pending else { return }
+        guard a.pending != nil else { return }
         let events: [DRMFlipEvent]
         do { events = try a.display.card.readEvents() } catch {
             detach(because: "reading its page-flip event failed: \(error)", level: .warning)
             return
         }
         guard !events.isEmpty else { return }
-        a.front = next
-        a.pending = nil
+        a.flipCompleted()
         if waitingFrame {
             waitingFrame = false
             flip(a)
@@ -290,7 +312,7 @@ package final class DrmSink: FrameSink {
             calls.append(call)
             owners.append(console)
         }
-        a.crashRestore = CrashFlush.register(restoring: calls, keeping: owners)
+        a.arm(CrashFlush.register(restoring: calls, keeping: owners))
         if a.crashRestore == nil {
             log.warning("drm \(a.display.card.path): the crash handler has no room for the console's restore; "
                    + "a crash would leave the display dark")
@@ -307,7 +329,7 @@ package final class DrmSink: FrameSink {
         if hasMaster { restoreCrtc(a) }
         a.console?.restore(log: log)
         // Disarmed only now: a crash before this point still gives the console back.
-        a.crashRestore = nil
+        a.arm(nil)
         for b in a.buffers {
             do { try b.destroy() } catch { log.error("drm \(d.card.path): \(error)") }
         }
@@ -372,8 +394,7 @@ package final class DrmSink: FrameSink {
         copyRows(a, into: back)
         do {
             try a.display.card.pageFlip(a.display.crtcID, to: a.buffers[back].framebufferID)
-            a.pending = back
-            a.queuedAt = clock()
+            a.flipQueued(to: back, at: clock())
             flipsQueued += 1
         } catch where error.isMasterConflict && error.code != EBUSY {
             detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
@@ -383,8 +404,69 @@ package final class DrmSink: FrameSink {
     }
 
     private func copyRows(_ a: Attached, into index: Int) {
-        let b = a.buffers[index]
-        rowsWritten += a.copier.copy(shadow.pixmap, into: index, base: b.base, pitch: b.pitch,
-                                     panelWidth: b.width, panelHeight: b.height)
+        rowsWritten += a.copy(shadow.pixmap, into: index)
+    }
+}
+
+/// Whether anyone can see the card on the display (`FrameAudience`, `Sink.demand = auto`):
+///
+/// - **The console in front** (`ConsoleHandover`): the card's VT hands its switches to the
+///   daemon (VT_PROCESS); the display is given up before a switch away and taken back
+///   after the switch back, each on the kernel's signal.
+/// - **The display on.** The connector's DPMS property ("On", "Standby", "Suspend", "Off")
+///   is read when the display is taken and at every udev `drm` event. The kernel sends no
+///   event of its own when DPMS changes (only a DRM master sets it), so an "Off" set by
+///   another program is seen at the next `drm` event; a display the daemon drives itself
+///   is set "On" by its mode set.
+///
+/// A display not attached at all (none connected, or another program holds DRM master) is
+/// not counted as unseen: the sink keeps retrying as before, and the frames wait in its
+/// shadow buffer.
+extension DrmSink {
+    package var audience: FrameAudience {
+        if let why = console.unseenBecause { return .display(unseenBecause: why) }
+        if let off = displayOff { return .display(unseenBecause: "the display is off (DPMS \(off))") }
+        return .display(unseenBecause: nil)
+    }
+
+    /// The kernel's console-switch signal came: the display is given up before a switch
+    /// away (the console's CRTC set back, DRM master dropped, so the session on the other
+    /// VT can take it), and taken again after the switch back.
+    package func consoleSwitched() {
+        console.signalled("drm \(device)", now: clock(), log: log, giveUp: { say, untold in
+            detach(because: "the console is switching to another VT" + ConsoleHandover.untoldSuffix(untold),
+                   retrying: false, quiet: !say)
+        }, takeBack: { say in
+            quietAttach = !say
+            retry.restart()
+            maintain()
+        })
+    }
+
+    /// Reads the connector's DPMS state; says when it changes. A display switched off and on
+    /// over and over is told for at most three of its times off a minute (`FlapLimiter`),
+    /// each whole: off, then on again.
+    func noteDPMS(_ card: DRMCard, _ connector: DRMConnector) {
+        let value: String?
+        do { value = try card.enumProperty("DPMS", of: connector) } catch {
+            log.warning("drm \(card.path): cannot read the DPMS state of \(connector.name): \(error)")
+            return
+        }
+        let off = value.flatMap { $0 == "On" ? nil : $0 }
+        guard off != displayOff else { return }
+        let wasOff = displayOff != nil
+        displayOff = off
+        var untold = 0
+        if off == nil {
+            guard dpmsFlaps.back() else { return }
+        } else if !wasOff {
+            let told = dpmsFlaps.gone(now: clock())
+            guard told.say else { return }
+            untold = told.untold
+        } else {
+            guard dpmsFlaps.isTelling else { return }    // Off to Standby and the like, within an episode
+        }
+        log.info("drm \(card.path) \(connector.name): DPMS \(value ?? "unknown")"
+                 + (untold > 0 ? " (off \(untold) more times since the last such line)" : ""))
     }
 }

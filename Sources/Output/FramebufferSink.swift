@@ -40,12 +40,12 @@ package final class FramebufferSink: FrameSink {
     private let shadow: PixelBuffer
     /// The card pixels last written to the device, row-major, card width per row.
     private var written: [UInt32]
-    var device: Attached?
-    var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
-    /// Console switches (`FramebufferSink+Demand.swift`).
+    private var device: Attached?
+    private var retry = RetryBackoff(first: FramebufferSink.firstBackoff, max: FramebufferSink.maxBackoff)
+    /// Console switches (`consoleSwitched`, below).
     let console: ConsoleHandover
     /// The next attach is the device taken back after a console switch that is not told.
-    var quietAttach = false
+    private var quietAttach = false
     private var closed = false
     private var nextPresenceCheck = -Double.infinity
     /// Why an attached device went away, until the line that reports it is written.
@@ -243,5 +243,31 @@ package final class FramebufferSink: FrameSink {
                 rowsWritten += 1
             }
         }
+    }
+}
+
+/// Whether anyone can see the card on the framebuffer (`FrameAudience`, `Sink.demand =
+/// auto`): while its console is in front (`ConsoleHandover`). A framebuffer is shared by
+/// every VT, so while another is in front nothing may be written to it at all: the device
+/// is let go (the console's mode set back) before the kernel switches, and taken again,
+/// with the whole card drawn, after the switch back. Whether the screen is blanked cannot
+/// be read (the fbdev `blank` attribute is write-only), so it is not counted.
+extension FramebufferSink {
+    package var audience: FrameAudience { .display(unseenBecause: console.unseenBecause) }
+
+    package func consoleSwitched() {
+        console.signalled("framebuffer \(devicePath)", now: clock(), log: log, giveUp: { say, untold in
+            guard let d = device else { return }
+            restoreConsole(d)
+            device = nil
+            if say {
+                log.notice("framebuffer \(devicePath): the console is switching to another VT; the device is let go"
+                           + ConsoleHandover.untoldSuffix(untold))
+            }
+        }, takeBack: { say in
+            quietAttach = !say
+            retry.restart()
+            maintain()
+        })
     }
 }

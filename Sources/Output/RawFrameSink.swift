@@ -54,8 +54,8 @@ package final class RawFrameSink: FrameSink {
     /// Token bucket: frames that may be written now (at most `burst`).
     private var tokens: Double
     private var lastRefill: Double?
-    /// Most frames a second; a reload may change it (the output stays open).
-    package var fps: Double
+    /// Most frames a second; a reload may change it (`limit(fps:)`; the output stays open).
+    package private(set) var fps: Double
     private static let burst = 2.0
     private var ended = false
     /// The unwritten tail of the frame in flight: `pending[pendingStart...]`, a copy taken
@@ -76,6 +76,9 @@ package final class RawFrameSink: FrameSink {
     /// - Parameter path: "-" for stdout, else a FIFO or a file (created 0644 or appended
     ///   to, never through a symbolic link).
     /// - Parameter log: one warning when the stop leaves a frame unfinished.
+    /// At most `fps` frames a second from now on (a reload that keeps the output).
+    package func limit(fps: Double) { self.fps = fps }
+
     package init(path: String, width: Int, height: Int, fps: Double,
                  clock: @escaping () -> Double = MonotonicClock.seconds,
                  log: Logger) throws(SinkError) {
@@ -229,30 +232,25 @@ package final class RawFrameSink: FrameSink {
 
     /// One non-blocking attempt: the bytes written (0 when the pipe is full).
     private func write(_ out: FileDescriptor, _ bytes: UnsafeRawPointer, count: Int) throws(SinkError) -> Int {
-        var done = 0
-        while done < count {
-            let n = Glibc.write(out.rawValue, bytes + done, count - done)
-            if n >= 0 { done += n; continue }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return done
-            case EPIPE:
-                // A frame the reader took only part of was counted when it was handed
-                // over; it never arrived whole.
-                let lost: UInt64 = bytesInFlight > 0 ? 1 : 0
-                framesPublished -= lost
-                ended = true
-                output = nil
-                var e = SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
-                                  permanent: true)
-                e.lostFrames = lost
-                endError = e
-                throw e
-            case let e:
-                throw SinkError(sink: "raw", "write \(out.path): \(String(cString: strerror(e)))")
-            }
+        do {
+            return try out.writeAvailable(bytes, count: count)
+        } catch let error as SystemError where error.errno == EPIPE {
+            // A frame the reader took only part of was counted when it was handed
+            // over; it never arrived whole.
+            let lost: UInt64 = bytesInFlight > 0 ? 1 : 0
+            framesPublished -= lost
+            ended = true
+            output = nil
+            var e = SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
+                              permanent: true)
+            e.lostFrames = lost
+            endError = e
+            throw e
+        } catch let error as SystemError {
+            throw SinkError(sink: "raw", "write \(out.path): \(error.reason)")
+        } catch {
+            throw SinkError(sink: "raw", "write \(out.path): \(error)")
         }
-        return done
     }
 
     /// The output, opening a FIFO once a reader is there; nil while it has none.
@@ -287,9 +285,13 @@ package final class RawFrameSink: FrameSink {
 
     /// Makes `fd` the output, non-blocking.
     private func adopt(_ fd: FileDescriptor) throws(SinkError) {
-        let flags = fcntl(fd.rawValue, F_GETFL)
-        guard flags >= 0, fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw SinkError(sink: "raw", "\(fd.path): cannot make writes non-blocking: \(String(cString: strerror(errno)))", permanent: true)
+        let flags: Int32
+        do {
+            flags = try fd.statusFlags()
+            try fd.setStatusFlags(flags | O_NONBLOCK)
+        } catch {
+            let why = (error as? SystemError)?.reason ?? "\(error)"
+            throw SinkError(sink: "raw", "\(fd.path): cannot make writes non-blocking: \(why)", permanent: true)
         }
         originalFlags = flags
         output = fd
@@ -322,7 +324,7 @@ package final class RawFrameSink: FrameSink {
         if unfinishedBytes > 0 {
             log.warning("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
         }
-        if let originalFlags { _ = fcntl(out.rawValue, F_SETFL, originalFlags) }
+        if let originalFlags { try? out.setStatusFlags(originalFlags) }
         output = nil
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Motion
 import Sensors
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
@@ -59,8 +60,7 @@ package struct AttitudeSettings: Sendable, Equatable {
     package init() {}
 
     package var baselineSamples = 10
-    /// one-euro or none.
-    package var filter = "one-euro"
+    package var filter = AttitudeFilter.oneEuro
     /// One Euro parameters (Casiez et al. 2012): the cutoff in Hz when still, the speed
     /// coefficient, and the derivative's cutoff in Hz.
     package var minCutoff = 4.0
@@ -71,6 +71,14 @@ package struct AttitudeSettings: Sendable, Equatable {
     package var recaptureAfter = 3.0
     /// Radians from the baseline that count as far.
     package var recaptureAngle = 0.35
+}
+
+/// `Attitude.filter`: how the up direction is smoothed.
+package enum AttitudeFilter: String, Sendable, Equatable, CaseIterable {
+    /// The One Euro filter (`Attitude.min_cutoff`, `beta`, `d_cutoff`).
+    case oneEuro = "one-euro"
+    /// Samples passed through.
+    case none
 }
 
 package struct MapperSettings: Sendable, Equatable {
@@ -165,6 +173,21 @@ package struct TraceSettings: Sendable, Equatable {
 package struct LogSettings: Sendable, Equatable {
     package init() {}
 
-    /// error, warning, notice, info, debug.
-    package var level = "info"
+    package var level = LogLevel.info
+}
+
+/// `Log.level`: the least important lines shown.
+package enum LogLevel: String, Sendable, Equatable, CaseIterable {
+    case error, warning, notice, info, debug
+
+    /// The logger's level of the same name.
+    package var loggerLevel: Logger.Level {
+        switch self {
+        case .error: .error
+        case .warning: .warning
+        case .notice: .notice
+        case .info: .info
+        case .debug: .debug
+        }
+    }
 }

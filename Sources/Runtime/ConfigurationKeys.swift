@@ -74,8 +74,8 @@ package enum ConfigurationKeys {
 
     static let attitude: [ConfigurationKey] = [
         integer("Attitude", "baseline_samples", "samples averaged into the baseline \"up\" direction", \.attitude.baselineSamples, range: 1...10_000),
-        choice("Attitude", "filter", "one-euro smooths the up direction; none passes samples through",
-               accepted: "one-euro or none", \.attitude.filter, words: ["one-euro", "none"]),
+        enumeration("Attitude", "filter", "one-euro smooths the up direction; none passes samples through",
+                    accepted: "one-euro or none", \.attitude.filter),
         number("Attitude", "min_cutoff", "One Euro cutoff frequency when still, Hz (lower: steadier, more lag)", \.attitude.minCutoff, range: 0.001...1000),
         number("Attitude", "beta", "One Euro speed coefficient (higher: less lag when moving)", \.attitude.beta, range: 0...1000),
         number("Attitude", "d_cutoff", "One Euro cutoff of the speed estimate, Hz", \.attitude.dCutoff, range: 0.001...1000),
@@ -168,8 +168,8 @@ package enum ConfigurationKeys {
     ]
 
     static let log: [ConfigurationKey] = [
-        choice("Log", "level", "least important log lines shown", accepted: "error, warning, notice, info or debug",
-               \.log.level, words: ["error", "warning", "notice", "info", "debug"]),
+        enumeration("Log", "level", "least important log lines shown", accepted: "error, warning, notice, info or debug",
+                    \.log.level),
     ]
 
     // MARK: Key builders

@@ -20,7 +20,7 @@ extension Daemon {
         }
         if let recorded = source.header?.attitude {
             var differ: [String] = []
-            if recorded.filter != c.attitude.filter { differ.append("Attitude.filter=\(recorded.filter)") }
+            if recorded.filter != c.attitude.filter.rawValue { differ.append("Attitude.filter=\(recorded.filter)") }
             if recorded.baselineSamples != c.attitude.baselineSamples { differ.append("Attitude.baseline_samples=\(recorded.baselineSamples)") }
             if !differ.isEmpty {
                 log.notice("trace \(file) was recorded with " + differ.joined(separator: ", ") + "; replaying with this run's configuration")
@@ -43,7 +43,7 @@ extension Daemon {
                            ["sensor.device": "trace:" + file])
             }
             if let wait = Self.longestWait(readings.map(\.t)), wait.seconds > Self.longWait { say(wait.seconds, wait.from) }
-            source.onLongWait = say
+            source.sayLongWaits(say)
         }
         return source
     }

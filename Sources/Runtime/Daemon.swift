@@ -20,9 +20,11 @@ package final class Daemon {
     }
 
     let log: Logger
-    let notifier = ServiceNotifier()
-    let start = MonotonicClock.seconds()
-    let startedUTC = RunDescription.utcNow()
+    /// The clocks, waits, signals, service manager and bus of the machine.
+    let host: DaemonHost
+    var notifier: any ServiceNotifying { host.notifier }
+    let start: Double
+    let startedUTC: String
     /// Re-reads the configuration on SIGHUP.
     let reload: () throws(Failure) -> Configuration
     let sourceChoice: SourceChoice
@@ -30,25 +32,29 @@ package final class Daemon {
     package private(set) var trace: TraceWriter?
     package private(set) var framesPublished: UInt64 = 0
     /// `org.shimmerd.Shimmerd1` on the system bus, kept across reloads; nil without a bus.
-    private var bus: StatusBus?
-    package var onFrame: ((UInt64, Double) -> Void)?
-    /// Called after every wait of the loop with the run's time.
-    package var onWake: ((Double) -> Void)?
+    private var bus: (any StatusChannel)?
+    /// Called after every wait of the loop with the run's time (`followWakeups`).
+    private var onWake: ((Double) -> Void)?
 
     /// Trace time instead of wall time when a trace is the sensor (`Sensor.device =
     /// trace:FILE`); fixed at startup, so a reload cannot switch between the two.
     let traceClock: TraceClock?
     /// The command line, for the trace's header.
-    package var argv: [String] = []
+    let argv: [String]
 
-    package init(config: Configuration, source: SourceChoice = .configured, log: Logger,
-                 reload: @escaping () throws(Failure) -> Configuration) {
+    /// - Parameter argv: the command line, for the trace's header.
+    package init(config: Configuration, source: SourceChoice = .configured, log: Logger, host: DaemonHost = DaemonHost(),
+                 argv: [String] = [], reload: @escaping () throws(Failure) -> Configuration) {
         self.config = config
+        self.argv = argv
         self.log = log
+        self.host = host
+        start = host.monotonicSeconds
+        startedUTC = host.utcNow()
         self.reload = reload
         sourceChoice = source
         if case .configured = source, case .trace = config.sensor.device {
-            traceClock = TraceClock(speed: config.sensor.traceSpeed)
+            traceClock = TraceClock(speed: config.sensor.traceSpeed, realClock: { host.monotonicSeconds })
         } else {
             traceClock = nil
         }
@@ -56,14 +62,18 @@ package final class Daemon {
 
     package var clock: () -> Double {
         if let traceClock { return { traceClock.now } }
-        let start = self.start
-        return { MonotonicClock.seconds() - start }
+        let start = self.start, host = self.host
+        return { host.monotonicSeconds - start }
     }
 
     var wait: Pipeline.Wait {
         if let traceClock { return { traceClock.wait($0, timeoutSeconds: $1, into: &$2) } }
-        return { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) }
+        return host.wait
     }
+
+    /// Calls `body` after every wait of the loop with the run's time (the demo's progress,
+    /// which goes on while no frame is published).
+    package func followWakeups(_ body: @escaping (Double) -> Void) { onWake = body }
 
     /// Runs until SIGTERM/SIGINT or `duration` seconds.
     ///
@@ -73,22 +83,15 @@ package final class Daemon {
     /// it was (same sink, same trace, same baseline) with one line saying why. A sink,
     /// trace or sensor whose settings did not change is carried over, not reopened.
     package func run(duration: Double?) throws(Failure) {
-        let signals = ProcessSignals.take(DaemonSignals.signals)
-        // A trace past RLIMIT_FSIZE must be a write error (EFBIG: logged, lines kept
-        // queued), not the default action of SIGXFSZ, which kills without a flush.
-        ProcessSignals.ignore([.fileSizeLimit])
-        // A fault still writes the trace's queued lines before the process dies of it.
-        CrashFlush.install()
+        let signals = host.takeSignals(DaemonSignals.signals)
+        host.prepareProcess()
         var running = try assemble(config, replacing: nil).assembly
         trace = running.trace
         defer { notifier.stopping() }
         let counters = RunCounters()
         // The real daemon offers its state on the system bus; a demo or a replay does not.
         if case .configured = sourceChoice, traceClock == nil {
-            // Any local user may send the bus object a message of up to 32 MiB (dbus-daemon's
-            // limit): its memory goes back when it is freed instead of staying in the heap.
-            Heap.mapBlocks(largerThan: 4 << 20)
-            bus = StatusBus(log: log, clock: clock)
+            bus = host.statusChannel(log, clock)
         }
         var pipeline = makePipeline(running, counters)
         while true {
@@ -146,14 +149,9 @@ package final class Daemon {
             wait(fds, timeout, &readable)
             if let onWake = self?.onWake { onWake(clock()) }
         }
-        let pipeline = Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                                counters: counters, wait: waking, bus: bus)
-        pipeline.onFrame = { [weak self] n, t in
-            guard let self else { return }
-            self.framesPublished = n
-            self.onFrame?(n, t)
-        }
-        return pipeline
+        return Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
+                        counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds,
+                        onFrame: { [weak self] n, _ in self?.framesPublished = n })
     }
 
     /// Releases what `old` holds and `next` does not carry over (everything on a stop).
@@ -268,7 +266,7 @@ package final class Daemon {
             card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
             mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
                           clamp: c.mapper.clamp),
-            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter,
+            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter.rawValue,
                             minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
             sink: .init(type: c.sink.type.rawValue, fps: c.sink.fps), shimmerd: Daemon.version,
             run: RunDescription.current(argv: argv, started: startedUTC))

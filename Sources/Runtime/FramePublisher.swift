@@ -8,13 +8,28 @@ import Tracing
 /// Frames counted over the daemon's whole run, across reloads (each reload builds a new
 /// pipeline): the stop line and the trace's frame numbers go on from where they were.
 package final class RunCounters {
-    package var published: UInt64 = 0
-    package var dropped: UInt64 = 0
+    package private(set) var published: UInt64 = 0
+    package private(set) var dropped: UInt64 = 0
     /// Published while the sink showed them to no one (no display attached).
-    package var unshown: UInt64 = 0
-    package var samples = 0
+    package private(set) var unshown: UInt64 = 0
+    package private(set) var samples = 0
 
     package init() {}
+
+    /// A frame is out; `shown`: someone could see it.
+    func published(shown: Bool) {
+        published += 1
+        if !shown { unshown += 1 }
+    }
+
+    /// A frame was dropped.
+    func droppedOne() { dropped += 1 }
+
+    /// Frames counted as published that never reached the output whole.
+    func lost(_ frames: UInt64) { published -= min(frames, published) }
+
+    /// Readings the motion stage used.
+    func took(samples n: Int) { samples += n }
 }
 
 /// The output half of the loop: paints the card into the sink's memory and hands the
@@ -25,6 +40,8 @@ final class FramePublisher {
     let renderer: CardRenderer
     let counters: RunCounters
     private let log: Logger
+    /// CLOCK_MONOTONIC nanoseconds, the time stamped on each frame.
+    private let frameTime: () -> UInt64
     private var targets: [CardTarget]
     private var targetGeneration: Int
     private var limiter = RateLimiter()
@@ -32,12 +49,15 @@ final class FramePublisher {
     private(set) var ended = false
     /// A frame was dropped because the sink was still busy with an earlier one: the
     /// picture it showed is owed to the reader once the sink has caught up.
-    var owesNewest = false
+    private(set) var owesNewest = false
     /// Called after each published frame (demo progress).
-    var onFrame: ((UInt64, Double) -> Void)?
+    private let onFrame: ((UInt64, Double) -> Void)?
 
-    init(sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger) {
+    init(sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger,
+         frameTime: @escaping () -> UInt64, onFrame: ((UInt64, Double) -> Void)?) {
         self.sink = sink
+        self.frameTime = frameTime
+        self.onFrame = onFrame
         self.renderer = renderer
         self.counters = counters
         self.log = log
@@ -55,6 +75,14 @@ final class FramePublisher {
         return true
     }
 
+    /// Whether the picture owed to a reader that was busy goes out now: it has caught up
+    /// (the sink is not `backlogged`). Owed no more once it does.
+    func takeOwedNewest(backlogged: Bool) -> Bool {
+        guard owesNewest, !backlogged else { return false }
+        owesNewest = false
+        return true
+    }
+
     /// Colors for `focal`; true when some dot changed (a frame is worth publishing).
     func update(_ focal: FocalPoint) -> Bool {
         renderer.update(focalX: focal.x, focalY: focal.y) > 0
@@ -64,18 +92,17 @@ final class FramePublisher {
     func publish(_ focal: FocalPoint, at now: Double, trace: TraceWriter?, clock: () -> Double) {
         let slot = sink.nextSlot()
         let painted = renderer.paint(into: &targets[slot])
-        let info = FrameInfo(number: counters.published + 1, timeNanoseconds: MonotonicClock.nanoseconds(),
+        let info = FrameInfo(number: counters.published + 1, timeNanoseconds: frameTime(),
                              focalX: focal.x, focalY: focal.y)
         do {
             switch try sink.publish(slot: slot, info) {
             case .published:
-                counters.published += 1
-                if !sink.isShowing { counters.unshown += 1 }
+                counters.published(shown: sink.isShowing)
                 trace?.append(TraceRecord.Frame(t: now, frame: counters.published, focal: [focal.x, focal.y],
                                                 dots: painted.dotsRepainted, pixels: painted.pixelsWritten, published: clock()))
                 onFrame?(counters.published, now)
             case .dropped(let why):
-                counters.dropped += 1
+                counters.droppedOne()
                 if why == .readerBusy || why == .writerBehind { owesNewest = true }
                 trace?.append(TraceRecord.Dropped(t: now, focal: [focal.x, focal.y], reason: why.rawValue))
                 reportDrop(why, at: now)
@@ -83,7 +110,7 @@ final class FramePublisher {
         } catch {
             // The slot's contents are now unknown to the sink: repaint it fully next time.
             targets[slot].invalidate()
-            counters.published -= min(error.lostFrames, counters.published)
+            counters.lost(error.lostFrames)
             if error.permanent {
                 log.notice("\(error); stopping", ["sink": sink.summary])
                 ended = true

@@ -23,7 +23,7 @@ package struct MotionConfiguration {
                                        gyro: c.sensor.gyro, gyroMountMatrix: c.sensor.gyroMountMatrix)
         let euro = OneEuroParameters(minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff)
         attitude = AttitudeConfiguration(baselineSamples: c.attitude.baselineSamples,
-                                         filter: c.attitude.filter == "none" ? .none : .oneEuro(euro))
+                                         filter: c.attitude.filter == .none ? .none : .oneEuro(euro))
         recaptureAfter = c.attitude.recaptureAfter
         recaptureAngle = c.attitude.recaptureAngle
         mapper = FocalMapper(origin: c.card.effectiveOrigin, rollRangeRadians: c.mapper.rollRange, pitchRangeRadians: c.mapper.pitchRange,

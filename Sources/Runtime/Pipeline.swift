@@ -56,7 +56,7 @@ package final class Pipeline {
     let parts: Parts
     let trace: TraceWriter?
     let log: Logger
-    let notifier: ServiceNotifier
+    let notifier: any ServiceNotifying
     let clock: () -> Double
     /// Sleeps until one of the descriptors is readable or the timeout (seconds) passes,
     /// and puts the readable ones into the array: `ReadinessPoll.waitReadable`, or a
@@ -64,20 +64,20 @@ package final class Pipeline {
     package typealias Wait = (_ fds: [Int32], _ timeout: Double, _ readable: inout [Int32]) -> Void
     let wait: Wait
     /// The daemon on the system bus, nil without one (`StatusBus`).
-    let bus: StatusBus?
+    let bus: (any StatusChannel)?
     let motion: MotionStage
     private let publisher: FramePublisher
     package let counters: RunCounters
     /// Becomes true once the first frame is out (READY=1).
     private var ready = false
     /// Whether the source was last told to read slowly.
-    var sourceIdle = false
-    /// Nobody looks (`Pipeline+Demand.swift`): the source is suspended, no frames are painted.
-    var isIdle = false
+    private var sourceIdle = false
+    /// Nobody looks (`followDemand`): the source is suspended, no frames are painted.
+    private var isIdle = false
     /// Whether anyone looks, with the second's grace before idling.
-    var demandHold = DemandHold()
+    private var demandHold = DemandHold()
     /// When the demand last changed, so the bus's rate-limited signal still goes out.
-    var busStateChangedAt: Double?
+    private var busStateChangedAt: Double?
     /// Kept between calls of `run`: a reload that fails resumes this pipeline exactly
     /// where it was (no extra frame, no early heartbeat).
     private var pacer: FramePacer?
@@ -92,11 +92,6 @@ package final class Pipeline {
     /// Seconds by which the sink's maintenance and the trace's flush may come late, so that
     /// another wakeup serves them.
     static let timerSlack = 0.25
-    /// Called after each published frame (demo progress).
-    package var onFrame: ((UInt64, Double) -> Void)? {
-        get { publisher.onFrame }
-        set { publisher.onFrame = newValue }
-    }
     /// Frames published and samples used over the daemon's run.
     package var frames: UInt64 { counters.published }
     package var samples: Int { counters.samples }
@@ -104,10 +99,13 @@ package final class Pipeline {
     /// - Parameter clock: seconds since the daemon started (monotonic); shared with the trace.
     /// - Parameter counters: carried from the pipeline this one replaces on a reload.
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
-    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: ServiceNotifier, clock: @escaping () -> Double,
+    /// - Parameter frameTime: CLOCK_MONOTONIC nanoseconds, stamped on each frame (`FrameInfo`).
+    /// - Parameter onFrame: called after each published frame with its number and time.
+    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: any ServiceNotifying, clock: @escaping () -> Double,
                  counters: RunCounters = RunCounters(),
                  wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
-                 bus: StatusBus? = nil) {
+                 bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds,
+                 onFrame: ((UInt64, Double) -> Void)? = nil) {
         self.bus = bus
         self.parts = parts
         self.trace = trace
@@ -117,7 +115,8 @@ package final class Pipeline {
         self.counters = counters
         self.wait = wait
         motion = MotionStage(parts.motion)
-        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log)
+        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log,
+                                   frameTime: frameTime, onFrame: onFrame)
         // A source carried over from the pipeline this one replaces may be reading slowly,
         // or not at all (nobody looked): this pipeline decides again at its first wakeup.
         parts.source.setIdle(period: nil)
@@ -125,7 +124,7 @@ package final class Pipeline {
     }
 
     /// Runs until a stop signal, `until` (seconds on `clock`), or a reload request.
-    package func run(signals: PendingSignals, until deadline: Double?) -> Outcome {
+    package func run(signals: any SignalSource, until deadline: Double?) -> Outcome {
         var pacer = self.pacer ?? FramePacer(fps: parts.fps, now: clock())
         var heartbeat = self.heartbeat ?? Heartbeat(notifier.watchdogMicroseconds)
         defer {
@@ -165,11 +164,8 @@ package final class Pipeline {
             followDemand(&pacer, at: now)
             if !isIdle {
                 if publisher.maintain() { pacer.owesFrame = true }
-                if publisher.owesNewest && !parts.sink.isBacklogged {
-                    // The reader caught up: the picture of the frames it missed goes out now.
-                    publisher.owesNewest = false
-                    pacer.owesFrame = true
-                }
+                // The reader caught up: the picture of the frames it missed goes out now.
+                if publisher.takeOwedNewest(backlogged: parts.sink.isBacklogged) { pacer.owesFrame = true }
             }
             takeEvents(at: now, readable: readable, into: &events)
             if !isIdle {
@@ -222,7 +218,7 @@ package final class Pipeline {
                            + "fusing it fully again")
             }
         }
-        counters.samples += motion.samples - before
+        counters.took(samples: motion.samples - before)
     }
 
     /// A frame when one is due: at most fps, only while the drawn point moves, published
@@ -245,7 +241,7 @@ package final class Pipeline {
 
     /// The bus's requests when it has some: `Recalibrate()` captures a new baseline, as
     /// SIGUSR1 does (the bus logs it); a claim made or ended is weighed by `followDemand`.
-    private func takeRequests(of bus: StatusBus, readable: [Int32], at now: Double) {
+    private func takeRequests(of bus: any StatusChannel, readable: [Int32], at now: Double) {
         let requests = bus.process(readable: readable)
         if requests.recalibrate {
             motion.recapture("D-Bus Recalibrate() from \(requests.recalibrateCaller)", at: now, trace: trace)
@@ -255,13 +251,13 @@ package final class Pipeline {
 
     /// The properties' present values, gathered only when a `PropertiesChanged` may go out
     /// (so the loop allocates nothing in between).
-    private func publishStatus(on bus: StatusBus, at now: Double) {
+    private func publishStatus(on bus: any StatusChannel, at now: Double) {
         guard bus.isDue(now: now) else { return }
-        var s = bus.status
+        var s = StatusBus.Status()
         let attachment = parts.source.attachment
         s.state = isIdle ? "idle" : attachment == nil ? "waiting" : (motion.isResting(at: now) ? "still" : "moving")
         s.sensor = attachment?.device.displayName ?? ""
-        s.sensorMode = attachment?.mode ?? ""
+        s.sensorMode = attachment?.mode.rawValue ?? ""
         s.sensorModeReason = attachment?.modeReason ?? ""
         s.gyroscope = attachment?.gyro?.gyro?.displayName ?? ""
         s.baselineAt = motion.baselineAt
@@ -269,8 +265,7 @@ package final class Pipeline {
         s.focal = (motion.drawnFocal.x, motion.drawnFocal.y)
         s.sink = parts.sink.summary
         s.frames = counters.published
-        bus.status = s
-        bus.publish(now: now)
+        bus.publish(s, now: now)
     }
 
     /// A device lying still is read slowly; the first sample that moves restores the rate.
@@ -313,6 +308,49 @@ package final class Pipeline {
     }
 }
 
+/// Idling while nobody looks (`Demand`, through `DemandHold`: only after nobody has looked
+/// for a second): the sensor released as at exit (its buffer disabled, its sampling
+/// frequency restored), no reads, no frames, no timers of the loop's own; hotplug,
+/// signals, the bus and the tablet-mode switches still wake it. Someone looking again
+/// resumes at once: the sensor attaches as at start, with a new baseline, and a frame of
+/// the card at rest goes out right away.
+extension Pipeline {
+    /// Decides, at every wakeup, whether anyone looks; on a change suspends or resumes
+    /// the source, says why (log, trace, STATUS=) and owes a frame on resuming.
+    private func followDemand(_ pacer: inout FramePacer, at now: Double) {
+        // No bus at start: nobody can claim, so the frames are painted. A bus that went away
+        // holds no claims: the daemon idles until it is back and a reader claims again. A
+        // claim taken and released within this wakeup counts as one.
+        let claims = bus.map { max($0.claims, $0.claimedSinceProcess ? 1 : 0) }
+        let demand = Demand.of(parts.demand, audience: parts.sink.audience, claims: claims)
+        guard demandHold.update(demand, at: now) != nil else { return }
+        isIdle = demandHold.isIdle
+        trace?.append(TraceRecord.Demand(t: now, idle: isIdle, reason: demand.reason))
+        busStateChangedAt = now
+        if isIdle {
+            log.notice("idle: \(demand.reason); the sensor is released and nothing is painted until someone looks")
+            if let event = parts.source.suspend(why: "nobody looks: \(demand.reason)") {
+                _ = motion.take(event, at: now, trace: trace)
+            }
+            sourceIdle = false
+            notifier.status("idle: \(demand.reason)")
+            trace?.flush()
+        } else {
+            log.notice("resumed: \(demand.reason); reading the sensor again, with a new baseline")
+            parts.source.resume(now: now)
+            pacer.owesFrame = true
+            notifier.status(status)
+        }
+    }
+
+    /// While the bus still has to say that the state changed (its `PropertiesChanged` is
+    /// rate-limited), the loop wakes for it even when idle.
+    private func busWakeup(now: Double) -> Double? {
+        guard bus != nil, let at = busStateChangedAt, now - at < 2 * StatusBus.minimumInterval else { return nil }
+        return StatusBus.minimumInterval / 2
+    }
+}
+
 /// What the pending signals ask the loop to do, strongest first: a stop outranks a
 /// reload, which outranks a recapture (a reload captures a new baseline anyway), so a
 /// SIGTERM that arrives with a burst of SIGHUPs is never dropped. SIGUSR2, the console's
@@ -346,7 +384,7 @@ struct Heartbeat {
         period = watchdogMicroseconds.map { Double($0) / 2e6 }
     }
 
-    mutating func beat(at now: Double, _ notifier: ServiceNotifier) {
+    mutating func beat(at now: Double, _ notifier: any ServiceNotifying) {
         guard let period, now - last >= period else { return }
         notifier.watchdog()
         last = now

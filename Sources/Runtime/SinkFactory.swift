@@ -189,7 +189,7 @@ package enum SinkFactory {
         switch new.type {
         case .raw:
             guard old.path == new.path, let raw = sink as? RawFrameSink else { return false }
-            raw.fps = new.fps
+            raw.limit(fps: new.fps)
         case .png:
             guard old.path == new.path else { return false }
         case .shm:

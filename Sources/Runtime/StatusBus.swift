@@ -5,6 +5,25 @@ import Sensors
 import Systemd
 import Tracing
 
+/// What the loop asks of the daemon's readers and tells them: claims and `Recalibrate()`
+/// in, the status out. `StatusBus` on the system bus in the running daemon.
+package protocol StatusChannel: AnyObject {
+    /// The connections holding a claim now.
+    var claims: Int { get }
+    /// A claim was made in the last `process`, even if it has ended since: someone looked.
+    var claimedSinceProcess: Bool { get }
+    /// The descriptor to poll before the next wait, and the seconds after which `process`
+    /// is due anyway (nil: none).
+    func pollRequest() -> (fd: Int32, events: Int16, timeoutSeconds: Double?)
+    /// Takes what came in, when `readable` holds `pollRequest()`'s descriptor or its
+    /// timeout has passed; returns what was asked of the loop.
+    func process(readable: [Int32]) -> StatusBus.BusRequests
+    /// Whether `publish` may go out now.
+    func isDue(now: Double) -> Bool
+    /// The status the readers see from now on, signalled with what changed when due.
+    func publish(_ status: StatusBus.Status, now: Double)
+}
+
 /// The daemon on the system bus: the name `org.shimmerd.Shimmerd1`, one object
 /// `/org/shimmerd/Shimmerd1` with the interface of the same name: read-only properties for
 /// a desktop widget (the sensor and gyroscope in use and how they are read, the
@@ -30,7 +49,7 @@ import Tracing
 /// No system bus at start (a container, a test) is one log line; the daemon goes on. A
 /// bus that goes away later is connected to again (`ReconnectingBus`), and the name is
 /// queued for: another owner's leaving hands it over.
-package final class StatusBus {
+package final class StatusBus: StatusChannel {
     package static let name = "org.shimmerd.Shimmerd1"
     package static let path = "/org/shimmerd/Shimmerd1"
     package static let interface = "org.shimmerd.Shimmerd1"
@@ -98,28 +117,28 @@ package final class StatusBus {
             + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node>\n\(interfaceXML)</node>\n"
     }
 
-    /// What the properties show; the loop keeps it up to date (`Pipeline`).
+    /// What the properties show but `Claims`, which the bus counts itself; the loop
+    /// gives it (`Pipeline`).
     package struct Status: Equatable {
-        var state = "waiting"
-        var sensor = ""
-        var sensorMode = ""
-        var sensorModeReason = ""
-        var gyroscope = ""
+        package var state = "waiting"
+        package var sensor = ""
+        package var sensorMode = ""
+        package var sensorModeReason = ""
+        package var gyroscope = ""
         /// When the baseline was captured, on the daemon's clock.
-        var baselineAt: Double?
-        var dPitch = 0.0
-        var dRoll = 0.0
-        var focal = (x: 0.0, y: 0.0)
-        var sink = ""
-        var frames: UInt64 = 0
-        /// Set by `StatusBus` itself: the connections holding a claim.
-        var claims: UInt32 = 0
+        package var baselineAt: Double?
+        package var dPitch = 0.0
+        package var dRoll = 0.0
+        package var focal = (x: 0.0, y: 0.0)
+        package var sink = ""
+        package var frames: UInt64 = 0
+
+        package init() {}
 
         package static func == (a: Status, b: Status) -> Bool {
             a.state == b.state && a.sensor == b.sensor && a.sensorMode == b.sensorMode
                 && a.sensorModeReason == b.sensorModeReason && a.gyroscope == b.gyroscope && a.dPitch == b.dPitch
                 && a.dRoll == b.dRoll && a.focal == b.focal && a.sink == b.sink && a.frames == b.frames
-                && a.claims == b.claims
         }
     }
 
@@ -137,9 +156,12 @@ package final class StatusBus {
         package init() {}
     }
 
-    package var status = Status()
+    /// What the properties show, as the loop last gave it.
+    package private(set) var status = Status()
+    /// The connections holding a claim at the last `process`.
+    private var heldClaims: UInt32 = 0
     /// The connections holding a claim now.
-    package var claims: Int { Int(status.claims) }
+    package var claims: Int { Int(heldClaims) }
     /// A `Claim()` was answered in the last `process`, even if its claim has ended since
     /// (a `Release()` or a closed connection in the same wakeup): someone looked.
     package private(set) var claimedSinceProcess = false
@@ -151,6 +173,7 @@ package final class StatusBus {
     private let clock: () -> Double
     private let log: Logger
     private var emitted = Status()
+    private var emittedClaims: UInt32 = 0
     private var lastEmit = -Double.infinity
     /// When `process` is due even without the descriptor (sd-bus's timeout, a reconnect).
     private var dueAt = -Double.infinity
@@ -287,8 +310,8 @@ package final class StatusBus {
             (recalibrateCaller, recalibrateCalls) = (nil, 0)
         }
         let held = UInt32(claimTrack?.count ?? 0)
-        if held != status.claims {
-            status.claims = held
+        if held != heldClaims {
+            heldClaims = held
             requests.claimsChanged = true
         }
         return requests
@@ -308,15 +331,19 @@ package final class StatusBus {
     /// Whether a `PropertiesChanged` may go out now.
     package func isDue(now: Double) -> Bool { object != nil && now - lastEmit >= Self.minimumInterval }
 
-    /// `PropertiesChanged` with what changed since the last one, at most every
-    /// `minimumInterval` seconds (sd-bus writes it, or queues it for the next POLLOUT).
-    package func publish(now: Double) {
-        guard let object, isDue(now: now), status != emitted else { return }
+    /// Takes `status` as what the properties show from now on, and sends `PropertiesChanged`
+    /// with what changed since the last one, at most every `minimumInterval` seconds
+    /// (sd-bus writes it, or queues it for the next POLLOUT).
+    package func publish(_ status: Status, now: Double) {
+        self.status = status
+        guard let object, isDue(now: now), status != emitted || heldClaims != emittedClaims else { return }
         var changed: [(String, BusValue)] = []
         for p in Self.properties where p.signalled {
-            if let v = value(of: p.name, in: status), v != value(of: p.name, in: emitted) { changed.append((p.name, v)) }
+            if let v = value(of: p.name, in: status, claims: heldClaims),
+               v != value(of: p.name, in: emitted, claims: emittedClaims) { changed.append((p.name, v)) }
         }
         emitted = status
+        emittedClaims = heldClaims
         lastEmit = now
         object.emitPropertiesChanged(changed)
     }
@@ -324,10 +351,10 @@ package final class StatusBus {
     /// What Get and GetAll answer: `status`, and the claims as they are this moment (a
     /// claim or a connection's end earlier in the same wakeup counts).
     private func value(of name: String) -> BusValue? {
-        name == "Claims" ? .uint32(UInt32(claimTrack?.count ?? 0)) : value(of: name, in: status)
+        name == "Claims" ? .uint32(UInt32(claimTrack?.count ?? 0)) : value(of: name, in: status, claims: heldClaims)
     }
 
-    private func value(of name: String, in s: Status) -> BusValue? {
+    private func value(of name: String, in s: Status, claims: UInt32) -> BusValue? {
         switch name {
         case "State": .string(s.state)
         case "Sensor": .string(s.sensor)
@@ -340,7 +367,7 @@ package final class StatusBus {
         case "FocalPoint": .point(s.focal.x, s.focal.y)
         case "Sink": .string(s.sink)
         case "FramesPublished": .uint64(s.frames)
-        case "Claims": .uint32(s.claims)
+        case "Claims": .uint32(claims)
         default: nil
         }
     }

@@ -13,10 +13,10 @@ package final class TraceClock {
     package private(set) var now = 0.0
     /// Trace seconds per real second; nil: as fast as possible.
     package let speed: Double?
-    /// Absolute time of the next reading (set by `TraceSource`). A wait that ends within
-    /// rounding error of it ends exactly at it: `now + (e - now)` need not be `e` in
-    /// floating point, and the reading's `t` must be.
-    package var nextEvent: Double?
+    /// Absolute time of the next reading (`expect(nextEvent:)`, from `TraceSource`). A wait
+    /// that ends within rounding error of it ends exactly at it: `now + (e - now)` need not
+    /// be `e` in floating point, and the reading's `t` must be.
+    package private(set) var nextEvent: Double?
     private let realStart: Double
     private let realClock: () -> Double
 
@@ -25,6 +25,9 @@ package final class TraceClock {
         self.realClock = realClock
         realStart = realClock()
     }
+
+    /// The next reading is due at `t` (trace time); nil: none is.
+    package func expect(nextEvent t: Double?) { nextEvent = t }
 
     /// The pipeline's wait: sleeps (if paced) until the real time that corresponds to
     /// `now + timeoutSeconds`, then moves `now` there. A trace source has no descriptors;

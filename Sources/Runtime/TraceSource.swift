@@ -45,7 +45,11 @@ package final class TraceSource: SampleSource {
     /// The damaged line that ended the reading, if any.
     package private(set) var failure: TraceReadError?
     /// Said once per long wait found after the first batch: (seconds, from t).
-    package var onLongWait: ((Double, Double) -> Void)?
+    private var onLongWait: ((Double, Double) -> Void)?
+
+    /// Calls `say` once per long wait found after the first batch, with its seconds and
+    /// the trace time it starts at.
+    package func sayLongWaits(_ say: @escaping (Double, Double) -> Void) { onLongWait = say }
 
     private struct Item {
         var t: Double
@@ -145,11 +149,11 @@ package final class TraceSource: SampleSource {
         guard let base else { return 0 }
         if index >= ahead.count && !isFullyRead { refill() }
         guard index < ahead.count else {
-            clock.nextEvent = nil
+            clock.expect(nextEvent: nil)
             return .infinity
         }
         let due = base + ahead[index].t
-        clock.nextEvent = due
+        clock.expect(nextEvent: due)
         return max(0, due - now)
     }
 

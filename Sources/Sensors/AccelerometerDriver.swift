@@ -1,11 +1,26 @@
 import Motion
 
+/// How a driver reads its device, as the attach line, the bus (`SensorMode`) and the
+/// trace's header name it.
+package enum DriverMode: String, Sendable, Equatable, CustomStringConvertible {
+    /// A sysfs `in_accel_*_raw` read through libiio at every sample (also a gyroscope's).
+    case poll
+    /// The device's IIO buffer, scans read from its node.
+    case buffer
+    /// The sysfs attributes read directly, without libiio.
+    case sysfsPoll = "sysfs-poll"
+    /// An input device's event node (evdev).
+    case input
+
+    package var description: String { rawValue }
+}
+
 /// An accelerometer driver (STYLE.md guideline 5): one file per driver, state in the
 /// instance, readings handed over in SI units with their validity decided (`ReadingUnits`).
 package protocol AccelerometerDriver: AnyObject {
     var device: AccelerometerDescription { get }
-    /// `poll`, `buffer`, `sysfs-poll`, `simulated`.
-    var modeName: String { get }
+    /// How it reads the device.
+    var mode: DriverMode { get }
     /// Reads what is available now (poll: one reading; buffer: the newest scan of those
     /// waiting, plus problems) and appends it to `events`: a caller that keeps the array
     /// between reads (removing its elements, keeping its capacity) allocates nothing.

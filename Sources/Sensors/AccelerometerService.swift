@@ -19,8 +19,8 @@ import Motion
 package final class AccelerometerService {
     package struct Attachment: Sendable {
         package var device: AccelerometerDescription
-        /// `poll`, `buffer`, `sysfs-poll`.
-        package var mode: String
+        /// How it is read.
+        package var mode: DriverMode
         /// Why this mode.
         package var modeReason: String
         /// Why this device.
@@ -268,7 +268,7 @@ package final class AccelerometerService {
     }
 
     /// The sysfs directory of the device whose buffer is read, if one is.
-    private var bufferSyspath: String? { accelerometer?.driver.modeName == "buffer" ? accelerometer?.device.syspath : nil }
+    private var bufferSyspath: String? { accelerometer?.driver.mode == .buffer ? accelerometer?.device.syspath : nil }
 
     // MARK: what the watch says
 
@@ -321,7 +321,7 @@ package final class AccelerometerService {
     /// 60-shimmerd.rules on it (the unit does not wait for udev-settle), and udev has now
     /// handed them over. Looked at once a second; a few access(2) calls.
     private func attachAgainForBuffer(now: Double, into events: inout [SensorEvent]) {
-        guard configured.mode == .auto, let a = accelerometer?.attachment, a.mode == "poll", a.device.bufferCapable,
+        guard configured.mode == .auto, let a = accelerometer?.attachment, a.mode == .poll, a.device.bufferCapable,
               BufferPermission.isPermission(a.modeReason),
               BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return }
         release("its buffer attributes became writable", deviceGone: false, lookAgainAt: now, into: &events,
@@ -377,7 +377,7 @@ package final class AccelerometerService {
                              local: chosen.syspath != nil, settings: configured, sensorProxy: watch.sensorProxyState)
         lastWaitingReason = nil
         log.notice(Self.attachLine(acc.attachment, gyroscope: gyro.isUsed ? how : "none (\(how))"),
-            ["sensor.device": chosen.id, "sensor.mode": o.driver.modeName])
+            ["sensor.device": chosen.id, "sensor.mode": o.driver.mode.rawValue])
         if let a = attachment { events.append(.attached(a)) }
     }
 

@@ -68,15 +68,15 @@ final class AttachedAccelerometer {
         libiio = context
         self.log = log
         self.problems = problems
-        silence = driver.modeName == "buffer" ? ScanSilence(attachedAt: now) : nil
+        silence = driver.mode == .buffer ? ScanSilence(attachedAt: now) : nil
         conditioner = SampleConditioner(mountMatrix: d.mountMatrix, invert: settings.invert)
         let freq: String
         (freq, restoreFrequency) = Self.setRate(d, driver: driver, rateHz: settings.rateHz, shared: shared)
-        (rest, restWhy) = RestWatch.choose(d, mode: driver.modeName)
+        (rest, restWhy) = RestWatch.choose(d, mode: driver.mode)
         if rest == .node || rest == .hysteresis, driver.restDescriptor == nil {
             (rest, restWhy) = (.read, "the driver has no descriptor to wait on: read every 0.1 s at rest")
         }
-        status = .init(device: d, mode: driver.modeName, modeReason: modeReason, selectionReason: selection,
+        status = .init(device: d, mode: driver.mode, modeReason: modeReason, selectionReason: selection,
                        samplingFrequency: freq, restWatch: rest.rawValue, restWatchReason: restWhy)
         driverEvents.reserveCapacity(driver.maximumReadingsPerRead + 8)
     }
@@ -141,7 +141,7 @@ final class AttachedAccelerometer {
     /// A problem of the last read: a raw read the kernel refuses (EBUSY, poll mode) is
     /// said once; anything else is reported as a skipped sample.
     func note(_ p: ReadProblem, now: Double) {
-        guard p.isReadFailure, reader.modeName != "buffer", p.reason.contains(Self.busyText) else {
+        guard p.isReadFailure, reader.mode != .buffer, p.reason.contains(Self.busyText) else {
             return problems.report(p, device: device, now: now)
         }
         guard !rawReadsRefused else { return }

@@ -9,7 +9,7 @@ import Motion
 package protocol GyroscopeDriver: AnyObject {
     var device: GyroscopeDescription { get }
     /// `poll` or `buffer`.
-    var modeName: String { get }
+    var mode: DriverMode { get }
     /// Appends what there is now, oldest first: poll, one reading; buffer, every scan
     /// waiting. A caller that keeps the arrays between reads (removing their elements,
     /// keeping their capacity) allocates nothing.

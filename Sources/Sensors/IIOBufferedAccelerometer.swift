@@ -16,7 +16,7 @@ import Motion
 /// creates it again on the next read.
 package final class IIOBufferedAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
-    package var modeName: String { "buffer" }
+    package var mode: DriverMode { .buffer }
     package var readsGyroscope: Bool { gyroAxes != nil }
     private let scans: IIOScanBuffer
     /// Positions in the scan layout's elements of the three axes and the timestamp.

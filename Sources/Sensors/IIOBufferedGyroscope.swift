@@ -11,7 +11,7 @@ import Motion
 /// daemon only when the accelerometer's scans stop coming.
 package final class IIOBufferedGyroscope: GyroscopeDriver {
     package let device: GyroscopeDescription
-    package var modeName: String { "buffer" }
+    package var mode: DriverMode { .buffer }
     private let scans: IIOScanBuffer
     /// Positions in the scan layout's elements of the three axes and the timestamp.
     private let axes: (x: Int, y: Int, z: Int)

@@ -8,7 +8,7 @@ import Motion
 /// (`iio_channel_attr_read`); see `RawAttributes`.
 package final class IIOPolledAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
-    package var modeName: String { "poll" }
+    package var mode: DriverMode { .poll }
     package var readsGyroscope: Bool { gyro != nil }
     private let iio: Device
     private let axes: RawAttributes

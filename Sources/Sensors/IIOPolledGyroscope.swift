@@ -8,7 +8,7 @@ import Motion
 /// reading, so both describe the same instant.
 package final class IIOPolledGyroscope: GyroscopeDriver {
     package let device: GyroscopeDescription
-    package var modeName: String { "poll" }
+    package var mode: DriverMode { .poll }
     private let iio: Device
     private let axes: RawAttributes
 

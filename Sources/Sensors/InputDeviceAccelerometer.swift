@@ -30,7 +30,7 @@ import Motion
 ///   SYN_DROPPED that follows resyncs as above. One line a minute says so.
 package final class InputDeviceAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
-    package var modeName: String { "input" }
+    package var mode: DriverMode { .input }
     package var readsGyroscope: Bool { gyroUnits != nil }
     /// The node's own gyroscope's scale (rad/s per count) and offset (counts), when paired.
     private let gyroUnits: (scale: Vector3, offset: Vector3)?

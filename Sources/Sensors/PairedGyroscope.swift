@@ -91,10 +91,10 @@ final class PairedGyroscope {
         }
         if g.id == accelerometer.id {
             guard driver.readsGyroscope else {
-                return "\(g.displayName) is not read in \(driver.modeName) mode"
+                return "\(g.displayName) is not read in \(driver.mode) mode"
             }
             (pairing, calibration) = (p, cal)
-            return "\(g.displayName), \(p.reason), in the same \(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
+            return "\(g.displayName), \(p.reason), in the same \(driver.mode == .buffer ? "scan" : "reads"); \(frame)"
         }
         guard let context else { return "\(g.displayName) needs libiio" }
         // The rate it will sample at once its sampling frequency is set.
@@ -102,14 +102,14 @@ final class PairedGyroscope {
         let made: (any GyroscopeDriver, String)
         let sharedWhy = BufferSharing.reason(g, sensorProxy: sensorProxy)
         shared = sharedWhy != nil
-        switch Self.makeDriver(g, accelerometer: accelerometer, bufferMode: driver.modeName == "buffer", context: context,
+        switch Self.makeDriver(g, accelerometer: accelerometer, bufferMode: driver.mode == .buffer, context: context,
                                local: local, shared: sharedWhy, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz)) {
         case .success(let m): made = m
         case .failure(let e): return "\(e)"
         }
         let (d, how) = made
         sibling = d
-        buffered = d.modeName == "buffer"
+        buffered = d.mode == .buffer
         (pairing, calibration) = (p, cal)
         let freq = setSamplingFrequency(d, rateHz: settings.rateHz)
         return "\(g.displayName), \(p.reason), \(how); \(frame); sampling frequency: \(freq)"

@@ -25,10 +25,10 @@ package enum RestWatch: String, Sendable, Equatable {
     case hysteresis
     case read
 
-    /// The watch for `device` read in `mode` (`AccelerometerDriver.modeName`), and why, in
+    /// The watch for `device` read in `mode` (`AccelerometerDriver.mode`), and why, in
     /// the words of the attach line and `shimmerd sensors`.
-    package static func choose(_ device: AccelerometerDescription, mode: String) -> (watch: RestWatch, why: String) {
-        if mode == "input" {
+    package static func choose(_ device: AccelerometerDescription, mode: DriverMode) -> (watch: RestWatch, why: String) {
+        if mode == .input {
             return (.node, "the input core passes only changes beyond the axes' fuzz: its event node is waited on at rest")
         }
         if !device.motionEventEnables.isEmpty {
@@ -36,7 +36,7 @@ package enum RestWatch: String, Sendable, Equatable {
                 + "enabled at rest, its event stream waited on, a read every \(eventBackstop.plainText) s besides")
         }
         if device.hysteresisWritable {
-            guard mode == "buffer" else {
+            guard mode == .buffer else {
                 return (.read, "a HID hub's change sensitivity needs buffer mode (\(mode) mode reads on a timer): read every 0.1 s at rest")
             }
             return (.hysteresis, "a HID sensor hub: in_accel_hysteresis set to \(HysteresisCompliance.valueText) g at rest, "

@@ -6,7 +6,7 @@ import Motion
 /// `in_accel_{x,y,z}_raw` straight from the device's sysfs directory. Poll mode only.
 package final class SysfsPolledAccelerometer: AccelerometerDriver {
     package let device: AccelerometerDescription
-    package var modeName: String { "sysfs-poll" }
+    package var mode: DriverMode { .sysfsPoll }
     private let directory: String
     /// `in_accel_{x,y,z}_raw`, opened for each read (`SysfsAttributeFile.Reader`).
     private let axes: [SysfsAttributeFile.Reader]

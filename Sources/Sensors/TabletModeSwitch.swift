@@ -1,3 +1,4 @@
+import Evdev
 import Glibc
 import LinuxSystem
 import Motion
@@ -15,12 +16,7 @@ package final class TabletModeSwitch {
     private let inputName: String
     private let fd: FileDescriptor
     /// Up to 32 `struct input_event`s per read, kept so that reads allocate nothing.
-    private var buffer = [UInt8](repeating: 0, count: 32 * TabletModeSwitch.eventSize)
-
-    /// `struct input_event` on 64-bit Linux: a 16-byte timeval, u16 type, u16 code, s32 value.
-    static let eventSize = 24
-    static let evSW: UInt16 = 0x05
-    static let swTabletMode: UInt16 = 0x01
+    private var buffer = [UInt8](repeating: 0, count: 32 * InputEvent.byteCount)
 
     package init(devnode: String, name: String) throws {
         node = devnode
@@ -53,7 +49,7 @@ package final class TabletModeSwitch {
     static func hasTabletModeBit(_ text: String) -> Bool {
         guard let last = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).last,
               let word = UInt64(last, radix: 16) else { return false }
-        return word & (1 << UInt64(swTabletMode)) != 0
+        return word & (1 << UInt64(EventCode.tabletMode)) != 0
     }
 
     /// The most reads (of up to 32 events each) one `read` makes: a node that floods (a
@@ -72,14 +68,8 @@ package final class TabletModeSwitch {
             guard let n else { return newest }
             if n == 0 { throw SystemError("read", path: devnode, errno: ENODEV) }
             buffer.withUnsafeBytes { bytes in
-                var at = 0
-                while at + Self.eventSize <= n {
-                    let type = bytes.loadUnaligned(fromByteOffset: at + 16, as: UInt16.self)
-                    let code = bytes.loadUnaligned(fromByteOffset: at + 18, as: UInt16.self)
-                    if type == Self.evSW, code == Self.swTabletMode {
-                        newest = bytes.loadUnaligned(fromByteOffset: at + 20, as: Int32.self)
-                    }
-                    at += Self.eventSize
+                InputEvent.forEach(in: UnsafeRawBufferPointer(rebasing: bytes[..<n])) { event in
+                    if event.type == .switchState, event.code == EventCode.tabletMode { newest = event.value }
                 }
             }
         }

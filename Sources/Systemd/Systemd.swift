@@ -4,8 +4,26 @@
 // Must not import: any other shimmerd module (layer 1a).
 import CSystemd
 
+/// What the daemon tells its service manager: `ServiceNotifier` (sd_notify) in the
+/// running daemon.
+package protocol ServiceNotifying {
+    /// Microseconds between WATCHDOG=1 the manager expects, or nil.
+    var watchdogMicroseconds: UInt64? { get }
+    /// Sends `state` (sd_notify(3)'s "READY=1\nSTATUS=..."); returns whether a manager received it.
+    @discardableResult
+    func notify(_ state: String) -> Bool
+}
+
+extension ServiceNotifying {
+    package func ready(status: String) { notify("READY=1\nSTATUS=\(status)") }
+    package func status(_ status: String) { notify("STATUS=\(status)") }
+    package func watchdog() { notify("WATCHDOG=1") }
+    package func stopping() { notify("STOPPING=1") }
+    package func reloading() { notify("RELOADING=1") }
+}
+
 /// The service manager's notification socket.
-package struct ServiceNotifier: Sendable {
+package struct ServiceNotifier: ServiceNotifying, Sendable {
     /// Microseconds between WATCHDOG=1 the manager expects (`sd_watchdog_enabled`), or nil.
     package let watchdogMicroseconds: UInt64?
 
@@ -19,10 +37,4 @@ package struct ServiceNotifier: Sendable {
     package func notify(_ state: String) -> Bool {
         sd_notify(0, state) > 0
     }
-
-    package func ready(status: String) { notify("READY=1\nSTATUS=\(status)") }
-    package func status(_ status: String) { notify("STATUS=\(status)") }
-    package func watchdog() { notify("WATCHDOG=1") }
-    package func stopping() { notify("STOPPING=1") }
-    package func reloading() { notify("RELOADING=1") }
 }

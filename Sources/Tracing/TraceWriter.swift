@@ -22,7 +22,7 @@ import Logging
 /// explains itself. Rotation happens only between whole lines.
 package final class TraceWriter {
     package let path: String
-    private var fd: Int32
+    private var fd: FileDescriptor
     private var pending: [UInt8] = []
     private var lastFlush = 0.0
     private var failing: Int32?
@@ -62,22 +62,24 @@ package final class TraceWriter {
     /// (`check-config`): an existing file or FIFO is opened for writing and closed again; a
     /// missing one needs a directory this process may write.
     package static func checkCreatable(_ path: String) throws {
-        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        if fd >= 0 { Glibc.close(fd); return }
-        var e = errno
+        var e: Int32
+        do {
+            try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK, operation: "open trace").close()
+            return
+        } catch let error as SystemError {
+            e = error.errno
+        }
         if e == ENOENT {
             let slash = path.lastIndex(of: "/")
             let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-            if access(directory, W_OK | X_OK) == 0 { return }
-            e = errno
+            guard let refused = accessRefusal(directory, W_OK | X_OK) else { return }
+            e = refused
         }
         throw SystemError("open trace", path: path, errno: e)
     }
 
-    private static func create(_ path: String) throws -> Int32 {
-        try retryingEINTR("open trace", path: path) {
-            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
-        }
+    private static func create(_ path: String) throws -> FileDescriptor {
+        try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, mode: 0o644, operation: "open trace")
     }
 
     deinit { close() }
@@ -94,7 +96,7 @@ package final class TraceWriter {
     package func close() {
         guard !closed else { return }
         flush()
-        ReadinessPoll.drain(fd, forAtMost: Self.drainSeconds, while: { !pending.isEmpty && failing == EAGAIN }) {
+        ReadinessPoll.drain(fd.rawValue, forAtMost: Self.drainSeconds, while: { !pending.isEmpty && failing == EAGAIN }) {
             flush()
             return true
         }
@@ -103,8 +105,8 @@ package final class TraceWriter {
                       ["trace.path": path])
         }
         closed = true
-        CrashFlush.unregister(fileDescriptor: fd)
-        Glibc.close(fd)
+        CrashFlush.unregister(fileDescriptor: fd.rawValue)
+        fd.close()
     }
 
     package func append<R: Encodable>(_ record: R) {
@@ -117,7 +119,7 @@ package final class TraceWriter {
 
     /// What a crash writes out (`CrashFlush`): the queue as it is now.
     private func registerForCrash() {
-        pending.withUnsafeBytes { CrashFlush.register(fileDescriptor: fd, $0) }
+        pending.withUnsafeBytes { CrashFlush.register(fileDescriptor: fd.rawValue, $0) }
     }
 
     /// After a line joined the queue: bounds and rotation.
@@ -134,27 +136,27 @@ package final class TraceWriter {
     /// FILE -> FILE.1 -> FILE.2 ...; a new FILE that starts with the header and baseline.
     private func rotate() {
         if keep == 1 {
-            unlink(path)
+            try? unlinkFile(path)
         } else {
-            unlink("\(path).\(keep - 1)")
-            for k in stride(from: keep - 2, through: 1, by: -1) { rename("\(path).\(k)", "\(path).\(k + 1)") }
-            if rename(path, path + ".1") != 0 {
-                let e = errno
+            try? unlinkFile("\(path).\(keep - 1)")
+            for k in stride(from: keep - 2, through: 1, by: -1) { try? renameFile("\(path).\(k)", to: "\(path).\(k + 1)") }
+            do { try renameFile(path, to: path + ".1") } catch {
+                let e = (error as? SystemError)?.errno ?? EIO
                 rotationBroken = true
                 log.error("cannot rotate trace \(path) to \(path).1: \(String(cString: strerror(e))); writing on without rotation",
                           ["trace.path": path, "errno": String(e)])
                 return
             }
         }
-        let next: Int32
+        let next: FileDescriptor
         do { next = try Self.create(path) } catch {
             // The old descriptor still points at the renamed file: keep writing there.
             rotationBroken = true
             log.error("cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
             return
         }
-        CrashFlush.unregister(fileDescriptor: fd)
-        Glibc.close(fd)
+        CrashFlush.unregister(fileDescriptor: fd.rawValue)
+        fd.close()
         fd = next
         fileSize = 0
         rotations += 1
@@ -184,7 +186,7 @@ package final class TraceWriter {
     /// Writes everything queued, as far as the disk allows.
     package func flush() {
         guard !closed else { return }
-        let (written, error) = FileSystem.writeAsMuchAsPossible(fd, pending)
+        let (written, error) = FileSystem.writeAsMuchAsPossible(fd.rawValue, pending)
         pending.removeFirst(written)
         registerForCrash()
         fileSize += written

@@ -28,7 +28,7 @@ if background, args.count == 2, args[0] == "--fill" {
 }
 guard args.isEmpty else { usage() }
 
-let log = Logger(label: "shimmerd", handler: LogHandler())
+let log = Logger(label: "shimmerd", handler: DescriptorLogHandler())
 do {
     if background {
         var backgroundSettings = BackgroundSettings(viewer: settings)

@@ -5,7 +5,6 @@ tablet mode, a tablet laid down), and on a change of the kernel's tablet-mode sw
 (SW_TABLET_MODE of an input device found with libudev): logged and traced as a
 `recapture` with its reason. The switch's baseline comes from readings of the device at
 rest, never from the fold itself: the switch fires while the lid is still moving."""
-import json
 import math
 import os
 import random
@@ -17,7 +16,7 @@ import time
 
 import pytest
 
-from harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
+from harness import Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
 from test_dbus_hostile import Heartbeats
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
@@ -93,40 +92,6 @@ def test_started_in_the_hand_the_card_follows_from_the_first_second(bed_factory,
     assert span > 40, "the true point moved only %.0f pt" % span
     assert rms < 10, "the drawn point is %.1f pt RMS from the tilt" % rms
     assert not any("did not come to rest" in x for x in d.logs), [x for x in d.logs if "rest" in x]
-
-
-def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
-    """Replayed as the sensor: flat for 2 s, then folded 40 degrees and left there."""
-    src = tmp_path / "fold.jsonl"
-    with open(src, "w") as f:
-        for i in range(800):
-            t = i / 100
-            angle = 0 if t < 2 else math.radians(40)
-            a = [0.0, -G * math.sin(angle), -G * math.cos(angle)]
-            f.write(json.dumps({"type": "reading", "t": t, "accel": a, "use": "sensor"}) + "\n")
-    conf = tmp_path / "empty.conf"
-    conf.write_text("")
-    out = tmp_path / "out.jsonl"
-    from harness import SHIMMERD
-    import subprocess
-    p = subprocess.run([SHIMMERD, "run", "--config", str(conf), "--set", "Sensor.device=trace:%s" % src,
-                        "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    records = read_trace(out, final=True)
-    [r] = [r for r in records if r["type"] == "recapture"]
-    assert r["reason"] == "rested 3 s at 40 degrees from the baseline"
-    assert 5 <= r["t"] <= 5.5
-    assert "recapturing the baseline: rested 3 s at 40 degrees from the baseline" in p.stderr
-    # The new baseline is the folded pose: the samples after it are level again.
-    later = [s for s in records if s["type"] == "sample" and s["t"] > r["t"] + 0.5]
-    assert later and all(abs(s["dpitch"]) < 1e-3 and abs(s["droll"]) < 1e-3 for s in later)
-    # Turned off, the card stays pinned at the clamp.
-    out2 = tmp_path / "out2.jsonl"
-    p = subprocess.run([SHIMMERD, "run", "--config", str(conf), "--set", "Sensor.device=trace:%s" % src,
-                        "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out2,
-                        "--set", "Attitude.recapture_after=0"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and not any(r["type"] == "recapture" for r in read_trace(out2, final=True))
 
 
 def run_with_a_switch(bed_factory, tmp_path, extra_env=None):

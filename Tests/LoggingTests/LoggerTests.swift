@@ -14,7 +14,7 @@ func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
     } else {
         unsetenv("JOURNAL_STREAM")
     }
-    let handler = LogHandler(minimumLevel: .info, fd: fds[1])
+    let handler = DescriptorLogHandler(minimumLevel: .info, fd: fds[1])
     unsetenv("JOURNAL_STREAM")
     body(Logger(label: "shimmerd", handler: handler))
     close(fds[1])

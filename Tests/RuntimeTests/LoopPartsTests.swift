@@ -81,7 +81,7 @@ struct FramePacerTests {
 struct MotionStageTests {
     func stage() throws -> MotionStage {
         var c = Configuration()
-        c.attitude.filter = "none"
+        c.attitude.filter = .none
         c.attitude.baselineSamples = 1
         return MotionStage(MotionConfiguration(c))
     }
@@ -104,7 +104,7 @@ struct MotionStageTests {
         defer { scratch.remove() }
         let path = scratch.file("trace.jsonl")
         do {
-            let w = try TraceWriter(path: path, log: Logger(label: "test", handler: LogHandler(minimumLevel: .error)))
+            let w = try TraceWriter(path: path, log: Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error)))
             let up = Vector3(0, 0, -9.80665)
             _ = m.take(.rate(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
             _ = m.take(.reading(up, at: 0.99), at: 1, trace: w)

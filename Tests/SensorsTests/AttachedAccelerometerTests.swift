@@ -44,8 +44,8 @@ final class SysfsAccelerometer {
 }
 
 /// Lines no test looks at.
-let quietLog = Logger(label: "test", handler: LogHandler(minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
-                                                         priorityPrefixes: false))
+let quietLog = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
+                                                                   priorityPrefixes: false))
 
 func attach(_ device: SysfsAccelerometer, rateHz: Double = 60, now: Double = 0) throws -> AttachedAccelerometer {
     AttachedAccelerometer(driver: try device.driver(), context: nil, settings: AccelerometerSettings(rateHz: rateHz),

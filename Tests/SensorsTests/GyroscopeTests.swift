@@ -1,5 +1,7 @@
+import Glibc
 import Motion
 import Testing
+import TestSupport
 @testable import Sensors
 
 /// An inv_mpu6050 as the kernel describes it (drivers/iio/imu/inv_mpu6050): accel x, y, z
@@ -107,4 +109,31 @@ func gyroSelectorRejects(_ text: String) {
                   ("0 2", true), ("2 0", false), ("zz", false), ("", false)])
 func tabletModeBitInTheCapabilityBitmap(_ text: String, _ has: Bool) {
     #expect(TabletModeSwitch.hasTabletModeBit(text) == has)
+}
+
+/// The switch's node as the kernel fills it: `struct input_event`s (a 16-byte timeval, u16
+/// type, u16 code, s32 value on 64-bit Linux), here written into a FIFO. The newest
+/// `SW_TABLET_MODE` value of what is waiting is read; other events are passed over.
+@Test func theTabletModeSwitchReadsTheNewestSwitchValueOfItsEvents() throws {
+    let scratch = ScratchDirectory("tablet-switch")
+    defer { scratch.remove() }
+    let path = scratch.file("event7")
+    #expect(mkfifo(path, 0o600) == 0)
+    let sw = try TabletModeSwitch(devnode: path, name: "Intel Virtual Switches")
+    let writer = open(path, O_WRONLY | O_CLOEXEC)
+    #expect(writer >= 0)
+    defer { close(writer) }
+    func event(type: UInt16, code: UInt16, value: Int32) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        withUnsafeBytes(of: type.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: code.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        return bytes
+    }
+    #expect(try sw.read() == nil)
+    let events = event(type: 0x05, code: 0x01, value: 1) + event(type: 0x00, code: 0, value: 0)
+        + event(type: 0x05, code: 0x00, value: 1) + event(type: 0x05, code: 0x01, value: 0) + event(type: 0x00, code: 0, value: 0)
+    #expect(write(writer, events, events.count) == events.count)
+    #expect(try sw.read() == 0)
+    #expect(try sw.read() == nil)
 }

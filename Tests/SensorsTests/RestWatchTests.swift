@@ -21,13 +21,13 @@ struct RestWatchTests {
     }
 
     @Test(arguments: [
-        ("input", true, RestWatch.node),
-        ("buffer", true, .hysteresis),
-        ("poll", true, .read),
-        ("buffer", false, .read),
-        ("sysfs-poll", false, .read),
+        (DriverMode.input, true, RestWatch.node),
+        (.buffer, true, .hysteresis),
+        (.poll, true, .read),
+        (.buffer, false, .read),
+        (.sysfsPoll, false, .read),
     ])
-    func eachDeviceGetsTheWatchItsModeAllows(mode: String, hysteresis: Bool, watch: RestWatch) {
+    func eachDeviceGetsTheWatchItsModeAllows(mode: DriverMode, hysteresis: Bool, watch: RestWatch) {
         let d = Self.hub(hysteresis: hysteresis ? "0.000000\n" : nil)
         let chosen = RestWatch.choose(d, mode: mode)
         #expect(chosen.watch == watch)
@@ -36,7 +36,7 @@ struct RestWatchTests {
 
     @Test func aRemoteHubIsReadOnATimer() {
         // Its hysteresis cannot be read back through sysfs.
-        #expect(RestWatch.choose(Self.hub(local: false), mode: "buffer").watch == .read)
+        #expect(RestWatch.choose(Self.hub(local: false), mode: .buffer).watch == .read)
         #expect(Self.hub().restHysteresis == "0.000000")
     }
 
@@ -251,8 +251,8 @@ struct MotionEventTests {
         return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
-    @Test(arguments: ["poll", "buffer", "sysfs-poll"])
-    func aBmc150WithItsInterruptGetsEventsInEveryMode(mode: String) {
+    @Test(arguments: [DriverMode.poll, .buffer, .sysfsPoll])
+    func aBmc150WithItsInterruptGetsEventsInEveryMode(mode: DriverMode) {
         let d = Self.bmc150(trigger: true)
         #expect(d.motionEventEnables == ["events/in_accel_x_roc_either_en", "events/in_accel_y_roc_either_en",
                                          "events/in_accel_z_roc_either_en"])
@@ -262,9 +262,9 @@ struct MotionEventTests {
     }
 
     @Test func aBmc150WithoutItsInterruptOrARemoteOneIsReadOnATimer() {
-        let unwired = RestWatch.choose(Self.bmc150(trigger: false), mode: "poll")
+        let unwired = RestWatch.choose(Self.bmc150(trigger: false), mode: .poll)
         #expect(unwired.watch == .read)
         #expect(unwired.why.contains("no BMA253/BMA254/BMA255/BMC150/BMC156/BMI055-any-motion-dev0 trigger"))
-        #expect(RestWatch.choose(Self.bmc150(trigger: true, local: false), mode: "poll").watch == .read)
+        #expect(RestWatch.choose(Self.bmc150(trigger: true, local: false), mode: .poll).watch == .read)
     }
 }

@@ -14,7 +14,7 @@ private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60
     defer { scratch.remove() }
     let dir = scratch.path
     let path = dir + "/trace.jsonl"
-    let log = Logger(label: "test", handler: LogHandler(minimumLevel: .error))
+    let log = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error))
     var seq = 0
     do {
         let w = try TraceWriter(path: path, log: log, maxSize: 4096, keep: 3)
@@ -52,7 +52,7 @@ private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60
     let scratch = ScratchDirectory("shimmerd-trace")
     defer { scratch.remove() }
     let dir = scratch.path
-    let log = Logger(label: "test", handler: LogHandler(minimumLevel: .error))
+    let log = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error))
     do {
         let w = try TraceWriter(path: dir + "/t.jsonl", log: log)
         for i in 0..<200 { w.append(TraceRecord.Baseline(t: Double(i), up: [0, 1, 0])) }
