@@ -1,4 +1,4 @@
-/// The two gradient colors of one dot for one focal point (scene.md, "Colors").
+/// The two gradient colors of one dot for one focal point (docs/CARD.md, "The colors").
 package struct DotColors: Hashable, Sendable {
     package var start: ColorKey
     package var end: ColorKey

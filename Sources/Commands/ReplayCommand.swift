@@ -224,7 +224,7 @@ struct ReplayWriter {
                 throw Failure(.ioError, "replay: frame \(frame.index + 1): \(error)")
             }
         case .raw:
-            // XRGB8888 little-endian, stride = width * 4 (interfaces.md "Raw frames"): the
+            // XRGB8888 little-endian, stride = width * 4 (docs/SINKS.md, "raw"): the
             // pixmap's words are 0xXXRRGGBB, so its rows are already that format.
             let p = target.pixmap
             let rowBytes = p.width * 4

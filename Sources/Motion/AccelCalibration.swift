@@ -1,5 +1,5 @@
-/// Turns raw IIO counts into m/s^2 in the device frame (attitude.md sections 1 to 3):
-/// `sensor = (raw + offset) * scale` per axis in the sensor frame, then
+/// Turns raw IIO counts into m/s^2 in the device frame (docs/TILT.md, "Readings in
+/// m/s^2" to "Axes and signs"): `sensor = (raw + offset) * scale` per axis in the sensor frame, then
 /// `device = M * sensor`, then the sign flip of `Sensor.invert`.
 package struct AccelCalibration: Hashable, Sendable {
     /// Per-axis scale, m/s^2 per count.
@@ -35,8 +35,8 @@ package enum AxisValueSource: Hashable, Sendable {
     case defaulted
 }
 
-/// Chooses per-axis over shared (attitude.md section 1: `in_accel_x_scale` wins over
-/// `in_accel_scale`), parsing with `SysfsNumber`. Pure: `lookup` answers an attribute
+/// Chooses per-axis over shared (docs/TILT.md, "Readings in m/s^2":
+/// `in_accel_x_scale` wins over `in_accel_scale`), parsing with `SysfsNumber`. Pure: `lookup` answers an attribute
 /// name with its text, or nil when absent.
 package enum AxisValueResolver {
     package struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -81,7 +81,8 @@ package enum AxisValueResolver {
     }
 }
 
-/// Turns raw IIO gyroscope counts into rad/s in the device frame (attitude.md section 9):
+/// Turns raw IIO gyroscope counts into rad/s in the device frame (docs/TILT.md, "With a
+/// gyroscope"):
 /// `sensor = (raw + offset) * scale` per axis, then `device = k * M * sensor`, where
 /// `k` is `det(M)` when `M` is the accelerometer's matrix borrowed for a gyroscope of
 /// the same chip or hub (a rotation rate is an axial vector: a mirroring matrix, which

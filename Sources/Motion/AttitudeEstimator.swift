@@ -1,4 +1,4 @@
-/// How `AttitudeEstimator` smooths the up direction (attitude.md section 8).
+/// How `AttitudeEstimator` smooths the up direction (docs/TILT.md, "Smoothing and rest").
 package enum AttitudeFilter: Hashable, Sendable {
     /// `Attitude.filter = none`: samples pass through (what the test vectors use).
     case none
@@ -10,7 +10,7 @@ package struct AttitudeConfiguration: Hashable, Sendable {
     package var baselineSamples: Int
     package var filter: AttitudeFilter
 
-    /// Standard gravity, m/s^2; the baseline accepts [0.5 g, 1.5 g] (section 4).
+    /// Standard gravity, m/s^2; the baseline accepts [0.5 g, 1.5 g] (docs/TILT.md, "Baseline").
     package static let standardGravity = 9.80665
 
     package static let defaults = AttitudeConfiguration(baselineSamples: 10, filter: .oneEuro(.defaults))
@@ -50,7 +50,7 @@ package enum GyroStep: Hashable, Sendable {
     case trustedAgain(String)
 }
 
-/// Baseline capture, filtering and tilt (attitude.md sections 4 to 9). Pure: feed it
+/// Baseline capture, filtering and tilt (docs/TILT.md, "Baseline" on). Pure: feed it
 /// accelerations in m/s^2 and, where there is a gyroscope, angular velocities in rad/s
 /// (both in the device frame) and the time in seconds.
 ///
@@ -164,7 +164,7 @@ package struct AttitudeEstimator: Sendable {
         fusion = nil
     }
 
-    /// A gyroscope reading: rad/s, device frame (attitude.md section 9).
+    /// A gyroscope reading: rad/s, device frame (docs/TILT.md, "With a gyroscope").
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         if let r = SampleRejection.checkRate(w) { return .rejected(r) }
         frameCheck.gyroscope(w - offset, at: t)

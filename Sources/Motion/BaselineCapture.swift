@@ -1,4 +1,4 @@
-/// Collects the baseline's readings (attitude.md section 4). At start, after a claim, a
+/// Collects the baseline's readings (docs/TILT.md, "Baseline"). At start, after a claim, a
 /// sensor back or a recalibration the baseline is taken at once, from the first `samples`
 /// usable readings, so the card follows a device that is already moving from its first
 /// frame. After a fold (the tablet-mode switch, which fires while the lid is still

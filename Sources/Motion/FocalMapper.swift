@@ -1,4 +1,4 @@
-/// spec/scene.md "Focal point from tilt": `x = O.x + mapRange(dRoll, -rollRange,
+/// docs/CARD.md, "From tilt to focal point": `x = O.x + mapRange(dRoll, -rollRange,
 /// rollRange, -maxOffset, maxOffset)`, `y = O.y + mapRange(dPitch, -pitchRange,
 /// pitchRange, -maxOffset, maxOffset)`, each offset clamped to +-maxOffset when `clamp`.
 package struct FocalMapper: Hashable, Sendable {

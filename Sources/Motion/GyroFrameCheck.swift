@@ -1,5 +1,5 @@
-/// Whether the gyroscope's rates are in the accelerometer's frame (attitude.md section 9's
-/// self-check), decided by evidence that a specific other frame explains the motion
+/// Whether the gyroscope's rates are in the accelerometer's frame (the self-check of
+/// docs/TILT.md, "With a gyroscope"), decided by evidence that a specific other frame explains the motion
 /// better, weighed over seconds of motion and never final; and, until that frame is
 /// trusted, whether it fits the motion as well as any (`fits`), which decides whether the
 /// gyroscope keeps its whole weight (`AttitudeEstimator.gyroscopeWeight`).

@@ -1,5 +1,5 @@
-/// The up direction from a gyroscope and an accelerometer together (attitude.md section 9),
-/// as VQF does it (D. Laidig and T. Seel, "VQF: Highly accurate IMU orientation estimation
+/// The up direction from a gyroscope and an accelerometer together (docs/TILT.md, "With a
+/// gyroscope"), as VQF does it (D. Laidig and T. Seel, "VQF: Highly accurate IMU orientation estimation
 /// with bias estimation and magnetic disturbance rejection", Information Fusion 91, 2023).
 ///
 /// - The gyroscope alone turns a frame `I` (`gyro`: device to `I`): between two readings

@@ -1,6 +1,6 @@
 // Motion: the pure core between an accelerometer sample and a focal point.
 //
-// Purpose: spec/attitude.md and spec/scene.md ("Focal point from tilt") as values and
+// Purpose: docs/TILT.md and docs/CARD.md ("From tilt to focal point") as values and
 // pure functions: raw counts to m/s^2 (`AccelCalibration`), the mount matrix
 // (`MountMatrix`), the scan decoder of the IIO buffer format (`ScanType`, `ScanLayout`),
 // the baseline and tilt (`AttitudeEstimator`, `TiltFrame`), the One Euro filter

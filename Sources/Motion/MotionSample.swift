@@ -1,4 +1,4 @@
-/// One sample as the trace's `sample` record carries it (spec/interfaces.md "Trace").
+/// One sample as the trace's `sample` record carries it (docs/TRACES.md, "Records").
 package struct MotionSample: Hashable, Sendable {
     /// Seconds since the daemon started (monotonic).
     package var t: Double

@@ -22,7 +22,7 @@ package struct MotionTracker: Sendable {
     /// The gyroscope went away: the accelerometer alone from the next reading.
     package mutating func gyroscopeGone() { estimator.gyroscopeGone() }
 
-    /// A gyroscope reading (rad/s, device frame) at `t` (attitude.md section 9).
+    /// A gyroscope reading (rad/s, device frame) at `t` (docs/TILT.md, "With a gyroscope").
     package mutating func process(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         estimator.update(angularVelocity: w, at: t)
     }

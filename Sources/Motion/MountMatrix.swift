@@ -1,4 +1,4 @@
-/// The IIO mount matrix (attitude.md section 2): `device = M * sensor`, so row r of the
+/// The IIO mount matrix (docs/TILT.md, "Mount matrix"): `device = M * sensor`, so row r of the
 /// text `a, b, c; d, e, f; g, h, i` gives device axis r, the same as iio-sensor-proxy's
 /// `apply_mount_matrix()`.
 ///

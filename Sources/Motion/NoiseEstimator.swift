@@ -1,6 +1,6 @@
 /// Estimates a sensor's noise from the readings themselves: the angle, in radians, by
-/// which the up direction of one reading scatters around the true one (attitude.md
-/// section 8: a laptop accelerometer lying still reads 1-3 LSB, 0.06-0.2 degrees).
+/// which the up direction of one reading scatters around the true one (docs/TILT.md,
+/// "Smoothing and rest": a laptop accelerometer lying still reads 1-3 LSB, 0.06-0.2 degrees).
 ///
 /// Successive differences are used, not deviations from a mean: for white noise of
 /// variance s^2 per axis, `E|u[k] - u[k-1]|^2 = 2 * (s_a^2)` where `s_a^2` is the summed

@@ -1,5 +1,5 @@
-/// Holds the up direction still while the device lies still (attitude.md section 8: a
-/// device lying still publishes no frames once settled, yet a half-degree tilt shows
+/// Holds the up direction still while the device lies still (docs/TILT.md, "Smoothing and
+/// rest": a device lying still publishes no frames once settled, yet a half-degree tilt shows
 /// within 150 ms).
 ///
 /// Two states:

@@ -40,7 +40,7 @@ package enum SampleRejection: Hashable, Sendable, CustomStringConvertible {
         guard a.isFinite else { return .notFinite }
         // Checked before the zero test: components near 1e308 make |a| infinite, and
         // normalising by it gives a zero direction. Any finite |a| is kept: the attitude
-        // is scale invariant (attitude.md); the device's 32 g check is in Sensors.
+        // is scale invariant (docs/TILT.md); the device's 32 g check is in Sensors.
         let length = a.length
         guard length.isFinite else { return .overflow }
         guard length > zeroThreshold else { return .zeroVector }

@@ -1,6 +1,6 @@
 /// Parses the numbers found in IIO sysfs attributes, udev properties and configuration
-/// values with the C locale whatever the process locale is (attitude.md section 1): an
-/// optional sign, digits with at most one `.`, an optional exponent. Leading and
+/// values with the C locale whatever the process locale is (docs/TILT.md, "Readings in
+/// m/s^2"): an optional sign, digits with at most one `.`, an optional exponent. Leading and
 /// trailing ASCII white space (the kernel's trailing newline) is ignored.
 ///
 /// Rejected: empty text, `nan`, `inf`, hex floats, a decimal comma, anything else that

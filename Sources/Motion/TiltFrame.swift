@@ -1,4 +1,4 @@
-/// Tilt against a baseline, in radians (attitude.md section 6): `dPitch > 0` when the
+/// Tilt against a baseline, in radians (docs/TILT.md, "The two angles"): `dPitch > 0` when the
 /// top edge comes toward the viewer, `dRoll > 0` when the right edge goes down.
 package struct Tilt: Hashable, Sendable {
     package var dPitchRadians: Double
@@ -12,7 +12,7 @@ package struct Tilt: Hashable, Sendable {
     package static let zero = Tilt(dPitchRadians: 0, dRollRadians: 0)
 }
 
-/// The baseline up direction and the two tilt axes of attitude.md section 5.
+/// The baseline up direction and the two tilt axes of docs/TILT.md, "The two angles".
 package struct TiltFrame: Hashable, Sendable {
     /// `u0`, unit.
     package let up: Vector3
@@ -33,7 +33,7 @@ package struct TiltFrame: Hashable, Sendable {
         let reference: Vector3
         if abs(xDotU) > Self.portraitThreshold {
             // Portrait: x is nearly vertical. -Y when x points up, +Y when it points down
-            // (attitude.md section 5), so e1 keeps pointing to the viewer's right.
+            // (docs/TILT.md, "The two angles"), so e1 keeps pointing to the viewer's right.
             reference = xDotU > 0 ? Vector3(0, -1, 0) : Vector3(0, 1, 0)
             portrait = true
         } else {
@@ -59,7 +59,7 @@ package struct TiltFrame: Hashable, Sendable {
         return Tilt(dPitchRadians: w.dot(pitchAxis), dRollRadians: w.dot(rollAxis))
     }
 
-    /// The up direction of a reading: `u = -a / |a|` (attitude.md section 3).
+    /// The up direction of a reading: `u = -a / |a|` (docs/TILT.md, "Axes and signs").
     package static func upDirection(of acceleration: Vector3) -> Vector3? {
         (-acceleration).normalized
     }

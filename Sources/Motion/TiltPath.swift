@@ -61,8 +61,8 @@ package struct TiltPath: Sendable {
         return (previous.rollRadians, previous.pitchRadians)
     }
 
-    /// The reading (direction of gravity, m/s^2, device frame, attitude.md section 3) at
-    /// time t: roll turns the device clockwise in its own plane, pitch brings the top
+    /// The reading (direction of gravity, m/s^2, device frame; docs/TILT.md, "Axes and
+    /// signs") at time t: roll turns the device clockwise in its own plane, pitch brings the top
     /// edge toward the viewer; the base pose is upright leaned back by
     /// `basePitchRadians`.
     package func acceleration(at t: Double) -> Vector3 {

@@ -1,5 +1,5 @@
 /// A 3-vector of Doubles. Units are the caller's: m/s^2 for accelerations in the device
-/// frame (attitude.md section 3), unitless for directions.
+/// frame (docs/TILT.md, "Axes and signs"), unitless for directions.
 package struct Vector3: Hashable, Sendable, CustomStringConvertible {
     package var x: Double
     package var y: Double

@@ -1,7 +1,7 @@
 import Motion
 import Sensors
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
-/// then `--set` (spec/interfaces.md "Configuration"). Values are typed and validated as
+/// then `--set` (config/shimmerd.conf). Values are typed and validated as
 /// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.
 package struct Configuration: Sendable, Equatable {
     package var sensor = SensorSettings()

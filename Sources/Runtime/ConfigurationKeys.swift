@@ -24,7 +24,7 @@ package struct ConfigurationKey: Sendable {
     package var qualifiedName: String { "\(section).\(name)" }
 }
 
-/// The table of every key (spec/interfaces.md "Configuration"). The same table drives
+/// The table of every key (config/shimmerd.conf). The same table drives
 /// parsing, `check-config`, error messages and the shipped config/shimmerd.conf.
 package enum ConfigurationKeys {
     package static let all: [ConfigurationKey] = sensor + attitude + mapper + card + sink + trace + log

@@ -7,7 +7,7 @@
 // (at startup, `ExitStatus`).
 // Must not import: Commands (the layer above).
 
-/// Exit codes (sysexits.h), spec/interfaces.md "Command line".
+/// Exit codes (sysexits.h), README.md, "Running".
 package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case usage = 64

@@ -13,8 +13,8 @@ import Tracing
 /// first samples and the tilts differ from the recording's (a notice says so).
 /// A `recapture` record (SIGUSR1, or the sensor attached again) is replayed just before
 /// the reading that followed it, so the tilts after it match the recording's too.
-/// `gyro` records are the gyroscope, in file order with the readings (spec/interfaces.md:
-/// a record at the same `t` as a reading comes first, as the daemon writes them).
+/// `gyro` records are the gyroscope, in file order with the readings (docs/TRACES.md,
+/// "Records": a record at the same `t` as a reading comes first, as the daemon writes them).
 /// When the last reading has been delivered the source is exhausted and the run ends.
 ///
 /// The file is read as it plays (`TraceStream`): at most `batch` items ahead of the

@@ -79,7 +79,7 @@ extension AccelerometerDescription {
 extension GyroscopeDescription {
     /// The gyroscope of an input accelerometer's node (ABS_RX/RY/RZ with
     /// `INPUT_PROP_ACCELEROMETER`), nil when it has none. Its frame is the accelerometer's
-    /// (one chip: attitude.md section 9's pairing rule gives det(M) * M).
+    /// (one chip: the pairing rule of docs/TILT.md, "With a gyroscope", gives det(M) * M).
     package init?(input a: AccelerometerDescription) {
         guard let i = a.input, let scale = i.gyroScale, a.isUsable else { return nil }
         facts = a.facts

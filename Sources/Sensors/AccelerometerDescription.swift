@@ -37,7 +37,7 @@ package struct AccelerometerDescription: IIODeviceDescription {
     package var isAccelerometer: Bool { !channels.isEmpty }
     package var isUsable: Bool { skipReason == nil }
 
-    /// Sources in attitude.md section 2 order, after the configuration override.
+    /// Sources in docs/TILT.md "Mount matrix" order, after the configuration override.
     package static let mountMatrixAttributes = ["mount_matrix", "in_accel_mount_matrix", "in_mount_matrix"]
 
     /// Interprets a snapshot.

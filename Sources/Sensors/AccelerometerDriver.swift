@@ -1,10 +1,10 @@
 import Motion
 
-/// An accelerometer driver (STYLE.md guideline 5): one file per driver, state in the
+/// An accelerometer driver: one file per driver, state in the
 /// instance, readings handed over in SI units with their validity decided (`ReadingUnits`).
 package protocol AccelerometerDriver: AnyObject {
     var device: AccelerometerDescription { get }
-    /// `poll`, `buffer`, `sysfs-poll`, `simulated`.
+    /// `poll`, `buffer`, `sysfs-poll`, `input`.
     var modeName: String { get }
     /// Reads what is available now (poll: one reading; buffer: the newest scan of those
     /// waiting, plus problems) and appends it to `events`: a caller that keeps the array

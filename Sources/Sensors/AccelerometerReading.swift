@@ -1,6 +1,6 @@
 import Motion
 
-/// One accelerometer reading as a driver hands it over, in SI units (STYLE.md guideline 7):
+/// One accelerometer reading as a driver hands it over, in SI units:
 /// m/s^2 in the sensor frame, the device's scale and offset applied and its validity
 /// decided by `ReadingUnits`. The mount matrix and `Sensor.invert` come after
 /// (`SampleConditioner`).

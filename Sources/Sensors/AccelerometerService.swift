@@ -12,8 +12,8 @@ import Motion
 /// It coordinates parts that own their state (docs/ARCHITECTURE.md, "The sensor
 /// service's parts"): the `HotplugWatch` (udev, iio-sensor-proxy, tablet-mode switches)
 /// says what changed; the `AttachedAccelerometer` (driver, conditioning, rate, read
-/// bookkeeping) exists while a device is attached; the `PairedGyroscope` (attitude.md
-/// section 9) is taken up, read and dropped beside it. Every reading carries its time
+/// bookkeeping) exists while a device is attached; the `PairedGyroscope` (docs/TILT.md,
+/// "With a gyroscope") is taken up, read and dropped beside it. Every reading carries its time
 /// (`ReadingTimeline`): a sibling read from its own buffer delivers several scans per
 /// wakeup, each placed among the accelerometer's by its timestamp.
 package final class AccelerometerService {
@@ -30,7 +30,7 @@ package final class AccelerometerService {
         /// What tells that the device moved while it lies still (`RestWatch`), and why.
         package var restWatch: String = RestWatch.read.rawValue
         package var restWatchReason: String = ""
-        /// The gyroscope read with it, or why none (attitude.md section 9).
+        /// The gyroscope read with it, or why none (docs/TILT.md, "With a gyroscope").
         package var gyro: GyroPairing? = nil
     }
 

@@ -21,7 +21,7 @@ package struct AccelerometerSettings: Hashable, Sendable {
     package var framesPerSecond: Double?
     /// `Sensor.gyro`.
     package var gyro: GyroSelector
-    /// `Sensor.gyro_mount_matrix`; nil = `auto` (attitude.md section 9's rule).
+    /// `Sensor.gyro_mount_matrix`; nil = `auto` (the rule of docs/TILT.md, "With a gyroscope").
     package var gyroMountMatrix: MountMatrix?
 
     package init(device: DeviceSelector = .auto, mode: SensorMode = .auto, rateHz: Double = 60,

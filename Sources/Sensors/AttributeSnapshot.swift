@@ -47,7 +47,7 @@ package struct AttributeSnapshot: Sendable {
         for a in ["x", "y", "z"] {
             names += ["in_accel_\(a)_raw", "in_accel_\(a)_scale", "in_accel_\(a)_offset"]
         }
-        // The gyroscope of a combined IMU or a HID hub (attitude.md section 9).
+        // The gyroscope of a combined IMU or a HID hub (docs/TILT.md, "With a gyroscope").
         names += ["in_anglvel_mount_matrix", "in_anglvel_scale", "in_anglvel_offset",
                   "in_anglvel_sampling_frequency", "in_anglvel_sampling_frequency_available"]
         for a in ["x", "y", "z"] {

@@ -1,18 +1,18 @@
 import Motion
 
 /// How a game controller's motion axes lie relative to a screen held like the controller,
-/// by USB/Bluetooth vendor and product: the mount matrix of attitude.md section 2 for its
+/// by USB/Bluetooth vendor and product: the mount matrix (docs/TILT.md, "Mount matrix") for its
 /// "Motion Sensors" node, with where the frame comes from.
 ///
 /// The screen held like the controller: its face (buttons and sticks) is the screen, its
 /// right is the screen's right, and the edge with the shoulder triggers, away from the
 /// player, is the screen's top (held in both hands, a tablet lies so). The matrix turns
 /// the controller's axes into that screen's (x right, y top, z out of the face) and takes
-/// the sign convention of attitude.md section 3 too: a controller at rest reads +1 g up
+/// the sign convention of docs/TILT.md, "Axes and signs" too: a controller at rest reads +1 g up
 /// (specific force), a screen reads the direction of gravity, so `M = -R` for the turn `R`,
 /// and det(M) = -1 gives the gyroscope, read on the same node, the turn `R` itself
-/// (section 9's det(M) * M). `Sensor.mount_matrix` and udev's `ACCEL_MOUNT_MATRIX` win over
-/// the table.
+/// (docs/TILT.md, "With a gyroscope": det(M) * M). `Sensor.mount_matrix` and udev's
+/// `ACCEL_MOUNT_MATRIX` win over the table.
 package struct ControllerAxes: Sendable {
     package var vendor: UInt16
     package var product: UInt16

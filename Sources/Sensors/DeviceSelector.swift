@@ -1,4 +1,4 @@
-/// `Sensor.device` (spec/interfaces.md).
+/// `Sensor.device` (config/shimmerd.conf).
 package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
     /// The display accelerometer over the base one, then the lowest index.
     case auto

@@ -18,7 +18,7 @@ package enum Discovery {
         return all.compactMap { snapshot(of: $0, triggerNames: triggers) }.sorted { $0.index < $1.index }
     }
 
-    /// Every gyroscope among `snapshots` (attitude.md section 9).
+    /// Every gyroscope among `snapshots` (docs/TILT.md, "With a gyroscope").
     package static func gyroscopes(_ snapshots: [AttributeSnapshot]) -> [GyroscopeDescription] {
         snapshots.compactMap(GyroscopeDescription.init(snapshot:))
     }

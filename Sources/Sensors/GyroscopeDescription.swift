@@ -1,6 +1,6 @@
 import Motion
 
-/// One IIO gyroscope (channels `in_anglvel_{x,y,z}`, attitude.md section 9): what
+/// One IIO gyroscope (channels `in_anglvel_{x,y,z}`, docs/TILT.md, "With a gyroscope"): what
 /// `shimmerd sensors` reports and what the drivers need to read it. Pure: built from the
 /// same `AttributeSnapshot` as an accelerometer (a combined IMU is both).
 package struct GyroscopeDescription: IIODeviceDescription {
@@ -25,7 +25,7 @@ package struct GyroscopeDescription: IIODeviceDescription {
 
     package var isUsable: Bool { skipReason == nil }
 
-    /// Sysfs matrices of a gyroscope, first found wins (section 9).
+    /// Sysfs matrices of a gyroscope, first found wins (docs/TILT.md, "With a gyroscope").
     package static let mountMatrixAttributes = ["in_anglvel_mount_matrix", "mount_matrix", "in_mount_matrix"]
 
     /// Nil unless the device has angular velocity channels.
@@ -43,9 +43,10 @@ package struct GyroscopeDescription: IIODeviceDescription {
     }
 }
 
-/// `Sensor.gyro` (spec/interfaces.md).
+/// `Sensor.gyro` (config/shimmerd.conf).
 package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
-    /// The accelerometer's own gyroscope, else one under the same parent (section 9).
+    /// The accelerometer's own gyroscope, else one under the same parent (docs/TILT.md,
+    /// "With a gyroscope").
     case auto
     case none
     case iioDevice(Int)
@@ -86,7 +87,7 @@ package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The gyroscope paired with an accelerometer, the frame it is read in, and why
-/// (attitude.md section 9). Pure.
+/// (docs/TILT.md, "With a gyroscope"). Pure.
 package struct GyroPairing: Sendable {
     package var gyro: GyroscopeDescription?
     /// Why this one, or why none.
@@ -148,7 +149,7 @@ package struct GyroPairing: Sendable {
                            matrixSource: source)
     }
 
-    /// The matrix rule of section 9: the configuration; else, for one chip or one hub,
+    /// The matrix rule of docs/TILT.md, "With a gyroscope": the configuration; else, for one chip or one hub,
     /// the accelerometer's effective matrix as det(M) * M; else the gyroscope's own.
     static func frame(accelerometer a: AccelerometerDescription, gyroscope g: GyroscopeDescription,
                       configured: MountMatrix?) -> (MountMatrix, Double, String) {

@@ -3,7 +3,7 @@ import Motion
 
 /// A gyroscope in a device of its own read from its IIO buffer (`IIOScanBuffer`), used
 /// while the accelerometer is read from its buffer: every scan is a reading with its own
-/// timestamp, so the fusion (attitude.md section 9) integrates each one at its time
+/// timestamp, so the fusion (docs/TILT.md, "With a gyroscope") integrates each one at its time
 /// rather than one value per accelerometer reading.
 ///
 /// Its watermark is twice the scans it gathers in one accelerometer batch

@@ -3,7 +3,7 @@ import LinuxSystem
 import Logging
 import Motion
 
-/// The gyroscope paired with the attached accelerometer (attitude.md section 9), as
+/// The gyroscope paired with the attached accelerometer (docs/TILT.md, "With a gyroscope"), as
 /// `AccelerometerService` reads it: in the accelerometer's own readings (a combined IMU,
 /// whose driver reads both), or from a device of its own (`GyroscopeDriver`) in the
 /// accelerometer's mode: polled with each reading in poll mode; in buffer mode from its

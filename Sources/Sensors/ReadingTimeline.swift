@@ -7,9 +7,9 @@
 /// it (`offset`): a wakeup that comes late, on a busy machine, does not make its scans
 /// late, and a batch read in a burst keeps the times its scans were taken at. Every scan
 /// is placed at its timestamp plus that offset, and the fusion integrates each rate over
-/// the time it was measured (attitude.md section 9), whenever it was read. The offset may
-/// creep up by `drift` seconds a second (the two clocks' rates differ by far less than
-/// that), and it is tied again at once when the device's clock jumps back by `spanLimit`
+/// the time it was measured (docs/TILT.md, "With a gyroscope"), whenever it was read. The
+/// offset may creep up by `drift` seconds a second (the two clocks' rates differ by far
+/// less than that), and it is tied again at once when the device's clock jumps back by `spanLimit`
 /// or more (a device that restarted it) or when the accelerometer's newest scan is no
 /// newer than the last wakeup's (a clock that stands still says nothing of when its scans
 /// were taken; the accelerometer's, because a sibling gyroscope's scans read with the last

@@ -2,15 +2,15 @@ import Motion
 
 /// Counts to SI units, and whether the result is a reading at all: the one place where
 /// validity is decided, for every driver (IIO polled and buffered, sysfs, input devices,
-/// sibling gyroscopes). `sensor = (counts + offset) * scale` per axis (attitude.md
-/// section 1; section 9 for rates), in the sensor frame. A value that is no reading
+/// sibling gyroscopes). `sensor = (counts + offset) * scale` per axis (docs/TILT.md,
+/// "Readings in m/s^2"; "With a gyroscope" for rates), in the sensor frame. A value that is no reading
 /// becomes a `ReadProblem` naming the attributes and the counts, for one log line. Pure.
 enum ReadingUnits {
     /// m/s^2: 32 g. Accelerometers in laptops and tablets are set to at most +-16 g per
     /// axis (27.7 g as a vector), so a larger reading did not come from the sensor's range:
     /// it is a corrupt value that still parsed (2147483647 counts on a 12-bit part). The
     /// check is here, at the device, because the attitude math is scale invariant on
-    /// purpose (attitude.md) and must stay so for any input it is given.
+    /// purpose (docs/TILT.md) and must stay so for any input it is given.
     static let implausibleAcceleration = 32 * 9.80665
 
     /// The attributes a rejected reading of an IIO device names (an input device's

@@ -1,6 +1,6 @@
-/// The 128-byte header of the shared-memory frames object (spec/interfaces.md,
-/// "Shared-memory frames"), little-endian. The offsets are the contract; the unit tests
-/// check them against the spec's table.
+/// The 128-byte header of the shared-memory frames object (docs/SHM.md,
+/// "The object"), little-endian. The offsets are the contract; the unit tests
+/// check them against that table.
 package struct SharedMemoryHeader: Sendable, Equatable {
     package static let magic: [UInt8] = Array("SHMR".utf8)
     package static let version: UInt32 = 1

@@ -1,8 +1,8 @@
 import Glibc
 import LinuxSystem
 
-/// The reading side of the shared-memory frames object (spec/interfaces.md "Shared-memory
-/// frames"; docs/SHM.md "Reading"). It never writes: the object is opened O_RDONLY |
+/// The reading side of the shared-memory frames object (docs/SHM.md, "The object"
+/// and "Reading"). It never writes: the object is opened O_RDONLY |
 /// O_NOFOLLOW, so a bug here cannot disturb the daemon or other readers.
 ///
 /// Whoever creates NAME first chooses what its readers get, so the object is trusted

@@ -84,7 +84,7 @@ struct InputDeviceTests {
 
     // --- the controller table ---
 
-    /// How each entry reads the poses attitude.md section 3 names: lying face up, the
+    /// How each entry reads the poses docs/TILT.md, "Axes and signs", names: lying face up, the
     /// screen flat (0, 0, -g); stood on its grips, the triggers' edge up, upright (0, -g, 0);
     /// rolled right edge down, gravity toward +x. The controller reads +1 g up.
     @Test(arguments: ControllerAxes.table.map(\.key))
