@@ -57,7 +57,10 @@ package struct MotionInterpreter: Sendable {
         }
     }
 
-    private var tracker: MotionTracker
+    /// Readings -> attitude (the baseline, the filter or the fusion, the rest gate).
+    private var estimator: AttitudeEstimator
+    /// Tilt -> the focal point the drawing moves toward.
+    private let mapper: FocalMapper
     /// What is drawn (its queries are read here, not through copies of the whole state).
     package private(set) var drawing: FocalDrawing
     /// The angle of the last tilt from the baseline (the rest gate says since when the
@@ -79,7 +82,8 @@ package struct MotionInterpreter: Sendable {
     /// - Parameter frameInterval: seconds between frames at most (`1 / Sink.fps`).
     package init(attitude: AttitudeConfiguration, mapper: FocalMapper, recaptureAfter: Double = 0,
                  recaptureAngle: Double = 0, frameInterval: Double = 1.0 / 60) {
-        tracker = MotionTracker(attitude: attitude, mapper: mapper)
+        estimator = AttitudeEstimator(attitude)
+        self.mapper = mapper
         origin = mapper.origin
         drawing = FocalDrawing(at: mapper.origin, frameInterval: frameInterval)
         self.recaptureAfter = recaptureAfter
@@ -93,19 +97,19 @@ package struct MotionInterpreter: Sendable {
         case .acceleration(let a, let t, _):
             take(acceleration: a, at: t, into: &out)
         case .angularVelocity(let w, let t):
-            out.gyroscope = tracker.process(angularVelocity: w, at: t)
+            out.gyroscope = estimator.update(angularVelocity: w, at: t)
         case .attached(let t):
             if detached {
                 recapture(at: t)
                 out.recapture = .sensorBack
             }
             detached = false
-            tracker.forgetGyroscope()      // a new sensor: its gyroscope is judged afresh
+            estimator.forgetGyroscope()    // a new sensor: its gyroscope is judged afresh
         case .detached(let t):
             detached = true
             drawing.retarget(origin, from: t)
         case .gyroscopeGone:
-            tracker.gyroscopeGone()
+            estimator.gyroscopeGone()
         case .recapture(let why, let t):
             recapture(at: t)
             out.recapture = .asked(why)
@@ -120,24 +124,28 @@ package struct MotionInterpreter: Sendable {
     /// device rests (`untilRest`, `BaselineCapture`); meanwhile the card eases home, where
     /// the new baseline will put it.
     private mutating func recapture(at t: Double, untilRest: Bool = false) {
-        tracker.recapture(at: t, untilRest: untilRest)
+        estimator.recapture(at: t, untilRest: untilRest)
         baselineAt = nil
         drawing.retarget(origin, from: t)
     }
 
     private mutating func take(acceleration a: Vector3, at t: Double, into out: inout Outcome) {
-        let r = tracker.process(acceleration: a, at: t)
-        drawing.reading(at: t, target: r.sample?.focal)
-        out.acceleration = r.step
-        if let b = r.baseline {
+        let step = estimator.update(acceleration: a, at: t)
+        out.acceleration = step
+        guard case .tilt(let tilt, let baseline) = step else {
+            drawing.reading(at: t, target: nil)
+            return
+        }
+        let s = MotionSample(t: t, seq: samples, accel: a, tilt: tilt, focal: mapper.focalPoint(for: tilt))
+        drawing.reading(at: t, target: s.focal)
+        if let b = baseline {
             baselineAt = t
             out.baseline = b
-            if !tracker.estimator.baselineRested {
+            if !estimator.baselineRested {
                 out.baselineNotAtRest = "the device did not come to rest within \(BaselineCapture.restLimit.plainText) s; "
                     + "the baseline is the mean of its last \(BaselineCapture.settleTime.plainText) s of readings"
             }
         }
-        guard let s = r.sample else { return }
         out.sample = s
         samples += 1
         lastTilt = (s.tilt.dPitchRadians, s.tilt.dRollRadians)
@@ -147,7 +155,7 @@ package struct MotionInterpreter: Sendable {
 
     /// A new baseline where the device has come to rest far from the old one: why.
     private mutating func recaptureIfRestingFar(at t: Double) -> String? {
-        guard recaptureAfter > 0, let since = tracker.estimator.gate.restingSince else { return nil }
+        guard recaptureAfter > 0, let since = estimator.gate.restingSince else { return nil }
         guard t - since >= recaptureAfter, lastAngle >= recaptureAngle else { return nil }
         let degrees = (lastAngle * 180 / Double.pi).rounded()
         recapture(at: t)
@@ -165,7 +173,7 @@ package struct MotionInterpreter: Sendable {
     package mutating func unchanged(at t: Double) { drawing.unchanged(at: t) }
 
     /// Gyroscope readings are being fused.
-    package var isFusing: Bool { tracker.estimator.isFusing }
+    package var isFusing: Bool { estimator.isFusing }
 
     /// The point the picture shows (points).
     package var drawnFocal: FocalPoint { drawing.position }
