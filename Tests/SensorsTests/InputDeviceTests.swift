@@ -314,7 +314,8 @@ struct InputDeviceTests {
         #expect(said.count == 1)
         #expect(given[11...] == ArraySlice((11...30).map { 1_000_000_000 + Int64($0) * 4_000_000 }))
         let back: Int64 = 9_000_000_000
-        for k in 31...40 { report(k, device: back + Int64(k) * 4_000_000, jitter: Int64(k % 2) * 1_000_000) }  // sane again
+        // Sane again.
+        for k in 31...40 { report(k, device: back + Int64(k) * 4_000_000, jitter: Int64(k % 2) * 1_000_000) }
         #expect(!c.usingArrivalTimes)
         // The first sane step follows a random value; from the next one the device's clock
         // is used (without the arrivals' jitter), anchored on that report's arrival.
