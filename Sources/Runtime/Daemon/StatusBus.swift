@@ -62,7 +62,7 @@ package final class StatusBus {
                  doc: "waiting (no accelerometer), idle (nobody looks: the sensor is not read), moving, "
                     + "or still (the device lies still: no frames)"),
         Property(name: "Sensor", type: "s", signalled: true, doc: "the accelerometer in use, e.g. iio:device0 (bmc150_accel); empty while waiting"),
-        Property(name: "SensorMode", type: "s", signalled: true, doc: "how it is read: poll, buffer or sysfs-poll; empty while waiting"),
+        Property(name: "SensorMode", type: "s", signalled: true, doc: "how it is read: poll, buffer, sysfs-poll or input; empty while waiting"),
         Property(name: "SensorModeReason", type: "s", signalled: true, doc: "why that mode (iio-sensor-proxy sharing the device, permissions, Sensor.mode)"),
         Property(name: "Gyroscope", type: "s", signalled: true, doc: "the gyroscope fused with it, or empty"),
         Property(name: "BaselineAge", type: "d", signalled: false,
