@@ -6,14 +6,9 @@ package struct Rotation: Hashable, Sendable {
     package var z: Double
 
     package static let identity = Rotation(w: 1, x: 0, y: 0, z: 0)
+}
 
-    package init(w: Double, x: Double, y: Double, z: Double) {
-        self.w = w
-        self.x = x
-        self.y = y
-        self.z = z
-    }
-
+extension Rotation {
     /// The rotation by `angle * axis` (a rotation vector, radians), exactly.
     package init(rotationVector r: Vector3) {
         let angle = r.length
