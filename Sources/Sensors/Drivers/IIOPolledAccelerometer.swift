@@ -26,8 +26,7 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
     }
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
-        guard let x = rawText(0, &events), let y = rawText(1, &events), let z = rawText(2, &events) else { return }
-        switch ReadingUnits.counts(channel: "accel", x, y, z) {
+        switch axes.counts(channel: "accel") {
         case .success(let counts):
             var r = AccelerometerReading(acceleration: ReadingUnits.acceleration(counts: counts, scale: device.scale,
                                                                                  offset: device.offset))
@@ -40,17 +39,6 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
             events.append(.reading(r))
         case .failure(let p):
             events.append(.problem(p))
-        }
-    }
-
-    /// Axis `i`'s `raw` text; nil, with the problem appended, when the read fails.
-    private func rawText(_ i: Int, _ events: inout [DriverEvent]) -> String? {
-        switch axes.text(i) {
-        case .success(let t): return t
-        case .failure(let error):
-            events.append(.problem(ReadProblem(attribute: "in_accel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
-                                               reason: "\(error)")))
-            return nil
         }
     }
 
@@ -110,6 +98,17 @@ struct RawAttributes {
         let dir = "/sys/bus/iio/devices/\(device.id)/"
         let names = channels.map { $0.fileName(ofAttribute: "raw") }
         files = names.contains(nil) ? nil : names.map { SysfsAttributeFile.Reader(path: dir + $0!) }
+    }
+
+    /// The three channels' counts (`ReadingUnits.counts`; `channel` names them: `accel`,
+    /// `anglvel`), or the first attribute that could not be read or parsed.
+    func counts(channel: String) -> Result<Vector3, ReadProblem> {
+        func raw(_ i: Int) -> Result<String, ReadProblem> {
+            text(i).mapError { ReadProblem.failedRead(of: "in_\(channel)_\(["x", "y", "z"][i])_raw", $0) }
+        }
+        return raw(0).flatMap { x in
+            raw(1).flatMap { y in raw(2).flatMap { z in ReadingUnits.counts(channel: channel, x, y, z) } }
+        }
     }
 
     /// Channel `i`'s `raw` text. From the file, as libiio makes it: the last byte read

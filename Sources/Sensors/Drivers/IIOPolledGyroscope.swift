@@ -22,22 +22,7 @@ package final class IIOPolledGyroscope: GyroscopeDriver {
 
     /// The three counts, or the first attribute that could not be read or parsed.
     package func read() -> Result<Vector3, ReadProblem> {
-        var texts: (String, String, String) = ("", "", "")
-        for i in 0..<3 {
-            let text: String
-            switch axes.text(i) {
-            case .success(let t): text = t
-            case .failure(let error):
-                return .failure(ReadProblem(attribute: "in_anglvel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
-                                            reason: "\(error)"))
-            }
-            switch i {
-            case 0: texts.0 = text
-            case 1: texts.1 = text
-            default: texts.2 = text
-            }
-        }
-        return ReadingUnits.counts(channel: "anglvel", texts.0, texts.1, texts.2).flatMap { c in
+        axes.counts(channel: "anglvel").flatMap { c in
             ReadingUnits.angularVelocity(counts: c, scale: device.scale, offset: device.offset)
         }
     }

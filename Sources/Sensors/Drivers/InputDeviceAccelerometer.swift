@@ -106,7 +106,7 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
             }
             let next: EvdevRead?
             do { next = try node.next() } catch {
-                events.append(.problem(ReadProblem(attribute: node.path, value: ReadProblem.readFailed, reason: "\(error)")))
+                events.append(.problem(.failedRead(of: node.path, error)))
                 return
             }
             guard let next else {

@@ -35,8 +35,7 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
                 default: texts.2 = t
                 }
             case .failure(let e):
-                events.append(.problem(ReadProblem(attribute: "in_accel_\(["x", "y", "z"][i])_raw", value: ReadProblem.readFailed,
-                                                   reason: "\(e)")))
+                events.append(.problem(.failedRead(of: "in_accel_\(["x", "y", "z"][i])_raw", e)))
                 return
             }
         }

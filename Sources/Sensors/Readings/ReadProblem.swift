@@ -21,6 +21,11 @@ package struct ReadProblem: Error, Hashable, Sendable, CustomStringConvertible {
     /// `value` of a buffer that could not be opened again.
     package static let openFailed = "open error"
 
+    /// A read of `attribute` that failed with `error` (the device or the connection).
+    package static func failedRead(of attribute: String, _ error: some Error) -> ReadProblem {
+        ReadProblem(attribute: attribute, value: readFailed, reason: "\(error)")
+    }
+
     /// The read itself failed, rather than giving a value that does not parse.
     package var isReadFailure: Bool { value == Self.readFailed || value == Self.openFailed }
 }

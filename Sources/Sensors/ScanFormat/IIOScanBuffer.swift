@@ -116,7 +116,7 @@ final class IIOScanBuffer {
             do {
                 guard let n = try b.refill(), n > 0 else { break }   // nil: nothing more waiting
             } catch {
-                problem(ReadProblem(attribute: node, value: ReadProblem.readFailed, reason: "\(error)"))
+                problem(.failedRead(of: node, error))
                 buffer = nil                     // created again on the next drain
                 pollDescriptor = nil
                 break
