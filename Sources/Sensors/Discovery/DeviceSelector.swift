@@ -16,15 +16,12 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
     /// `trace:FILE`: replay a trace's readings (handled by the runtime, not here).
     case trace(String)
 
-    package struct ParseError: Error, Sendable, CustomStringConvertible {
-        package let value: String
-        package var description: String {
-            "invalid Sensor.device \"\(value)\": expected auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:LIBIIO-URI or trace:FILE"
-        }
-    }
+    package typealias ParseError = SelectorParseError
 
     package static func parse(_ text: String) -> Result<DeviceSelector, ParseError> {
         let t = String(text[...].trimmingASCIIWhitespace())
+        let invalid = Result<DeviceSelector, ParseError>.failure(
+            ParseError(key: "Sensor.device", value: text, expected: Self.forms))
         func rest(_ prefix: String) -> String? {
             guard t.hasPrefix(prefix) else { return nil }
             let r = String(t.dropFirst(prefix.count))
@@ -32,19 +29,22 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
         }
         if t == "auto" { return .success(.auto) }
         if let n = rest("iio:device") {
-            guard let i = Int(n), i >= 0, String(i) == n else { return .failure(ParseError(value: text)) }
+            guard let i = Int(n), i >= 0, String(i) == n else { return invalid }
             return .success(.iioDevice(i))
         }
         if let n = rest("input:event") {
-            guard let i = Int(n), i >= 0, String(i) == n else { return .failure(ParseError(value: text)) }
+            guard let i = Int(n), i >= 0, String(i) == n else { return invalid }
             return .success(.inputEvent(i))
         }
         if let n = rest("name:") { return .success(.name(n)) }
         if let n = rest("label:") { return .success(.label(n)) }
         if let n = rest("uri:") { return .success(.uri(n)) }
         if let n = rest("trace:") { return .success(.trace(n)) }
-        return .failure(ParseError(value: text))
+        return invalid
     }
+
+    /// The forms `parse` accepts.
+    static let forms = "auto, iio:deviceN, input:eventN, name:NAME, label:LABEL, uri:LIBIIO-URI or trace:FILE"
 
     package var description: String {
         switch self {
@@ -57,6 +57,15 @@ package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
         case .trace(let n): "trace:\(n)"
         }
     }
+}
+
+/// A `Sensor.device` or `Sensor.gyro` text that names no device: the key, the text and the
+/// forms the key accepts.
+package struct SelectorParseError: Error, Sendable, CustomStringConvertible {
+    package let key: String
+    package let value: String
+    package let expected: String
+    package var description: String { "invalid \(key) \"\(value)\": expected \(expected)" }
 }
 
 import Motion

@@ -53,12 +53,7 @@ package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
     case name(String)
     case label(String)
 
-    package struct ParseError: Error, Sendable, CustomStringConvertible {
-        package let value: String
-        package var description: String {
-            "invalid Sensor.gyro \"\(value)\": expected auto, none, iio:deviceN, name:NAME or label:LABEL"
-        }
-    }
+    package typealias ParseError = SelectorParseError
 
     package static func parse(_ text: String) -> Result<GyroSelector, ParseError> {
         let t = String(text[...].trimmingASCIIWhitespace())
@@ -71,7 +66,9 @@ package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
         case .success(.iioDevice(let n)): return .success(.iioDevice(n))
         case .success(.name(let n)): return .success(.name(n))
         case .success(.label(let n)): return .success(.label(n))
-        default: return .failure(ParseError(value: text))
+        default:
+            return .failure(ParseError(key: "Sensor.gyro", value: text,
+                                       expected: "auto, none, iio:deviceN, name:NAME or label:LABEL"))
         }
     }
 
@@ -79,9 +76,9 @@ package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .auto: "auto"
         case .none: "none"
-        case .iioDevice(let n): "iio:device\(n)"
-        case .name(let n): "name:\(n)"
-        case .label(let n): "label:\(n)"
+        case .iioDevice(let n): DeviceSelector.iioDevice(n).description
+        case .name(let n): DeviceSelector.name(n).description
+        case .label(let n): DeviceSelector.label(n).description
         }
     }
 }
