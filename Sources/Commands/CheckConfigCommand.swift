@@ -9,13 +9,11 @@ struct CheckConfigCommand: Subcommand {
         OptionSpec("--documented", help: "print every key with its default and help (the shipped config/shimmerd.conf)"),
     ]
 
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
     var documented: Bool
 
     init(_ a: ParsedArguments) throws(Failure) {
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
         documented = a.flag("--documented")
     }
 
@@ -24,7 +22,7 @@ struct CheckConfigCommand: Subcommand {
             context.out(ConfigurationLoader.documentedDefaults())
             return
         }
-        let config = try ConfigurationLoader.load(path: configPath, overrides: overrides)
+        let config = try configuration.load()
         // The checks `run` makes at start and on SIGHUP, with its lines; whatever `run`
         // would exit with, a configuration it refuses is exit 78 here.
         do {

@@ -21,15 +21,13 @@ struct RenderCommand: Subcommand {
     var focalX: Double
     var focalY: Double
     var out: String
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
 
     init(_ a: ParsedArguments) throws(Failure) {
         let focal = try a.required("--focal", command: Self.name)
         (focalX, focalY) = try Self.parseFocal(focal)
         out = try a.outputFile("--out", command: Self.name, extension: "png")
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
     }
 
     /// "X,Y" in points: finite numbers (off-card points are fine: they are just far away).
@@ -47,7 +45,7 @@ struct RenderCommand: Subcommand {
     func run(_ context: CommandContext) throws(Failure) {
         // render reads built-in defaults unless --config is given: a picture should not
         // depend on what happens to be in /etc.
-        let config = try ConfigurationLoader.load(path: configPath, overrides: overrides, useDefaultPath: false)
+        let config = try configuration.load(useDefaultPath: false)
         let renderer = try CardFactory.renderer(config)
         let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
         var target = CardTarget(pixmap: buffer.pixmap)

@@ -21,16 +21,14 @@ struct MonitorCommand: Subcommand {
     var json: Bool
     var all: Bool
     var dbus: Bool
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
     var duration: Double?
 
     init(_ a: ParsedArguments) throws(Failure) {
         json = a.flag("--json")
         all = a.flag("--all")
         dbus = a.flag("--dbus")
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
         duration = try a.seconds("--duration")
     }
 
@@ -42,7 +40,7 @@ struct MonitorCommand: Subcommand {
             try StatusMonitor.run(json: json, duration: duration, emit: emit)
             return
         }
-        let config = MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
+        let config = MotionConfiguration(try configuration.load())
         if case .trace = config.sensor.device {
             throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by `shimmerd replay`, not monitored")
         }

@@ -11,17 +11,15 @@ struct SensorsCommand: Subcommand {
     static let options: [OptionSpec] = [.json, .config, .set]
 
     var json: Bool
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
 
     init(_ a: ParsedArguments) throws(Failure) {
         json = a.flag("--json")
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
     }
 
     func run(_ context: CommandContext) throws(Failure) {
-        let config = MotionConfiguration(try ConfigurationLoader.load(path: configPath, overrides: overrides))
+        let config = MotionConfiguration(try configuration.load())
         let report: SensorReport
         do {
             report = try SensorReport.gather(settings: config.sensor)
