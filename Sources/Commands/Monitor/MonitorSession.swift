@@ -95,41 +95,43 @@ package struct MonitorSession {
                                lastRate: inout Vector3?) -> String? {
         switch e {
         case .waiting(let why):
-            return json ? SensorJSON.object([("type", .string("waiting")), ("t", .number(now)), ("reason", .string(why))]).text
-                        : "=== Waiting for an accelerometer: \(why)"
+            return event("waiting", at: now, [("reason", .string(why))], "=== Waiting for an accelerometer: \(why)")
         case .detached(let name, let reason):
-            return json ? SensorJSON.object([("type", .string("detached")), ("t", .number(now)), ("device", .string(name)),
-                                             ("reason", .string(reason))]).text
-                        : "=== Accelerometer \(name) vanished (\(reason))"
+            return event("detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
+                         "=== Accelerometer \(name) vanished (\(reason))")
         case .gyroAttached(let p, let how):
-            return json ? SensorJSON.object([
-                ("type", .string("gyro-attached")), ("t", .number(now)), ("gyro", .optional(p.gyro?.id)),
-                ("gyro_reason", .string(p.reason)), ("gyro_mount_matrix_source", .optional(p.matrixSource)),
-                ("how", .string(how)),
-            ]).text : "=== Gyroscope \(how)"
+            return event("gyro-attached", at: now,
+                         [("gyro", .optional(p.gyro?.id)), ("gyro_reason", .string(p.reason)),
+                          ("gyro_mount_matrix_source", .optional(p.matrixSource)), ("how", .string(how))],
+                         "=== Gyroscope \(how)")
         case .gyroDetached(let name, let reason):
             lastRate = nil
-            return json ? SensorJSON.object([("type", .string("gyro-detached")), ("t", .number(now)), ("device", .string(name)),
-                                             ("reason", .string(reason))]).text
-                        : "=== Gyroscope \(name) gone (\(reason)); accelerometer alone"
+            return event("gyro-detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
+                         "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
         case .motion(.recapture(let why, _)), .motion(.recaptureAtRest(let why, _)):
-            return json ? SensorJSON.object([("type", .string("recapture")), ("t", .number(now)), ("reason", .string(why))]).text
-                        : "=== Capturing the baseline again (\(why))"
+            return event("recapture", at: now, [("reason", .string(why))], "=== Capturing the baseline again (\(why))")
         case .motion(.angularVelocity(let w, let t)):
             lastRate = w
             switch out.gyroscope {
             case .doubted(let why)?:
-                return json ? SensorJSON.object([("type", .string("gyro-disagrees")), ("t", .number(t)), ("reason", .string(why))]).text
-                            : "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again"
+                return event("gyro-disagrees", at: t, [("reason", .string(why))],
+                             "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again")
             case .trustedAgain(let why)?:
-                return json ? SensorJSON.object([("type", .string("gyro-agrees")), ("t", .number(t)), ("reason", .string(why))]).text
-                            : "=== The gyroscope agrees with the accelerometer again (\(why)); fused again"
+                return event("gyro-agrees", at: t, [("reason", .string(why))],
+                             "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
             default:
                 return nil
             }
         case .attached, .motion:
             return nil
         }
+    }
+
+    /// One event's line: with `--json` an object of its `type`, its time `t` and `fields`,
+    /// else `text`.
+    private func event(_ type: String, at t: Double, _ fields: [(String, SensorJSON)],
+                       _ text: @autoclosure () -> String) -> String {
+        json ? SensorJSON.object([("type", .string(type)), ("t", .number(t))] + fields).text : text()
     }
 
     /// `--json`: the `gyro` object of a gyroscope reading (after its verdict, if any).
@@ -158,9 +160,9 @@ package struct MonitorSession {
         var lines: [String] = []
         if let b = out.baseline {
             lastShown = nil
-            lines.append(json ? SensorJSON.object([("type", .string("baseline")), ("t", .number(t)), ("up", .vector(b.up))]).text
-                              : "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
-                                + (b.portrait ? ", portrait" : ""))
+            lines.append(event("baseline", at: t, [("up", .vector(b.up))],
+                               "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
+                                   + (b.portrait ? ", portrait" : "")))
         }
         if let s = out.sample {
             if json {
