@@ -12,7 +12,8 @@ struct RenderCommand: Subcommand {
     static let name = "render"
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)", required: true),
+        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: "
+            + "175,233.333 is the untilted origin)", required: true),
         OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
                    completion: .file(extension: "png")),
         .configWithoutDefault, .set,
@@ -60,7 +61,8 @@ struct RenderCommand: Subcommand {
         do { try FileSystem.writeAtomically(bytes, to: out) } catch {
             throw Failure(.cannotCreate, "render: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal \(focalX),\(focalY) pt)")
+        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) "
+            + "px, focal \(focalX),\(focalY) pt)")
     }
 }
 

@@ -97,7 +97,8 @@ package final class SharedMemoryReader: @unchecked Sendable {
                            + ", not by " + trusted.joined(separator: ", ") + "; refusing to show it")
         }
         guard st.permissions & 0o022 == 0 else {
-            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others may write it; refusing to show it")
+            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others "
+                + "may write it; refusing to show it")
         }
         guard st.size >= SharedMemoryHeader.size else { throw .notReady("\(path) is \(st.size) bytes, still being created") }
         var bytes = [UInt8](repeating: 0, count: SharedMemoryHeader.size)

@@ -34,24 +34,48 @@ package enum ManualPage: String, CaseIterable, Sendable {
     static var files: [(path: String, what: String)] {
         let sink = SinkSettings()
         return [
-            (Configuration.defaultPath, "the configuration, see shimmerd.conf(5); a conffile of the package, so local edits survive an upgrade"),
+            (Configuration.defaultPath, "the configuration, see shimmerd.conf(5); a conffile of the package, "
+                + "so local edits survive an upgrade"),
             (Configuration.defaultPath + ".d/*.conf", "drop-ins, read after the file in lexical order"),
-            ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers and gyroscopes (IIO devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
-            ("/dev/dri/card*", "the DRM cards of Sink.type = drm (Sink.device; auto is the first with a connected display), group video"),
-            (SinkFactory.framebufferDevice(sink.device), "the framebuffer of Sink.type = framebuffer (Sink.device), group video"),
-            ("/dev/tty0", "the console, put in graphics mode (KD_GRAPHICS) while the drm or framebuffer sink shows the card and given back on exit; group tty"),
-            ("/dev/input/event*", "the kernel's tablet-mode switch (SW_TABLET_MODE): folding a convertible captures a new baseline; 60-shimmerd.rules gives group shimmerd read access to a switch with an input device of its own (switch events only)"),
-            ("/dev/input/eventN", "an input-device accelerometer (lis3lv02d) or a game controller's motion sensors, read through libevdev (see INPUT DEVICES); 60-shimmerd.rules gives group shimmerd read access to input accelerometers' nodes alone, and to an input poller's interval (the input device's poll attribute, set for Sensor.rate and put back on exit)"),
-            ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by shimmerd view; group shimmerd-view where the daemon may give it to that group, mode Sink.mode"),
-            ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; removed when the package is purged"),
-            ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; started by udev where an accelerometer appears, not enabled by the package (systemctl enable shimmerd starts it on every boot)"),
-            ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' and gyroscopes' device nodes and the IIO attributes buffer mode writes, and starts the service where an accelerometer appears (SYSTEMD_WANTS)"),
-            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd owns org.shimmerd.Shimmerd1, anyone reads its properties and may call Claim() and Release(), root and group shimmerd-view may call Recalibrate()"),
+            ("/dev/iio:deviceN, /sys/bus/iio/devices/iio:deviceN/", "the accelerometers and gyroscopes (IIO "
+                + "devices) and their attributes; 60-shimmerd.rules gives group shimmerd access to them"),
+            ("/dev/dri/card*", "the DRM cards of Sink.type = drm (Sink.device; auto is the first with a "
+                + "connected display), group video"),
+            (SinkFactory.framebufferDevice(sink.device), "the framebuffer of Sink.type = "
+                + "framebuffer (Sink.device), group video"),
+            ("/dev/tty0", "the console, put in graphics mode (KD_GRAPHICS) while the drm or framebuffer sink "
+                + "shows the card and given back on exit; group tty"),
+            ("/dev/input/event*", "the kernel's tablet-mode switch (SW_TABLET_MODE): folding a convertible "
+                + "captures a new baseline; 60-shimmerd.rules gives group shimmerd read access to a switch "
+                + "with an input device of its own (switch events only)"),
+            ("/dev/input/eventN", "an input-device accelerometer (lis3lv02d) or a game controller's motion "
+                + "sensors, read through libevdev (see INPUT DEVICES); 60-shimmerd.rules gives group "
+                + "shimmerd read access to input accelerometers' nodes alone, and to an input poller's "
+                + "interval (the input device's poll attribute, set for Sensor.rate and put back on exit)"),
+            ("/dev/shm/" + sink.name, "the shared-memory frames of Sink.type = shm (Sink.name), read by "
+                + "shimmerd view; group shimmerd-view where the daemon may give it to that group, mode Sink.mode"),
+            ("/var/log/shimmerd/", "the service's logs directory (LogsDirectory=), a place for Trace.path; "
+                + "removed when the package is purged"),
+            ("/usr/lib/systemd/system/shimmerd.service", "the systemd unit: Type=notify, user shimmerd; "
+                + "started by udev where an accelerometer appears, not enabled by the package (systemctl "
+                + "enable shimmerd starts it on every boot)"),
+            ("/usr/lib/udev/rules.d/60-shimmerd.rules", "gives group shimmerd the accelerometers' and "
+                + "gyroscopes' device nodes and the IIO attributes buffer mode writes, and starts the "
+                + "service where an accelerometer appears (SYSTEMD_WANTS)"),
+            ("/usr/share/dbus-1/system.d/org.shimmerd.Shimmerd1.conf", "the system bus policy: user shimmerd "
+                + "owns org.shimmerd.Shimmerd1, anyone reads its properties and may call Claim() and "
+                + "Release(), root and group shimmerd-view may call Recalibrate()"),
             ("/usr/share/dbus-1/interfaces/org.shimmerd.Shimmerd1.xml", "the D-Bus interface, as the daemon serves it"),
-            ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group video, and group shimmerd-view (the people who look at the card: the shm segments are given to it, and it may call Recalibrate())"),
-            ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, the only part that links SDL2)"),
-            ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every graphical session: systemctl --user enable --now shimmerd-view.service"),
-            ("/usr/lib/systemd/user/shimmerd-background.service", "a user unit that makes the card the desktop's background with every graphical session (shimmerd view --background): systemctl --user enable --now shimmerd-background.service"),
+            ("/usr/lib/sysusers.d/shimmerd.conf", "the system user and group shimmerd, member of group "
+                + "video, and group shimmerd-view (the people who look at the card: the shm segments are "
+                + "given to it, and it may call Recalibrate())"),
+            ("/usr/libexec/shimmerd/shimmerd-view", "the window of shimmerd view (package shimmerd-view, "
+                + "the only part that links SDL2)"),
+            ("/usr/lib/systemd/user/shimmerd-view.service", "a user unit that shows the card with every "
+                + "graphical session: systemctl --user enable --now shimmerd-view.service"),
+            ("/usr/lib/systemd/user/shimmerd-background.service", "a user unit that makes the card the "
+                + "desktop's background with every graphical session (shimmerd view --background): systemctl "
+                + "--user enable --now shimmerd-background.service"),
         ]
     }
 
@@ -67,19 +91,24 @@ package enum ManualPage: String, CaseIterable, Sendable {
     /// KDE and Phosh) and any other reader: what it finds, what it does.
     static let sharing: [(when: String, does: String)] = [
         ("the device is tagged IIO_SENSOR_PROXY_TYPE (iio-sensor-proxy's udev rules) and there is a system bus",
-         "polls its raw attributes; never enables, disables or reconfigures its buffer (enable, scan elements, length, watermark, trigger): iio-sensor-proxy may read it at any time, through the buffer (HID sensor hubs) or raw reads that I2C drivers refuse while a buffer runs"),
+         "polls its raw attributes; never enables, disables or reconfigures its buffer (enable, scan "
+             + "elements, length, watermark, trigger): iio-sensor-proxy may read it at any time, through the "
+             + "buffer (HID sensor hubs) or raw reads that I2C drivers refuse while a buffer runs"),
         ("buffer/enable already reads 1",
          "the buffer is another program's: polls, and leaves the buffer as it is, on exit too"),
         ("the device node will not open (EBUSY)",
-         "another program has it open (the kernel opens an IIO device node for one program at a time): polls, and leaves the buffer as it is"),
+         "another program has it open (the kernel opens an IIO device node for one program at a time): "
+             + "polls, and leaves the buffer as it is"),
         ("raw reads fail with EBUSY",
-         "another program runs the buffer of a driver that refuses raw reads meanwhile: one line, a retry every second"),
+         "another program runs the buffer of a driver that refuses raw reads meanwhile: "
+             + "one line, a retry every second"),
         ("a udev change event tags the device (iio-sensor-proxy installed) while shimmerd reads its buffer",
          "gives the buffer back at once, with its attributes as they were, and goes on polling"),
         ("iio-sensor-proxy appears (" + BufferSharing.sensorProxyBusName + " on the system bus)",
          "one line; a device it may read was polled from the start, its buffer never taken"),
         ("the device may be shared",
-         "its sampling frequency is only ever raised, never lowered; on exit it is put back only if it still holds what shimmerd wrote"),
+         "its sampling frequency is only ever raised, never lowered; on exit it is put back only if it "
+             + "still holds what shimmerd wrote"),
     ]
 
     static func daemonPage(_ commands: [any Subcommand.Type]) -> String {
@@ -174,20 +203,25 @@ package enum ManualPage: String, CaseIterable, Sendable {
             r.tagged(Roff.bold(s.name), s.effect)
         }
         r.section("EXIT STATUS")
-        r.text("The codes of sysexits.h. Every other code than 0 comes with one line on standard error saying what is wrong and where.")
+        r.text("The codes of sysexits.h. Every other code than 0 comes with one line on standard error "
+            + "saying what is wrong and where.")
         for status in ExitStatus.allCases {
             r.tagged(Roff.bold(String(status.rawValue)) + " (\(status.sysexitsName))", status.meaning)
         }
         r.section("ENVIRONMENT")
         r.tagged(Roff.bold("NOTIFY_SOCKET") + ", " + Roff.bold("WATCHDOG_USEC"),
-                 "set by systemd for a Type=notify service: shimmerd reports readiness, status and the watchdog heartbeat there (sd_notify(3))")
+                 "set by systemd for a Type=notify service: shimmerd reports readiness, status and the "
+                     + "watchdog heartbeat there (sd_notify(3))")
         r.tagged(Roff.bold("JOURNAL_STREAM"),
-                 "set by systemd when standard error is the journal: log lines then carry sd-daemon priority prefixes such as <4>")
+                 "set by systemd when standard error is the journal: log lines then carry "
+                     + "sd-daemon priority prefixes such as <4>")
         r.tagged(Roff.bold("DBUS_SYSTEM_BUS_ADDRESS"),
-                 "the system bus (default unix:path=/run/dbus/system_bus_socket): where shimmerd offers \(StatusBus.name) and watches iio-sensor-proxy")
+                 "the system bus (default unix:path=/run/dbus/system_bus_socket): where shimmerd offers "
+                     + "\(StatusBus.name) and watches iio-sensor-proxy")
         r.tagged(Roff.bold("SDL_VIDEODRIVER"), "for shimmerd view: the SDL2 video driver (x11 or wayland)")
         r.tagged(Roff.bold("WAYLAND_DISPLAY") + ", " + Roff.bold("XDG_RUNTIME_DIR"),
-                 "for shimmerd view --background: the compositor's socket (a name in XDG_RUNTIME_DIR, or a path; wayland-0 when unset)")
+                 "for shimmerd view --background: the compositor's socket (a name in XDG_RUNTIME_DIR, "
+                     + "or a path; wayland-0 when unset)")
         r.section("FILES")
         for f in files {
             r.tagged(Roff.italic(f.path), f.what)
@@ -243,7 +277,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
             vendor:product of how its axes lie under a screen held like it (face up, the shoulder \
             buttons at the top edge): \(ControllerAxes.table.map { "\($0.key) \($0.model)" }.joined(separator: ", "))
             """)
-        r.tagged(Roff.italic("rate"), "a polled one (an input poller, lis3lv02d) takes Sensor.rate through its poll interval")
+        r.tagged(Roff.italic("rate"), "a polled one (an input poller, lis3lv02d) takes "
+            + "Sensor.rate through its poll interval")
     }
 
     static func configurationPage() -> String {
@@ -302,7 +337,8 @@ package enum ManualPage: String, CaseIterable, Sendable {
     /// A real-time recording of the raw sink, the command README.md gives on one line (a
     /// test runs it), continued with a backslash to fit the page.
     static let ffmpegRecipe = ["shimmerd run --set Sink.type=raw | ffmpeg -use_wallclock_as_timestamps 1 \\",
-                               "    -f rawvideo -pix_fmt bgr0 -s 700x467 -i - -fps_mode vfr -vf pad=700:468 -c:v libx264 -pix_fmt yuv420p out.mp4"]
+                               "    -f rawvideo -pix_fmt bgr0 -s 700x467 -i - -fps_mode vfr -vf pad=700:468 "
+                                   + "-c:v libx264 -pix_fmt yuv420p out.mp4"]
 
     /// The example of shimmerd.conf(5); a test loads it with the configuration parser.
     static let exampleLines = [

@@ -115,7 +115,8 @@ package struct MonitorSession {
             switch out.gyroscope {
             case .doubted(let why)?:
                 return event("gyro-disagrees", at: t, [("reason", .string(why))],
-                             "=== The gyroscope disagrees with the accelerometer (\(why)); accelerometer alone until it fits again")
+                             "=== The gyroscope disagrees with the accelerometer (\(why)); "
+                                 + "accelerometer alone until it fits again")
             case .trustedAgain(let why)?:
                 return event("gyro-agrees", at: t, [("reason", .string(why))],
                              "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
@@ -150,7 +151,8 @@ package struct MonitorSession {
             ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
             ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
         ]).text] : ["=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))",
-                    "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling frequency: \(a.samplingFrequency)"]
+                    "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling "
+                        + "frequency: \(a.samplingFrequency)"]
             + (a.gyro.map { p in ["    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))")] } ?? [])
     }
 
@@ -161,7 +163,8 @@ package struct MonitorSession {
         if let b = out.baseline {
             lastShown = nil
             lines.append(event("baseline", at: t, [("up", .vector(b.up))],
-                               "=== Baseline captured: up = (\(fixed(b.up.x, 3)), \(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
+                               "=== Baseline captured: up = (\(fixed(b.up.x, 3)), "
+                                   + "\(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
                                    + (b.portrait ? ", portrait" : "")))
         }
         if let s = out.sample {
@@ -198,7 +201,8 @@ package struct MonitorSession {
         return "    Accelerometer: x=\(fixed(s.accel.x, 3)) y=\(fixed(s.accel.y, 3)) z=\(fixed(s.accel.z, 3)) m/s^2  "
             + Self.shown(s)
             + (lastRate.map { w in
-                "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), \(fixed(w.z * deg, 1, sign: true)))°/s"
+                "  gyro=(\(fixed(w.x * deg, 1, sign: true)), \(fixed(w.y * deg, 1, sign: true)), "
+                    + "\(fixed(w.z * deg, 1, sign: true)))°/s"
             } ?? "")
     }
 }

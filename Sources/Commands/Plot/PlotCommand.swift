@@ -31,7 +31,8 @@ struct PlotCommand: Subcommand {
         do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
             throw Failure(.cannotCreate, "plot: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out): \(counted(contents.samples.count, "sample")), \(counted(contents.baselines.count, "baseline"))")
+        context.log.info("wrote \(out): \(counted(contents.samples.count, "sample")), "
+            + "\(counted(contents.baselines.count, "baseline"))")
     }
 }
 

@@ -140,20 +140,25 @@ package struct TracePlot {
                  + "\(PlotAxis.fixed(card.height, decimals: 1)) pt)", size: 14, weight: "bold")
         out.group("axis-card")
         for t in cx.ticks {
-            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(cardTop))\" x2=\"\(c(px(t)))\" y2=\"\(c(cardTop + cardHeight))\" stroke=\"#eee\"/>")
+            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(cardTop))\" x2=\"\(c(px(t)))\" "
+                + "y2=\"\(c(cardTop + cardHeight))\" stroke=\"#eee\"/>")
             out.text(px(t), cardTop + cardHeight + 16, cx.label(t), size: 11, anchor: "middle")
         }
         for t in cy.ticks {
-            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(t)))\" x2=\"\(c(px(cx.upper)))\" y2=\"\(c(py(t)))\" stroke=\"#eee\"/>")
+            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(t)))\" x2=\"\(c(px(cx.upper)))\" "
+                + "y2=\"\(c(py(t)))\" stroke=\"#eee\"/>")
             out.text(x0 - 6, py(t) + 4, cy.label(t), size: 11, anchor: "end")
         }
-        out.line("<rect x=\"\(c(x0))\" y=\"\(c(cardTop))\" width=\"\(c((cx.upper - cx.lower) * k))\" height=\"\(c(cardHeight))\" fill=\"none\" stroke=\"#888\"/>")
+        out.line("<rect x=\"\(c(x0))\" y=\"\(c(cardTop))\" width=\"\(c((cx.upper - cx.lower) * k))\" "
+            + "height=\"\(c(cardHeight))\" fill=\"none\" stroke=\"#888\"/>")
         out.text(px((cx.lower + cx.upper) / 2), cardTop + cardHeight + 36, "x (pt)", size: 13, anchor: "middle", id: "axis-title-card-x")
         out.text(x0 - 48, cardTop + cardHeight / 2, "y (pt, down)", size: 13, anchor: "middle",
                  transform: "rotate(-90 \(c(x0 - 48)) \(c(cardTop + cardHeight / 2)))", id: "axis-title-card-y")
         out.close()
         let r = min(12, card.width / 2, card.height / 2) * k
-        out.line("<rect id=\"card-outline\" x=\"\(c(px(0)))\" y=\"\(c(py(0)))\" width=\"\(c(card.width * k))\" height=\"\(c(card.height * k))\" rx=\"\(c(r))\" fill=\"#111\" fill-opacity=\"0.06\" stroke=\"#111\" stroke-width=\"1.5\"/>")
+        out.line("<rect id=\"card-outline\" x=\"\(c(px(0)))\" y=\"\(c(py(0)))\" "
+            + "width=\"\(c(card.width * k))\" height=\"\(c(card.height * k))\" rx=\"\(c(r))\" fill=\"#111\" "
+            + "fill-opacity=\"0.06\" stroke=\"#111\" stroke-width=\"1.5\"/>")
         // The drawn path on top, thin and dashed: where it lags the target it shows
         // beside it, elsewhere the target shows through its gaps.
         out.polyline("series-focal-path", Self.colors.path, pathPoints.map { (px($0.0), py($0.1)) }, width: 2)
@@ -161,10 +166,13 @@ package struct TracePlot {
             out.polyline("series-drawn-path", Self.colors.drawn, drawnPoints.map { (px($0.0), py($0.1)) }, dashed: true, width: 1)
         }
         if let first = pathPoints.first, let last = pathPoints.last {
-            out.line("<circle id=\"path-start\" cx=\"\(c(px(first.0)))\" cy=\"\(c(py(first.1)))\" r=\"4\" fill=\"\(Self.colors.path)\"/>")
-            out.line("<rect id=\"path-end\" x=\"\(c(px(last.0) - 4))\" y=\"\(c(py(last.1) - 4))\" width=\"8\" height=\"8\" fill=\"\(Self.colors.path)\"/>")
+            out.line("<circle id=\"path-start\" cx=\"\(c(px(first.0)))\" cy=\"\(c(py(first.1)))\" r=\"4\" "
+                + "fill=\"\(Self.colors.path)\"/>")
+            out.line("<rect id=\"path-end\" x=\"\(c(px(last.0) - 4))\" y=\"\(c(py(last.1) - 4))\" "
+                + "width=\"8\" height=\"8\" fill=\"\(Self.colors.path)\"/>")
         }
-        out.line("<circle id=\"origin\" cx=\"\(c(px(card.origin.x)))\" cy=\"\(c(py(card.origin.y)))\" r=\"5\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>")
+        out.line("<circle id=\"origin\" cx=\"\(c(px(card.origin.x)))\" cy=\"\(c(py(card.origin.y)))\" "
+            + "r=\"5\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>")
         out.text(px(card.origin.x) + 8, py(card.origin.y) - 8, "origin O", size: 12)
         let legendX = x0 + (cx.upper - cx.lower) * k + 20
         var legend: [(String, String, Bool)] = [("focal target (samples)", Self.colors.path, false)]
@@ -172,7 +180,8 @@ package struct TracePlot {
         legend.append(("card outline", "#111", false))
         for (i, item) in legend.enumerated() {
             let y = cardTop + 10 + Double(i) * 20
-            out.line("<line x1=\"\(c(legendX))\" y1=\"\(c(y))\" x2=\"\(c(legendX + 24))\" y2=\"\(c(y))\" stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"5 3\"" : "")/>")
+            out.line("<line x1=\"\(c(legendX))\" y1=\"\(c(y))\" x2=\"\(c(legendX + 24))\" y2=\"\(c(y))\" "
+                + "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"5 3\"" : "")/>")
             out.text(legendX + 30, y + 4, item.0, size: 12)
         }
         out.text(legendX, cardTop + 10 + Double(legend.count) * 20 + 4, "dot: start, square: end", size: 11, fill: "#444")
@@ -191,20 +200,24 @@ package struct TracePlot {
         out.text(x0, top - 12, heading, size: 14, weight: "bold")
         out.group("axis-\(id)")
         for t in time.ticks {
-            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(top))\" x2=\"\(c(px(t)))\" y2=\"\(c(top + h))\" stroke=\"#eee\"/>")
+            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(top))\" x2=\"\(c(px(t)))\" "
+                + "y2=\"\(c(top + h))\" stroke=\"#eee\"/>")
             out.text(px(t), top + h + 16, time.label(t), size: 11, anchor: "middle")
         }
         for v in value.ticks {
-            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(v)))\" x2=\"\(c(x0 + w))\" y2=\"\(c(py(v)))\" stroke=\"\(v == 0 ? "#bbb" : "#eee")\"/>")
+            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(v)))\" x2=\"\(c(x0 + w))\" y2=\"\(c(py(v)))\" "
+                + "stroke=\"\(v == 0 ? "#bbb" : "#eee")\"/>")
             out.text(x0 - 6, py(v) + 4, value.label(v), size: 11, anchor: "end")
         }
-        out.line("<rect x=\"\(c(x0))\" y=\"\(c(top))\" width=\"\(c(w))\" height=\"\(c(h))\" fill=\"none\" stroke=\"#888\"/>")
+        out.line("<rect x=\"\(c(x0))\" y=\"\(c(top))\" width=\"\(c(w))\" height=\"\(c(h))\" "
+            + "fill=\"none\" stroke=\"#888\"/>")
         out.text(x0 + w / 2, top + h + 36, "time (s)", size: 13, anchor: "middle", id: "axis-title-\(id)-x")
         out.text(x0 - 58, top + h / 2, valueTitle, size: 13, anchor: "middle",
                  transform: "rotate(-90 \(c(x0 - 58)) \(c(top + h / 2)))", id: "axis-title-\(id)-y")
         out.close()
         for t in baselines {
-            out.line("<line class=\"baseline-marker\" data-t=\"\(t)\" x1=\"\(c(px(t)))\" y1=\"\(c(top))\" x2=\"\(c(px(t)))\" y2=\"\(c(top + h))\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>")
+            out.line("<line class=\"baseline-marker\" data-t=\"\(t)\" x1=\"\(c(px(t)))\" y1=\"\(c(top))\" "
+                + "x2=\"\(c(px(t)))\" y2=\"\(c(top + h))\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>")
         }
         for s in series {
             let pts = Self.thin(s.points.filter { $0.0.isFinite && $0.1.isFinite }, columns: Int(w))
@@ -214,7 +227,8 @@ package struct TracePlot {
         if !baselines.isEmpty { items.append(("baseline capture", "#333", true)) }
         for (i, item) in items.enumerated() {
             let y = top + 10 + Double(i) * 20
-            out.line("<line x1=\"\(c(x0 + w + 16))\" y1=\"\(c(y))\" x2=\"\(c(x0 + w + 40))\" y2=\"\(c(y))\" stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"4 3\"" : "")/>")
+            out.line("<line x1=\"\(c(x0 + w + 16))\" y1=\"\(c(y))\" x2=\"\(c(x0 + w + 40))\" y2=\"\(c(y))\" "
+                + "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"4 3\"" : "")/>")
             out.text(x0 + w + 46, y + 4, item.0, size: 12)
         }
     }
@@ -287,7 +301,8 @@ struct SVGText {
 
     mutating func polyline(_ id: String, _ color: String, _ points: [(Double, Double)], dashed: Bool = false, width: Double) {
         let list = points.map { "\(c($0.0)),\(c($0.1))" }.joined(separator: " ")
-        line("<polyline id=\"\(id)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(c(width))\" stroke-linejoin=\"round\""
+        line("<polyline id=\"\(id)\" fill=\"none\" stroke=\"\(color)\" "
+            + "stroke-width=\"\(c(width))\" stroke-linejoin=\"round\""
              + (dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"\(list)\"/>")
     }
 

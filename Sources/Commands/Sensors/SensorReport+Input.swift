@@ -33,7 +33,8 @@ extension SensorReport {
         if let axes = i.axesSource { out.append("    controller axes: \(axes)") }
         out.append("    units: \(i.unitsSource ?? "none")")
         if let g = i.gyroScale {
-            out.append("    gyroscope: ABS_RX ABS_RY ABS_RZ, \(g.x) \(g.y) \(g.z) rad/s per count (\(i.gyroUnitsSource ?? ""))")
+            out.append("    gyroscope: ABS_RX ABS_RY ABS_RZ, \(g.x) \(g.y) \(g.z) rad/s per "
+                + "count (\(i.gyroUnitsSource ?? ""))")
         }
         out.append("    sample times: \(i.timestamps ? "MSC_TIMESTAMP (the device's own)" : "the events' own")"
             + (i.poller.map { "; poll interval: \($0.currentMs) ms (Sensor.rate sets it)" } ?? ""))

@@ -188,7 +188,8 @@ package struct SensorReport: Sendable {
 
     /// Human-readable lines.
     package var lines: [String] {
-        var out = ["Sensor.device = \(selector) (\(source)): \(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
+        var out = ["Sensor.device = \(selector) (\(source)): "
+            + "\(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
                    "  why: \(selection.reason)"]
         if libiioLocal != "ok" && !iioAbsent { out.append("  note: \(libiioLocal)") }
         for d in devices {
@@ -200,7 +201,8 @@ package struct SensorReport: Sendable {
             }
             out.append("    location: \(d.location.rawValue) (\(d.locationSource))")
             out.append("    channels: \(d.channels.joined(separator: " "))")
-            out.append("    scale: \(d.scale.x) \(d.scale.y) \(d.scale.z) m/s^2 per count; offset: \(d.offset.x) \(d.offset.y) \(d.offset.z)")
+            out.append("    scale: \(d.scale.x) \(d.scale.y) \(d.scale.z) m/s^2 per count; offset: "
+                + "\(d.offset.x) \(d.offset.y) \(d.offset.z)")
             out.append("    mount matrix: \(d.mountMatrix) (\(d.mountMatrixSource))")
             for p in d.mountMatrixProblems { out.append("    ignored: \(p)") }
             if let f = d.samplingFrequency {
@@ -226,7 +228,8 @@ package struct SensorReport: Sendable {
                 continue
             }
             out.append("    channels: \(g.channels.joined(separator: " "))")
-            out.append("    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: \(g.offset.x) \(g.offset.y) \(g.offset.z)")
+            out.append("    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: "
+                + "\(g.offset.x) \(g.offset.y) \(g.offset.z)")
             out.append("    own mount matrix: \(g.ownMatrix) (\(g.ownMatrixSource))")
             for p in g.ownMatrixProblems { out.append("    ignored: \(p)") }
             out.append("    poll: \(g.pollCapable ? "yes" : "no"); buffer: \(g.bufferCapable ? "yes" : "no")")

@@ -67,12 +67,14 @@ package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
             case .columnCount(let r, let n): "row \(r + 1): expected 3 numbers separated by ',', found \(n)"
             case .badNumber(let r, let c, let t): "row \(r + 1), column \(c + 1): not a number: \"\(t)\""
             case .outOfRange(let r, let c, let t):
-                "row \(r + 1), column \(c + 1): out of range: \"\(t)\" (a mount matrix entry is at most \(MountMatrix.entryLimit.plainText) in magnitude)"
+                "row \(r + 1), column \(c + 1): out of range: \"\(t)\" (a mount matrix entry is at most "
+                    + "\(MountMatrix.entryLimit.plainText) in magnitude)"
             case .zeroRow(let r): "row \(r + 1) is all zero"
             case .notARotation(let det, let deviation):
                 (abs(det) < 1e-9 ? "singular (determinant \(rounded(det))): it would flatten every reading"
                     : "not a rotation (determinant \(rounded(det)))")
-                    + "; a mount matrix must be a rotation, or a rotation with a mirror: M times its transpose is off the identity by "
+                    + "; a mount matrix must be a rotation, or a rotation with a mirror: M times its "
+                        + "transpose is off the identity by "
                     + "\(rounded(deviation)), more than \(MountMatrix.rotationTolerance.plainText)"
             }
         }

@@ -142,7 +142,8 @@ package struct MotionInterpreter: Sendable {
             baselineAt = t
             out.baseline = b
             if !estimator.baselineRested {
-                out.baselineNotAtRest = "the device did not come to rest within \(BaselineCapture.restLimit.plainText) s; "
+                out.baselineNotAtRest = "the device did not come to rest within "
+                    + "\(BaselineCapture.restLimit.plainText) s; "
                     + "the baseline is the mean of its last \(BaselineCapture.settleTime.plainText) s of readings"
             }
         }

@@ -34,11 +34,13 @@ package struct ControllerAxes: Sendable {
     /// Nintendo's: x toward the triggers, y left, z out of the face.
     private static let nintendo = MountMatrix(rows: [Vector3(0, 1, 0), Vector3(-1, 0, 0), Vector3(0, 0, -1)])!
 
-    private static let dualSense = "hid-playstation: dualsense_parse_report() reports the IMU's gyro[0..2] (pitch, yaw, "
+    private static let dualSense = "hid-playstation: dualsense_parse_report() reports the "
+        + "IMU's gyro[0..2] (pitch, yaw, "
         + "roll in dualsense_get_calibration_data()) as ABS_RX/RY/RZ and accel[0..2] as ABS_X/Y/Z as the controller "
         + "measures them: x right, y up out of the face, z toward the player, +1 g up at rest (the frame SDL_sensor.h "
         + "documents for game controllers; SDL's HIDAPI PS5 driver passes the same axes through)"
-    private static let dualShock4 = "hid-sony (dualshock4_parse_report(), DS4_ACC_RES_PER_G, DS4_GYRO_RES_PER_DEG_S) and "
+    private static let dualShock4 = "hid-sony (dualshock4_parse_report(), "
+        + "DS4_ACC_RES_PER_G, DS4_GYRO_RES_PER_DEG_S) and "
         + "hid-playstation since Linux 6.2 report the IMU's axes unchanged, as for the DualSense: x right, y up out of "
         + "the face, z toward the player (SDL_sensor.h; SDL's HIDAPI PS4 driver passes them through)"
     private static let switchPad = "hid-nintendo: joycon_parse_imu_report(): \"X: positive is pointing toward the "

@@ -26,7 +26,8 @@ package enum InputUnits {
         // through lis3lv02d_joystick_enable().
         Entry(name: "ST LIS3LV02DL Accelerometer", countsPerG: 1000,
               source: "lis3lv02d: milli-g (drivers/misc/lis3lv02d/lis3lv02d.c: lis3lv02d_get_xyz() scales every "
-                + "reading by LIS3_SENSITIVITY_12B or _8B / LIS3_ACCURACY, \"1LSB is 1000/1024 mG\", \"18 mG / digit\")"),
+                + "reading by LIS3_SENSITIVITY_12B or _8B / LIS3_ACCURACY, \"1LSB is "
+                    + "1000/1024 mG\", \"18 mG / digit\")"),
     ]
 
     /// m/s^2 per count of each accelerometer axis and where it comes from, or why there is

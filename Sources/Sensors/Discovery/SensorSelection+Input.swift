@@ -40,7 +40,8 @@ extension SensorSelection {
             what = "name:\(n)"
         default:
             for d in usable { s.notChosen[d.id] = s.chosen.map { c in d.name != nil && d.name == c.name
-                ? "\(selector) also matches it, but \(c.id) (an IIO device) is taken first" : "does not match \(selector)" }
+                ? "\(selector) also matches it, but \(c.id) "
+                    + "(an IIO device) is taken first" : "does not match \(selector)" }
                 ?? "does not match \(selector)" }
             return s
         }

@@ -41,7 +41,8 @@ package struct SensorSelection: Sendable {
             if let d = displays.first {
                 var s = pick(displays, what: "auto")
                 for b in usable where b.location == .base {
-                    s.notChosen[b.id] = "base accelerometer (\(b.locationSource)); auto prefers the display one, \(d.id)"
+                    s.notChosen[b.id] = "base accelerometer (\(b.locationSource)); auto "
+                        + "prefers the display one, \(d.id)"
                 }
                 let loc = d.locationSource == "default" ? "display (no location given, the default)"
                     : "display accelerometer (\(d.locationSource))"
@@ -51,7 +52,8 @@ package struct SensorSelection: Sendable {
                 return s
             }
             var s = pick(usable, what: "auto")
-            if let c = s.chosen { s.reason = "\(c.displayName): no display accelerometer; lowest-index base accelerometer" }
+            if let c = s.chosen { s.reason = "\(c.displayName): no display accelerometer; "
+                + "lowest-index base accelerometer" }
             return s
         case .iioDevice(let n):
             return pick(usable.filter { $0.index == n }, what: "iio:device\(n)")

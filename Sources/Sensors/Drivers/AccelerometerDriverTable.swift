@@ -126,7 +126,8 @@ struct AccelerometerDriverTable {
             if d.pollCapable { return .use("\(why): polling, the buffer left alone") }
             guard d.unreadableRaws.isEmpty else {
                 return .refuse(SensorError(device: d.displayName, "\(why), and the kernel refuses its raw attributes while that "
-                    + "buffer runs (\(d.unreadableRaws.joined(separator: ", ")) would not read); looking again every second"))
+                    + "buffer runs (\(d.unreadableRaws.joined(separator: ", ")) would not "
+                        + "read); looking again every second"))
             }
             return .refuse(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
         case .auto(let why, let refusal)?:
@@ -146,7 +147,8 @@ struct AccelerometerDriverTable {
 
     /// Sysfs read directly, where libiio cannot build a local context.
     static let sysfsPoll = Driver(name: "sysfs-poll", probe: { c, _ in
-        let why = "libiio cannot build a local context (\(c.contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
+        let why = "libiio cannot build a local context "
+            + "(\(c.contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
         if c.mode == .buffer { return .refuse(SensorError(device: c.device.displayName, "Sensor.mode = buffer, but \(why)")) }
         return .use(why)
     }, open: { c in

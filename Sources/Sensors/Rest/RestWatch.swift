@@ -29,7 +29,8 @@ package enum RestWatch: String, Sendable, Equatable {
     /// the words of the attach line and `shimmerd sensors`.
     package static func choose(_ device: AccelerometerDescription, mode: String) -> (watch: RestWatch, why: String) {
         if mode == "input" {
-            return (.node, "the input core passes only changes beyond the axes' fuzz: its event node is waited on at rest")
+            return (.node, "the input core passes only changes beyond the axes' fuzz: its "
+                + "event node is waited on at rest")
         }
         if !device.motionEventEnables.isEmpty {
             return (.events, "its motion events (\(device.motionEventEnables.map { $0.dropFirst(7) }.joined(separator: ", "))) "
@@ -37,9 +38,11 @@ package enum RestWatch: String, Sendable, Equatable {
         }
         if device.hysteresisWritable {
             guard mode == "buffer" else {
-                return (.read, "a HID hub's change sensitivity needs buffer mode (\(mode) mode reads on a timer): read every 0.1 s at rest")
+                return (.read, "a HID hub's change sensitivity needs buffer mode (\(mode) mode reads on a "
+                    + "timer): read every 0.1 s at rest")
             }
-            return (.hysteresis, "a HID sensor hub: in_accel_hysteresis set to \(HysteresisCompliance.valueText) g at rest, "
+            return (.hysteresis, "a HID sensor hub: in_accel_hysteresis set to "
+                + "\(HysteresisCompliance.valueText) g at rest, "
                 + "its buffer's node waited on")
         }
         if let why = device.motionEventsRefused { return (.read, "motion events unusable (\(why)): read every 0.1 s at rest") }

@@ -274,7 +274,8 @@ package final class AccelerometerService {
             if let d = accelerometer?.device, d.syspath == syspath {
                 let reason = "udev remove event for \(syspath)"
                 release(reason, deviceGone: true, lookAgainAt: now, into: &events,
-                        "accelerometer \(d.displayName) disappeared (\(reason)); released it, waiting for it to come back")
+                        "accelerometer \(d.displayName) disappeared (\(reason)); released "
+                            + "it, waiting for it to come back")
             } else if let acc = accelerometer, let g = gyro.siblingDevice, g.syspath == syspath {
                 events.append(gyro.drop(g.displayName, why: "udev remove event for \(syspath)", deviceGone: true,
                                         accelerometer: acc.device, log: log))
@@ -321,7 +322,8 @@ package final class AccelerometerService {
               BufferPermission.isPermission(a.modeReason),
               BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return }
         release("its buffer attributes became writable", deviceGone: false, lookAgainAt: now, into: &events,
-                "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); attaching it again for buffer mode")
+                "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); "
+                    + "attaching it again for buffer mode")
     }
 
     /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is
@@ -333,7 +335,8 @@ package final class AccelerometerService {
         guard case .uri(let uri) = configured.device, let acc = accelerometer,
               let reason = acc.unreachable(now: now, source: uri, giveUpAfter: Self.remoteGiveUp) else { return }
         release(reason, deviceGone: true, lookAgainAt: now, into: &events,
-                "accelerometer \(acc.device.displayName) unreachable: \(reason); released it, reconnecting every second")
+                "accelerometer \(acc.device.displayName) unreachable: \(reason); "
+                    + "released it, reconnecting every second")
     }
 
     /// A read of an input device's event node failed: the device is gone (ENODEV once

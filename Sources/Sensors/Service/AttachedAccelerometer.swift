@@ -146,7 +146,8 @@ final class AttachedAccelerometer {
         }
         guard !rawReadsRefused else { return }
         rawReadsRefused = true
-        log.warning("\(device.displayName): the kernel refuses raw reads (\(p.attribute): \(p.reason)): another program "
+        log.warning("\(device.displayName): the kernel refuses raw reads (\(p.attribute): "
+            + "\(p.reason)): another program "
             + "has its buffer enabled; shimmerd leaves it alone and retries every \(Int(Self.refusedRetry)) s",
             ["sensor.device": device.id, "sensor.attribute": p.attribute])
     }
@@ -170,11 +171,13 @@ final class AttachedAccelerometer {
         let node = device.devnode ?? device.id
         switch change {
         case .silent(let seconds):
-            log.warning("accelerometer \(device.displayName): no scan from \(node) for \(seconds.rounded().plainText) s "
+            log.warning("accelerometer \(device.displayName): no scan from \(node) for "
+                + "\(seconds.rounded().plainText) s "
                 + "although the device is still there; the card keeps its last attitude until scans come again",
                 ["sensor.device": device.id])
         case .delivering(let seconds):
-            log.info("accelerometer \(device.displayName): \(node) delivering again after \(seconds.rounded().plainText) s without a scan",
+            log.info("accelerometer \(device.displayName): \(node) delivering again after "
+                + "\(seconds.rounded().plainText) s without a scan",
                 ["sensor.device": device.id])
         }
         return change
@@ -263,7 +266,8 @@ final class AttachedAccelerometer {
                     events = try EventStream(node: node, device: device.id)
                 }
             } catch {
-                fallBack("\(error.operation) on \(device.devnode ?? device.id) failed: \(error.message) (errno \(error.code))")
+                fallBack("\(error.operation) on \(device.devnode ?? device.id) failed: "
+                    + "\(error.message) (errno \(error.code))")
                 return nil
             }
         }
@@ -288,7 +292,8 @@ final class AttachedAccelerometer {
     /// when the watch was given up so.
     func restScans(now: Double) -> Bool {
         guard rest == .hysteresis, let rate = compliance.scans(at: now) else { return true }
-        fallBack("still sends \(((rate * 10).rounded() / 10).plainText) scans a second at rest with in_accel_hysteresis = "
+        fallBack("still sends \(((rate * 10).rounded() / 10).plainText) scans a second at "
+            + "rest with in_accel_hysteresis = "
                  + "\(HysteresisCompliance.valueText): the hub ignores its change sensitivity")
         endRest()
         return false
@@ -317,7 +322,8 @@ final class AttachedAccelerometer {
 
     /// The watch given up for `why`: one line; read on a timer at rest for this attach.
     private func fallBack(_ why: String) {
-        log.warning("\(device.displayName): \(why); reading it every 0.1 s at rest instead", ["sensor.device": device.id])
+        log.warning("\(device.displayName): \(why); reading "
+            + "it every 0.1 s at rest instead", ["sensor.device": device.id])
         (rest, restWhy) = (.read, why)
     }
 

@@ -50,7 +50,8 @@ package struct InputPollInterval: Hashable, Sendable {
                     write: (String, String) throws(SensorError) -> Void) -> (String, restore: FrequencyRestore?) {
         guard let ms = p.target(forRate: rateHz, shared: shared) else {
             return (shared && p.target(forRate: rateHz) != nil
-                ? "poll = \(p.currentMs) ms kept: another reader may use the device, and it is never lengthened under one"
+                ? "poll = \(p.currentMs) ms kept: another reader may use the device, and "
+                    + "it is never lengthened under one"
                 : "poll = \(p.currentMs) ms (\(hz(p.currentMs)) Hz) already fits Sensor.rate", nil)
         }
         guard SysfsAttributeFile.isWritable(syspath + "/poll") else {
@@ -58,7 +59,8 @@ package struct InputPollInterval: Hashable, Sendable {
         }
         do {
             try write("poll", String(ms))
-            return ("poll \(p.currentMs) -> \(ms) ms (\(hz(ms)) Hz, the input poller's interval); restored on exit unless "
+            return ("poll \(p.currentMs) -> \(ms) ms (\(hz(ms)) Hz, the input poller's "
+                + "interval); restored on exit unless "
                     + "changed meanwhile", FrequencyRestore(file: "poll", text: String(p.currentMs), written: String(ms),
                                                              syspath: syspath))
         } catch {

@@ -94,7 +94,8 @@ final class PairedGyroscope {
                 return "\(g.displayName) is not read in \(driver.modeName) mode"
             }
             (pairing, calibration) = (p, cal)
-            return "\(g.displayName), \(p.reason), in the same \(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
+            return "\(g.displayName), \(p.reason), in the same "
+                + "\(driver.modeName == "buffer" ? "scan" : "reads"); \(frame)"
         }
         guard let context else { return "\(g.displayName) needs libiio" }
         // The rate it will sample at once its sampling frequency is set.
@@ -137,7 +138,8 @@ final class PairedGyroscope {
         if let problem { return poll("polled with each reading, not from its buffer: \(problem)") }
         do {
             let b = try IIOBufferedGyroscope(device: g, context: context, scansPerRefill: scansPerRefill)
-            return .success((b, "read from its own buffer (trigger \(g.trigger ?? "?"), \(b.scansPerRefill) scans per refill)"))
+            return .success((b, "read from its own buffer (trigger \(g.trigger ?? "?"), "
+                + "\(b.scansPerRefill) scans per refill)"))
         } catch {
             return poll("polled with each reading, not from its buffer: \(error.message)")
         }
@@ -329,7 +331,8 @@ final class PairedGyroscope {
         verdict = GyroPairing(gyro: nil, reason: "\(name) went away: \(why)")
         var metadata = ["sensor.device": accelerometer.id]
         if let attribute { metadata["sensor.attribute"] = attribute }
-        log.warning("gyroscope \(name) stopped giving readings (\(why)); continuing with the accelerometer alone", metadata)
+        log.warning("gyroscope \(name) stopped giving readings (\(why)); "
+            + "continuing with the accelerometer alone", metadata)
         return .gyroDetached(name, reason: why)
     }
 }

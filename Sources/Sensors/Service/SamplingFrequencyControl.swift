@@ -22,13 +22,16 @@ enum SamplingFrequencyControl {
         if shared {
             guard let t = BufferSharing.sharedTarget(info, rateHz: rateHz) else {
                 return info.target(forRate: rateHz) == nil
-                    ? ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
-                    : ("\(info.attribute) = \(info.currentText) kept: another reader may use the device, and it is never lowered under one", nil)
+                    ? ("\(info.attribute) = \(info.currentText) already fits "
+                        + "\(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
+                    : ("\(info.attribute) = \(info.currentText) kept: another reader may use the device, "
+                        + "and it is never lowered under one", nil)
             }
             target = t
         } else {
             guard let t = info.target(forRate: rateHz) else {
-                return ("\(info.attribute) = \(info.currentText) already fits \(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
+                return ("\(info.attribute) = \(info.currentText) already fits "
+                    + "\(SamplingFrequencyInfo.text(rateHz)) Hz", nil)
             }
             target = t
         }
