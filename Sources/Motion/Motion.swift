@@ -10,3 +10,5 @@
 // parser is total: it returns a typed error, it never traps on input.
 // Must not import: Foundation, Glibc or any module that does I/O. The two libm
 // functions needed are declared in `LibM.swift` (the target links libm).
+// Folders: ScanFormat, Readings, Attitude, Gyroscope, Focal, Stage (`MotionInterpreter`
+// and what it takes and gives), Math, Text (docs/ARCHITECTURE.md, section 3).
