@@ -140,13 +140,11 @@ package struct TracePlot {
                  + "\(PlotAxis.fixed(card.height, decimals: 1)) pt)", size: 14, weight: "bold")
         out.group("axis-card")
         for t in cx.ticks {
-            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(cardTop))\" x2=\"\(c(px(t)))\" "
-                + "y2=\"\(c(cardTop + cardHeight))\" stroke=\"#eee\"/>")
+            out.segment(px(t), cardTop, px(t), cardTop + cardHeight, "stroke=\"#eee\"")
             out.text(px(t), cardTop + cardHeight + 16, cx.label(t), size: 11, anchor: "middle")
         }
         for t in cy.ticks {
-            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(t)))\" x2=\"\(c(px(cx.upper)))\" "
-                + "y2=\"\(c(py(t)))\" stroke=\"#eee\"/>")
+            out.segment(x0, py(t), px(cx.upper), py(t), "stroke=\"#eee\"")
             out.text(x0 - 6, py(t) + 4, cy.label(t), size: 11, anchor: "end")
         }
         out.line("<rect x=\"\(c(x0))\" y=\"\(c(cardTop))\" width=\"\(c((cx.upper - cx.lower) * k))\" "
@@ -180,8 +178,8 @@ package struct TracePlot {
         legend.append(("card outline", "#111", false))
         for (i, item) in legend.enumerated() {
             let y = cardTop + 10 + Double(i) * 20
-            out.line("<line x1=\"\(c(legendX))\" y1=\"\(c(y))\" x2=\"\(c(legendX + 24))\" y2=\"\(c(y))\" "
-                + "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"5 3\"" : "")/>")
+            out.segment(legendX, y, legendX + 24, y,
+                        "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"5 3\"" : "")")
             out.text(legendX + 30, y + 4, item.0, size: 12)
         }
         out.text(legendX, cardTop + 10 + Double(legend.count) * 20 + 4, "dot: start, square: end", size: 11, fill: "#444")
@@ -200,13 +198,11 @@ package struct TracePlot {
         out.text(x0, top - 12, heading, size: 14, weight: "bold")
         out.group("axis-\(id)")
         for t in time.ticks {
-            out.line("<line x1=\"\(c(px(t)))\" y1=\"\(c(top))\" x2=\"\(c(px(t)))\" "
-                + "y2=\"\(c(top + h))\" stroke=\"#eee\"/>")
+            out.segment(px(t), top, px(t), top + h, "stroke=\"#eee\"")
             out.text(px(t), top + h + 16, time.label(t), size: 11, anchor: "middle")
         }
         for v in value.ticks {
-            out.line("<line x1=\"\(c(x0))\" y1=\"\(c(py(v)))\" x2=\"\(c(x0 + w))\" y2=\"\(c(py(v)))\" "
-                + "stroke=\"\(v == 0 ? "#bbb" : "#eee")\"/>")
+            out.segment(x0, py(v), x0 + w, py(v), "stroke=\"\(v == 0 ? "#bbb" : "#eee")\"")
             out.text(x0 - 6, py(v) + 4, value.label(v), size: 11, anchor: "end")
         }
         out.line("<rect x=\"\(c(x0))\" y=\"\(c(top))\" width=\"\(c(w))\" height=\"\(c(h))\" "
@@ -227,8 +223,8 @@ package struct TracePlot {
         if !baselines.isEmpty { items.append(("baseline capture", "#333", true)) }
         for (i, item) in items.enumerated() {
             let y = top + 10 + Double(i) * 20
-            out.line("<line x1=\"\(c(x0 + w + 16))\" y1=\"\(c(y))\" x2=\"\(c(x0 + w + 40))\" y2=\"\(c(y))\" "
-                + "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"4 3\"" : "")/>")
+            out.segment(x0 + w + 16, y, x0 + w + 40, y,
+                        "stroke=\"\(item.1)\" stroke-width=\"2\"\(item.2 ? " stroke-dasharray=\"4 3\"" : "")")
             out.text(x0 + w + 46, y + 4, item.0, size: 12)
         }
     }
@@ -285,6 +281,10 @@ struct SVGText {
 
     mutating func line(_ s: String) { text += s + "\n" }
     mutating func group(_ id: String) { line("<g id=\"\(id)\">") }
+    /// A `<line>` from (x1, y1) to (x2, y2), `attributes` after its coordinates.
+    mutating func segment(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ attributes: String) {
+        line("<line x1=\"\(c(x1))\" y1=\"\(c(y1))\" x2=\"\(c(x2))\" y2=\"\(c(y2))\" \(attributes)/>")
+    }
     mutating func close() { line("</g>") }
     mutating func finish() { line("</svg>") }
 
