@@ -3,7 +3,7 @@
 //
 // shimmerd: a tilt-driven gradient card, driven by a real IIO accelerometer.
 //
-// Layering (imports point down only; see STYLE.md and README "Module map"):
+// Layering (imports point down only; see docs/ARCHITECTURE.md and README "Module map"):
 //   0  C shims (.systemLibrary): CIIO, CUdev, CSystemd, CPNG, CFreeType (FreeType and
 //      fontconfig), CLinux, CSDL2, CDRM, CEvdev, and CPrefetch (a compiler builtin, no library)
 //   1a typed wrappers, one per C library: LinuxSystem, IIO, Udev, Systemd, PNG, Fonts, Display, DRM,

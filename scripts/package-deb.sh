@@ -34,7 +34,7 @@ work=.build/deb
 stage=$work/shimmerd-$version
 rm -rf "$work"
 mkdir -p "$stage/bin" "$stage/tools"
-cp -a debian systemd dbus config README.md "$stage/"
+cp -a debian systemd dbus config README.md CHANGELOG.md "$stage/"
 cp -a docs "$stage/"
 cp -a tools/shmread.py "$stage/tools/"
 install -m 0755 "$bin" "$(dirname "$bin")/shimmerd-view" "$stage/bin/"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up and runs every test: the Swift unit tests (swift test), then the
-# end-to-end tests that run the real shimmerd binary under umockdev (pytest), then a
-# short `shimmerd bench --json` smoke that checks relations true on any machine, then a
-# short libFuzzer run of every parser (scripts/fuzz.sh).
+# Sets everything up and runs every test: the formatting check (swift format lint), the
+# Swift unit tests (swift test), then the end-to-end tests that run the real shimmerd
+# binary under umockdev (pytest), then a short `shimmerd bench --json` smoke that checks
+# relations true on any machine, then a short libFuzzer run of every parser (scripts/fuzz.sh).
 #
 # Where the time goes, and why the steps are ordered so: the builds keep both cores busy,
 # while the end-to-end tests mostly wait on daemons, so those run in parallel (pytest-xdist,
@@ -35,6 +35,9 @@ set -m     # the fuzz job in a process group of its own, so that an early exit e
 fuzz_pid=$!
 set +m
 trap 'kill -- -"$fuzz_pid" 2>/dev/null || true' EXIT
+
+echo "== swift format lint (the formatting of .swift-format; scripts/format.sh applies it)"
+swift format lint --strict --parallel --recursive Package.swift Sources Tests
 
 echo "== build with the tests (imports must match the declared, one-way module dependencies)"
 set +e

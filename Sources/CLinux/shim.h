@@ -58,7 +58,7 @@ static inline int shim_openat_nofollow(int dirfd, const char *name, int flags, u
 // Swift's Glibc module; its value is the kernel's (include/uapi/asm-generic/fcntl.h).
 static inline int shim_open_path_nofollow(const char *path) { return open(path, 010000000 | O_NOFOLLOW | O_CLOEXEC); }
 static inline int shim_errno(void) { return errno; }
-// The shm header's `frame` word (spec/interfaces.md): a 64-bit store with release ordering
+// The shm header's `frame` word (docs/SHM.md): a 64-bit store with release ordering
 // after the pixels, a load with acquire ordering on the reader side.
 static inline void shim_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline uint64_t shim_load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }

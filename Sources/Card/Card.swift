@@ -1,4 +1,4 @@
-// Card: the scene of spec/scene.md, from geometry to pixels.
+// Card: the scene of docs/CARD.md, from geometry to pixels.
 //
 // Purpose: `CardLayout` computes the static dot layout in points (rows, sizes, radii,
 // angles, rotations, the bounding-box cull) for any card size and origin;

@@ -15,7 +15,7 @@ package struct Dot: Sendable, Equatable {
     package var rotation: Double
 }
 
-/// The dot layout of scene.md ("Dots"), computed once per geometry.
+/// The dot layout of docs/CARD.md, "The dots", computed once per geometry.
 package struct CardLayout: Sendable, Equatable {
     package static let rows = 7
     package let geometry: CardGeometry

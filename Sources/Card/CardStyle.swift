@@ -1,4 +1,4 @@
-/// The card's text and arrow settings (scene.md, "Card" and "Dots").
+/// The card's text and arrow settings (docs/CARD.md, "The card itself" and "The dots").
 package struct CardStyle: Sendable, Equatable {
     /// Left label, left-aligned at `labelInset` points.
     package var leftLabel = "Cash"

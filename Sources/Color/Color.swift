@@ -1,4 +1,4 @@
-// Color: the pure color engine of spec/scene.md ("Colors").
+// Color: the pure color engine of docs/CARD.md, "The colors".
 //
 // Purpose: turn a dot's distance to the focal point into its start and end colors.
 // Invariants: every input to HSL is rounded to 1/100, so a color is identified by a
@@ -8,7 +8,7 @@
 // Must not import: anything doing I/O (Foundation included). Pure Swift only.
 
 /// `mapRange(v, a, b, c, d) = (v - a) * (d - c) / (b - a) + c`: linear, not clipped
-/// (spec/scene.md, "Dots").
+/// (docs/CARD.md, "The dots").
 @inlinable
 package func mapRange(_ v: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Double {
     (v - a) * (d - c) / (b - a) + c

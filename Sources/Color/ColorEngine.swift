@@ -69,11 +69,4 @@ package struct FrameColorStats: Sendable, Equatable, Codable {
     package var tableMisses: Int
 
     package static let zero = FrameColorStats(dots: 0, distinctColors: 0, tableHits: 0, tableMisses: 0)
-
-    package init(dots: Int, distinctColors: Int, tableHits: Int, tableMisses: Int) {
-        self.dots = dots
-        self.distinctColors = distinctColors
-        self.tableHits = tableHits
-        self.tableMisses = tableMisses
-    }
 }

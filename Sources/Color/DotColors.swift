@@ -1,13 +1,10 @@
-/// The two gradient colors of one dot for one focal point (scene.md, "Colors").
+/// The two gradient colors of one dot for one focal point (docs/CARD.md, "The colors").
 package struct DotColors: Hashable, Sendable {
     package var start: ColorKey
     package var end: ColorKey
+}
 
-    package init(start: ColorKey, end: ColorKey) {
-        self.start = start
-        self.end = end
-    }
-
+extension DotColors {
     /// The scene's formulas for a dot whose center is `distance` points from the focal
     /// point. Saturation is per dot (the seed's shared variable was a bug), and both
     /// colors use the rounded hue (the seed used the unrounded end hue).

@@ -12,7 +12,7 @@ package struct HSL: Hashable, Sendable {
 
     /// The standard HSL to RGB conversion, channels in [0, 1].
     ///
-    /// scene.md notes that this equals the seed's route through HSB
+    /// This equals the seed's route through HSB
     /// (V = L + S min(L, 1 - L), S_v = 2 (1 - L / V)); the tests check both routes agree.
     package var rgb: (r: Double, g: Double, b: Double) {
         let chroma = (1 - abs(2 * lightness - 1)) * saturation

@@ -10,7 +10,7 @@ package struct RGB8: Hashable, Sendable, CustomStringConvertible {
         self.b = b
     }
 
-    /// From channel values in [0, 1]: `round(v * 255)`, no gamma change (scene.md).
+    /// From channel values in [0, 1]: `round(v * 255)`, no gamma change (docs/CARD.md).
     package init(unit r: Double, _ g: Double, _ b: Double) {
         func channel(_ v: Double) -> UInt8 { UInt8(clip01(v) * 255 + 0.5) }
         self.init(r: channel(r), g: channel(g), b: channel(b))

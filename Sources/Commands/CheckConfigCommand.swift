@@ -3,19 +3,19 @@ import Runtime
 /// `shimmerd check-config [--config PATH] [--set ...]`: validate and print effective values.
 struct CheckConfigCommand: Subcommand {
     static let name = "check-config"
-    static let abstract = "validate the configuration as run and a reload would, and print the effective values (exit 0; 78: invalid; 69: the drm or framebuffer sink's device is missing)"
+    static let abstract = "validate the configuration as run and a reload would, and print the effective "
+        + "values (exit 0; 78: invalid; 69: the drm or framebuffer sink's device is missing)"
     static let options: [OptionSpec] = [
         .config, .set,
-        OptionSpec("--documented", help: "print every key with its default and help (the shipped config/shimmerd.conf)"),
+        OptionSpec("--documented", help: "print every key with its default and help "
+            + "(the shipped config/shimmerd.conf)"),
     ]
 
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
     var documented: Bool
 
     init(_ a: ParsedArguments) throws(Failure) {
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
         documented = a.flag("--documented")
     }
 
@@ -24,7 +24,7 @@ struct CheckConfigCommand: Subcommand {
             context.out(ConfigurationLoader.documentedDefaults())
             return
         }
-        let config = try ConfigurationLoader.load(path: configPath, overrides: overrides)
+        let config = try configuration.load()
         // The checks `run` makes at start and on SIGHUP, with its lines; whatever `run`
         // would exit with, a configuration it refuses is exit 78 here.
         do {
@@ -45,7 +45,8 @@ struct CheckConfigCommand: Subcommand {
         // The configuration is valid; whether the display it names is there now is a
         // question of the machine (run would wait for it, retrying): exit 69, not 78.
         if let missing = SinkFactory.missingDevice(config.sink) {
-            throw Failure(.unavailable, "\(config.describe("Sink.type", config.sink.type.rawValue)): \(missing); run would wait for it, retrying")
+            throw Failure(.unavailable, "\(config.describe("Sink.type", config.sink.type.rawValue)): "
+                + "\(missing); run would wait for it, retrying")
         }
     }
 }

@@ -6,6 +6,8 @@
 //
 // Must not: construct pipelines itself (Runtime does), print from anywhere but
 // `CommandContext`, or exit from anywhere but `ShimmerdMain`.
+// Folders: the longer subcommands' bodies in Bench, Monitor, Plot and Sensors; man pages
+// and completion in Help (docs/ARCHITECTURE.md, section 3).
 import Glibc
 import LinuxSystem
 import Logging

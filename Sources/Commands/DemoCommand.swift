@@ -11,7 +11,8 @@ import Tracing
 /// accelerometer following a scripted tilt path. No hardware, no root.
 struct DemoCommand: Subcommand {
     static let name = "demo"
-    static let abstract = "run the whole pipeline on a simulated accelerometer; writes frames, a trace and an animated PNG"
+    static let abstract = "run the whole pipeline on a simulated accelerometer; writes "
+        + "frames, a trace and an animated PNG"
     static let options: [OptionSpec] = [
         OptionSpec("--out", value: "DIR", help: "output directory (default ./shimmerd-demo)", completion: .directory),
         .set,
@@ -35,10 +36,12 @@ struct DemoCommand: Subcommand {
                             argv: CommandLine.arguments, reload: { () throws(Failure) -> Configuration in config })
         let tty = isatty(1) != 0
         daemon.followWakeups(Self.progress(context, duration: duration, tty: tty) { [unowned daemon] in daemon.framesPublished })
-        context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale \(config.card.scale), \(Int(config.sink.fps)) fps\n")
+        context.out("demo: \(Int(duration)) s of simulated tilting, card \(config.card.width) pt at scale "
+            + "\(config.card.scale), \(Int(config.sink.fps)) fps\n")
         let still = path.stillUntil
         if still > 0 {
-            context.out("demo: the device lies still for the first \(PlotAxis.fixed(still, decimals: 1)) s (the baseline is captured), then tilts\n")
+            context.out("demo: the device lies still for the first \(PlotAxis.fixed(still, decimals: 1)) s "
+                + "(the baseline is captured), then tilts\n")
         }
         try daemon.run(duration: duration)
         if tty { context.out("\n") }
@@ -72,9 +75,12 @@ struct DemoCommand: Subcommand {
         // path would run the whole demo and then find no frames.
         for (key, value, wanted) in [("Sink.type", config.sink.type.rawValue, "png"), ("Sink.path", config.sink.path, out + "/frames")]
             where value != wanted {
-            throw Failure(.configuration, "demo: \(config.describe(key, value)): the demo makes its animation from the png sink's "
-                          + "frames in \(out)/frames, so \(key) stays \(wanted); to show the simulated tilt in another sink, "
-                          + "replay the demo's trace: shimmerd run --set Sensor.device=trace:\(out)/trace.jsonl --set \(key)=\(value)")
+            throw Failure(.configuration, "demo: \(config.describe(key, value)): the demo makes its "
+                + "animation from the png sink's "
+                          + "frames in \(out)/frames, so \(key) stays \(wanted); to show the "
+                              + "simulated tilt in another sink, "
+                          + "replay the demo's trace: shimmerd run --set "
+                              + "Sensor.device=trace:\(out)/trace.jsonl --set \(key)=\(value)")
         }
         return config
     }

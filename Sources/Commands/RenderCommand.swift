@@ -12,7 +12,8 @@ struct RenderCommand: Subcommand {
     static let name = "render"
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: 175,233.333 is the untilted origin)", required: true),
+        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: "
+            + "175,233.333 is the untilted origin)", required: true),
         OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
                    completion: .file(extension: "png")),
         .configWithoutDefault, .set,
@@ -21,15 +22,13 @@ struct RenderCommand: Subcommand {
     var focalX: Double
     var focalY: Double
     var out: String
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
 
     init(_ a: ParsedArguments) throws(Failure) {
         let focal = try a.required("--focal", command: Self.name)
         (focalX, focalY) = try Self.parseFocal(focal)
         out = try a.outputFile("--out", command: Self.name, extension: "png")
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
     }
 
     /// "X,Y" in points: finite numbers (off-card points are fine: they are just far away).
@@ -47,7 +46,7 @@ struct RenderCommand: Subcommand {
     func run(_ context: CommandContext) throws(Failure) {
         // render reads built-in defaults unless --config is given: a picture should not
         // depend on what happens to be in /etc.
-        let config = try ConfigurationLoader.load(path: configPath, overrides: overrides, useDefaultPath: false)
+        let config = try configuration.load(useDefaultPath: false)
         let renderer = try CardFactory.renderer(config)
         let buffer = PixelBuffer(width: renderer.pixelWidth, height: renderer.pixelHeight)
         var target = CardTarget(pixmap: buffer.pixmap)
@@ -62,7 +61,8 @@ struct RenderCommand: Subcommand {
         do { try FileSystem.writeAtomically(bytes, to: out) } catch {
             throw Failure(.cannotCreate, "render: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal \(focalX),\(focalY) pt)")
+        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) "
+            + "px, focal \(focalX),\(focalY) pt)")
     }
 }
 

@@ -24,13 +24,17 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "PATH", help: "DIR/ or an existing directory (PNG frames + frames.jsonl), FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888); needed unless --print-size",
+        OptionSpec("--out", value: "PATH", help: "DIR/ or an existing directory (PNG frames + frames.jsonl), "
+            + "FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888); needed unless --print-size",
                    completion: .file()),
-        OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as the daemon does (default); frames: the recorded frames' focal points",
+        OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as "
+            + "the daemon does (default); frames: the recorded frames' focal points",
                    completion: .words(["samples", "frames"])),
-        OptionSpec("--at", value: "fps|frames", help: "fps: frames at Sink.fps from the first record to the last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
+        OptionSpec("--at", value: "fps|frames", help: "fps: frames at Sink.fps from the first record to the "
+            + "last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
                    completion: .words(["fps", "frames"])),
-        OptionSpec("--print-size", help: "print the frames' size and rate as WIDTHxHEIGHT FPS (ffmpeg's -s and -r of a raw replay) and exit"),
+        OptionSpec("--print-size", help: "print the frames' size and rate as WIDTHxHEIGHT FPS (ffmpeg's -s "
+            + "and -r of a raw replay) and exit"),
         .set,
     ]
     static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
@@ -79,7 +83,8 @@ struct ReplayCommand: Subcommand {
             guard !out.isEmpty else { throw Failure(.usage, "replay: --out is empty") }
             let isDirectory = (try? FileStatus.of(out))?.kind == .directory
             guard let o = Output(path: out, isDirectory: isDirectory) else {
-                throw Failure(.usage, "replay: --out \(out): not an output replay knows by its name; it writes \(Output.kinds)")
+                throw Failure(.usage, "replay: --out \(out): not an output replay knows by its "
+                    + "name; it writes \(Output.kinds)")
             }
             output = o
         } else if !printSize {
@@ -129,7 +134,8 @@ struct ReplayCommand: Subcommand {
         for frame in frames {
             _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
             guard try writer.write(frame) else {
-                context.log.notice("replay: the reader closed \(writer.path) after \(counted(written, "frame")); stopping")
+                context.log.notice("replay: the reader closed \(writer.path) after "
+                    + "\(counted(written, "frame")); stopping")
                 break
             }
             written += 1
@@ -138,8 +144,10 @@ struct ReplayCommand: Subcommand {
         progress.finish()
         try writer.finish()
         let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
-        context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
-                         + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from \(source.rawValue)) to \(writer.path)")
+        context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at "
+            + "\(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
+                         + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from "
+                             + "\(source.rawValue)) to \(writer.path)")
     }
 }
 
@@ -224,7 +232,7 @@ struct ReplayWriter {
                 throw Failure(.ioError, "replay: frame \(frame.index + 1): \(error)")
             }
         case .raw:
-            // XRGB8888 little-endian, stride = width * 4 (interfaces.md "Raw frames"): the
+            // XRGB8888 little-endian, stride = width * 4 (docs/SINKS.md, "raw"): the
             // pixmap's words are 0xXXRRGGBB, so its rows are already that format.
             let p = target.pixmap
             let rowBytes = p.width * 4

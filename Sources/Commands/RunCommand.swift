@@ -7,19 +7,17 @@ struct RunCommand: Subcommand {
     static let abstract = "the daemon: read the accelerometer, render the card, write frames (default command)"
     static let options: [OptionSpec] = [.config, .set, .duration]
 
-    var configPath: String?
-    var overrides: [String]
+    var configuration: ConfigurationArguments
     var duration: Double?
 
     init(_ a: ParsedArguments) throws(Failure) {
-        configPath = a.value("--config")
-        overrides = a.all("--set")
+        configuration = ConfigurationArguments(a)
         duration = try a.seconds("--duration")
     }
 
     func run(_ context: CommandContext) throws(Failure) {
-        let path = configPath, overrides = self.overrides
-        let load = { () throws(Failure) -> Configuration in try ConfigurationLoader.load(path: path, overrides: overrides) }
+        let configuration = self.configuration
+        let load = { () throws(Failure) -> Configuration in try configuration.load() }
         let config = try load()
         let daemon = Daemon(config: config, log: context.log(level: config.log.level), argv: CommandLine.arguments,
                             reload: load)

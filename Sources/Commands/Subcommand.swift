@@ -39,7 +39,8 @@ package struct OptionSpec: Sendable {
                                            completion: .file())
     /// `--config` of a command that reads only the built-in defaults unless it is given.
     package static let configWithoutDefault = OptionSpec("--config", value: "PATH",
-                                                         help: "configuration file (default: none, the built-in defaults only; drop-ins from PATH.d/)",
+                                                         help: "configuration file (default: none, the "
+                                                             + "built-in defaults only; drop-ins from PATH.d/)",
                                                          completion: .file())
     package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true,
                                         completion: .setting)
@@ -118,7 +119,8 @@ package struct ParsedArguments: Sendable, Equatable {
         let path = try required(name, command: command)
         guard !path.isEmpty else { throw Failure(.usage, "\(command): \(name) is empty") }
         guard path.lowercased().hasSuffix("." + ext) else {
-            throw Failure(.usage, "\(command): \(name) \"\(path)\": writes \(ext.uppercased()) only; name the file *.\(ext)")
+            throw Failure(.usage, "\(command): \(name) \"\(path)\": writes "
+                + "\(ext.uppercased()) only; name the file *.\(ext)")
         }
         return path
     }

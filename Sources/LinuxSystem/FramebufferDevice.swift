@@ -36,25 +36,6 @@ package struct FramebufferScreenInfo: Sendable, Equatable {
     package var memoryLength: Int
     /// FB_VISUAL_TRUECOLOR (2) or DIRECTCOLOR (4) are the ones with channel bitfields.
     package var visual: UInt32
-
-    package init(width: Int, height: Int, virtualWidth: Int, virtualHeight: Int, panX: Int, panY: Int,
-                 bitsPerPixel: Int, red: FramebufferChannel, green: FramebufferChannel, blue: FramebufferChannel,
-                 transparent: FramebufferChannel, lineLength: Int, memoryLength: Int, visual: UInt32) {
-        self.width = width
-        self.height = height
-        self.virtualWidth = virtualWidth
-        self.virtualHeight = virtualHeight
-        self.panX = panX
-        self.panY = panY
-        self.bitsPerPixel = bitsPerPixel
-        self.red = red
-        self.green = green
-        self.blue = blue
-        self.transparent = transparent
-        self.lineLength = lineLength
-        self.memoryLength = memoryLength
-        self.visual = visual
-    }
 }
 
 /// The fbdev ioctls and the sysfs attributes of a framebuffer.

@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 
 /// Atomic access and futex(2) calls on words of shared memory (the shm header's `frame`
-/// at offset 48, spec/interfaces.md). The futexes are shared (no FUTEX_PRIVATE_FLAG):
+/// at offset 48, docs/SHM.md). The futexes are shared (no FUTEX_PRIVATE_FLAG):
 /// the waiters are other processes that mapped the same object.
 package enum SharedWord {
     /// `__atomic_store_n(p, v, __ATOMIC_RELEASE)`: every store before it (the pixels) is

@@ -1,6 +1,6 @@
 // Motion: the pure core between an accelerometer sample and a focal point.
 //
-// Purpose: spec/attitude.md and spec/scene.md ("Focal point from tilt") as values and
+// Purpose: docs/TILT.md and docs/CARD.md ("From tilt to focal point") as values and
 // pure functions: raw counts to m/s^2 (`AccelCalibration`), the mount matrix
 // (`MountMatrix`), the scan decoder of the IIO buffer format (`ScanType`, `ScanLayout`),
 // the baseline and tilt (`AttitudeEstimator`, `TiltFrame`), the One Euro filter
@@ -10,3 +10,5 @@
 // parser is total: it returns a typed error, it never traps on input.
 // Must not import: Foundation, Glibc or any module that does I/O. The two libm
 // functions needed are declared in `LibM.swift` (the target links libm).
+// Folders: ScanFormat, Readings, Attitude, Gyroscope, Focal, Stage (`MotionInterpreter`
+// and what it takes and gives), Math, Text (docs/ARCHITECTURE.md, section 3).

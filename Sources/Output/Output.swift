@@ -8,7 +8,7 @@ import PNG
 
 /// Converts premultiplied XRGB8888 card pixels and the card's coverage (alpha) into
 /// straight RGBA for PNG: pixels outside the rounded corners are transparent, as
-/// scene.md asks of the PNG writer.
+/// docs/CARD.md asks of the PNG writer.
 package enum CardImage {
     package static func rgba(_ pixmap: Pixmap, coverage: [UInt8]) -> RGBAImage {
         precondition(coverage.count == pixmap.width * pixmap.height, "coverage must match the pixmap")

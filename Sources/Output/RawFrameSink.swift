@@ -4,7 +4,7 @@ import Logging
 import Raster
 
 /// Whole XRGB8888 frames, back to back, to stdout, a FIFO or a file
-/// (spec/interfaces.md, "Raw frames"): width * 4 bytes per row, no header, at most
+/// (docs/SINKS.md, "raw"): width * 4 bytes per row, no header, at most
 /// `fps` frames per second.
 ///
 /// - A frame is written only when the pipeline publishes one, i.e. when the card

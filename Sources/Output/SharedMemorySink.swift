@@ -5,7 +5,7 @@ import Logging
 import Raster
 
 /// Frames in a POSIX shared-memory object, /dev/shm/NAME, in the format of
-/// spec/interfaces.md ("Shared-memory frames"; docs/SHM.md for readers).
+/// docs/SHM.md ("The object"; "Reading" for readers).
 ///
 /// - Rotation: frame f+1 is painted into buffer f mod N (N = 3), straight into the
 ///   shared memory (each buffer has its own renderer target, so only changed dots are

@@ -6,8 +6,10 @@
 // every failure either to one log line and recovery (at runtime) or to a sysexits code
 // (at startup, `ExitStatus`).
 // Must not import: Commands (the layer above).
+// Folders: Configuration, SampleSources, Pipeline, Daemon, Construction
+// (docs/ARCHITECTURE.md, section 3).
 
-/// Exit codes (sysexits.h), spec/interfaces.md "Command line".
+/// Exit codes (sysexits.h), README.md, "Running".
 package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case usage = 64

@@ -14,3 +14,5 @@
 // per cause (Logging's `RateLimiter`). Nothing is global: everything is built by the caller.
 // Must not import: Runtime, Commands, Output, Card or anything above layer 2. Never
 // prints: messages go to the `Logger` the caller passes in.
+// Folders: Drivers, ScanFormat (the IIO buffer), Discovery, Service (`AccelerometerService`
+// and its parts), Hotplug, Rest, Readings (docs/ARCHITECTURE.md, section 3).

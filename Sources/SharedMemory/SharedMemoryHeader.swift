@@ -1,6 +1,6 @@
-/// The 128-byte header of the shared-memory frames object (spec/interfaces.md,
-/// "Shared-memory frames"), little-endian. The offsets are the contract; the unit tests
-/// check them against the spec's table.
+/// The 128-byte header of the shared-memory frames object (docs/SHM.md,
+/// "The object"), little-endian. The offsets are the contract; the unit tests
+/// check them against that table.
 package struct SharedMemoryHeader: Sendable, Equatable {
     package static let magic: [UInt8] = Array("SHMR".utf8)
     package static let version: UInt32 = 1
@@ -132,7 +132,8 @@ package struct SharedMemoryHeader: Sendable, Equatable {
     /// Why a `width` x `height` card cannot be shared in this format; nil when it can.
     package static func unsupportedSize(width: Int, height: Int) -> String? {
         guard width < 1 || height < 1 || width > Int(maximumDimension) || height > Int(maximumDimension) else { return nil }
-        return "the card is \(width) x \(height) px; a shared-memory segment holds at most \(maximumDimension) x \(maximumDimension)"
+        return "the card is \(width) x \(height) px; a shared-memory segment holds at most "
+            + "\(maximumDimension) x \(maximumDimension)"
     }
 
     /// Same geometry and buffers (what a restarted writer needs to reuse an object).

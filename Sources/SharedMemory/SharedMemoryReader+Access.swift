@@ -22,7 +22,8 @@ package struct SegmentAccessAdvice: Equatable {
         let join = "sudo usermod -aG \(group) \(user), then log in again"
         if mode & 0o040 == 0 {
             return facts + ": only its owner may read it; let the group read it with Sink.mode = 0640 in the "
-                + "daemon's configuration ([Sink] mode = 0640 in /etc/shimmerd/shimmerd.conf, then systemctl reload shimmerd)"
+                + "daemon's configuration ([Sink] mode = 0640 in /etc/shimmerd/shimmerd.conf, "
+                    + "then systemctl reload shimmerd)"
                 + (listed ? "" : " and add \(user) to group \(group): \(join)")
         }
         if !listed {

@@ -1,8 +1,8 @@
 import Glibc
 import LinuxSystem
 
-/// The reading side of the shared-memory frames object (spec/interfaces.md "Shared-memory
-/// frames"; docs/SHM.md "Reading"). It never writes: the object is opened O_RDONLY |
+/// The reading side of the shared-memory frames object (docs/SHM.md, "The object"
+/// and "Reading"). It never writes: the object is opened O_RDONLY |
 /// O_NOFOLLOW, so a bug here cannot disturb the daemon or other readers.
 ///
 /// Whoever creates NAME first chooses what its readers get, so the object is trusted
@@ -97,7 +97,8 @@ package final class SharedMemoryReader: @unchecked Sendable {
                            + ", not by " + trusted.joined(separator: ", ") + "; refusing to show it")
         }
         guard st.permissions & 0o022 == 0 else {
-            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others may write it; refusing to show it")
+            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others "
+                + "may write it; refusing to show it")
         }
         guard st.size >= SharedMemoryHeader.size else { throw .notReady("\(path) is \(st.size) bytes, still being created") }
         var bytes = [UInt8](repeating: 0, count: SharedMemoryHeader.size)

@@ -187,7 +187,8 @@ package final class BusObject {
     }
 
     private func nameTooLong(_ m: OpaquePointer) -> Int32 {
-        error(m, Refusal(Self.invalidArgs, "interface and property names are at most \(Self.maximumNameLength) characters"))
+        error(m, Refusal(Self.invalidArgs, "interface and property names are at most "
+            + "\(Self.maximumNameLength) characters"))
     }
 
     /// Sends the reply `fill` builds, unless the caller asked for none.

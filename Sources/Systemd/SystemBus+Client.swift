@@ -18,7 +18,8 @@ extension SystemBus {
             guard let user else { return 0 }
             let w = Unmanaged<Reply>.fromOpaque(user).takeRetainedValue()
             if let reply, let e = sd_bus_message_get_error(reply), sd_bus_error_is_set(e) != 0 {
-                w.done("\(e.pointee.name.map { String(cString: $0) } ?? "error"): \(e.pointee.message.map { String(cString: $0) } ?? "")")
+                w.done("\(e.pointee.name.map { String(cString: $0) } ?? "error"): "
+                    + "\(e.pointee.message.map { String(cString: $0) } ?? "")")
             } else {
                 w.done(nil)
             }

@@ -155,7 +155,8 @@ package final class SystemBus {
             guard let m, let user else { return 0 }
             let w = Unmanaged<NameRequest>.fromOpaque(user).takeUnretainedValue()
             if let e = sd_bus_message_get_error(m), sd_bus_error_is_set(e) != 0 {
-                w.report(.refused("\(e.pointee.name.map { String(cString: $0) } ?? "error"): \(e.pointee.message.map { String(cString: $0) } ?? "")"))
+                w.report(.refused("\(e.pointee.name.map { String(cString: $0) } ?? "error"): "
+                    + "\(e.pointee.message.map { String(cString: $0) } ?? "")"))
                 return 0
             }
             var code: UInt32 = 0

@@ -133,7 +133,7 @@ package struct TraceReadError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Reads JSON Lines traces (spec/interfaces.md "Trace").
+/// Reads JSON Lines traces (docs/TRACES.md, "Records").
 ///
 /// Tolerant where a trace can legitimately be odd, strict where it is damaged:
 /// - unknown fields are ignored (Codable skips them), unknown record types are skipped

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The records of the JSON Lines trace (spec/interfaces.md "Trace"). Writers and readers
+/// The records of the JSON Lines trace (docs/TRACES.md, "Records"). Writers and readers
 /// (replay, plot, trace-as-sensor) share these types. Unknown fields and record types
 /// are ignored by readers; new fields are only ever added.
 package enum TraceRecord {
@@ -163,7 +163,7 @@ package enum TraceRecord {
         }
     }
 
-    /// A baseline capture: `up` is the unit "up" vector u0 of attitude.md §4.
+    /// A baseline capture: `up` is the unit "up" vector u0 of docs/TILT.md, "Baseline".
     package struct Baseline: Codable, Sendable, Equatable {
         package var type = Kind.baseline.rawValue
         package var t: Double
@@ -235,7 +235,7 @@ package enum TraceRecord {
         }
     }
 
-    /// One gyroscope reading used (spec/interfaces.md "Trace"): `anglvel` in rad/s,
+    /// One gyroscope reading used (docs/TRACES.md, "Records"): `anglvel` in rad/s,
     /// device frame, after scale and the gyroscope's matrix. With `Sensor.device =
     /// trace:FILE` these are replayed as the gyroscope, in file order with the readings.
     package struct Gyro: Codable, Sendable, Equatable {

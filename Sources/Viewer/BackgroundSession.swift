@@ -133,11 +133,13 @@ package final class BackgroundSession {
                 } else if pendingOutputs.removeValue(forKey: global.name) != nil {
                     guard let o = BackgroundOutput(output: output, compositor: compositor, shell: shell, shm: shm,
                                                    namespace: settings.namespace) else {
-                        log.warning("view: the compositor refused a layer surface on output \(output.name ?? String(global.name))")
+                        log.warning("view: the compositor refused a layer surface on output "
+                            + "\(output.name ?? String(global.name))")
                         return
                     }
                     outputs[global.name] = o
-                    log.info("view: output \(output.name ?? String(global.name)) (\(output.modeWidth) x \(output.modeHeight) px, "
+                    log.info("view: output \(output.name ?? String(global.name)) "
+                        + "(\(output.modeWidth) x \(output.modeHeight) px, "
                              + "scale \(output.scale)): a layer surface on the bottom layer")
                 }
             }
@@ -224,7 +226,8 @@ package final class BackgroundSession {
               let shm = bound("wl_shm", { Shm(connection, $0) }) else {
             throw Self.unavailable("the compositor at \(socket) lacks wl_compositor version 4 or wl_shm")
         }
-        log.info("view: the background on \(socket), layer shell version \(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
+        log.info("view: the background on \(socket), layer shell version "
+            + "\(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
                  + "fill \(RGB8(xrgb: settings.fill).hex)")
         return (connection, globals, compositor, shm, shell)
     }

@@ -70,7 +70,8 @@ final class DaemonClaim: @unchecked Sendable {
                 }
             }
         } catch {
-            log.warning("view: system bus: cannot follow \(Self.name) (\(error)); the daemon is not told that someone looks")
+            log.warning("view: system bus: cannot follow \(Self.name) (\(error)); the daemon "
+                + "is not told that someone looks")
             return nil
         }
     }

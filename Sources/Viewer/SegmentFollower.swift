@@ -49,7 +49,8 @@ final class SegmentFollower {
             watcher.watch(nil)
             return nil
         case .torn:
-            log.warning("view: no consistent copy of a frame of \(reader.path) in 8 tries; trying again on the next one")
+            log.warning("view: no consistent copy of a frame of \(reader.path) in 8 "
+                + "tries; trying again on the next one")
             return nil
         }
     }

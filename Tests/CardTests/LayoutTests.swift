@@ -27,7 +27,7 @@ func expectedKeptPerRow(width: Double, height: Double, originX: Double, originY:
     }
 }
 
-/// spec/scene.md's card: 350 x 233.333 pt, O = (175, 233.333).
+/// docs/CARD.md's card: 350 x 233.333 pt, O = (175, 233.333).
 let sceneCard = CardGeometry(width: 350, height: 350 * 2 / 3, originX: 175, originY: 350 * 2 / 3)!
 
 func keptPerRow(_ layout: CardLayout) -> [Int] {

@@ -2,7 +2,7 @@ import Testing
 @testable import Color
 
 @Test(arguments: [
-    // distance -> (startHue, endHue, saturation) in hundredths, worked by hand from scene.md:
+    // distance -> (startHue, endHue, saturation) in hundredths, by hand from docs/CARD.md:
     // startHue = clip01(0.2 + 0.6 (d - 30) / 380), endHue = clip01(0.2 + 0.6 d / 380),
     // saturation 0.6 below 400, then clip01(0.6 - 0.6 (d - 400) / 300). Hues clip at 0 and 1.
     (0.0, 15, 20, 60),          // 0.2 - 0.047368 = 0.152632 -> 0.15

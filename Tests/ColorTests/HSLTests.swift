@@ -2,7 +2,7 @@ import Testing
 @testable import Color
 
 /// The seed's route, HSL -> HSB -> RGB, written independently of `HSL.rgb` so the two
-/// conversions check each other (scene.md: "It equals the seed's route through HSB").
+/// conversions check each other (HSL equals the seed's route through HSB).
 func viaHSB(_ h: Double, _ s: Double, _ l: Double) -> (Double, Double, Double) {
     let v = l + s * min(l, 1 - l)
     let sv = v == 0 ? 0 : 2 * (1 - l / v)
@@ -22,7 +22,7 @@ func viaHSB(_ h: Double, _ s: Double, _ l: Double) -> (Double, Double, Double) {
 }
 
 @Test func workedValueFromScene() {
-    // scene.md: HSL(0.3, 0.6, 0.7) = HSB(0.3, 0.409, 0.88) = RGB(0.592, 0.88, 0.52).
+    // docs/CARD.md, "The colors": HSL(0.3, 0.6, 0.7) = HSB(0.3, 0.409, 0.88) = RGB(0.592, 0.88, 0.52).
     let c = HSL(hue: 0.3, saturation: 0.6, lightness: 0.7).rgb
     #expect(abs(c.r - 0.592) < 0.0005)
     #expect(abs(c.g - 0.88) < 0.0005)

@@ -5,7 +5,7 @@ import TestSupport
 private let g = standardGravity
 private let t = 0.1
 
-/// attitude.md section 7, filter off.
+/// docs/TILT.md, "The two angles", filter off.
 struct AttitudeVector: Sendable, CustomTestStringConvertible {
     let name: String
     let baseline: Vector3
@@ -64,7 +64,7 @@ func scalingASampleChangesNothing(_ v: AttitudeVector, factor: Double) throws {
     #expect(abs(tilt.dPitchRadians - v.dPitch) < 1e-12)
     #expect(abs(tilt.dRollRadians - v.dRoll) < 1e-12)
     // The frame alone is scale invariant in the baseline too (the baseline magnitude
-    // window of section 4 is the estimator's business, not the geometry's).
+    // window of docs/TILT.md, "Baseline", is the estimator's business, not the geometry's).
     let frame = try #require(TiltFrame(baselineUp: -v.baseline * factor))
     let direct = frame.tilt(up: -v.sample * (1 / factor))
     #expect(abs(direct.dPitchRadians - v.dPitch) < 1e-12)

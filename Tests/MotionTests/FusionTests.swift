@@ -34,8 +34,8 @@ private func fusedConfiguration(_ filter: AttitudeFilter) -> AttitudeConfigurati
     AttitudeConfiguration(baselineSamples: 10, filter: filter)
 }
 
-/// attitude.md section 9: with a perfect gyroscope and a perfect accelerometer and no
-/// linear acceleration, fused dPitch and dRoll equal section 6's within 1e-3 rad. The
+/// docs/TILT.md, "With a gyroscope": with a perfect gyroscope and a perfect accelerometer
+/// and no linear acceleration, fused dPitch and dRoll equal "The two angles"' within 1e-3 rad. The
 /// device turns from the start, and its baseline is its first readings: it is followed
 /// for all of its 6 s.
 @Test(arguments: [AttitudeFilter.none, .oneEuro(.defaults)],

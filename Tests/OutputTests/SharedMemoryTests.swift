@@ -6,7 +6,7 @@ import TestSupport
 @testable import Output
 @testable import SharedMemory
 
-/// The table of spec/interfaces.md, "Shared-memory frames", copied here as data:
+/// The table of docs/SHM.md, "The object", copied here as data:
 /// (offset, size in bytes, field).
 let specTable: [(Int, Int, String)] = [
     (0, 4, "magic"), (4, 4, "version"), (8, 4, "header_size"), (12, 4, "width"), (16, 4, "height"),

@@ -90,7 +90,8 @@ struct MotionStageTests {
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
         let m = try stage()
         _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
-        _ = m.take(.reading(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)  // a few thousandths of a degree
+        // A few thousandths of a degree.
+        _ = m.take(.reading(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
         #expect(m.isSettled(at: 0.01))
         _ = m.take(.reading(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
         #expect(!m.isSettled(at: 0.02))

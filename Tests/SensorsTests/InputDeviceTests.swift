@@ -84,7 +84,7 @@ struct InputDeviceTests {
 
     // --- the controller table ---
 
-    /// How each entry reads the poses attitude.md section 3 names: lying face up, the
+    /// How each entry reads the poses docs/TILT.md, "Axes and signs", names: lying face up, the
     /// screen flat (0, 0, -g); stood on its grips, the triggers' edge up, upright (0, -g, 0);
     /// rolled right edge down, gravity toward +x. The controller reads +1 g up.
     @Test(arguments: ControllerAxes.table.map(\.key))
@@ -314,7 +314,8 @@ struct InputDeviceTests {
         #expect(said.count == 1)
         #expect(given[11...] == ArraySlice((11...30).map { 1_000_000_000 + Int64($0) * 4_000_000 }))
         let back: Int64 = 9_000_000_000
-        for k in 31...40 { report(k, device: back + Int64(k) * 4_000_000, jitter: Int64(k % 2) * 1_000_000) }  // sane again
+        // Sane again.
+        for k in 31...40 { report(k, device: back + Int64(k) * 4_000_000, jitter: Int64(k % 2) * 1_000_000) }
         #expect(!c.usingArrivalTimes)
         // The first sane step follows a random value; from the next one the device's clock
         // is used (without the arrivals' jitter), anchored on that report's arrival.

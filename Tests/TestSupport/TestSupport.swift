@@ -37,7 +37,7 @@ package func caught<E: Error>(_: E.Type, _ body: () throws -> Void) -> E? {
     return nil
 }
 
-/// Standard gravity in m/s^2, the g of spec/attitude.md.
+/// Standard gravity in m/s^2, the g of docs/TILT.md.
 package let standardGravity = 9.80665
 
 /// One degree in radians.

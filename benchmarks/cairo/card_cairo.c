@@ -1,6 +1,6 @@
 /*
  * The reference shimmerd's renderer is measured against (docs/PERFORMANCE.md): the card of
- * spec/scene.md drawn with cairo (Debian 12: cairo 1.16), two ways.
+ * docs/CARD.md drawn with cairo (Debian 12: cairo 1.16), two ways.
  *
  *   naive:  every frame redraws every shape: background, rounded card, 175 circles each
  *           with its rotated axial gradient, 175 arrows (cairo_show_text), two labels.

@@ -1,4 +1,4 @@
-// Fuzzes `ConfigurationLoader.parse` (INI text, spec/interfaces.md "Configuration").
+// Fuzzes `ConfigurationLoader.parse` (INI text, config/shimmerd.conf).
 //
 // Properties, beyond returning:
 // - input that is not UTF-8 is refused before parsing, as `ConfigurationLoader.apply` does;

@@ -1,4 +1,4 @@
-// Fuzzes `MountMatrix.parse` (attitude.md section 2: `a, b, c; d, e, f; g, h, i`).
+// Fuzzes `MountMatrix.parse` (docs/TILT.md, "Mount matrix": `a, b, c; d, e, f; g, h, i`).
 //
 // Properties, beyond returning:
 // - a parsed matrix has three rows of finite numbers of magnitude at most 1e6 and no

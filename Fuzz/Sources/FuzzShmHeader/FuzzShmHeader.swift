@@ -1,6 +1,6 @@
 // Fuzzes the shared-memory header as readers meet it: `SharedMemoryHeader(bytes:)` on the
 // first 128 bytes, and `SharedMemoryReader` on the whole input written as a segment
-// (spec/interfaces.md "Shared-memory frames"; whoever creates the name chooses every byte).
+// (docs/SHM.md, "The object"; whoever creates the name chooses every byte).
 //
 // Properties, beyond returning (every overflow or out-of-bounds access traps):
 // - a parsed header is within the format's bounds: 1...8192 px a side, stride at least

@@ -1,5 +1,5 @@
-// Fuzzes `SysfsNumber.parse` (attitude.md section 1: C-locale numbers in sysfs attributes,
-// udev properties and configuration values).
+// Fuzzes `SysfsNumber.parse` (docs/TILT.md, "Readings in m/s^2": C-locale numbers in
+// sysfs attributes, udev properties and configuration values).
 //
 // Properties, beyond returning:
 // - differential against C's strtod (this process never calls setlocale, so it runs in

@@ -1,4 +1,4 @@
-// Fuzzes `TraceReader.parse` (JSON Lines traces, spec/interfaces.md "Trace").
+// Fuzzes `TraceReader.parse` (JSON Lines traces, docs/TRACES.md, "Records").
 //
 // Properties, beyond returning:
 // - `lineCount` is the number of lines of the input, and every line is accounted for at
