@@ -52,7 +52,11 @@ package struct AxisWeights: Equatable, Sendable {
 
     /// The tables as buffers, for a loop over every destination sample (no copies, no
     /// reference counting per sample): first source sample, weight offsets, weights.
-    func withTables<R>(_ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> R) -> R {
-        first.withUnsafeBufferPointer { f in offset.withUnsafeBufferPointer { o in weights.withUnsafeBufferPointer { w in body(f, o, w) } } }
+    func withTables<R>(_ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> R)
+        -> R
+    {
+        first.withUnsafeBufferPointer { f in
+            offset.withUnsafeBufferPointer { o in weights.withUnsafeBufferPointer { w in body(f, o, w) } }
+        }
     }
 }

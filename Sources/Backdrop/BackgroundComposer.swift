@@ -35,8 +35,9 @@ package struct BackgroundComposer {
         var weights = [UInt16](repeating: 0, count: cornerSide * cornerSide)
         for y in 0..<cornerSide {
             for x in 0..<cornerSide {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5,
-                                            width: Double(w), height: Double(h), radius: radius)
+                let c = roundedRectCoverage(
+                    px: Double(x) + 0.5, py: Double(y) + 0.5,
+                    width: Double(w), height: Double(h), radius: radius)
                 weights[y * cornerSide + x] = UInt16(((1 - c) * 256).rounded())
             }
         }
@@ -59,7 +60,8 @@ package struct BackgroundComposer {
     /// of `stride` bytes, XRGB8888), then its corners over the fill.
     package func paintCard(frame: UnsafeRawPointer, stride: Int, into buffer: Pixmap) {
         let p = placement
-        precondition(buffer.width == p.bufferWidth && buffer.height == p.bufferHeight, "BackgroundComposer: buffer size")
+        precondition(
+            buffer.width == p.bufferWidth && buffer.height == p.bufferHeight, "BackgroundComposer: buffer size")
         if let horizontal, let vertical {
             resample(frame, stride: stride, horizontal, vertical, into: buffer)
         } else {
@@ -80,7 +82,8 @@ package struct BackgroundComposer {
             for x in 0..<n {
                 let weight = UInt32(cornerWeights[y * n + x])
                 guard weight > 0 else { continue }
-                let top = buffer.row(p.cardY + y) + p.cardX, bottom = buffer.row(p.cardY + p.cardHeight - 1 - y) + p.cardX
+                let top = buffer.row(p.cardY + y) + p.cardX,
+                    bottom = buffer.row(p.cardY + p.cardHeight - 1 - y) + p.cardX
                 let right = p.cardWidth - 1 - x
                 top[x] = Self.over(top[x], fill: fill, weight: weight)
                 top[right] = Self.over(top[right], fill: fill, weight: weight)
@@ -100,8 +103,10 @@ package struct BackgroundComposer {
 
     /// The frame resampled into the card's rectangle: each destination row is first the
     /// weighted sum of its source rows (`vertical`), then of that row's samples (`horizontal`).
-    private func resample(_ frame: UnsafeRawPointer, stride: Int, _ horizontal: AxisWeights, _ vertical: AxisWeights,
-                          into buffer: Pixmap) {
+    private func resample(
+        _ frame: UnsafeRawPointer, stride: Int, _ horizontal: AxisWeights, _ vertical: AxisWeights,
+        into buffer: Pixmap
+    ) {
         let p = placement
         let sourceWidth = p.frameWidth
         let row = UnsafeMutablePointer<Float>.allocate(capacity: sourceWidth * 3)
@@ -112,7 +117,8 @@ package struct BackgroundComposer {
                     row.update(repeating: 0, count: sourceWidth * 3)
                     for k in rowOffset[dy]..<rowOffset[dy + 1] {
                         let weight = rowWeight[k]
-                        let source = (frame + (rowFirst[dy] + k - rowOffset[dy]) * stride).assumingMemoryBound(to: UInt32.self)
+                        let source = (frame + (rowFirst[dy] + k - rowOffset[dy]) * stride).assumingMemoryBound(
+                            to: UInt32.self)
                         for x in 0..<sourceWidth {
                             let v = source[x]
                             row[x * 3] += weight * Float(v >> 16 & 0xFF)

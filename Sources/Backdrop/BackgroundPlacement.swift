@@ -21,7 +21,8 @@ package struct BackgroundPlacement: Equatable, Sendable {
 
     /// The corner radius in buffer pixels: 12 pt at the card's scale on this output.
     package var cornerRadius: Double {
-        CardShape.cornerRadiusPoints * CardShape.scale(ofFrameWidth: frameWidth) * Double(cardWidth) / Double(frameWidth)
+        CardShape.cornerRadiusPoints * CardShape.scale(ofFrameWidth: frameWidth) * Double(cardWidth)
+            / Double(frameWidth)
     }
 
     /// - Parameters:

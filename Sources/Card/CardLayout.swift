@@ -35,10 +35,11 @@ package struct CardLayout: Sendable, Equatable {
             var k = 0
             while Double(k) * step < 2 * Double.pi {
                 let angle = Double(k) * step
-                let dot = Dot(row: i, k: k, angle: angle,
-                              centerX: radius * sin(angle) + geometry.originX,
-                              centerY: radius * cos(angle) + geometry.originY,
-                              size: size, rotation: Double.pi - angle)
+                let dot = Dot(
+                    row: i, k: k, angle: angle,
+                    centerX: radius * sin(angle) + geometry.originX,
+                    centerY: radius * cos(angle) + geometry.originY,
+                    size: size, rotation: Double.pi - angle)
                 if CardLayout.overlapsCard(dot, geometry) { dots.append(dot) }
                 count += 1
                 k += 1

@@ -42,8 +42,9 @@ package final class CardRenderer {
         var card = [UInt8](repeating: 0, count: pw * ph)
         for y in 0..<ph {
             for x in 0..<pw {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5,
-                                            width: Double(pw), height: Double(ph), radius: radius)
+                let c = roundedRectCoverage(
+                    px: Double(x) + 0.5, py: Double(y) + 0.5,
+                    width: Double(pw), height: Double(ph), radius: radius)
                 card[y * pw + x] = UInt8(c * 255 + 0.5)
             }
         }
@@ -130,8 +131,10 @@ package final class CardRenderer {
     }
 
     /// Lays out and precomputes everything. `text` rasterizes the labels and arrows once.
-    package init(layout: CardLayout, scale: Double, style: CardStyle = CardStyle(),
-                 text: any TextRasterizer, kernel: Kernel = .baseline) throws {
+    package init(
+        layout: CardLayout, scale: Double, style: CardStyle = CardStyle(),
+        text: any TextRasterizer, kernel: Kernel = .baseline
+    ) throws {
         guard scale.isFinite, scale > 0 else { throw Failure.badScale(scale) }
         let pw = Int((layout.geometry.width * scale).rounded())
         let ph = Int((layout.geometry.height * scale).rounded())
@@ -169,8 +172,9 @@ package final class CardRenderer {
         labelBand = band
         labelBandTop = top
 
-        let pixels = try DotPixels(layout: layout, style: style, scale: scale, width: pw, height: ph,
-                                   card: card, labels: labels, text: text)
+        let pixels = try DotPixels(
+            layout: layout, style: style, scale: scale, width: pw, height: ph,
+            card: card, labels: labels, text: text)
         runs = pixels.runs
         weights = pixels.weights
         runStart = pixels.runStart
@@ -181,16 +185,20 @@ package final class CardRenderer {
     }
 
     /// The two labels as one mask in card pixels.
-    private static func labelMask(_ g: CardGeometry, _ style: CardStyle, _ scale: Double,
-                                  _ text: any TextRasterizer) throws -> AlphaMask {
+    private static func labelMask(
+        _ g: CardGeometry, _ style: CardStyle, _ scale: Double,
+        _ text: any TextRasterizer
+    ) throws -> AlphaMask {
         let size = style.labelSize * scale
         var mask = AlphaMask.empty
         for (label, leftAligned) in [(style.leftLabel, true), (style.rightLabel, false)] where !label.isEmpty {
             let m = try text.metrics(of: label, pixelSize: size)
             let baseline = style.labelBand / 2 * scale + (m.ascent - m.descent) / 2
             let penX = leftAligned ? style.labelInset * scale : (g.width - style.labelInset) * scale - m.advance
-            mask = mask.union(try text.mask(of: label, pixelSize: size, penX: penX, baselineY: baseline,
-                                            rotationRadians: 0))
+            mask = mask.union(
+                try text.mask(
+                    of: label, pixelSize: size, penX: penX, baselineY: baseline,
+                    rotationRadians: 0))
         }
         return mask
     }
@@ -240,7 +248,8 @@ package final class CardRenderer {
         let kclip = KernelClip(x0: clip.x0, y0: clip.y0, x1: clip.x1, y1: clip.y1, whole: clip.whole)
         let base = target.pixmap.base + clip.dy * target.pixmap.stride + clip.dx * 4
         let (dots, pixels, anyShared) = CardRenderer.paintDots(
-            colors, &target.drawn, &engine, &sharedDirty, &repaintOrder, runs: runs, runStart: runStart, weights: weights,
+            colors, &target.drawn, &engine, &sharedDirty, &repaintOrder, runs: runs, runStart: runStart,
+            weights: weights,
             sharedByDot: sharedByDot, blend: blend, prefetch: prefetchesAhead, base: base, stride: target.pixmap.stride,
             clip: kclip)
         report.dotsRepainted += dots
@@ -256,11 +265,13 @@ package final class CardRenderer {
     /// dots and pixels painted and whether shared pixels were marked for recompositing.
     /// Static, with every piece of state passed once, so the loop over 175 dots makes no
     /// per-dot exclusivity checks, uniqueness checks or retains of the renderer's arrays.
-    private static func paintDots(_ colors: [DotColors], _ drawn: inout [UInt32], _ engine: inout ColorEngine,
-                                  _ sharedDirty: inout [Bool], _ order: inout [Int32],
-                                  runs: [Run], runStart: [Int], weights: [UInt32],
-                                  sharedByDot: [[Int32]], blend: DotKernel, prefetch: Bool, base: UnsafeMutableRawPointer,
-                                  stride: Int, clip: KernelClip) -> (dots: Int, pixels: Int, anyShared: Bool) {
+    private static func paintDots(
+        _ colors: [DotColors], _ drawn: inout [UInt32], _ engine: inout ColorEngine,
+        _ sharedDirty: inout [Bool], _ order: inout [Int32],
+        runs: [Run], runStart: [Int], weights: [UInt32],
+        sharedByDot: [[Int32]], blend: DotKernel, prefetch: Bool, base: UnsafeMutableRawPointer,
+        stride: Int, clip: KernelClip
+    ) -> (dots: Int, pixels: Int, anyShared: Bool) {
         var pixels = 0, anyShared = false
         // The dots to repaint, first, so that the lines of each can be asked for
         // (`prefetchDotRuns`) while the dots before it are blended.
@@ -281,8 +292,9 @@ package final class CardRenderer {
                         order.withUnsafeBufferPointer { order in
                             func prefetchDot(_ k: Int) {
                                 let j = Int(order[k])
-                                prefetchDotRuns(UnsafeBufferPointer(rebasing: r[runStart[j]..<runStart[j + 1]]),
-                                                w.baseAddress!, base, stride, clip)
+                                prefetchDotRuns(
+                                    UnsafeBufferPointer(rebasing: r[runStart[j]..<runStart[j + 1]]),
+                                    w.baseAddress!, base, stride, clip)
                             }
                             for k in 0..<min(ahead, count) { prefetchDot(k) }
                             for k in 0..<count {
@@ -335,7 +347,8 @@ package final class CardRenderer {
             for y in clip.y0..<max(clip.y0, clip.y1) {
                 let dst = pixmap.row(y + clip.dy) + clip.x0 + clip.dx
                 if y >= labelBandTop && y < labelBandTop + bandRows {
-                    dst.update(from: band.baseAddress! + (y - labelBandTop) * pixelWidth + clip.x0, count: clip.x1 - clip.x0)
+                    dst.update(
+                        from: band.baseAddress! + (y - labelBandTop) * pixelWidth + clip.x0, count: clip.x1 - clip.x0)
                 } else {
                     dst.update(repeating: 0, count: clip.x1 - clip.x0)
                 }

@@ -40,4 +40,3 @@ package struct FrameReport: Sendable, Equatable {
 
     package var wroteNothing: Bool { pixelsWritten == 0 }
 }
-

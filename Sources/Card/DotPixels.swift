@@ -21,10 +21,13 @@ struct DotPixels {
         var t: Double
     }
 
-    init(layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
-         card: [UInt8], labels: AlphaMask, text: any TextRasterizer) throws {
-        let (touches, touchCount) = try DotPixels.touchesOfEveryDot(layout: layout, style: style, scale: scale, width: pw, height: ph,
-                                                          text: text)
+    init(
+        layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
+        card: [UInt8], labels: AlphaMask, text: any TextRasterizer
+    ) throws {
+        let (touches, touchCount) = try DotPixels.touchesOfEveryDot(
+            layout: layout, style: style, scale: scale, width: pw, height: ph,
+            text: text)
         // Pass 2: single-dot, label-free pixels become weighted runs; the rest are shared.
         sharedByDot = Array(repeating: [], count: layout.dots.count)
         var sharing = Sharing()
@@ -33,20 +36,25 @@ struct DotPixels {
         }
         for s in shared.indices {
             shared[s].contributionStart = Int32(contributions.count)
-            for (dot, t) in sharing.touches[s] {   // dots in layout order = painter's order
-                contributions.append(.init(dot: Int32(dot), circle: Float(t.circle), arrow: Float(t.arrow),
-                                           t: Float(t.t)))
+            for (dot, t) in sharing.touches[s] {  // dots in layout order = painter's order
+                contributions.append(
+                    .init(
+                        dot: Int32(dot), circle: Float(t.circle), arrow: Float(t.arrow),
+                        t: Float(t.t)))
             }
             shared[s].contributionEnd = Int32(contributions.count)
         }
     }
 
     /// Pass 1: every dot's touches, and how many dots touch each pixel.
-    private static func touchesOfEveryDot(layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
-                                text: any TextRasterizer) throws -> (touches: [[Touch]], count: [UInt8]) {
+    private static func touchesOfEveryDot(
+        layout: CardLayout, style: CardStyle, scale: Double, width pw: Int, height ph: Int,
+        text: any TextRasterizer
+    ) throws -> (touches: [[Touch]], count: [UInt8]) {
         let arrowMetrics = try text.metrics(of: style.arrow, pixelSize: 100)
-        let arrowDiagonalAt100 = (arrowMetrics.inkWidth * arrowMetrics.inkWidth
-                                  + arrowMetrics.inkHeight * arrowMetrics.inkHeight).squareRoot()
+        let arrowDiagonalAt100 =
+            (arrowMetrics.inkWidth * arrowMetrics.inkWidth
+            + arrowMetrics.inkHeight * arrowMetrics.inkHeight).squareRoot()
         var touches = [[Touch]]()
         var touchCount = [UInt8](repeating: 0, count: pw * ph)
         for dot in layout.dots {
@@ -67,8 +75,10 @@ struct DotPixels {
 
     /// Pass 2 for dot `i`: its pixels that only it touches and no label covers go into
     /// weighted runs; the others become (or join) shared pixels.
-    private mutating func addPixels(ofDot i: Int, _ list: [Touch], width pw: Int, touchCount: [UInt8], card: [UInt8],
-                                    labels: AlphaMask, sharing: inout Sharing) {
+    private mutating func addPixels(
+        ofDot i: Int, _ list: [Touch], width pw: Int, touchCount: [UInt8], card: [UInt8],
+        labels: AlphaMask, sharing: inout Sharing
+    ) {
         var current: CardRenderer.Run?
         for t in list {
             let pixel = t.y * pw + t.x
@@ -81,8 +91,10 @@ struct DotPixels {
                 } else {
                     s = Int32(shared.count)
                     sharing.index[pixel] = s
-                    shared.append(.init(x: Int32(t.x), y: Int32(t.y), label: Float(label), card: Float(k),
-                                        contributionStart: 0, contributionEnd: 0))
+                    shared.append(
+                        .init(
+                            x: Int32(t.x), y: Int32(t.y), label: Float(label), card: Float(k),
+                            contributionStart: 0, contributionEnd: 0))
                     sharing.touches.append([])
                 }
                 sharing.touches[Int(s)].append((i, t))
@@ -108,8 +120,10 @@ struct DotPixels {
     }
 
     /// The arrow glyph for a dot, turned with it and centred on its center by ink box.
-    static func arrowMask(_ dot: Dot, _ style: CardStyle, _ scale: Double, _ diagonalAt100: Double,
-                          _ text: any TextRasterizer) throws -> AlphaMask {
+    static func arrowMask(
+        _ dot: Dot, _ style: CardStyle, _ scale: Double, _ diagonalAt100: Double,
+        _ text: any TextRasterizer
+    ) throws -> AlphaMask {
         guard diagonalAt100 > 0 else { return .empty }
         let diameter = dot.size * scale
         let pixelSize = 100 * style.arrowFill * diameter / diagonalAt100
@@ -119,8 +133,9 @@ struct DotPixels {
         let c = cos(dot.rotation), s = sin(dot.rotation)
         let penX = dot.centerX * scale - (c * ix - s * iy)
         let penY = dot.centerY * scale - (s * ix + c * iy)
-        return try text.mask(of: style.arrow, pixelSize: pixelSize, penX: penX, baselineY: penY,
-                             rotationRadians: dot.rotation)
+        return try text.mask(
+            of: style.arrow, pixelSize: pixelSize, penX: penX, baselineY: penY,
+            rotationRadians: dot.rotation)
     }
 
     /// Pixels a dot's circle covers inside the card, row by row, left to right.

@@ -59,9 +59,11 @@ extension KernelClip {
 }
 
 /// Paints one dot's runs and returns the pixels written.
-package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                               _ start: UInt32, _ end: UInt32,
-                               _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int
+package typealias DotKernel = (
+    _ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+    _ start: UInt32, _ end: UInt32,
+    _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip
+) -> Int
 
 /// `(start * wa + end * wb + 128) >> 8` per channel and pixel into `base` (the card's
 /// top-left pixel) with row pitch `stride` bytes.
@@ -78,9 +80,11 @@ package typealias DotKernel = (_ runs: UnsafeBufferPointer<DotRun>, _ weights: U
 /// four, then the scalar tail computes the same lanes in 32-bit words: every path gives
 /// identical bits.
 @inlinable @inline(__always)
-package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                          _ start: UInt32, _ end: UInt32,
-                          _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+package func blendDotRuns(
+    _ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+    _ start: UInt32, _ end: UInt32,
+    _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip
+) -> Int {
     let srb = start & 0x00FF_00FF, sg = (start >> 8) & 0x00FF_00FF
     let erb = end & 0x00FF_00FF, eg = (end >> 8) & 0x00FF_00FF
     let vsrb = unsafeBitCast(SIMD8<UInt32>(repeating: srb), to: SIMD16<UInt16>.self)
@@ -128,9 +132,11 @@ package func blendDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Unsafe
 
 /// Pixels `j ..< j + 8` of a run: weights from `w`, written to `dst`.
 @inlinable @inline(__always)
-func blend8(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
-            _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
-            _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>) {
+func blend8(
+    _ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
+    _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
+    _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>
+) {
     let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD8<UInt32>.self)
     let a = unsafeBitCast((pair & low) | (pair &<< 16), to: SIMD16<UInt16>.self)
     let b = unsafeBitCast((pair & high) | (pair &>> 16), to: SIMD16<UInt16>.self)
@@ -142,9 +148,11 @@ func blend8(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
 
 /// Pixels `j ..< j + 4` of a run, as `blend8` does eight.
 @inlinable @inline(__always)
-func blend4(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
-            _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
-            _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>) {
+func blend4(
+    _ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
+    _ vsrb: SIMD16<UInt16>, _ vsg: SIMD16<UInt16>, _ verb: SIMD16<UInt16>, _ veg: SIMD16<UInt16>,
+    _ round: SIMD16<UInt16>, _ low: SIMD8<UInt32>, _ high: SIMD8<UInt32>
+) {
     let pair = w.loadUnaligned(fromByteOffset: j * 4, as: SIMD4<UInt32>.self)
     let a = unsafeBitCast((pair & low.lowHalf) | (pair &<< 16), to: SIMD8<UInt16>.self)
     let b = unsafeBitCast((pair & high.lowHalf) | (pair &>> 16), to: SIMD8<UInt16>.self)
@@ -161,8 +169,10 @@ func blend4(_ w: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ j: Int,
 /// they are no longer in the caches, and a run's loads and stores would otherwise wait
 /// for its lines one short run at a time.
 @inlinable
-package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                             _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) {
+package func prefetchDotRuns(
+    _ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+    _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip
+) {
     guard let first = runs.first, let last = runs.last else { return }
     // A dot's weights are one block, run after run: each of its 64-byte lines.
     var line = Int(bitPattern: weights + Int(first.weightStart)) & ~63
@@ -183,8 +193,10 @@ package func prefetchDotRuns(_ runs: UnsafeBufferPointer<DotRun>, _ weights: Uns
 }
 
 /// The kernel compiled for the baseline of the target architecture.
-package func blendDotRunsBaseline(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                                  _ start: UInt32, _ end: UInt32,
-                                  _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+package func blendDotRunsBaseline(
+    _ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+    _ start: UInt32, _ end: UInt32,
+    _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip
+) -> Int {
     blendDotRuns(runs, weights, start, end, base, stride, clip)
 }

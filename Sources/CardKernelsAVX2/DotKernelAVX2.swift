@@ -3,8 +3,10 @@
 // Call it only where the CPU has AVX2 (LinuxSystem.CPU.hasAVX2).
 import CardKernels
 
-package func blendDotRunsAVX2(_ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
-                              _ start: UInt32, _ end: UInt32,
-                              _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip) -> Int {
+package func blendDotRunsAVX2(
+    _ runs: UnsafeBufferPointer<DotRun>, _ weights: UnsafePointer<UInt32>,
+    _ start: UInt32, _ end: UInt32,
+    _ base: UnsafeMutableRawPointer, _ stride: Int, _ clip: KernelClip
+) -> Int {
     blendDotRuns(runs, weights, start, end, base, stride, clip)
 }

@@ -16,13 +16,15 @@ package struct ColorEngine: Sendable {
 
     /// Starts a frame: fills `colors[i]` with the colors of the dot centered at
     /// (`centersX[i]`, `centersY[i]`) for the focal point (`focalX`, `focalY`), all in points.
-    package mutating func computeFrame(centersX: [Double], centersY: [Double], focalX: Double, focalY: Double,
-                                       into colors: inout [DotColors]) {
+    package mutating func computeFrame(
+        centersX: [Double], centersY: [Double], focalX: Double, focalY: Double,
+        into colors: inout [DotColors]
+    ) {
         precondition(centersX.count == centersY.count && colors.count == centersX.count)
         hitsAtFrameStart = table.hits
         missesAtFrameStart = table.misses
         stamp &+= 1
-        if stamp == 0 {   // wrapped after 2^32 frames: forget every old stamp
+        if stamp == 0 {  // wrapped after 2^32 frames: forget every old stamp
             for i in seen.indices { seen[i] = 0 }
             stamp = 1
         }
@@ -50,9 +52,10 @@ package struct ColorEngine: Sendable {
 
     /// What the current frame (since `computeFrame`) asked of the engine.
     package func frameStats(dots: Int) -> FrameColorStats {
-        FrameColorStats(dots: dots, distinctColors: distinct,
-                        tableHits: table.hits - hitsAtFrameStart,
-                        tableMisses: table.misses - missesAtFrameStart)
+        FrameColorStats(
+            dots: dots, distinctColors: distinct,
+            tableHits: table.hits - hitsAtFrameStart,
+            tableMisses: table.misses - missesAtFrameStart)
     }
 
     package mutating func prefill() { table.prefill() }

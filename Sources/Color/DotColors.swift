@@ -13,8 +13,9 @@ extension DotColors {
         let endHue = clip01(mapRange(d, 0, 380, 0.2, 0.8))
         let saturation = d < 400 ? 0.6 : clip01(mapRange(d, 400, 700, 0.6, 0.0))
         let s = hundredths(saturation)
-        self.init(start: ColorKey(hue: hundredths(startHue), saturation: s),
-                  end: ColorKey(hue: hundredths(endHue), saturation: s))
+        self.init(
+            start: ColorKey(hue: hundredths(startHue), saturation: s),
+            end: ColorKey(hue: hundredths(endHue), saturation: s))
     }
 
     /// A 32-bit identity of the pair, used to see whether a dot must be repainted.

@@ -16,7 +16,7 @@ package struct HSL: Hashable, Sendable {
     /// (V = L + S min(L, 1 - L), S_v = 2 (1 - L / V)); the tests check both routes agree.
     package var rgb: (r: Double, g: Double, b: Double) {
         let chroma = (1 - abs(2 * lightness - 1)) * saturation
-        let h6 = (hue - hue.rounded(.down)) * 6          // hue wraps: 1.0 is red again
+        let h6 = (hue - hue.rounded(.down)) * 6  // hue wraps: 1.0 is red again
         let x = chroma * (1 - abs(h6.truncatingRemainder(dividingBy: 2) - 1))
         let m = lightness - chroma / 2
         let (r, g, b): (Double, Double, Double)

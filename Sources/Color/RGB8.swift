@@ -21,16 +21,21 @@ package struct RGB8: Hashable, Sendable, CustomStringConvertible {
     package var xrgb: UInt32 { UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b) }
 
     package init(xrgb: UInt32) {
-        self.init(r: UInt8(truncatingIfNeeded: xrgb >> 16), g: UInt8(truncatingIfNeeded: xrgb >> 8),
-                  b: UInt8(truncatingIfNeeded: xrgb))
+        self.init(
+            r: UInt8(truncatingIfNeeded: xrgb >> 16), g: UInt8(truncatingIfNeeded: xrgb >> 8),
+            b: UInt8(truncatingIfNeeded: xrgb))
     }
 
     /// From "#RRGGBB" (six hexadecimal digits after "#", either case); nil for anything else.
     package init?(hex text: String) {
         let digits = text.utf8.dropFirst()
         guard text.utf8.first == UInt8(ascii: "#"), digits.count == 6,
-              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }),
-              let word = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) else { return nil }
+            digits.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20)
+            }),
+            let word = UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
+        else { return nil }
         self.init(xrgb: word)
     }
 

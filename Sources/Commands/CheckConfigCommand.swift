@@ -3,12 +3,15 @@ import Runtime
 /// `shimmerd check-config [--config PATH] [--set ...]`: validate and print effective values.
 struct CheckConfigCommand: Subcommand {
     static let name = "check-config"
-    static let abstract = "validate the configuration as run and a reload would, and print the effective "
+    static let abstract =
+        "validate the configuration as run and a reload would, and print the effective "
         + "values (exit 0; 78: invalid; 69: the drm or framebuffer sink's device is missing)"
     static let options: [OptionSpec] = [
         .config, .set,
-        OptionSpec("--documented", help: "print every key with its default and help "
-            + "(the shipped config/shimmerd.conf)"),
+        OptionSpec(
+            "--documented",
+            help: "print every key with its default and help "
+                + "(the shipped config/shimmerd.conf)"),
     ]
 
     var configuration: ConfigurationArguments
@@ -45,8 +48,10 @@ struct CheckConfigCommand: Subcommand {
         // The configuration is valid; whether the display it names is there now is a
         // question of the machine (run would wait for it, retrying): exit 69, not 78.
         if let missing = SinkFactory.missingDevice(config.sink) {
-            throw Failure(.unavailable, "\(config.describe("Sink.type", config.sink.type.rawValue)): "
-                + "\(missing); run would wait for it, retrying")
+            throw Failure(
+                .unavailable,
+                "\(config.describe("Sink.type", config.sink.type.rawValue)): "
+                    + "\(missing); run would wait for it, retrying")
         }
     }
 }

@@ -80,15 +80,18 @@ public enum ShimmerdMain {
                 return try parse(sub, Array(args.dropFirst()))
             }
             if !first.hasPrefix("-") {
-                throw Failure(.usage, "unknown command \"\(first)\"; commands: " + commands.map { $0.name }.joined(separator: ", "))
+                throw Failure(
+                    .usage,
+                    "unknown command \"\(first)\"; commands: " + commands.map { $0.name }.joined(separator: ", "))
             }
         }
-        return try parse(commands[0], args)   // `run` is the default subcommand
+        return try parse(commands[0], args)  // `run` is the default subcommand
     }
 
     static func parse(_ sub: any Subcommand.Type, _ args: [String]) throws -> Invocation {
         if args.contains("--help") || args.contains("-h") { return .help(Help.text(for: sub)) }
-        let parsed = try ArgumentParser.parse(args, options: sub.options, positionals: sub.positionals, command: sub.name)
+        let parsed = try ArgumentParser.parse(
+            args, options: sub.options, positionals: sub.positionals, command: sub.name)
         return .command(try make(sub, parsed))
     }
 

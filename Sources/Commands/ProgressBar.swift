@@ -19,8 +19,9 @@ struct ProgressBar {
     func update(_ done: Int) {
         guard enabled, done % step == 0 || done == total else { return }
         let width = 40, filled = total > 0 ? width * done / total : width
-        context.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    + "] \(done)/\(total) \(unit)")
+        context.err(
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                + "] \(done)/\(total) \(unit)")
     }
 
     func finish() {

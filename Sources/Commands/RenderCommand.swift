@@ -1,21 +1,24 @@
-import Logging
-import Tracing
 import Card
 import LinuxSystem
+import Logging
 import Output
 import PNG
 import Raster
 import Runtime
+import Tracing
 
 /// `shimmerd render --focal X,Y --out FILE.png [--set ...]`: one frame to a PNG.
 struct RenderCommand: Subcommand {
     static let name = "render"
     static let abstract = "render one frame of the card for a focal point to a PNG"
     static let options: [OptionSpec] = [
-        OptionSpec("--focal", value: "X,Y", help: "focal point in points (default card: "
-            + "175,233.333 is the untilted origin)", required: true),
-        OptionSpec("--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
-                   completion: .file(extension: "png")),
+        OptionSpec(
+            "--focal", value: "X,Y",
+            help: "focal point in points (default card: "
+                + "175,233.333 is the untilted origin)", required: true),
+        OptionSpec(
+            "--out", value: "FILE.png", help: "output PNG (written atomically: never a partial file)", required: true,
+            completion: .file(extension: "png")),
         .configWithoutDefault, .set,
     ]
 
@@ -34,7 +37,8 @@ struct RenderCommand: Subcommand {
     /// "X,Y" in points: finite numbers (off-card points are fine: they are just far away).
     static func parseFocal(_ text: String) throws(Failure) -> (Double, Double) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let x = Double(parts[0].trimmingSpaces()), let y = Double(parts[1].trimmingSpaces()) else {
+        guard parts.count == 2, let x = Double(parts[0].trimmingSpaces()), let y = Double(parts[1].trimmingSpaces())
+        else {
             throw Failure(.usage, "render: --focal \"\(text)\" is not X,Y")
         }
         guard x.isFinite, y.isFinite else {
@@ -61,8 +65,8 @@ struct RenderCommand: Subcommand {
         do { try FileSystem.writeAtomically(bytes, to: out) } catch {
             throw Failure(.cannotCreate, "render: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) "
-            + "px, focal \(focalX),\(focalY) pt)")
+        context.log.info(
+            "wrote \(out) (\(renderer.pixelWidth) x \(renderer.pixelHeight) "
+                + "px, focal \(focalX),\(focalY) pt)")
     }
 }
-

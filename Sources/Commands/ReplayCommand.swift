@@ -24,21 +24,32 @@ struct ReplayCommand: Subcommand {
     static let name = "replay"
     static let abstract = "render the frames a trace describes: PNG directory, animated PNG or raw frames"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "PATH", help: "DIR/ or an existing directory (PNG frames + frames.jsonl), "
-            + "FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888); needed unless --print-size",
-                   completion: .file()),
-        OptionSpec("--from", value: "samples|frames", help: "samples: smooth the samples' focal points as "
-            + "the daemon does (default); frames: the recorded frames' focal points",
-                   completion: .words(["samples", "frames"])),
-        OptionSpec("--at", value: "fps|frames", help: "fps: frames at Sink.fps from the first record to the "
-            + "last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
-                   completion: .words(["fps", "frames"])),
-        OptionSpec("--print-size", help: "print the frames' size and rate as WIDTHxHEIGHT FPS (ffmpeg's -s "
-            + "and -r of a raw replay) and exit"),
+        OptionSpec(
+            "--out", value: "PATH",
+            help: "DIR/ or an existing directory (PNG frames + frames.jsonl), "
+                + "FILE.png/.apng (animated PNG), FILE.raw or - (raw XRGB8888); needed unless --print-size",
+            completion: .file()),
+        OptionSpec(
+            "--from", value: "samples|frames",
+            help: "samples: smooth the samples' focal points as "
+                + "the daemon does (default); frames: the recorded frames' focal points",
+            completion: .words(["samples", "frames"])),
+        OptionSpec(
+            "--at", value: "fps|frames",
+            help: "fps: frames at Sink.fps from the first record to the "
+                + "last (default); frames: at the recorded frames' times, the daemon's own frames one for one",
+            completion: .words(["fps", "frames"])),
+        OptionSpec(
+            "--print-size",
+            help: "print the frames' size and rate as WIDTHxHEIGHT FPS (ffmpeg's -s "
+                + "and -r of a raw replay) and exit"),
         .set,
     ]
-    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
-                                                    completion: .file(extension: "jsonl"))]
+    static let positionals = [
+        PositionalSpec(
+            "TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
+            completion: .file(extension: "jsonl"))
+    ]
 
     enum Output: Equatable {
         case raw(String)
@@ -46,7 +57,8 @@ struct ReplayCommand: Subcommand {
         case directory(String)
 
         /// What `--out` may name, for the line that refuses another name.
-        static let kinds = "DIR/ or an existing directory (PNG frames), FILE.png or FILE.apng (an animated PNG), "
+        static let kinds =
+            "DIR/ or an existing directory (PNG frames), FILE.png or FILE.apng (an animated PNG), "
             + "FILE.raw or - (raw XRGB8888 frames)"
 
         /// Chosen by the path: `-` and `*.raw` raw frames; an existing directory or a
@@ -76,15 +88,19 @@ struct ReplayCommand: Subcommand {
     var printSize = false
 
     init(_ a: ParsedArguments) throws(Failure) {
-        guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "replay: missing TRACE.jsonl") }
+        guard let trace = a.positionals.first, !trace.isEmpty else {
+            throw Failure(.usage, "replay: missing TRACE.jsonl")
+        }
         self.trace = trace
         printSize = a.flag("--print-size")
         if let out = a.value("--out") {
             guard !out.isEmpty else { throw Failure(.usage, "replay: --out is empty") }
             let isDirectory = (try? FileStatus.of(out))?.kind == .directory
             guard let o = Output(path: out, isDirectory: isDirectory) else {
-                throw Failure(.usage, "replay: --out \(out): not an output replay knows by its "
-                    + "name; it writes \(Output.kinds)")
+                throw Failure(
+                    .usage,
+                    "replay: --out \(out): not an output replay knows by its "
+                        + "name; it writes \(Output.kinds)")
             }
             output = o
         } else if !printSize {
@@ -96,7 +112,9 @@ struct ReplayCommand: Subcommand {
         }
         source = s
         let at = a.value("--at") ?? "fps"
-        guard at == "fps" || at == "frames" else { throw Failure(.usage, "replay: --at \"\(at)\": expected fps or frames") }
+        guard at == "fps" || at == "frames" else {
+            throw Failure(.usage, "replay: --at \"\(at)\": expected fps or frames")
+        }
         atRecordedFrames = at == "frames"
         overrides = a.all("--set")
     }
@@ -110,7 +128,8 @@ struct ReplayCommand: Subcommand {
         let contents = try TraceInput.read(trace, command: Self.name, log: context.log)
         // The header's values come first, so --set wins.
         let recorded = try TraceInput.recordedConfiguration(contents, trace: trace, command: Self.name)
-        let effective = try ConfigurationLoader.load(path: nil, overrides: overrides, useDefaultPath: false, base: recorded)
+        let effective = try ConfigurationLoader.load(
+            path: nil, overrides: overrides, useDefaultPath: false, base: recorded)
         let renderer = try CardFactory.renderer(effective.card)
         guard let output else {
             // `--print-size`: what a raw reader must be told (ffmpeg's -s and -r).
@@ -118,15 +137,22 @@ struct ReplayCommand: Subcommand {
             return
         }
         let origin = effective.card.effectiveOrigin
-        if !atRecordedFrames, let span = contents.timeSpan, case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
-           count > ReplayTimeline.maximumFrames {
-            throw Failure(.dataError, "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "
-                          + "\(count) frames at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps: more than the "
-                          + "\(ReplayTimeline.maximumFrames) a replay writes; cut the trace or lower Sink.fps")
+        if !atRecordedFrames, let span = contents.timeSpan,
+            case let count = ReplayTimeline.frameCount(span: span, fps: effective.sink.fps),
+            count > ReplayTimeline.maximumFrames
+        {
+            throw Failure(
+                .dataError,
+                "replay: \(trace): t spans \(PlotAxis.fixed(span.upperBound - span.lowerBound, decimals: 3)) s, "
+                    + "\(count) frames at \(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps: more than the "
+                    + "\(ReplayTimeline.maximumFrames) a replay writes; cut the trace or lower Sink.fps")
         }
-        let frames = ReplayTimeline.frames(contents, at: atRecordedFrames ? .recorded : .fps(effective.sink.fps),
-                                           origin: origin, source: source)
-        guard !frames.isEmpty else { throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay") }
+        let frames = ReplayTimeline.frames(
+            contents, at: atRecordedFrames ? .recorded : .fps(effective.sink.fps),
+            origin: origin, source: source)
+        guard !frames.isEmpty else {
+            throw Failure(.dataError, "replay: \(trace): no timed records, nothing to replay")
+        }
 
         var writer = try ReplayWriter(output, renderer: renderer, fps: effective.sink.fps, count: frames.count)
         let progress = ProgressBar(total: frames.count, unit: "frames", context: context)
@@ -134,8 +160,9 @@ struct ReplayCommand: Subcommand {
         for frame in frames {
             _ = renderer.update(focalX: frame.focal.x, focalY: frame.focal.y)
             guard try writer.write(frame) else {
-                context.log.notice("replay: the reader closed \(writer.path) after "
-                    + "\(counted(written, "frame")); stopping")
+                context.log.notice(
+                    "replay: the reader closed \(writer.path) after "
+                        + "\(counted(written, "frame")); stopping")
                 break
             }
             written += 1
@@ -144,10 +171,11 @@ struct ReplayCommand: Subcommand {
         progress.finish()
         try writer.finish()
         let seconds = PlotAxis.fixed(Double(frames.count) / effective.sink.fps, decimals: 2)
-        context.log.info("wrote \(counted(written, "frame")) (\(seconds) s at "
-            + "\(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
-                         + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from "
-                             + "\(source.rawValue)) to \(writer.path)")
+        context.log.info(
+            "wrote \(counted(written, "frame")) (\(seconds) s at "
+                + "\(PlotAxis.fixed(effective.sink.fps, decimals: 2)) fps, "
+                + "\(renderer.pixelWidth) x \(renderer.pixelHeight) px, focal points from "
+                + "\(source.rawValue)) to \(writer.path)")
     }
 }
 
@@ -185,8 +213,9 @@ struct ReplayWriter {
             }
             do {
                 // An offline render keeps every frame: it waits for the writer instead of dropping.
-                pngSink = try PNGSequenceSink(directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                              coverage: renderer.cardCoverage, waitsWhenBehind: true)
+                pngSink = try PNGSequenceSink(
+                    directory: dir, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                    coverage: renderer.cardCoverage, waitsWhenBehind: true)
             } catch {
                 throw Failure(.cannotCreate, "replay: \(error)")
             }
@@ -219,14 +248,19 @@ struct ReplayWriter {
         switch output {
         case .directory:
             do {
-                _ = try pngSink!.publish(slot: 0, FrameInfo(number: UInt64(frame.index + 1), timeNanoseconds: UInt64(frame.t * 1e9),
-                                                        focalX: frame.focal.x, focalY: frame.focal.y))
+                _ = try pngSink!.publish(
+                    slot: 0,
+                    FrameInfo(
+                        number: UInt64(frame.index + 1), timeNanoseconds: UInt64(frame.t * 1e9),
+                        focalX: frame.focal.x, focalY: frame.focal.y))
             } catch {
                 throw Failure(.ioError, "replay: \(error)")
             }
-            index += TraceRecord.line(TraceRecord.Frame(t: frame.t, frame: UInt64(frame.index + 1),
-                                                        focal: [frame.focal.x, frame.focal.y],
-                                                        dots: report.dotsRepainted, pixels: report.pixelsWritten))
+            index += TraceRecord.line(
+                TraceRecord.Frame(
+                    t: frame.t, frame: UInt64(frame.index + 1),
+                    focal: [frame.focal.x, frame.focal.y],
+                    dots: report.dotsRepainted, pixels: report.pixelsWritten))
         case .animation:
             do { pngs.append(try PNGCodec.encode(CardImage.rgba(target.pixmap, coverage: coverage))) } catch {
                 throw Failure(.ioError, "replay: frame \(frame.index + 1): \(error)")
@@ -267,11 +301,13 @@ struct ReplayWriter {
             // The APNG delay is a fraction of 16-bit numbers: hundredths of a frame rate
             // keep 12.5 or 29.97 fps close; whole frame rates are exact.
             let hundredths = (fps * 100).rounded()
-            let (numerator, denominator): (UInt16, UInt16) = hundredths <= 65535
+            let (numerator, denominator): (UInt16, UInt16) =
+                hundredths <= 65535
                 ? (100, UInt16(max(1, hundredths))) : (1, UInt16(min(65535, fps.rounded())))
             do {
-                try FileSystem.writeAtomically(try APNG.assemble(pngs, delayNumerator: numerator, delayDenominator: denominator),
-                                               to: file)
+                try FileSystem.writeAtomically(
+                    try APNG.assemble(pngs, delayNumerator: numerator, delayDenominator: denominator),
+                    to: file)
             } catch {
                 throw Failure(.cannotCreate, "replay: cannot write \(file): \(error)")
             }

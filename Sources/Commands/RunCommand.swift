@@ -1,5 +1,6 @@
 import Logging
 import Runtime
+import Tracing
 
 /// `shimmerd run`: the daemon (the default subcommand).
 struct RunCommand: Subcommand {
@@ -19,8 +20,9 @@ struct RunCommand: Subcommand {
         let configuration = self.configuration
         let load = { () throws(Failure) -> Configuration in try configuration.load() }
         let config = try load()
-        let daemon = Daemon(config: config, log: context.log(level: config.log.level), argv: CommandLine.arguments,
-                            reload: load)
+        let daemon = Daemon(
+            config: config, log: context.log(level: config.log.level), argv: CommandLine.arguments,
+            reload: load)
         try daemon.run(duration: duration)
     }
 }
@@ -31,5 +33,3 @@ extension CommandContext {
         Logging.Logger(label: "shimmerd", handler: DescriptorLogHandler(minimumLevel: level.loggerLevel))
     }
 }
-
-import Tracing

@@ -25,8 +25,10 @@ package struct OptionSpec: Sendable {
     package var required = false
     package var completion: ValueCompletion
 
-    package init(_ name: String, value: String? = nil, help: String, repeatable: Bool = false, required: Bool = false,
-                 completion: ValueCompletion = .none) {
+    package init(
+        _ name: String, value: String? = nil, help: String, repeatable: Bool = false, required: Bool = false,
+        completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.value = value
         self.help = help
@@ -35,15 +37,19 @@ package struct OptionSpec: Sendable {
         self.completion = completion
     }
 
-    package static let config = OptionSpec("--config", value: "PATH", help: "configuration file (default \(Configuration.defaultPath); drop-ins from PATH.d/)",
-                                           completion: .file())
+    package static let config = OptionSpec(
+        "--config", value: "PATH",
+        help: "configuration file (default \(Configuration.defaultPath); drop-ins from PATH.d/)",
+        completion: .file())
     /// `--config` of a command that reads only the built-in defaults unless it is given.
-    package static let configWithoutDefault = OptionSpec("--config", value: "PATH",
-                                                         help: "configuration file (default: none, the "
-                                                             + "built-in defaults only; drop-ins from PATH.d/)",
-                                                         completion: .file())
-    package static let set = OptionSpec("--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true,
-                                        completion: .setting)
+    package static let configWithoutDefault = OptionSpec(
+        "--config", value: "PATH",
+        help: "configuration file (default: none, the "
+            + "built-in defaults only; drop-ins from PATH.d/)",
+        completion: .file())
+    package static let set = OptionSpec(
+        "--set", value: "Section.key=value", help: "override one configuration key (repeatable)", repeatable: true,
+        completion: .setting)
     package static let duration = OptionSpec("--duration", value: "SECONDS", help: "stop cleanly after this time")
     package static let json = OptionSpec("--json", help: "machine-readable output")
 }
@@ -61,8 +67,7 @@ package struct PositionalSpec: Sendable {
 
     /// An argument that names one of `E`'s cases ("PAGE": shimmerd.8 or shimmerd.conf.5).
     package static func choice<E: CaseIterable & RawRepresentable>(_ name: String, of type: E.Type) -> PositionalSpec
-        where E.RawValue == String
-    {
+    where E.RawValue == String {
         let words = E.allCases.map(\.rawValue)
         return PositionalSpec(name, help: words.joined(separator: " or "), completion: .words(words))
     }
@@ -119,8 +124,10 @@ package struct ParsedArguments: Sendable, Equatable {
         let path = try required(name, command: command)
         guard !path.isEmpty else { throw Failure(.usage, "\(command): \(name) is empty") }
         guard path.lowercased().hasSuffix("." + ext) else {
-            throw Failure(.usage, "\(command): \(name) \"\(path)\": writes "
-                + "\(ext.uppercased()) only; name the file *.\(ext)")
+            throw Failure(
+                .usage,
+                "\(command): \(name) \"\(path)\": writes "
+                    + "\(ext.uppercased()) only; name the file *.\(ext)")
         }
         return path
     }
@@ -137,8 +144,10 @@ package struct ParsedArguments: Sendable, Equatable {
 
 /// The parser: `--name value`, `--name=value`, flags, `--` ends options.
 package enum ArgumentParser {
-    package static func parse(_ args: [String], options: [OptionSpec], positionals: [PositionalSpec],
-                              command: String) throws(Failure) -> ParsedArguments {
+    package static func parse(
+        _ args: [String], options: [OptionSpec], positionals: [PositionalSpec],
+        command: String
+    ) throws(Failure) -> ParsedArguments {
         var parsed = ParsedArguments()
         var i = 0
         var optionsEnded = false
@@ -247,8 +256,10 @@ enum Help {
 /// options, then the others in brackets (`...` after a repeatable one). `literal` and
 /// `placeholder` format names and values (plain for `--help`, roff fonts for the manual).
 enum Synopsis {
-    static func of(_ c: any Subcommand.Type, literal: (String) -> String = { $0 },
-                   placeholder: (String) -> String = { $0 }) -> String {
+    static func of(
+        _ c: any Subcommand.Type, literal: (String) -> String = { $0 },
+        placeholder: (String) -> String = { $0 }
+    ) -> String {
         var s = ""
         for p in c.positionals { s += " " + placeholder(p.name) }
         for o in c.options.filter(\.required) + c.options.filter({ !$0.required }) {

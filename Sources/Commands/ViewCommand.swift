@@ -12,20 +12,25 @@ import Runtime
 /// shimmerd-view, which keeps the helper off PATH). docs/VIEWER.md has the desktop setup.
 struct ViewCommand: Subcommand {
     static let name = "view"
-    static let abstract = "show the shared-memory frames of a running daemon in a window (SDL2; X11 or "
+    static let abstract =
+        "show the shared-memory frames of a running daemon in a window (SDL2; X11 or "
         + "Wayland), or as the desktop's background"
     /// The colour around the card on the background, the window's own grey.
     static let defaultFill = "#202020"
     static let options: [OptionSpec] = [
         OptionSpec("--name", value: "NAME", help: "segment /dev/shm/NAME, the daemon's Sink.name (default shimmer)"),
-        OptionSpec("--background", help: "the card as the desktop's background, on every output, "
-            + "instead of a window: a layer surface "
-                   + "under the windows on Wayland compositors with wlr-layer-shell (sway, Hyprland, KDE "
-                       + "Plasma, niri, labwc, Wayfire, "
-                   + "river); it claims the frames only while some output shows it (exit 69 on a "
-                       + "desktop without wlr-layer-shell)"),
-        OptionSpec("--fill", value: "#RRGGBB", help: "with --background: the colour around the card and in "
-            + "its corners (default \(defaultFill))"),
+        OptionSpec(
+            "--background",
+            help: "the card as the desktop's background, on every output, "
+                + "instead of a window: a layer surface "
+                + "under the windows on Wayland compositors with wlr-layer-shell (sway, Hyprland, KDE "
+                + "Plasma, niri, labwc, Wayfire, "
+                + "river); it claims the frames only while some output shows it (exit 69 on a "
+                + "desktop without wlr-layer-shell)"),
+        OptionSpec(
+            "--fill", value: "#RRGGBB",
+            help: "with --background: the colour around the card and in "
+                + "its corners (default \(defaultFill))"),
     ]
 
     var name: String
@@ -41,10 +46,14 @@ struct ViewCommand: Subcommand {
         background = a.flag("--background")
         fill = a.value("--fill")
         if let fill {
-            guard background else { throw Failure(.usage, "view: --fill is the background's colour: give --background too") }
+            guard background else {
+                throw Failure(.usage, "view: --fill is the background's colour: give --background too")
+            }
             guard RGB8(hex: fill) != nil else {
-                throw Failure(.usage, "view: --fill \"\(fill)\" is not a colour #RRGGBB (six hexadecimal "
-                    + "digits, e.g. \(Self.defaultFill))")
+                throw Failure(
+                    .usage,
+                    "view: --fill \"\(fill)\" is not a colour #RRGGBB (six hexadecimal "
+                        + "digits, e.g. \(Self.defaultFill))")
             }
         }
     }
@@ -84,7 +93,8 @@ struct ViewCommand: Subcommand {
     /// What to say when no candidate exists: where each kind of install puts the viewer,
     /// and, in a SwiftPM build directory, how to build it there.
     static func missingViewer(directory: String, tried: [String]) -> String {
-        var s = "view: no viewer executable (tried \(tried.joined(separator: ", "))): the Debian package shimmerd-view "
+        var s =
+            "view: no viewer executable (tried \(tried.joined(separator: ", "))): the Debian package shimmerd-view "
             + "puts it in /usr/libexec/shimmerd/shimmerd-view, scripts/install.sh beside shimmerd"
         if isSwiftPMBuildDirectory(directory) {
             s += "; this shimmerd is a source build: swift build --product shimmerd-view builds it in \(directory)"
@@ -94,8 +104,10 @@ struct ViewCommand: Subcommand {
 
     func run(_ context: CommandContext) throws(Failure) {
         guard let directory = Self.executableDirectory() else {
-            throw Failure(.unavailable, "view: cannot find this executable's directory (/proc/self/exe) "
-                + "to find shimmerd-view beside it")
+            throw Failure(
+                .unavailable,
+                "view: cannot find this executable's directory (/proc/self/exe) "
+                    + "to find shimmerd-view beside it")
         }
         let tried = Self.viewerCandidates(directory: directory)
         guard let viewer = tried.first(where: { access($0, X_OK) == 0 }) else {

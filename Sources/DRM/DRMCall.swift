@@ -20,7 +20,9 @@ enum DRMCall {
         }
     }
 
-    static func value(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> Int32) throws(DRMError) -> Int32 {
+    static func value(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> Int32) throws(DRMError)
+        -> Int32
+    {
         while true {
             errno = 0
             let r = body()
@@ -31,7 +33,9 @@ enum DRMCall {
         }
     }
 
-    static func pointer<P>(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> P?) throws(DRMError) -> P {
+    static func pointer<P>(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> P?) throws(DRMError)
+        -> P
+    {
         while true {
             errno = 0
             if let p = body() { return p }

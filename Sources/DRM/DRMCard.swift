@@ -54,9 +54,10 @@ package final class DRMCard {
         let r = try DRMCall.pointer("drmModeGetResources", path) { drmModeGetResources(fileDescriptor) }
         defer { drmModeFreeResources(r) }
         let res = r.pointee
-        return DRMResources(crtcIDs: Self.array(res.crtcs, res.count_crtcs),
-                            connectorIDs: Self.array(res.connectors, res.count_connectors),
-                            encoderIDs: Self.array(res.encoders, res.count_encoders))
+        return DRMResources(
+            crtcIDs: Self.array(res.crtcs, res.count_crtcs),
+            connectorIDs: Self.array(res.connectors, res.count_connectors),
+            encoderIDs: Self.array(res.encoders, res.count_encoders))
     }
 
     /// `drmModeGetConnector()` (which probes the connector, as a hotplug needs).
@@ -64,20 +65,23 @@ package final class DRMCard {
         let c = try DRMCall.pointer("drmModeGetConnector \(id)", path) { drmModeGetConnector(fileDescriptor, id) }
         defer { drmModeFreeConnector(c) }
         let conn = c.pointee
-        let typeName = drmModeGetConnectorTypeName(conn.connector_type).map { String(cString: $0) }
+        let typeName =
+            drmModeGetConnectorTypeName(conn.connector_type).map { String(cString: $0) }
             ?? "Unknown\(conn.connector_type)"
-        let connection: DRMConnection = switch conn.connection {
-        case DRM_MODE_CONNECTED: .connected
-        case DRM_MODE_DISCONNECTED: .disconnected
-        default: .unknown
-        }
+        let connection: DRMConnection =
+            switch conn.connection {
+            case DRM_MODE_CONNECTED: .connected
+            case DRM_MODE_DISCONNECTED: .disconnected
+            default: .unknown
+            }
         var modes: [DRMMode] = []
         for i in 0..<Int(max(0, conn.count_modes)) { modes.append(DRMMode(conn.modes[i])) }
         var properties: [(id: UInt32, value: UInt64)] = []
         for i in 0..<Int(max(0, conn.count_props)) { properties.append((conn.props[i], conn.prop_values[i])) }
-        return DRMConnector(id: conn.connector_id, name: "\(typeName)-\(conn.connector_type_id)", connection: connection,
-                            modes: modes, encoderID: conn.encoder_id,
-                            encoderIDs: Self.array(conn.encoders, conn.count_encoders), properties: properties)
+        return DRMConnector(
+            id: conn.connector_id, name: "\(typeName)-\(conn.connector_type_id)", connection: connection,
+            modes: modes, encoderID: conn.encoder_id,
+            encoderIDs: Self.array(conn.encoders, conn.count_encoders), properties: properties)
     }
 
     /// `drmModeGetEncoder()`.
@@ -92,8 +96,9 @@ package final class DRMCard {
         let c = try DRMCall.pointer("drmModeGetCrtc \(id)", path) { drmModeGetCrtc(fileDescriptor, id) }
         defer { drmModeFreeCrtc(c) }
         let crtc = c.pointee
-        return DRMCrtc(id: crtc.crtc_id, framebufferID: crtc.buffer_id, x: crtc.x, y: crtc.y,
-                       mode: crtc.mode_valid != 0 ? DRMMode(crtc.mode) : nil)
+        return DRMCrtc(
+            id: crtc.crtc_id, framebufferID: crtc.buffer_id, x: crtc.x, y: crtc.y,
+            mode: crtc.mode_valid != 0 ? DRMMode(crtc.mode) : nil)
     }
 
     /// `drmModeGetProperty()`.
@@ -119,16 +124,19 @@ package final class DRMCard {
 
     /// `drmModeSetCrtc()`: scan out `framebufferID` from (x, y) on `connectors` in
     /// `mode`; framebuffer 0 with no connectors and no mode turns the CRTC off.
-    package func setCrtc(_ crtcID: UInt32, framebufferID: UInt32, x: UInt32 = 0, y: UInt32 = 0,
-                         connectors: [UInt32], mode: DRMMode?) throws(DRMError) {
+    package func setCrtc(
+        _ crtcID: UInt32, framebufferID: UInt32, x: UInt32 = 0, y: UInt32 = 0,
+        connectors: [UInt32], mode: DRMMode?
+    ) throws(DRMError) {
         var ids = connectors
         var info = mode?.raw ?? drmModeModeInfo()
         let hasMode = mode != nil
         try DRMCall.check("drmModeSetCrtc \(crtcID)", path) {
             ids.withUnsafeMutableBufferPointer { c in
                 withUnsafeMutablePointer(to: &info) { m in
-                    drmModeSetCrtc(fileDescriptor, crtcID, framebufferID, x, y, c.baseAddress, Int32(c.count),
-                                   hasMode ? m : nil)
+                    drmModeSetCrtc(
+                        fileDescriptor, crtcID, framebufferID, x, y, c.baseAddress, Int32(c.count),
+                        hasMode ? m : nil)
                 }
             }
         }
@@ -136,10 +144,13 @@ package final class DRMCard {
 
     /// `setCrtc` with these arguments, prepared now and made later (`perform()`), or by a
     /// crash handler through ioctl(2): see `DRMPreparedSetCrtc`.
-    package func prepareSetCrtc(_ crtcID: UInt32, framebufferID: UInt32, x: UInt32 = 0, y: UInt32 = 0,
-                                connectors: [UInt32], mode: DRMMode?) -> DRMPreparedSetCrtc {
-        DRMPreparedSetCrtc(card: self, crtcID: crtcID, framebufferID: framebufferID, x: x, y: y, connectors: connectors,
-                           mode: mode)
+    package func prepareSetCrtc(
+        _ crtcID: UInt32, framebufferID: UInt32, x: UInt32 = 0, y: UInt32 = 0,
+        connectors: [UInt32], mode: DRMMode?
+    ) -> DRMPreparedSetCrtc {
+        DRMPreparedSetCrtc(
+            card: self, crtcID: crtcID, framebufferID: framebufferID, x: x, y: y, connectors: connectors,
+            mode: mode)
     }
 
     /// `drmModePageFlip()` with DRM_MODE_PAGE_FLIP_EVENT: `framebufferID` goes on screen
@@ -165,7 +176,7 @@ package final class DRMCard {
         inbox.flips.removeAll()
         do {
             try DRMCall.check("drmHandleEvent", path) { drmHandleEvent(fileDescriptor, &context) }
-        } catch where error.code == EAGAIN {
+        } catch  where error.code == EAGAIN {
             return []
         }
         return inbox.flips

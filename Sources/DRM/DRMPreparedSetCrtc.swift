@@ -16,8 +16,10 @@ package final class DRMPreparedSetCrtc {
 
     /// The struct drmModeSetCrtc would pass for the same arguments (framebuffer 0 with no
     /// connectors and no mode turns the CRTC off).
-    init(card: DRMCard, crtcID: UInt32, framebufferID: UInt32, x: UInt32, y: UInt32, connectors ids: [UInt32],
-         mode: DRMMode?) {
+    init(
+        card: DRMCard, crtcID: UInt32, framebufferID: UInt32, x: UInt32, y: UInt32, connectors ids: [UInt32],
+        mode: DRMMode?
+    ) {
         self.card = card
         self.crtcID = crtcID
         connectors = .allocate(capacity: max(1, ids.count))
@@ -57,6 +59,8 @@ package final class DRMPreparedSetCrtc {
     /// and EAGAIN).
     package func perform() throws(DRMError) {
         let (fd, request, crtc) = (fileDescriptor, request, crtc)
-        try DRMCall.check("DRM_IOCTL_MODE_SETCRTC \(crtcID)", card.path) { drmIoctl(fd, request, UnsafeMutableRawPointer(crtc)) }
+        try DRMCall.check("DRM_IOCTL_MODE_SETCRTC \(crtcID)", card.path) {
+            drmIoctl(fd, request, UnsafeMutableRawPointer(crtc))
+        }
     }
 }

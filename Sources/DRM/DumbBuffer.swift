@@ -37,7 +37,8 @@ package final class DumbBuffer {
         guard let mapped, mapped != MAP_FAILED else {
             let e = errno
             undoBuffer()
-            throw DRMError(operation: "mmap dumb buffer \(handle) (\(size) bytes at \(offset))", device: card.path, code: e)
+            throw DRMError(
+                operation: "mmap dumb buffer \(handle) (\(size) bytes at \(offset))", device: card.path, code: e)
         }
         var fb: UInt32 = 0
         var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
@@ -51,8 +52,9 @@ package final class DumbBuffer {
                             h.withMemoryRebound(to: UInt32.self, capacity: 4) { h in
                                 p.withMemoryRebound(to: UInt32.self, capacity: 4) { p in
                                     o.withMemoryRebound(to: UInt32.self, capacity: 4) { o in
-                                        drmModeAddFB2(fd, UInt32(width), UInt32(height), shim_drm_format_xrgb8888(),
-                                                      h, p, o, &fb, 0)
+                                        drmModeAddFB2(
+                                            fd, UInt32(width), UInt32(height), shim_drm_format_xrgb8888(),
+                                            h, p, o, &fb, 0)
                                     }
                                 }
                             }
@@ -82,7 +84,9 @@ package final class DumbBuffer {
         munmap(base, byteCount)
         let fd = card.fileDescriptor
         var failure: DRMError?
-        do { try DRMCall.check("drmModeRmFB \(framebufferID)", card.path) { drmModeRmFB(fd, framebufferID) } } catch { failure = error }
+        do { try DRMCall.check("drmModeRmFB \(framebufferID)", card.path) { drmModeRmFB(fd, framebufferID) } } catch {
+            failure = error
+        }
         do {
             try DRMCall.check("drmModeDestroyDumbBuffer \(handle)", card.path) { drmModeDestroyDumbBuffer(fd, handle) }
         } catch { failure = failure ?? error }

@@ -5,7 +5,7 @@ import CSDL2
 /// any window size: `SDL_RenderSetLogicalSize` scales it as large as fits and centres it,
 /// and the rest of the window (the bars) is painted with `background`.
 package final class FrameWindow {
-    private let video: VideoSystem   // SDL stays initialised while a window exists
+    private let video: VideoSystem  // SDL stays initialised while a window exists
     private let window: OpaquePointer
     private let renderer: OpaquePointer
     private var texture: OpaquePointer?
@@ -16,13 +16,18 @@ package final class FrameWindow {
     /// Opens the window at `width` x `height` (frame pixels, so the first frame is shown
     /// 1:1). The renderer is SDL's best one, with presents synchronised to the display's
     /// vertical blank where the driver can (SDL_RENDERER_PRESENTVSYNC), else without.
-    package init(video: VideoSystem, title: String, width: Int, height: Int,
-                 background: BackgroundColor) throws(DisplayError) {
+    package init(
+        video: VideoSystem, title: String, width: Int, height: Int,
+        background: BackgroundColor
+    ) throws(DisplayError) {
         self.video = video
         self.background = background
         let pos = shim_sdl_windowpos_undefined()
-        window = try sdlNonNull("SDL_CreateWindow", SDL_CreateWindow(title, pos, pos, Int32(width), Int32(height),
-                                                                     SDL_WINDOW_RESIZABLE.rawValue))
+        window = try sdlNonNull(
+            "SDL_CreateWindow",
+            SDL_CreateWindow(
+                title, pos, pos, Int32(width), Int32(height),
+                SDL_WINDOW_RESIZABLE.rawValue))
         let vsync = SDL_CreateRenderer(window, -1, SDL_RENDERER_PRESENTVSYNC.rawValue)
         guard let r = vsync ?? SDL_CreateRenderer(window, -1, 0) else {
             let e = DisplayError("SDL_CreateRenderer", lastSDLError())
@@ -78,9 +83,11 @@ package final class FrameWindow {
     package func setFrameSize(width: Int, height: Int) throws(DisplayError) {
         guard width != frameWidth || height != frameHeight || texture == nil else { return }
         guard width > 0, height > 0 else { throw DisplayError("frame size", "\(width) x \(height) is empty") }
-        let t = try sdlNonNull("SDL_CreateTexture \(width) x \(height)",
-                               SDL_CreateTexture(renderer, SDL_PIXELFORMAT_RGB888.rawValue,
-                                                 Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(width), Int32(height)))
+        let t = try sdlNonNull(
+            "SDL_CreateTexture \(width) x \(height)",
+            SDL_CreateTexture(
+                renderer, SDL_PIXELFORMAT_RGB888.rawValue,
+                Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), Int32(width), Int32(height)))
         if let texture { SDL_DestroyTexture(texture) }
         texture = t
         frameWidth = width
@@ -98,8 +105,9 @@ package final class FrameWindow {
     /// Paints the background and the frame, scaled to fit, and shows it
     /// (`SDL_RenderClear`, `SDL_RenderCopy`, `SDL_RenderPresent`).
     package func present() throws(DisplayError) {
-        try sdlCheck("SDL_SetRenderDrawColor",
-                     SDL_SetRenderDrawColor(renderer, background.red, background.green, background.blue, 255))
+        try sdlCheck(
+            "SDL_SetRenderDrawColor",
+            SDL_SetRenderDrawColor(renderer, background.red, background.green, background.blue, 255))
         try sdlCheck("SDL_RenderClear", SDL_RenderClear(renderer))
         if let texture {
             try sdlCheck("SDL_RenderCopy", SDL_RenderCopy(renderer, texture, nil, nil))

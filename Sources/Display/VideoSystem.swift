@@ -57,7 +57,7 @@ package final class VideoSystem {
             case SDL_WINDOWEVENT_CLOSE.rawValue:
                 return .closeRequested
             case SDL_WINDOWEVENT_EXPOSED.rawValue, SDL_WINDOWEVENT_SIZE_CHANGED.rawValue,
-                 SDL_WINDOWEVENT_RESTORED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue:
+                SDL_WINDOWEVENT_RESTORED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue:
                 return .redraw
             default:
                 return .other

@@ -5,7 +5,9 @@ import Glibc
 enum EvdevCall {
     /// A call that returns >= 0 on success: the value.
     @discardableResult
-    static func value(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> Int32) throws(EvdevError) -> Int32 {
+    static func value(_ operation: @autoclosure () -> String, _ device: String, _ body: () -> Int32) throws(EvdevError)
+        -> Int32
+    {
         while true {
             errno = 0
             let r = body()
@@ -23,8 +25,10 @@ enum EvdevCall {
 extension EvdevCall {
     /// A call whose negative `allowed` errno is an answer, not a failure (EAGAIN:
     /// nothing to read now): returned as is.
-    static func value(_ operation: @autoclosure () -> String, _ device: String, allowing allowed: Int32,
-                      _ body: () -> Int32) throws(EvdevError) -> Int32 {
+    static func value(
+        _ operation: @autoclosure () -> String, _ device: String, allowing allowed: Int32,
+        _ body: () -> Int32
+    ) throws(EvdevError) -> Int32 {
         while true {
             errno = 0
             let r = body()

@@ -36,13 +36,15 @@ package final class EvdevDevice {
             throw EvdevError(operation: "libevdev_new", device: path, code: ENOMEM)
         }
         let box = EvdevMessages()
-        libevdev_set_device_log_function(dev, { _, _, data, _, _, _, format, args in
-            guard let data, let format, let args else { return }
-            var text = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&text, text.count, format, args)
-            let line = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            Unmanaged<EvdevMessages>.fromOpaque(data).takeUnretainedValue().add(line)
-        }, LIBEVDEV_LOG_INFO, Unmanaged.passUnretained(box).toOpaque())
+        libevdev_set_device_log_function(
+            dev,
+            { _, _, data, _, _, _, format, args in
+                guard let data, let format, let args else { return }
+                var text = [CChar](repeating: 0, count: 512)
+                _ = vsnprintf(&text, text.count, format, args)
+                let line = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+                Unmanaged<EvdevMessages>.fromOpaque(data).takeUnretainedValue().add(line)
+            }, LIBEVDEV_LOG_INFO, Unmanaged.passUnretained(box).toOpaque())
         do {
             try EvdevCall.value("libevdev_set_fd", path) { libevdev_set_fd(dev, fd) }
         } catch {
@@ -76,10 +78,11 @@ package final class EvdevDevice {
 
     /// `libevdev_get_id_bustype()`, `_vendor()`, `_product()`, `_version()`.
     package var id: InputID {
-        InputID(bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(raw)),
-                vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(raw)),
-                product: UInt16(truncatingIfNeeded: libevdev_get_id_product(raw)),
-                version: UInt16(truncatingIfNeeded: libevdev_get_id_version(raw)))
+        InputID(
+            bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(raw)),
+            vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(raw)),
+            product: UInt16(truncatingIfNeeded: libevdev_get_id_product(raw)),
+            version: UInt16(truncatingIfNeeded: libevdev_get_id_version(raw)))
     }
 
     /// `libevdev_has_property()`.
@@ -106,8 +109,9 @@ package final class EvdevDevice {
     package func absInfo(_ axis: AbsoluteAxis) -> AbsInfo? {
         guard let p = libevdev_get_abs_info(raw, UInt32(axis.rawValue)) else { return nil }
         let a = p.pointee
-        return AbsInfo(value: a.value, minimum: a.minimum, maximum: a.maximum, fuzz: a.fuzz, flat: a.flat,
-                       resolution: a.resolution)
+        return AbsInfo(
+            value: a.value, minimum: a.minimum, maximum: a.maximum, fuzz: a.fuzz, flat: a.flat,
+            resolution: a.resolution)
     }
 
     /// `libevdev_get_event_value(EV_ABS, axis)`: the axis's value in libevdev's state.
@@ -118,7 +122,9 @@ package final class EvdevDevice {
     /// `libevdev_set_clock_id(CLOCK_MONOTONIC)`: the events' times on the monotonic clock
     /// (EVIOCSCLOCKID) rather than wall time, which can jump.
     package func useMonotonicClock() throws(EvdevError) {
-        try EvdevCall.value("libevdev_set_clock_id(CLOCK_MONOTONIC)", path) { libevdev_set_clock_id(raw, CLOCK_MONOTONIC) }
+        try EvdevCall.value("libevdev_set_clock_id(CLOCK_MONOTONIC)", path) {
+            libevdev_set_clock_id(raw, CLOCK_MONOTONIC)
+        }
     }
 
     /// The next event the kernel holds, nil when it holds none now. Throws when the read
@@ -136,7 +142,9 @@ package final class EvdevDevice {
         let pending = try EvdevCall.value("libevdev_has_event_pending", path) { libevdev_has_event_pending(raw) }
         guard pending > 0 else { return nil }
         let flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue | LIBEVDEV_READ_FLAG_BLOCKING.rawValue
-        let rc = try EvdevCall.value("libevdev_next_event", path, allowing: EAGAIN) { libevdev_next_event(raw, flags, &ev) }
+        let rc = try EvdevCall.value("libevdev_next_event", path, allowing: EAGAIN) {
+            libevdev_next_event(raw, flags, &ev)
+        }
         if rc == -EAGAIN { return nil }
         if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
             syncing = true

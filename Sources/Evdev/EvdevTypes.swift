@@ -117,8 +117,9 @@ package struct InputEvent: Hashable, Sendable {
     package var isReport: Bool { type == .synchronization && code == EventCode.report }
 
     init(_ ev: input_event) {
-        self.init(type: EventType(rawValue: ev.type), code: ev.code, value: ev.value,
-                  timeNanoseconds: Int64(ev.time.tv_sec) * 1_000_000_000 + Int64(ev.time.tv_usec) * 1000)
+        self.init(
+            type: EventType(rawValue: ev.type), code: ev.code, value: ev.value,
+            timeNanoseconds: Int64(ev.time.tv_sec) * 1_000_000_000 + Int64(ev.time.tv_usec) * 1000)
     }
 
     /// Bytes of one `struct input_event`, as read(2) of an event node gives them.

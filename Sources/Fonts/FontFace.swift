@@ -37,8 +37,9 @@ package final class FontFace {
         self.match = match
         try check(FT_Init_FreeType(&library), "FT_Init_FreeType", "cannot start FreeType")
         do {
-            try check(FT_New_Face(library, match.path, FT_Long(match.faceIndex), &face), "FT_New_Face",
-                      "cannot open font \(match.path)")
+            try check(
+                FT_New_Face(library, match.path, FT_Long(match.faceIndex), &face), "FT_New_Face",
+                "cannot open font \(match.path)")
         } catch {
             // deinit runs too (every stored property is set): it must not free it again.
             FT_Done_FreeType(library)
@@ -60,16 +61,18 @@ package final class FontFace {
         guard pixelSize.isFinite, pixelSize > 0, pixelSize < 10_000 else {
             throw FontError(operation: "FT_Set_Char_Size", detail: "bad pixel size \(pixelSize)", code: 0)
         }
-        try check(FT_Set_Char_Size(face, 0, FT_F26Dot6((pixelSize * 64).rounded()), 72, 72),
-                  "FT_Set_Char_Size", "size \(pixelSize) px")
+        try check(
+            FT_Set_Char_Size(face, 0, FT_F26Dot6((pixelSize * 64).rounded()), 72, 72),
+            "FT_Set_Char_Size", "size \(pixelSize) px")
     }
 
     private func glyphIndex(_ scalar: Unicode.Scalar) throws -> FT_UInt {
         let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
         if index == 0 {
-            throw FontError(operation: "FT_Get_Char_Index",
-                            detail: "font \(match.family) has no glyph for U+\(String(scalar.value, radix: 16, uppercase: true))",
-                            code: 0)
+            throw FontError(
+                operation: "FT_Get_Char_Index",
+                detail: "font \(match.family) has no glyph for U+\(String(scalar.value, radix: 16, uppercase: true))",
+                code: 0)
         }
         return index
     }
@@ -97,24 +100,28 @@ package final class FontFace {
             pen += Double(slot.pointee.advance.x) / 64
         }
         if minX > maxX { minX = 0; maxX = 0; minY = 0; maxY = 0 }
-        return RunMetrics(advance: pen,
-                          ascent: Double(face.pointee.ascender) / unitsPerEM * pixelSize,
-                          descent: -Double(face.pointee.descender) / unitsPerEM * pixelSize,
-                          inkMinX: minX, inkMinY: minY, inkMaxX: maxX, inkMaxY: maxY)
+        return RunMetrics(
+            advance: pen,
+            ascent: Double(face.pointee.ascender) / unitsPerEM * pixelSize,
+            descent: -Double(face.pointee.descender) / unitsPerEM * pixelSize,
+            inkMinX: minX, inkMinY: minY, inkMaxX: maxX, inkMaxY: maxY)
     }
 
     /// Rasterizes `text` with its pen origin at (`penX`, `baselineY`) pixels, turned
     /// clockwise on screen by `rotationRadians` about that origin (`FT_Set_Transform`,
     /// `FT_Load_Glyph`, `FT_Render_Glyph` in FT_RENDER_MODE_NORMAL: 8-bit anti-aliased).
-    package func rasterize(_ text: String, pixelSize: Double, penX: Double, baselineY: Double,
-                           rotationRadians: Double) throws -> GlyphCoverage {
+    package func rasterize(
+        _ text: String, pixelSize: Double, penX: Double, baselineY: Double,
+        rotationRadians: Double
+    ) throws -> GlyphCoverage {
         let unrotated = try advances(of: text, pixelSize: pixelSize)
         guard let face else { throw FontError(operation: "rasterize", detail: "no face", code: 0) }
         let c = cos(rotationRadians), s = sin(rotationRadians)
         // Clockwise on a y-down screen is clockwise on FreeType's y-up plane too, which
         // there is the matrix [cos sin; -sin cos] (16.16 fixed point).
-        var matrix = FT_Matrix(xx: FT_Fixed((c * 65536).rounded()), xy: FT_Fixed((s * 65536).rounded()),
-                               yx: FT_Fixed((-s * 65536).rounded()), yy: FT_Fixed((c * 65536).rounded()))
+        var matrix = FT_Matrix(
+            xx: FT_Fixed((c * 65536).rounded()), xy: FT_Fixed((s * 65536).rounded()),
+            yx: FT_Fixed((-s * 65536).rounded()), yy: FT_Fixed((c * 65536).rounded()))
         var pieces = [GlyphCoverage]()
         for (scalar, offset) in zip(text.unicodeScalars, unrotated) {
             // The glyph's origin on screen (y down), then into FreeType's y-up 26.6.
@@ -132,8 +139,10 @@ package final class FontFace {
                 let row = pitch >= 0 ? buffer + y * pitch : buffer + (h - 1 - y) * -pitch
                 for x in 0..<w { cov[y * w + x] = row[x] }
             }
-            pieces.append(GlyphCoverage(left: Int(slot.pointee.bitmap_left), top: -Int(slot.pointee.bitmap_top),
-                                        width: w, height: h, coverage: cov))
+            pieces.append(
+                GlyphCoverage(
+                    left: Int(slot.pointee.bitmap_left), top: -Int(slot.pointee.bitmap_top),
+                    width: w, height: h, coverage: cov))
         }
         FT_Set_Transform(face, nil, nil)
         return GlyphCoverage.merging(pieces)

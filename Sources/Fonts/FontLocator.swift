@@ -40,7 +40,8 @@ package enum FontLocator {
         guard let path = string("file") else {
             throw FontError(operation: "fontconfig", detail: "match for \"\(pattern)\" has no file", code: 0)
         }
-        return FontMatch(path: path, faceIndex: Int(index), family: string("family") ?? "?",
-                         style: string("style") ?? "?")
+        return FontMatch(
+            path: path, faceIndex: Int(index), family: string("family") ?? "?",
+            style: string("style") ?? "?")
     }
 }

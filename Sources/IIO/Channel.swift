@@ -45,7 +45,9 @@ package struct Channel {
 
     /// `iio_channel_attr_read()`.
     package func readAttribute(_ attr: String) throws(IIOError) -> String {
-        try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)", name: attr) { iio_channel_attr_read(raw, $0, $1, $2) }
+        try IIOCall.readString("iio_channel_attr_read", "\(target)/\(attr)", name: attr) {
+            iio_channel_attr_read(raw, $0, $1, $2)
+        }
     }
 
     /// `iio_channel_attr_write()`.
@@ -63,7 +65,8 @@ package struct Channel {
     /// `iio_channel_get_data_format()`.
     package var dataFormat: DataFormat {
         let f = iio_channel_get_data_format(raw)!.pointee
-        return DataFormat(length: Int(f.length), bits: Int(f.bits), shift: Int(f.shift), isSigned: f.is_signed,
-                          isBigEndian: f.is_be, repeatCount: Int(max(f.repeat, 1)))
+        return DataFormat(
+            length: Int(f.length), bits: Int(f.bits), shift: Int(f.shift), isSigned: f.is_signed,
+            isBigEndian: f.is_be, repeatCount: Int(max(f.repeat, 1)))
     }
 }

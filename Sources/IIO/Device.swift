@@ -46,7 +46,9 @@ package struct Device {
 
     /// `iio_device_attr_read()`.
     package func readAttribute(_ name: String) throws(IIOError) -> String {
-        try IIOCall.readString("iio_device_attr_read", "\(target)/\(name)", name: name) { iio_device_attr_read(raw, $0, $1, $2) }
+        try IIOCall.readString("iio_device_attr_read", "\(target)/\(name)", name: name) {
+            iio_device_attr_read(raw, $0, $1, $2)
+        }
     }
 
     /// `iio_device_attr_write()`.

@@ -5,8 +5,10 @@ import Glibc
 enum IIOCall {
     /// For calls returning a negative errno on failure (int, ssize_t, long).
     @discardableResult
-    static func check<T: SignedInteger & FixedWidthInteger>(_ operation: String, _ target: @autoclosure () -> String,
-                                        _ body: () -> T) throws(IIOError) -> T {
+    static func check<T: SignedInteger & FixedWidthInteger>(
+        _ operation: String, _ target: @autoclosure () -> String,
+        _ body: () -> T
+    ) throws(IIOError) -> T {
         while true {
             let r = body()
             if r >= 0 { return r }
@@ -17,8 +19,10 @@ enum IIOCall {
     }
 
     /// For calls returning NULL and setting errno on failure.
-    static func pointer<P>(_ operation: String, _ target: @autoclosure () -> String,
-                           _ body: () -> P?) throws(IIOError) -> P {
+    static func pointer<P>(
+        _ operation: String, _ target: @autoclosure () -> String,
+        _ body: () -> P?
+    ) throws(IIOError) -> P {
         errno = 0
         if let p = body() { return p }
         let code = errno == 0 ? ENOENT : errno
@@ -35,12 +39,15 @@ enum IIOCall {
     /// `_raw` value are): the name goes through `withCString` (an implicit String-to-pointer
     /// conversion allocated a copy), the buffer is on the stack, and the text is stored
     /// inside the String. Poll mode reads three attributes 100 times a second.
-    static func readString(_ operation: String, _ target: @autoclosure () -> String, name: String,
-                           _ body: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int) -> Int) throws(IIOError) -> String {
+    static func readString(
+        _ operation: String, _ target: @autoclosure () -> String, name: String,
+        _ body: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int) -> Int
+    ) throws(IIOError) -> String {
         try name.withCString { cName in
             Result { () throws(IIOError) -> String in
                 try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { (p) throws(IIOError) -> String in
-                    let written = try p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { c throws(IIOError) -> Int in
+                    let written = try p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) {
+                        c throws(IIOError) -> Int in
                         try check(operation, target(), { body(cName, c, p.count) })
                     }
                     let bytes = UnsafeBufferPointer(rebasing: p[..<min(max(written, 0), p.count)])

@@ -25,15 +25,19 @@ package final class FileDescriptor: Sendable {
     }
 
     /// `open(2)` with O_CLOEXEC; a failure is `SystemError(operation, path:)`.
-    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open") throws -> FileDescriptor {
+    package static func open(_ path: String, _ flags: Int32, mode: mode_t = 0, operation: String = "open") throws
+        -> FileDescriptor
+    {
         let fd = try retryingEINTR(operation, path: path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
         return FileDescriptor(adopting: fd, path: path)
     }
 
     /// `openat(2)` of one name in `directory` with O_NOFOLLOW | O_CLOEXEC: a symbolic link
     /// in the last component fails with ELOOP instead of being followed.
-    package static func openNoFollow(in directory: FileDescriptor, _ name: String, _ flags: Int32,
-                                     mode: mode_t = 0) throws -> FileDescriptor {
+    package static func openNoFollow(
+        in directory: FileDescriptor, _ name: String, _ flags: Int32,
+        mode: mode_t = 0
+    ) throws -> FileDescriptor {
         let path = directory.entryPath(name)
         let fd = try retryingEINTR("open", path: path) {
             shim_openat_nofollow(directory.rawValue, name, flags, UInt32(mode))
@@ -58,7 +62,9 @@ package final class FileDescriptor: Sendable {
         let fd = try retryingEINTR("open", path: path) { Glibc.open("/proc/self/fd/\(rawValue)", flags | O_CLOEXEC) }
         let again = FileDescriptor(adopting: fd, path: path)
         let st = try again.status()
-        guard st.device == pinned.device, st.inode == pinned.inode else { throw SystemError("reopen", path: path, errno: ESTALE) }
+        guard st.device == pinned.device, st.inode == pinned.inode else {
+            throw SystemError("reopen", path: path, errno: ESTALE)
+        }
         return again
     }
 
@@ -146,7 +152,9 @@ package final class FileDescriptor: Sendable {
     /// `fcntl(F_SETFL)` with O_NONBLOCK set or cleared.
     package func setNonBlocking(_ on: Bool) throws {
         let flags = try retryingEINTR("fcntl F_GETFL", path: path) { fcntl(rawValue, F_GETFL) }
-        try retryingEINTR("fcntl F_SETFL", path: path) { fcntl(rawValue, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) }
+        try retryingEINTR("fcntl F_SETFL", path: path) {
+            fcntl(rawValue, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK)
+        }
     }
 
     /// `read(2)` of what is waiting on a non-blocking descriptor, retrying EINTR: the byte
@@ -259,7 +267,9 @@ package func userName(of uid: uid_t) -> String? {
     var pw = passwd()
     var result: UnsafeMutablePointer<passwd>?
     var buffer = [CChar](repeating: 0, count: 4096)
-    guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil, let name = pw.pw_name else { return nil }
+    guard getpwuid_r(uid, &pw, &buffer, buffer.count, &result) == 0, result != nil, let name = pw.pw_name else {
+        return nil
+    }
     return String(cString: name)
 }
 

@@ -16,7 +16,9 @@ package enum FileSystem {
 
     /// The same, as `name` in the open directory `dir` (openat, renameat): the file lands
     /// in the directory that was opened, whatever its path names by now.
-    package static func writeAtomically(_ bytes: [UInt8], named name: String, in dir: FileDescriptor, mode: mode_t = 0o644) throws {
+    package static func writeAtomically(
+        _ bytes: [UInt8], named name: String, in dir: FileDescriptor, mode: mode_t = 0o644
+    ) throws {
         let tmp = name + ".tmp-\(getpid())"
         let path = dir.path + "/" + name
         let fd = try retryingEINTR("create", path: dir.path + "/" + tmp) {
@@ -74,8 +76,10 @@ package enum FileSystem {
     }
 
     /// `readRegularFile` of a file the caller opened and checked (`PathWalk.openFile`).
-    package static func readRegularFile(_ fd: FileDescriptor, status st: FileStatus, path: String,
-                                        atMost limit: Int) throws -> [UInt8] {
+    package static func readRegularFile(
+        _ fd: FileDescriptor, status st: FileStatus, path: String,
+        atMost limit: Int
+    ) throws -> [UInt8] {
         guard st.size <= limit else {
             throw RefusedFile(path: path, reason: "\(st.size) bytes, more than the \(limit) read at most")
         }

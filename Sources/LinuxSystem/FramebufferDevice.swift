@@ -47,9 +47,12 @@ package enum FramebufferDevice {
         var f = fb_fix_screeninfo()
         try retryingEINTR("FBIOGET_VSCREENINFO", path: fd.path) { shim_fb_get_vscreeninfo(fd.rawValue, &v) }
         try retryingEINTR("FBIOGET_FSCREENINFO", path: fd.path) { shim_fb_get_fscreeninfo(fd.rawValue, &f) }
-        func channel(_ b: fb_bitfield) -> FramebufferChannel { FramebufferChannel(offset: Int(b.offset), length: Int(b.length)) }
+        func channel(_ b: fb_bitfield) -> FramebufferChannel {
+            FramebufferChannel(offset: Int(b.offset), length: Int(b.length))
+        }
         return FramebufferScreenInfo(
-            width: Int(v.xres), height: Int(v.yres), virtualWidth: Int(v.xres_virtual), virtualHeight: Int(v.yres_virtual),
+            width: Int(v.xres), height: Int(v.yres), virtualWidth: Int(v.xres_virtual),
+            virtualHeight: Int(v.yres_virtual),
             panX: Int(v.xoffset), panY: Int(v.yoffset), bitsPerPixel: Int(v.bits_per_pixel),
             red: channel(v.red), green: channel(v.green), blue: channel(v.blue), transparent: channel(v.transp),
             lineLength: Int(f.line_length), memoryLength: Int(f.smem_len), visual: f.visual)

@@ -49,7 +49,7 @@ private func withGroup<T>(_ gid: gid_t, _ body: (group) -> T) -> T? {
             continue
         }
         guard rc == 0, result != nil else { return nil }
-        return body(gr)   // gr's strings point into `buffer`, alive until the return
+        return body(gr)  // gr's strings point into `buffer`, alive until the return
     }
     return nil
 }

@@ -29,8 +29,10 @@ package struct SystemError: Error, CustomStringConvertible, Equatable {
 
 /// Calls `body` until it does not fail with EINTR; a negative result becomes `SystemError`.
 @discardableResult
-package func retryingEINTR<T: BinaryInteger>(_ operation: @autoclosure () -> String, path: @autoclosure () -> String = "",
-                                             _ body: () -> T) throws -> T {
+package func retryingEINTR<T: BinaryInteger>(
+    _ operation: @autoclosure () -> String, path: @autoclosure () -> String = "",
+    _ body: () -> T
+) throws -> T {
     while true {
         let result = body()
         if result >= 0 { return result }

@@ -13,7 +13,9 @@ package final class MemoryMapping: @unchecked Sendable {
         let prot = writable ? PROT_READ | PROT_WRITE : PROT_READ
         guard byteCount > 0 else { throw SystemError("mmap", path: file.path, errno: EINVAL) }
         let p = mmap(nil, byteCount, prot, MAP_SHARED, file.rawValue, 0)
-        guard let p, p != MAP_FAILED else { throw SystemError("mmap \(byteCount) bytes of", path: file.path, errno: Glibc.errno) }
+        guard let p, p != MAP_FAILED else {
+            throw SystemError("mmap \(byteCount) bytes of", path: file.path, errno: Glibc.errno)
+        }
         base = p
         self.byteCount = byteCount
         self.file = file

@@ -47,7 +47,8 @@ package enum PathWalk {
         let st = try fd.status()
         if let why = check(path, st) { throw Refused(path: path, target: path, reason: why) }
         guard st.kind == .regular else {
-            throw FileSystem.RefusedFile(path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
+            throw FileSystem.RefusedFile(
+                path: path, reason: "\(st.kind.phrase), not a regular file; refusing to read it")
         }
         return (fd, st)
     }

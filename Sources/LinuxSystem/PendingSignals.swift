@@ -56,9 +56,12 @@ package final class PendingSignals: SignalSource {
             var info = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
             // One record per read; EAGAIN (thrown) when none is left.
-            while let n = try? retryingEINTR("read", path: file.path, {
-                withUnsafeMutableBytes(of: &info) { Glibc.read(file.rawValue, $0.baseAddress, size) }
-            }), n == size {
+            while let n = try? retryingEINTR(
+                "read", path: file.path,
+                {
+                    withUnsafeMutableBytes(of: &info) { Glibc.read(file.rawValue, $0.baseAddress, size) }
+                }), n == size
+            {
                 out.append(Signal(rawValue: Int32(bitPattern: info.ssi_signo)))
             }
             return out

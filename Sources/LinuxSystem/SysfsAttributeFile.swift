@@ -47,7 +47,9 @@ package enum SysfsAttributeFile {
         defer { close(fd) }
         let bytes = Array(value.utf8)
         let n = bytes.withUnsafeBytes { p in retrying { Glibc.write(fd, p.baseAddress, p.count) } }
-        guard n == bytes.count else { return .failure(SysfsError(operation: "write", path: path, code: n < 0 ? errno : EIO)) }
+        guard n == bytes.count else {
+            return .failure(SysfsError(operation: "write", path: path, code: n < 0 ? errno : EIO))
+        }
         return .success(())
     }
 

@@ -22,10 +22,12 @@ package final class WorkerThread {
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         var t = pthread_t()
-        let rc = pthread_create(&t, nil, { data in
-            Unmanaged<Body>.fromOpaque(data!).takeRetainedValue().run()
-            return nil
-        }, box)
+        let rc = pthread_create(
+            &t, nil,
+            { data in
+                Unmanaged<Body>.fromOpaque(data!).takeRetainedValue().run()
+                return nil
+            }, box)
         guard rc == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
             throw SystemError("pthread_create", errno: rc)

@@ -125,7 +125,8 @@ package struct DescriptorLogHandler: LogHandler {
     }
 
     package func emit(level: Logger.Level, label: String, message: String, metadata: [String: String]) {
-        let line = level.line(label: label, message: message, metadata: metadata, priorityPrefix: priorityPrefixes) + "\n"
+        let line =
+            level.line(label: label, message: message, metadata: metadata, priorityPrefix: priorityPrefixes) + "\n"
         // A failure means stderr is gone: there is nowhere left to report it.
         _ = FileSystem.writeAsMuchAsPossible(fd, Array(line.utf8))
     }

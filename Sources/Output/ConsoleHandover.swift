@@ -36,8 +36,9 @@ final class ConsoleHandover {
         do {
             watch = try ConsoleSwitchWatch(path: path, signal: signal)
         } catch {
-            log.info("console \(path): switches to another VT are not followed (\(error)); the card stays on the "
-                     + "display until another program takes it")
+            log.info(
+                "console \(path): switches to another VT are not followed (\(error)); the card stays on the "
+                    + "display until another program takes it")
         }
     }
 
@@ -45,8 +46,10 @@ final class ConsoleHandover {
     /// switch happen, or acknowledges the switch back and takes the display again. `giveUp`
     /// and `takeBack` are told whether to say so (and, giving up, how many switches were
     /// not told since the last one that was).
-    func signalled(_ sink: String, now: Double, log: Logger, giveUp: (_ say: Bool, _ untold: Int) -> Void,
-                   takeBack: (_ say: Bool) -> Void) {
+    func signalled(
+        _ sink: String, now: Double, log: Logger, giveUp: (_ say: Bool, _ untold: Int) -> Void,
+        takeBack: (_ say: Bool) -> Void
+    ) {
         guard let watch else { return }
         if let away = switchedAway {
             do { try watch.acknowledgeSwitchBack() } catch {
@@ -55,8 +58,9 @@ final class ConsoleHandover {
             switchedAway = nil
             let say = flaps.back()
             if say {
-                log.notice("\(sink): the console is back on VT \(watch.number)"
-                           + (away > 0 ? " (from VT \(away))" : "") + "; taking the display again")
+                log.notice(
+                    "\(sink): the console is back on VT \(watch.number)"
+                        + (away > 0 ? " (from VT \(away))" : "") + "; taking the display again")
             }
             takeBack(say)
             return

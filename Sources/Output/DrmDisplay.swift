@@ -21,8 +21,9 @@ package struct DrmDisplay {
     /// connector; off when it had no framebuffer or no mode (nothing was shown there).
     package func prepareRestore() -> DRMPreparedSetCrtc {
         if let mode = saved.mode, saved.framebufferID != 0 {
-            return card.prepareSetCrtc(crtcID, framebufferID: saved.framebufferID, x: saved.x, y: saved.y,
-                                       connectors: [connector.id], mode: mode)
+            return card.prepareSetCrtc(
+                crtcID, framebufferID: saved.framebufferID, x: saved.x, y: saved.y,
+                connectors: [connector.id], mode: mode)
         }
         return card.prepareSetCrtc(crtcID, framebufferID: 0, connectors: [], mode: nil)
     }
@@ -43,12 +44,15 @@ package struct DrmDisplay {
             let chosen: DRMConnector
             if connectorName == "auto" {
                 guard let c = connectors.first(where: { $0.connection == .connected && !$0.modes.isEmpty }) else {
-                    throw SinkError(sink: "drm", "\(path) has no connected display (connectors: \(names.isEmpty ? "none" : names))")
+                    throw SinkError(
+                        sink: "drm", "\(path) has no connected display (connectors: \(names.isEmpty ? "none" : names))")
                 }
                 chosen = c
             } else {
                 guard let c = connectors.first(where: { $0.name == connectorName }) else {
-                    throw SinkError(sink: "drm", "\(path) has no connector \(connectorName) (connectors: \(names.isEmpty ? "none" : names))")
+                    throw SinkError(
+                        sink: "drm",
+                        "\(path) has no connector \(connectorName) (connectors: \(names.isEmpty ? "none" : names))")
                 }
                 guard c.connection == .connected, !c.modes.isEmpty else {
                     throw SinkError(sink: "drm", "\(path) connector \(connectorName) has no display connected")
@@ -74,13 +78,15 @@ package struct DrmDisplay {
             guard crtcID != 0 else { throw SinkError(sink: "drm", "\(path) \(chosen.name): no idle CRTC can drive it") }
             let saved = try card.crtc(crtcID)
             let keeps = chosen.encoderID != 0 && saved.mode != nil && saved.framebufferID != 0
-            guard let mode = keeps ? saved.mode : (chosen.modes.first(where: \.isPreferred) ?? chosen.modes.first) else {
+            guard let mode = keeps ? saved.mode : (chosen.modes.first(where: \.isPreferred) ?? chosen.modes.first)
+            else {
                 throw SinkError(sink: "drm", "\(path) \(chosen.name) reports no modes")
             }
             let orientationName = try card.enumProperty("panel orientation", of: chosen)
             let orientation = orientationName.flatMap(PanelOrientation.init(rawValue:)) ?? .normal
-            return DrmDisplay(card: card, connector: chosen, crtcID: crtcID, mode: mode, keepsMode: keeps, saved: saved,
-                              orientation: orientation)
+            return DrmDisplay(
+                card: card, connector: chosen, crtcID: crtcID, mode: mode, keepsMode: keeps, saved: saved,
+                orientation: orientation)
         } catch let e as DRMError {
             throw fail(e)
         } catch let e as SinkError {
@@ -95,10 +101,13 @@ package struct DrmDisplay {
     /// it, and its EBUSY is not another program's. Compares the node's st_dev and st_ino
     /// with what each of /proc/self/fd names.
     package var isOpenElsewhereInThisProcess: Bool {
-        guard let node = try? FileStatus.of(card.path), let fds = try? FileSystem.list("/proc/self/fd") else { return false }
+        guard let node = try? FileStatus.of(card.path), let fds = try? FileSystem.list("/proc/self/fd") else {
+            return false
+        }
         return fds.contains { name in
             guard let fd = Int32(name), fd != card.fileDescriptor,
-                  let s = try? FileStatus.of("/proc/self/fd/\(name)") else { return false }
+                let s = try? FileStatus.of("/proc/self/fd/\(name)")
+            else { return false }
             return s.device == node.device && s.inode == node.inode
         }
     }

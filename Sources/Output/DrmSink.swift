@@ -120,7 +120,8 @@ package final class DrmSink: FrameSink {
         /// Copies what changed of `pixmap` into buffer `index` (`ShadowCopier.copy`); the rows written.
         func copy(_ pixmap: Pixmap, into index: Int) -> Int {
             let b = buffers[index]
-            return copier.copy(pixmap, into: index, base: b.base, pitch: b.pitch, panelWidth: b.width, panelHeight: b.height)
+            return copier.copy(
+                pixmap, into: index, base: b.base, pitch: b.pitch, panelWidth: b.width, panelHeight: b.height)
         }
     }
 
@@ -132,9 +133,11 @@ package final class DrmSink: FrameSink {
     ///   - log: one line per state change (attached, detached: notice; busy, a failed
     ///     restore or page flip: warning or error).
     ///   - clock: monotonic seconds, for the retry backoff.
-    package init(device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, log: Logger,
-                 clock: @escaping () -> Double = MonotonicClock.seconds) {
+    package init(
+        device: String, connector: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
+        consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, log: Logger,
+        clock: @escaping () -> Double = MonotonicClock.seconds
+    ) {
         console = ConsoleHandover(signal: consoleSwitchSignal)
         self.device = device
         connectorName = connector
@@ -179,7 +182,7 @@ package final class DrmSink: FrameSink {
         guard let a = attached else { return .published }
         collectFlip(a)
         if a.pending != nil {
-            waitingFrame = true     // flipped when the pending one completes
+            waitingFrame = true  // flipped when the pending one completes
             return .published
         }
         flip(a)
@@ -221,7 +224,8 @@ package final class DrmSink: FrameSink {
         if let a = attached {
             collectFlip(a)
             if a.pending != nil, clock() - a.queuedAt > Self.flipTimeout {
-                detach(because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued", level: .warning)
+                detach(
+                    because: "no page-flip event \(Int(Self.flipTimeout)) s after the flip was queued", level: .warning)
             }
         }
         guard attached == nil, console.switchedAway == nil, retry.isDue(clock()) else { return }
@@ -234,13 +238,16 @@ package final class DrmSink: FrameSink {
             let d = a.display, p = a.placement
             defer { quietAttach = false }
             guard !quietAttach else { return }
-            log.notice("drm \(d.card.path): \(d.connector.name) \(d.mode) (" + (d.keepsMode ? "the mode it had" : "its preferred mode")
-                   + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
-                   + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
+            log.notice(
+                "drm \(d.card.path): \(d.connector.name) \(d.mode) ("
+                    + (d.keepsMode ? "the mode it had" : "its preferred mode")
+                    + "), panel orientation \(d.orientation.rawValue); card at \(p.originX),\(p.originY)"
+                    + (p.isEmpty ? ", entirely off screen" : "") + "; page flips on vblank")
         } catch {
             let message = error.message
             if retry.failed(message, at: clock()) {
-                log.warning("drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning(
+                    "drm \(device) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
             }
         }
     }
@@ -261,8 +268,11 @@ package final class DrmSink: FrameSink {
         let card = display.card
         do {
             try card.becomeMaster()
-        } catch where error.isMasterConflict {
-            throw SinkError(sink: "drm", "\(card.path): another program holds DRM master (\(error.codeName) from drmSetMaster; a compositor or another console program)")
+        } catch  where error.isMasterConflict {
+            throw SinkError(
+                sink: "drm",
+                "\(card.path): another program holds DRM master (\(error.codeName) from drmSetMaster; a compositor or another console program)"
+            )
         } catch {
             throw SinkError(sink: "drm", "\(error)")
         }
@@ -274,7 +284,7 @@ package final class DrmSink: FrameSink {
             }
             for _ in 0..<2 {
                 let b = try card.makeDumbBuffer(width: mode.width, height: mode.height)
-                memset(b.base, 0, b.byteCount)       // black around the card (written, never read)
+                memset(b.base, 0, b.byteCount)  // black around the card (written, never read)
                 buffers.append(b)
             }
         } catch let e as SinkError {
@@ -285,14 +295,16 @@ package final class DrmSink: FrameSink {
             throw SinkError(sink: "drm", "\(error)")
         }
         let upright = display.orientation.uprightSize(panelWidth: mode.width, panelHeight: mode.height)
-        let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
-                                      screenWidth: upright.width, screenHeight: upright.height, position: position)
+        let placement = CardPlacement(
+            cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
+            screenWidth: upright.width, screenHeight: upright.height, position: position)
         let console = VirtualTerminalMode.graphicsConsole(consolePath, log: log)
         let a = Attached(display: display, buffers: buffers, placement: placement, console: console)
         copyRows(a, into: 0)
         do {
-            try card.setCrtc(display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],
-                             mode: mode)
+            try card.setCrtc(
+                display.crtcID, framebufferID: buffers[0].framebufferID, connectors: [display.connector.id],
+                mode: mode)
         } catch {
             try? console?.restore()
             try? card.dropMaster()
@@ -305,8 +317,11 @@ package final class DrmSink: FrameSink {
     /// Arms the prepared CRTC setting, then the console's mode (the order `release` uses)
     /// for the crash handler, which makes them with ioctl(2) before the process dies.
     private func armCrashRestore(_ a: Attached) {
-        var calls = [CrashFlush.Restore(fileDescriptor: a.restore.fileDescriptor, request: a.restore.request,
-                                        argument: a.restore.argument)]
+        var calls = [
+            CrashFlush.Restore(
+                fileDescriptor: a.restore.fileDescriptor, request: a.restore.request,
+                argument: a.restore.argument)
+        ]
         var owners: [AnyObject] = [a.restore]
         if let console = a.console, let call = console.crashRestore {
             calls.append(call)
@@ -314,8 +329,9 @@ package final class DrmSink: FrameSink {
         }
         a.arm(CrashFlush.register(restoring: calls, keeping: owners))
         if a.crashRestore == nil {
-            log.warning("drm \(a.display.card.path): the crash handler has no room for the console's restore; "
-                   + "a crash would leave the display dark")
+            log.warning(
+                "drm \(a.display.card.path): the crash handler has no room for the console's restore; "
+                    + "a crash would leave the display dark")
         }
     }
 
@@ -343,16 +359,21 @@ package final class DrmSink: FrameSink {
         do {
             try a.restore.perform()
         } catch {
-            log.error("drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
+            log.error(
+                "drm \(d.card.path): cannot restore CRTC \(d.crtcID) (framebuffer \(d.saved.framebufferID)): \(error)")
         }
     }
 
     /// - Parameter quiet: said nothing (a console switch that is not told, `ConsoleHandover`).
-    func detach(because why: String, hasMaster: Bool = true, level: Logger.Level = .notice, retrying: Bool = true,
-                quiet: Bool = false) {
+    func detach(
+        because why: String, hasMaster: Bool = true, level: Logger.Level = .notice, retrying: Bool = true,
+        quiet: Bool = false
+    ) {
         guard let a = attached else { return }
         if !quiet {
-            log.log(level, "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
+            log.log(
+                level,
+                "drm \(a.display.card.path) \(a.display.connector.name): \(why); "
                     + (hasMaster ? "the console is restored" : "the display is left to it")
                     + (retrying ? ", retrying with backoff up to \(Int(Self.maxBackoff)) s" : ""))
         }
@@ -382,7 +403,7 @@ package final class DrmSink: FrameSink {
                 detach(because: "the display no longer offers \(d.mode)")
             }
         } else {
-            retry.restart()      // attach now (the caller goes on to it)
+            retry.restart()  // attach now (the caller goes on to it)
         }
     }
 
@@ -396,8 +417,9 @@ package final class DrmSink: FrameSink {
             try a.display.card.pageFlip(a.display.crtcID, to: a.buffers[back].framebufferID)
             a.flipQueued(to: back, at: clock())
             flipsQueued += 1
-        } catch where error.isMasterConflict && error.code != EBUSY {
-            detach(because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
+        } catch  where error.isMasterConflict && error.code != EBUSY {
+            detach(
+                because: "another program took the display (\(error.codeName) from drmModePageFlip)", hasMaster: false)
         } catch {
             detach(because: "\(error)", level: .warning)
         }
@@ -433,14 +455,18 @@ extension DrmSink {
     /// away (the console's CRTC set back, DRM master dropped, so the session on the other
     /// VT can take it), and taken again after the switch back.
     package func consoleSwitched() {
-        console.signalled("drm \(device)", now: clock(), log: log, giveUp: { say, untold in
-            detach(because: "the console is switching to another VT" + ConsoleHandover.untoldSuffix(untold),
-                   retrying: false, quiet: !say)
-        }, takeBack: { say in
-            quietAttach = !say
-            retry.restart()
-            maintain()
-        })
+        console.signalled(
+            "drm \(device)", now: clock(), log: log,
+            giveUp: { say, untold in
+                detach(
+                    because: "the console is switching to another VT" + ConsoleHandover.untoldSuffix(untold),
+                    retrying: false, quiet: !say)
+            },
+            takeBack: { say in
+                quietAttach = !say
+                retry.restart()
+                maintain()
+            })
     }
 
     /// Reads the connector's DPMS state; says when it changes. A display switched off and on
@@ -464,9 +490,10 @@ extension DrmSink {
             guard told.say else { return }
             untold = told.untold
         } else {
-            guard dpmsFlaps.isTelling else { return }    // Off to Standby and the like, within an episode
+            guard dpmsFlaps.isTelling else { return }  // Off to Standby and the like, within an episode
         }
-        log.info("drm \(card.path) \(connector.name): DPMS \(value ?? "unknown")"
-                 + (untold > 0 ? " (off \(untold) more times since the last such line)" : ""))
+        log.info(
+            "drm \(card.path) \(connector.name): DPMS \(value ?? "unknown")"
+                + (untold > 0 ? " (off \(untold) more times since the last such line)" : ""))
     }
 }

@@ -16,8 +16,10 @@ package struct FramebufferGeometry: Sendable, Equatable, CustomStringConvertible
     /// "ioctl" or "sysfs", for the log line.
     package var source: String
 
-    package init(width: Int, height: Int, panX: Int = 0, panY: Int = 0, stride: Int, format: PixelFormat,
-                 mappedLength: Int, source: String) {
+    package init(
+        width: Int, height: Int, panX: Int = 0, panY: Int = 0, stride: Int, format: PixelFormat,
+        mappedLength: Int, source: String
+    ) {
         self.width = width
         self.height = height
         self.panX = panX
@@ -34,11 +36,13 @@ package struct FramebufferGeometry: Sendable, Equatable, CustomStringConvertible
 
     /// From FBIOGET_VSCREENINFO / FBIOGET_FSCREENINFO.
     package init(_ info: FramebufferScreenInfo) {
-        let format = PixelFormat(bitsPerPixel: info.bitsPerPixel, red: info.red, green: info.green, blue: info.blue,
-                                 transparent: info.transparent)
+        let format = PixelFormat(
+            bitsPerPixel: info.bitsPerPixel, red: info.red, green: info.green, blue: info.blue,
+            transparent: info.transparent)
         let needed = info.lineLength * max(info.virtualHeight, info.height)
-        self.init(width: info.width, height: info.height, panX: info.panX, panY: info.panY, stride: info.lineLength,
-                  format: format, mappedLength: info.memoryLength > 0 ? info.memoryLength : needed, source: "ioctl")
+        self.init(
+            width: info.width, height: info.height, panX: info.panX, panY: info.panY, stride: info.lineLength,
+            format: format, mappedLength: info.memoryLength > 0 ? info.memoryLength : needed, source: "ioctl")
     }
 
     /// From the text of /sys/class/graphics/fbN/{virtual_size, bits_per_pixel, stride}
@@ -46,8 +50,10 @@ package struct FramebufferGeometry: Sendable, Equatable, CustomStringConvertible
     /// visible size when present, `pan` ("0,0") the panning. Sysfs has no channel offsets:
     /// the format is the conventional one for the depth (`PixelFormat.conventional`).
     /// Throws a message naming the attribute and its value.
-    package static func fromSysfs(virtualSize: String, bitsPerPixel: String, stride: String,
-                                  modes: String? = nil, pan: String? = nil) throws(SinkError) -> FramebufferGeometry {
+    package static func fromSysfs(
+        virtualSize: String, bitsPerPixel: String, stride: String,
+        modes: String? = nil, pan: String? = nil
+    ) throws(SinkError) -> FramebufferGeometry {
         func fail(_ what: String, _ value: String) -> SinkError {
             SinkError(sink: "framebuffer", "sysfs \(what) = \"\(value.trimmed)\" is not usable")
         }
@@ -56,7 +62,9 @@ package struct FramebufferGeometry: Sendable, Equatable, CustomStringConvertible
             guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, b >= 0 else { return nil }
             return (a, b)
         }
-        guard let (vw, vh) = pair(virtualSize, separator: ","), vw > 0, vh > 0 else { throw fail("virtual_size", virtualSize) }
+        guard let (vw, vh) = pair(virtualSize, separator: ","), vw > 0, vh > 0 else {
+            throw fail("virtual_size", virtualSize)
+        }
         guard let bpp = Int(bitsPerPixel.trimmed), let format = PixelFormat.conventional(bitsPerPixel: bpp) else {
             throw fail("bits_per_pixel", bitsPerPixel)
         }
@@ -75,8 +83,9 @@ package struct FramebufferGeometry: Sendable, Equatable, CustomStringConvertible
             panX = x
             panY = y
         }
-        return FramebufferGeometry(width: width, height: height, panX: panX, panY: panY, stride: rowBytes, format: format,
-                                   mappedLength: rowBytes * vh, source: "sysfs")
+        return FramebufferGeometry(
+            width: width, height: height, panX: panX, panY: panY, stride: rowBytes, format: format,
+            mappedLength: rowBytes * vh, source: "sysfs")
     }
 
     /// Byte offset of visible pixel (x, y).
@@ -109,6 +118,9 @@ package struct CardPlacement: Sendable, Equatable {
 
 extension String {
     var trimmed: String {
-        String(self.drop { $0 == " " || $0 == "\n" || $0 == "\0" }.reversed().drop { $0 == " " || $0 == "\n" || $0 == "\0" }.reversed())
+        String(
+            self.drop { $0 == " " || $0 == "\n" || $0 == "\0" }.reversed().drop {
+                $0 == " " || $0 == "\n" || $0 == "\0"
+            }.reversed())
     }
 }

@@ -79,9 +79,11 @@ package final class FramebufferSink: FrameSink {
     ///   - log: one line per state change (attached: notice; unavailable, vanished, the
     ///     console left in its mode: warning).
     ///   - clock: monotonic seconds, for the retry backoff.
-    package init(device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
-                 consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, sysfsRoot: String = "/sys", log: Logger,
-                 clock: @escaping () -> Double = MonotonicClock.seconds) {
+    package init(
+        device: String, position: (x: Int, y: Int)?, cardWidth: Int, cardHeight: Int,
+        consolePath: String = "/dev/tty0", consoleSwitchSignal: Int32? = nil, sysfsRoot: String = "/sys", log: Logger,
+        clock: @escaping () -> Double = MonotonicClock.seconds
+    ) {
         devicePath = device
         self.consolePath = consolePath
         console = ConsoleHandover(signal: consoleSwitchSignal)
@@ -140,8 +142,9 @@ package final class FramebufferSink: FrameSink {
             console.follow(consolePath, log: log)
             let p = d.placement
             if !quietAttach {
-                log.notice("framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
-                           + (p.isEmpty ? ", entirely off screen" : "") + replaced)
+                log.notice(
+                    "framebuffer \(devicePath): \(d.geometry); card at \(p.originX),\(p.originY)"
+                        + (p.isEmpty ? ", entirely off screen" : "") + replaced)
             }
             quietAttach = false
             copyRows(d, all: true)
@@ -149,9 +152,13 @@ package final class FramebufferSink: FrameSink {
             let message = error.message
             let fresh = retry.failed(message, at: clock())
             if let why = vanished {
-                log.warning("framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning(
+                    "framebuffer \(devicePath) vanished (\(why)); unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s"
+                )
             } else if fresh {
-                log.warning("framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s")
+                log.warning(
+                    "framebuffer \(devicePath) unavailable: \(message); retrying with backoff up to \(Int(Self.maxBackoff)) s"
+                )
             }
             vanished = nil
         }
@@ -191,38 +198,46 @@ package final class FramebufferSink: FrameSink {
         } catch {
             // Not a real fbdev (a regular file standing in for it) or the ioctls are not
             // supported: the sysfs attributes of fbN.
-            guard let dir = FramebufferDevice.sysfsDirectory(path: devicePath, status: status, sysfsRoot: sysfsRoot) else {
+            guard let dir = FramebufferDevice.sysfsDirectory(path: devicePath, status: status, sysfsRoot: sysfsRoot)
+            else {
                 throw SinkError(sink: "framebuffer", "\(error), and no /sys/class/graphics/fbN for \(devicePath)")
             }
             func attr(_ name: String) -> String? { try? SysfsAttributeFile.read(dir + "/" + name).get() }
             guard let size = attr("virtual_size"), let bpp = attr("bits_per_pixel"), let stride = attr("stride") else {
-                throw SinkError(sink: "framebuffer", "\(error), and \(dir)/{virtual_size,bits_per_pixel,stride} are not readable")
+                throw SinkError(
+                    sink: "framebuffer", "\(error), and \(dir)/{virtual_size,bits_per_pixel,stride} are not readable")
             }
-            geometry = try FramebufferGeometry.fromSysfs(virtualSize: size, bitsPerPixel: bpp, stride: stride,
-                                                          modes: attr("modes"), pan: attr("pan"))
+            geometry = try FramebufferGeometry.fromSysfs(
+                virtualSize: size, bitsPerPixel: bpp, stride: stride,
+                modes: attr("modes"), pan: attr("pan"))
         }
         if let why = geometry.format.unsupportedReason {
             throw SinkError(sink: "framebuffer", "unsupported pixel format: \(why)")
         }
         let needed = geometry.offset(x: geometry.width, y: geometry.height - 1)
         guard geometry.mappedLength >= needed else {
-            throw SinkError(sink: "framebuffer", "\(geometry.mappedLength) bytes of memory for \(geometry), needs \(needed)")
+            throw SinkError(
+                sink: "framebuffer", "\(geometry.mappedLength) bytes of memory for \(geometry), needs \(needed)")
         }
         if status.kind == .regular && status.size < geometry.mappedLength {
             // Mapping past the end of a file faults on access (SIGBUS).
-            throw SinkError(sink: "framebuffer", "\(devicePath) is a \(status.size)-byte file; \(geometry) needs \(geometry.mappedLength)")
+            throw SinkError(
+                sink: "framebuffer",
+                "\(devicePath) is a \(status.size)-byte file; \(geometry) needs \(geometry.mappedLength)")
         }
         let mapping: MemoryMapping
         do { mapping = try MemoryMapping(fd, byteCount: geometry.mappedLength) } catch { throw fail(error) }
-        let placement = CardPlacement(cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
-                                      screenWidth: geometry.width, screenHeight: geometry.height, position: position)
+        let placement = CardPlacement(
+            cardWidth: shadow.pixmap.width, cardHeight: shadow.pixmap.height,
+            screenWidth: geometry.width, screenHeight: geometry.height, position: position)
         let console = VirtualTerminalMode.graphicsConsole(consolePath, log: log)
         let crashRestore = console.flatMap { c in
             c.crashRestore.flatMap { CrashFlush.register(restoring: [$0], keeping: [c]) }
         }
-        return Attached(mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
-                        placement: placement, console: console, identity: (status.device, status.inode),
-                        crashRestore: crashRestore)
+        return Attached(
+            mapping: mapping, geometry: geometry, converter: PixelConverter(geometry.format),
+            placement: placement, console: console, identity: (status.device, status.inode),
+            crashRestore: crashRestore)
     }
 
     /// Copies the card rows that differ from what was last written (all of them when
@@ -256,18 +271,22 @@ extension FramebufferSink {
     package var audience: FrameAudience { .display(unseenBecause: console.unseenBecause) }
 
     package func consoleSwitched() {
-        console.signalled("framebuffer \(devicePath)", now: clock(), log: log, giveUp: { say, untold in
-            guard let d = device else { return }
-            restoreConsole(d)
-            device = nil
-            if say {
-                log.notice("framebuffer \(devicePath): the console is switching to another VT; the device is let go"
-                           + ConsoleHandover.untoldSuffix(untold))
-            }
-        }, takeBack: { say in
-            quietAttach = !say
-            retry.restart()
-            maintain()
-        })
+        console.signalled(
+            "framebuffer \(devicePath)", now: clock(), log: log,
+            giveUp: { say, untold in
+                guard let d = device else { return }
+                restoreConsole(d)
+                device = nil
+                if say {
+                    log.notice(
+                        "framebuffer \(devicePath): the console is switching to another VT; the device is let go"
+                            + ConsoleHandover.untoldSuffix(untold))
+                }
+            },
+            takeBack: { say in
+                quietAttach = !say
+                retry.restart()
+                maintain()
+            })
     }
 }

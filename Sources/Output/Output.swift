@@ -1,10 +1,10 @@
+import PNG
 // Output: frame sinks and pixel-format conversion (framebuffer, shm, raw, png, null).
 //
 // Purpose: take the renderer's XRGB8888 pixels to where people and programs see them.
 // Formats are converted here, at the sink, never in the card renderer.
 // Must not import: Runtime, Commands.
 import Raster
-import PNG
 
 /// Converts premultiplied XRGB8888 card pixels and the card's coverage (alpha) into
 /// straight RGBA for PNG: pixels outside the rounded corners are transparent, as
@@ -24,7 +24,8 @@ package enum CardImage {
                         let word = row[x], a = UInt32(alpha[base + x])
                         // Opaque (all but the corners): the premultiplied channels are the straight ones.
                         let rgb = a == 255 ? word : a == 0 ? 0 : unpremultiplied(word, alpha: a)
-                        words[base + x] = (a << 24 | (rgb & 0xFF) << 16 | (rgb & 0xFF00) | (rgb >> 16 & 0xFF)).littleEndian
+                        words[base + x] =
+                            (a << 24 | (rgb & 0xFF) << 16 | (rgb & 0xFF00) | (rgb >> 16 & 0xFF)).littleEndian
                     }
                 }
             }

@@ -43,8 +43,10 @@ final class PNGFrameWriter: @unchecked Sendable {
     private var closing = false
     private var failures: [String] = []
 
-    init(folder: FileDescriptor, directory: String, width: Int, height: Int, coverage: [UInt8],
-         waitsWhenFull: Bool) throws(SinkError) {
+    init(
+        folder: FileDescriptor, directory: String, width: Int, height: Int, coverage: [UInt8],
+        waitsWhenFull: Bool
+    ) throws(SinkError) {
         self.folder = folder
         self.directory = directory
         self.width = width

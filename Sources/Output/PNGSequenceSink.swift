@@ -30,8 +30,10 @@ package final class PNGSequenceSink: FrameSink {
     /// The number the next frame gets.
     package private(set) var nextNumber: UInt64
 
-    package init(directory: String, width: Int, height: Int, coverage: [UInt8], waitsWhenBehind: Bool = false,
-                 log: Logger? = nil) throws(SinkError) {
+    package init(
+        directory: String, width: Int, height: Int, coverage: [UInt8], waitsWhenBehind: Bool = false,
+        log: Logger? = nil
+    ) throws(SinkError) {
         self.directory = directory
         self.log = log
         do { try FileSystem.createDirectories(directory) } catch {
@@ -39,9 +41,11 @@ package final class PNGSequenceSink: FrameSink {
         }
         // Opened once, never through a symbolic link: every frame goes into this
         // directory (openat), whatever its name comes to point at.
-        do { folder = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) }
-        catch let e as SystemError where (e.errno == ELOOP || e.errno == ENOTDIR)
-                  && (try? FileStatus.of(directory, followLinks: false).kind) == .symbolicLink {
+        do { folder = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) } catch let e
+            as SystemError
+            where (e.errno == ELOOP || e.errno == ENOTDIR)
+            && (try? FileStatus.of(directory, followLinks: false).kind) == .symbolicLink
+        {
             throw SinkError(sink: "png", "\(directory) is a symbolic link; refusing to follow it", permanent: true)
         } catch {
             throw SinkError(sink: "png", "cannot open \(directory): \(error)", permanent: true)
@@ -52,14 +56,17 @@ package final class PNGSequenceSink: FrameSink {
         }
         let highest = names.compactMap(Self.number(ofFileName:)).max() ?? 0
         guard highest < Self.maximumNumber else {
-            throw SinkError(sink: "png", "\(directory) holds \(Self.fileName(highest)); numbering cannot go on after it "
-                            + "(at most \(Self.fileName(Self.maximumNumber))); use another directory", permanent: true)
+            throw SinkError(
+                sink: "png",
+                "\(directory) holds \(Self.fileName(highest)); numbering cannot go on after it "
+                    + "(at most \(Self.fileName(Self.maximumNumber))); use another directory", permanent: true)
         }
         firstNumber = highest + 1
         nextNumber = firstNumber
         buffer = PixelBuffer(width: width, height: height)
-        writer = try PNGFrameWriter(folder: folder, directory: directory, width: width, height: height,
-                                    coverage: coverage, waitsWhenFull: waitsWhenBehind)
+        writer = try PNGFrameWriter(
+            folder: folder, directory: directory, width: width, height: height,
+            coverage: coverage, waitsWhenFull: waitsWhenBehind)
     }
 
     deinit { close() }
@@ -92,7 +99,8 @@ package final class PNGSequenceSink: FrameSink {
     package func publish(slot: Int, _ frame: FrameInfo) throws(SinkError) -> Delivery {
         try reportFailures()
         guard nextNumber <= Self.maximumNumber else {
-            throw SinkError(sink: "png", "\(directory): frame numbers end at \(Self.fileName(Self.maximumNumber))", permanent: true)
+            throw SinkError(
+                sink: "png", "\(directory): frame numbers end at \(Self.fileName(Self.maximumNumber))", permanent: true)
         }
         guard writer.submit(buffer.pixmap, name: Self.fileName(nextNumber)) else { return .dropped(.writerBehind) }
         nextNumber += 1

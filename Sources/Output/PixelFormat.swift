@@ -16,8 +16,10 @@ package struct PixelFormat: Sendable, Equatable, CustomStringConvertible {
     package var blue: FramebufferChannel
     package var transparent: FramebufferChannel
 
-    package init(bitsPerPixel: Int, red: FramebufferChannel, green: FramebufferChannel, blue: FramebufferChannel,
-                 transparent: FramebufferChannel = FramebufferChannel(offset: 0, length: 0)) {
+    package init(
+        bitsPerPixel: Int, red: FramebufferChannel, green: FramebufferChannel, blue: FramebufferChannel,
+        transparent: FramebufferChannel = FramebufferChannel(offset: 0, length: 0)
+    ) {
         self.bitsPerPixel = bitsPerPixel
         self.red = red
         self.green = green
@@ -54,7 +56,9 @@ package struct PixelFormat: Sendable, Equatable, CustomStringConvertible {
     /// Checks what this sink can write: 16, 24 or 32 bpp, channels inside the pixel,
     /// 1...16 bits each. Returns why not, or nil.
     package var unsupportedReason: String? {
-        guard [16, 24, 32].contains(bitsPerPixel) else { return "\(bitsPerPixel) bits per pixel (16, 24 or 32 supported)" }
+        guard [16, 24, 32].contains(bitsPerPixel) else {
+            return "\(bitsPerPixel) bits per pixel (16, 24 or 32 supported)"
+        }
         for (name, c) in [("red", red), ("green", green), ("blue", blue)] {
             guard c.length >= 1, c.length <= 16, c.offset >= 0, c.offset + c.length <= bitsPerPixel else {
                 return "\(name) channel at bit \(c.offset), \(c.length) bits, does not fit a \(bitsPerPixel)-bit pixel"
@@ -83,7 +87,8 @@ package struct PixelFormat: Sendable, Equatable, CustomStringConvertible {
     /// The pixel value of one XRGB8888 word.
     package func value(of xrgb: UInt32) -> UInt32 {
         func place(_ v: UInt32, _ c: FramebufferChannel) -> UInt32 {
-            let bits: UInt32 = c.length >= 8
+            let bits: UInt32 =
+                c.length >= 8
                 ? (v * ((1 << UInt32(c.length)) - 1) + 127) / 255
                 : v >> UInt32(8 - c.length)
             return bits << UInt32(c.offset)
@@ -92,7 +97,8 @@ package struct PixelFormat: Sendable, Equatable, CustomStringConvertible {
     }
 
     var alphaMask: UInt32 {
-        transparent.length == 0 ? 0 : UInt32(truncatingIfNeeded: ((1 << UInt64(transparent.length)) - 1) << UInt64(transparent.offset))
+        transparent.length == 0
+            ? 0 : UInt32(truncatingIfNeeded: ((1 << UInt64(transparent.length)) - 1) << UInt64(transparent.offset))
     }
 }
 
@@ -143,7 +149,8 @@ package struct PixelConverter: Sendable {
                         for i in 0..<count {
                             let w = source[i]
                             let v = r[Int(w >> 16 & 0xFF)] | g[Int(w >> 8 & 0xFF)] | b[Int(w & 0xFF)] | alpha
-                            (destination + i * 2).storeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian, as: UInt16.self)
+                            (destination + i * 2).storeBytes(
+                                of: UInt16(truncatingIfNeeded: v).littleEndian, as: UInt16.self)
                         }
                     }
                 }

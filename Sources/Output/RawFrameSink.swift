@@ -79,9 +79,11 @@ package final class RawFrameSink: FrameSink {
     /// At most `fps` frames a second from now on (a reload that keeps the output).
     package func limit(fps: Double) { self.fps = fps }
 
-    package init(path: String, width: Int, height: Int, fps: Double,
-                 clock: @escaping () -> Double = MonotonicClock.seconds,
-                 log: Logger) throws(SinkError) {
+    package init(
+        path: String, width: Int, height: Int, fps: Double,
+        clock: @escaping () -> Double = MonotonicClock.seconds,
+        log: Logger
+    ) throws(SinkError) {
         self.path = path
         self.log = log
         buffer = PixelBuffer(width: width, height: height)
@@ -90,7 +92,9 @@ package final class RawFrameSink: FrameSink {
         self.clock = clock
         if path == "-" {
             let fd = dup(1)
-            guard fd >= 0 else { throw SinkError(sink: "raw", "stdout: \(String(cString: strerror(errno)))", permanent: true) }
+            guard fd >= 0 else {
+                throw SinkError(sink: "raw", "stdout: \(String(cString: strerror(errno)))", permanent: true)
+            }
             try adopt(FileDescriptor(adopting: fd, path: "stdout"))
             return
         }
@@ -127,7 +131,8 @@ package final class RawFrameSink: FrameSink {
                 throw SinkError(sink: "raw", "\(error)", permanent: true)
             }
             guard (try? tty.status().kind) == .characterDevice, isatty(tty.rawValue) == 1 else {
-                throw refusal("is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
+                throw refusal(
+                    "is a character device, not a FIFO or a regular file (of devices only a terminal is written)")
             }
             try adopt(tty)
             return true
@@ -241,8 +246,10 @@ package final class RawFrameSink: FrameSink {
             framesPublished -= lost
             ended = true
             output = nil
-            var e = SinkError(sink: "raw", "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
-                              permanent: true)
+            var e = SinkError(
+                sink: "raw",
+                "the reader of \(out.path) went away (EPIPE) after \(framesPublished) frames; the raw sink has ended",
+                permanent: true)
             e.lostFrames = lost
             endError = e
             throw e
@@ -262,7 +269,7 @@ package final class RawFrameSink: FrameSink {
             try adopt(fd)
             return fd
         } catch let e as SystemError where e.errno == ENXIO {
-            return nil   // no reader yet
+            return nil  // no reader yet
         } catch let e as SinkError {
             throw e
         } catch {
@@ -307,7 +314,9 @@ package final class RawFrameSink: FrameSink {
         let zeros = [UInt8](repeating: 0, count: frameBytes - partial)
         let (written, error) = FileSystem.writeAsMuchAsPossible(fd.rawValue, zeros)
         if let error {
-            throw SinkError(sink: "raw", "\(path): cannot complete its partial last frame: \(String(cString: strerror(error)))", permanent: true)
+            throw SinkError(
+                sink: "raw", "\(path): cannot complete its partial last frame: \(String(cString: strerror(error)))",
+                permanent: true)
         }
         paddedBytes = written
         fileSize = size + written
@@ -322,7 +331,9 @@ package final class RawFrameSink: FrameSink {
         }
         unfinishedBytes = bytesInFlight
         if unfinishedBytes > 0 {
-            log.warning("\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame")
+            log.warning(
+                "\(summary): the reader took \(frameBytes - unfinishedBytes) of the last frame's \(frameBytes) bytes within \(Self.drainSeconds) s of the stop; the stream ends in a partial frame"
+            )
         }
         if let originalFlags { try? out.setStatusFlags(originalFlags) }
         output = nil

@@ -29,8 +29,10 @@ package struct ShadowCopier {
     /// Brings buffer `index` (at `base`, `pitch` bytes a row, `panelWidth` x
     /// `panelHeight` pixels of XRGB8888) up to `shadow`. Returns the rows written.
     @discardableResult
-    package mutating func copy(_ shadow: Pixmap, into index: Int, base: UnsafeMutableRawPointer, pitch: Int,
-                               panelWidth: Int, panelHeight: Int) -> Int {
+    package mutating func copy(
+        _ shadow: Pixmap, into index: Int, base: UnsafeMutableRawPointer, pitch: Int,
+        panelWidth: Int, panelHeight: Int
+    ) -> Int {
         let p = placement
         guard !p.isEmpty else { return 0 }
         let cardWidth = shadow.width

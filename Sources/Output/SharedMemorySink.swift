@@ -1,8 +1,8 @@
 import Glibc
 import LinuxSystem
-import SharedMemory
 import Logging
 import Raster
+import SharedMemory
 
 /// Frames in a POSIX shared-memory object, /dev/shm/NAME, in the format of
 /// docs/SHM.md ("The object"; "Reading" for readers).
@@ -70,10 +70,14 @@ package final class SharedMemorySink: FrameSink {
     ///   - directory: where POSIX shared memory lives (/dev/shm).
     ///   - log: one line for a notable decision (reused, replaced, recreated) or failure.
     ///   - clock: monotonic seconds, for the once-a-second link check.
-    package init(name: String, mode: mode_t, group: gid_t? = nil, width: Int, height: Int, directory: String = "/dev/shm",
-                 log: Logger, clock: @escaping () -> Double = MonotonicClock.seconds) throws(SinkError) {
+    package init(
+        name: String, mode: mode_t, group: gid_t? = nil, width: Int, height: Int, directory: String = "/dev/shm",
+        log: Logger, clock: @escaping () -> Double = MonotonicClock.seconds
+    ) throws(SinkError) {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw fail("invalid segment name \"\(name)\"") }
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw fail("invalid segment name \"\(name)\"")
+        }
         self.name = name
         self.mode = mode
         self.group = group
@@ -83,12 +87,16 @@ package final class SharedMemorySink: FrameSink {
         path = directory + "/" + name
         if let why = SharedMemoryHeader.unsupportedSize(width: width, height: height) { throw fail(why) }
         guard mode & 0o7022 == 0 else {
-            throw fail("mode 0\(String(mode, radix: 8)) would let others write \(path); use one without group or other write (0640)")
+            throw fail(
+                "mode 0\(String(mode, radix: 8)) would let others write \(path); use one without group or other write (0640)"
+            )
         }
         let layout = SharedMemoryHeader(width: width, height: height)
         header = layout
-        let (fd, existing, created) = try Self.openOrReplace(name, in: directory, path: path, mode: mode, layout: layout, log: log)
-        mapping = try Self.map(fd, created: created, mode: mode, group: group, layout: layout, path: path, directory: directory)
+        let (fd, existing, created) = try Self.openOrReplace(
+            name, in: directory, path: path, mode: mode, layout: layout, log: log)
+        mapping = try Self.map(
+            fd, created: created, mode: mode, group: group, layout: layout, path: path, directory: directory)
         reused = existing != nil
         let base = mapping.base
         if let existing {
@@ -103,9 +111,12 @@ package final class SharedMemorySink: FrameSink {
     /// The object at `path`: created, or the one an earlier run left (its header then
     /// returned) when it may be reused; one another live process writes is refused, and
     /// any other is replaced by a new one.
-    private static func openOrReplace(_ name: String, in directory: String, path: String, mode: mode_t,
-                                      layout: SharedMemoryHeader, log: Logger)
-        throws(SinkError) -> (fd: FileDescriptor, existing: SharedMemoryHeader?, created: Bool) {
+    private static func openOrReplace(
+        _ name: String, in directory: String, path: String, mode: mode_t,
+        layout: SharedMemoryHeader, log: Logger
+    )
+        throws(SinkError) -> (fd: FileDescriptor, existing: SharedMemoryHeader?, created: Bool)
+    {
         func fail(_ message: String) -> SinkError { SinkError(sink: "shm", message, permanent: true) }
         let dir: FileDescriptor
         do { dir = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) } catch { throw fail("\(error)") }
@@ -137,14 +148,17 @@ package final class SharedMemorySink: FrameSink {
             try unlinkFile(path)
             fd = try FileDescriptor.openNoFollow(in: dir, name, O_RDWR | O_CREAT | O_EXCL, mode: mode)
         } catch { throw fail("cannot replace \(path): \(error)") }
-        log.warning("shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
+        log.warning(
+            "shm \(path): the existing object \(why ?? "had another layout"); replaced it (readers must reopen)")
         return (fd, nil, true)
     }
 
     /// The object's mode set and its memory mapped; a new one's pages reserved first, and
     /// a new one removed again when that fails.
-    private static func map(_ fd: FileDescriptor, created: Bool, mode: mode_t, group: gid_t?, layout: SharedMemoryHeader,
-                            path: String, directory: String) throws(SinkError) -> MemoryMapping {
+    private static func map(
+        _ fd: FileDescriptor, created: Bool, mode: mode_t, group: gid_t?, layout: SharedMemoryHeader,
+        path: String, directory: String
+    ) throws(SinkError) -> MemoryMapping {
         do {
             if let group { try fd.setGroup(group) }
             try fd.setMode(mode)
@@ -172,14 +186,18 @@ package final class SharedMemorySink: FrameSink {
     deinit { close() }
 
     /// Why an object left by an earlier run must not be reused; nil when it may.
-    private static func whyNotReusable(_ existing: SharedMemoryHeader?, _ fd: FileDescriptor,
-                                       layout: SharedMemoryHeader) -> String? {
+    private static func whyNotReusable(
+        _ existing: SharedMemoryHeader?, _ fd: FileDescriptor,
+        layout: SharedMemoryHeader
+    ) -> String? {
         guard let h = existing else { return "had no valid header" }
         guard h.hasSameLayout(as: layout) else { return "had another layout" }
         guard let st = try? fd.status() else { return "could not be examined" }
         // Others may have opened it for writing while it allowed them; a later fchmod
         // would not take their descriptors away.
-        if st.permissions & 0o7022 != 0 { return "had mode 0\(String(st.permissions, radix: 8)) (others could write it)" }
+        if st.permissions & 0o7022 != 0 {
+            return "had mode 0\(String(st.permissions, radix: 8)) (others could write it)"
+        }
         if st.size != h.totalSize { return "is \(st.size) bytes, not the \(h.totalSize) of its layout" }
         if h.frame >= maximumReusedFrame { return "had frame counter \(h.frame), near its end" }
         return nil
@@ -195,8 +213,10 @@ package final class SharedMemorySink: FrameSink {
     private static func reserve(_ fd: FileDescriptor, _ size: Int, path: String, directory: String) throws {
         try fd.truncate(to: size)
         do { try fd.reserve(size) } catch let e as SystemError where e.errno == ENOSPC {
-            throw SinkError(sink: "shm", "\(path): \(directory) has no room for its \(size) bytes (No space left on device); "
-                            + "free space there or make it larger", permanent: true)
+            throw SinkError(
+                sink: "shm",
+                "\(path): \(directory) has no room for its \(size) bytes (No space left on device); "
+                    + "free space there or make it larger", permanent: true)
         }
     }
 
@@ -223,15 +243,18 @@ package final class SharedMemorySink: FrameSink {
         guard st.ownerUID == effectiveUserID() else {
             let owner = "uid \(st.ownerUID)" + (userName(of: st.ownerUID).map { " (\($0))" } ?? "")
             let me = "uid \(effectiveUserID())" + (userName(of: effectiveUserID()).map { " (\($0))" } ?? "")
-            throw SinkError(sink: "shm", "\(path) is owned by \(owner), not by \(me) that runs shimmerd; not taking it over. "
-                            + "If no shimmerd of \(owner) uses it (an earlier run as that user left it): sudo rm \(path); "
-                            + "else set Sink.name", permanent: true)
+            throw SinkError(
+                sink: "shm",
+                "\(path) is owned by \(owner), not by \(me) that runs shimmerd; not taking it over. "
+                    + "If no shimmerd of \(owner) uses it (an earlier run as that user left it): sudo rm \(path); "
+                    + "else set Sink.name", permanent: true)
         }
     }
 
     private static func readHeader(_ fd: FileDescriptor) -> SharedMemoryHeader? {
         guard let st = try? fd.status(), st.size >= SharedMemoryHeader.size,
-              let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size, writable: false) else { return nil }
+            let m = try? MemoryMapping(fd, byteCount: SharedMemoryHeader.size, writable: false)
+        else { return nil }
         let bytes = Array(UnsafeRawBufferPointer(start: m.base, count: SharedMemoryHeader.size))
         guard let h = SharedMemoryHeader(bytes: bytes), st.size >= h.totalSize else { return nil }
         return h
@@ -263,8 +286,9 @@ package final class SharedMemorySink: FrameSink {
             lastRecreateFailure = nil
         } catch {
             if error.message != lastRecreateFailure {
-                log.error("shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
-                       + "writing on into the deleted object, retrying every \(Int(Self.linkCheckInterval)) s")
+                log.error(
+                    "shm \(path) was deleted while in use and cannot be recreated: \(error.message); "
+                        + "writing on into the deleted object, retrying every \(Int(Self.linkCheckInterval)) s")
                 lastRecreateFailure = error.message
             }
         }
@@ -294,13 +318,15 @@ package final class SharedMemorySink: FrameSink {
         // The buffers first (readers of the new object find the newest frame at once),
         // then the header with this writer and frame counter, the magic last.
         new.advanced(by: Int(header.bufferOffset))
-            .copyMemory(from: old.advanced(by: Int(header.bufferOffset)), byteCount: header.totalSize - Int(header.bufferOffset))
+            .copyMemory(
+                from: old.advanced(by: Int(header.bufferOffset)), byteCount: header.totalSize - Int(header.bufferOffset)
+            )
         var h = header
         h.writerPID = UInt32(getpid())
         let bytes = h.bytes
         (new + 4).copyMemory(from: Array(bytes[4...]), byteCount: bytes.count - 4)
         for offset in [SharedMemoryHeader.Offset.frameTimeNanoseconds, SharedMemoryHeader.Offset.focalX] {
-            (new + offset).copyMemory(from: old + offset, byteCount: 8)   // frame_time_ns; focal_x and focal_y
+            (new + offset).copyMemory(from: old + offset, byteCount: 8)  // frame_time_ns; focal_x and focal_y
         }
         SharedWord.storeRelease(frame, at: new + SharedMemoryHeader.Offset.frame)
         SharedWord.storeRelease32(UInt32(littleEndian: bytes.withUnsafeBytes { $0.load(as: UInt32.self) }), at: new)
@@ -317,7 +343,9 @@ package final class SharedMemorySink: FrameSink {
     /// and the mode a recreated object gets from now on.
     package func setMode(_ newMode: mode_t) throws(SinkError) {
         guard newMode & 0o7022 == 0 else {
-            throw SinkError(sink: "shm", "mode 0\(String(newMode, radix: 8)) would let others write \(path); keeping 0\(String(mode, radix: 8))")
+            throw SinkError(
+                sink: "shm",
+                "mode 0\(String(newMode, radix: 8)) would let others write \(path); keeping 0\(String(mode, radix: 8))")
         }
         do { try mapping.file.setMode(newMode) } catch {
             throw SinkError(sink: "shm", "cannot change the mode of \(path) to 0\(String(newMode, radix: 8)): \(error)")
@@ -329,8 +357,9 @@ package final class SharedMemorySink: FrameSink {
     package var slotCount: Int { Int(header.bufferCount) }
 
     package func target(slot: Int) -> (pixmap: Pixmap, originX: Int, originY: Int) {
-        let p = Pixmap(base: mapping.base + header.offset(ofBuffer: slot), width: Int(header.width),
-                       height: Int(header.height), stride: Int(header.stride))
+        let p = Pixmap(
+            base: mapping.base + header.offset(ofBuffer: slot), width: Int(header.width),
+            height: Int(header.height), stride: Int(header.stride))
         return (p, 0, 0)
     }
 
@@ -344,9 +373,12 @@ package final class SharedMemorySink: FrameSink {
             throw SinkError(sink: "shm", "frame \(frame + 1) painted into buffer \(slot), expected \(nextSlot())")
         }
         let base = mapping.base
-        (base + SharedMemoryHeader.Offset.frameTimeNanoseconds).storeBytes(of: info.timeNanoseconds.littleEndian, as: UInt64.self)
-        (base + SharedMemoryHeader.Offset.focalX).storeBytes(of: Float(info.focalX).bitPattern.littleEndian, as: UInt32.self)
-        (base + SharedMemoryHeader.Offset.focalY).storeBytes(of: Float(info.focalY).bitPattern.littleEndian, as: UInt32.self)
+        (base + SharedMemoryHeader.Offset.frameTimeNanoseconds).storeBytes(
+            of: info.timeNanoseconds.littleEndian, as: UInt64.self)
+        (base + SharedMemoryHeader.Offset.focalX).storeBytes(
+            of: Float(info.focalX).bitPattern.littleEndian, as: UInt32.self)
+        (base + SharedMemoryHeader.Offset.focalY).storeBytes(
+            of: Float(info.focalY).bitPattern.littleEndian, as: UInt32.self)
         frame += 1
         SharedWord.storeRelease(frame, at: base + SharedMemoryHeader.Offset.frame)
         wakeReaders(at: base + SharedMemoryHeader.Offset.frame)

@@ -7,9 +7,14 @@ import CPNG
 package enum APNG {
     /// One animation from same-sized 8-bit RGBA PNGs, each shown `delayNumerator /
     /// delayDenominator` seconds, looping forever.
-    package static func assemble(_ frames: [[UInt8]], delayNumerator: UInt16, delayDenominator: UInt16) throws -> [UInt8] {
-        try assemble(frames, delays: Array(repeating: Delay(numerator: delayNumerator, denominator: delayDenominator),
-                                           count: frames.count))
+    package static func assemble(_ frames: [[UInt8]], delayNumerator: UInt16, delayDenominator: UInt16) throws
+        -> [UInt8]
+    {
+        try assemble(
+            frames,
+            delays: Array(
+                repeating: Delay(numerator: delayNumerator, denominator: delayDenominator),
+                count: frames.count))
     }
 
     /// How long one frame is shown: `numerator / denominator` seconds (fcTL delay_num, delay_den).
@@ -31,7 +36,8 @@ package enum APNG {
         let ms = (times + [max(end, times.last ?? end)]).map { ($0 * 1000).rounded() }
         return (0..<times.count).map { i in
             let gap = max(0, ms[i + 1] - ms[i])
-            return gap <= 65535 ? Delay(numerator: UInt16(gap), denominator: 1000)
+            return gap <= 65535
+                ? Delay(numerator: UInt16(gap), denominator: 1000)
                 : Delay(numerator: UInt16(min(65535, (gap / 1000).rounded())), denominator: 1)
         }
     }
@@ -44,7 +50,9 @@ package enum APNG {
             throw PNGError(operation: "APNG", message: "\(delays.count) delays for \(frames.count) frames")
         }
         let ihdr = try chunks(first).first { $0.type == "IHDR" }
-        guard let ihdr, ihdr.data.count == 13 else { throw PNGError(operation: "APNG", message: "first frame has no IHDR") }
+        guard let ihdr, ihdr.data.count == 13 else {
+            throw PNGError(operation: "APNG", message: "first frame has no IHDR")
+        }
         var out: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
         append(&out, "IHDR", ihdr.data)
         append(&out, "acTL", be32(UInt32(frames.count)) + be32(0))
@@ -55,8 +63,10 @@ package enum APNG {
                 throw PNGError(operation: "APNG", message: "frame \(index) differs in size or format from the first")
             }
             // fcTL: sequence, width, height, x, y, delay num/den, dispose 0 (none), blend 0 (source).
-            append(&out, "fcTL", be32(sequence) + Array(ihdr.data[0..<8]) + be32(0) + be32(0)
-                   + be16(delays[index].numerator) + be16(delays[index].denominator) + [0, 0])
+            append(
+                &out, "fcTL",
+                be32(sequence) + Array(ihdr.data[0..<8]) + be32(0) + be32(0)
+                    + be16(delays[index].numerator) + be16(delays[index].denominator) + [0, 0])
             sequence += 1
             for idat in parts where idat.type == "IDAT" {
                 if index == 0 {
@@ -101,6 +111,8 @@ package enum APNG {
         out += be32(UInt32(truncatingIfNeeded: crc))
     }
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
     static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
 }

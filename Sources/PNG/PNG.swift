@@ -53,7 +53,8 @@ package enum PNGCodec {
     /// (`PNG_IMAGE_PNG_SIZE_MAX`); asking for the size first would compress it twice.
     package static func encode(_ image: RGBAImage) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else {
-            throw PNGError(operation: "png_image_write_to_memory", message: "empty image \(image.width) x \(image.height)")
+            throw PNGError(
+                operation: "png_image_write_to_memory", message: "empty image \(image.width) x \(image.height)")
         }
         var png = newImage(width: image.width, height: image.height)
         // PNG_IMAGE_FLAG_FAST: no row filters, zlib level 3. The card is flat black

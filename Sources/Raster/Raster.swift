@@ -30,6 +30,7 @@ package func roundedRectCoverage(px: Double, py: Double, width: Double, height: 
     }
     // In a corner square: distance to the corner arc.
     let dx = px - cx, dy = py - cy
-    return min(edgeCoverage(signedDistance: r - (dx * dx + dy * dy).squareRoot()),
-               edgeCoverage(signedDistance: edge))
+    return min(
+        edgeCoverage(signedDistance: r - (dx * dx + dy * dy).squareRoot()),
+        edgeCoverage(signedDistance: edge))
 }

@@ -12,8 +12,10 @@ package struct TextMetrics: Sendable, Equatable {
     package var inkMaxX: Double
     package var inkMaxY: Double
 
-    package init(advance: Double, ascent: Double, descent: Double,
-                 inkMinX: Double, inkMinY: Double, inkMaxX: Double, inkMaxY: Double) {
+    package init(
+        advance: Double, ascent: Double, descent: Double,
+        inkMinX: Double, inkMinY: Double, inkMaxX: Double, inkMaxY: Double
+    ) {
         self.advance = advance
         self.ascent = ascent
         self.descent = descent
@@ -32,6 +34,8 @@ package struct TextMetrics: Sendable, Equatable {
 /// clockwise on screen (x right, y down), as the card turns its dots.
 package protocol TextRasterizer {
     func metrics(of text: String, pixelSize: Double) throws -> TextMetrics
-    func mask(of text: String, pixelSize: Double, penX: Double, baselineY: Double,
-              rotationRadians: Double) throws -> AlphaMask
+    func mask(
+        of text: String, pixelSize: Double, penX: Double, baselineY: Double,
+        rotationRadians: Double
+    ) throws -> AlphaMask
 }

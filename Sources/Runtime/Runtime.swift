@@ -27,11 +27,13 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .usage: "usage error: an unknown command or option, a missing or malformed argument"
         case .dataError: "bad input data, such as a malformed trace"
         case .noInput: "an input file (configuration, trace) does not exist"
-        case .unavailable: "a required device or program is unavailable: sensors finds no usable accelerometer, check-config "
-            + "no card, display or device for Sink.type = drm or framebuffer, view no display or no viewer"
+        case .unavailable:
+            "a required device or program is unavailable: sensors finds no usable accelerometer, check-config "
+                + "no card, display or device for Sink.type = drm or framebuffer, view no display or no viewer"
         case .cannotCreate: "an output file cannot be created"
         case .ioError: "an I/O error"
-        case .configuration: "configuration error: an unknown section or key, a value of the wrong type or range (named with file:line)"
+        case .configuration:
+            "configuration error: an unknown section or key, a value of the wrong type or range (named with file:line)"
         }
     }
 

@@ -105,7 +105,8 @@ package struct SharedMemoryHeader: Sendable, Equatable {
             withUnsafeMutableBytes(of: &v) { for i in 0..<MemoryLayout<T>.size { $0[i] = b[at + i] } }
             return T(littleEndian: v)
         }
-        guard get(Offset.version, UInt32.self) == Self.version, get(Offset.headerSize, UInt32.self) == UInt32(Self.size) else {
+        guard get(Offset.version, UInt32.self) == Self.version, get(Offset.headerSize, UInt32.self) == UInt32(Self.size)
+        else {
             return nil
         }
         width = get(Offset.width, UInt32.self)
@@ -122,16 +123,21 @@ package struct SharedMemoryHeader: Sendable, Equatable {
         writerPID = get(Offset.writerPID, UInt32.self)
         // Every field bounded before any arithmetic on it (a crafted header must not trap).
         guard (1...Self.maximumDimension).contains(width), (1...Self.maximumDimension).contains(height),
-              UInt64(stride) >= UInt64(width) * 4, UInt64(stride) <= UInt64(Self.maximumDimension) * 4 + UInt64(Self.alignment),
-              (UInt32(Self.minimumBufferCount)...Self.maximumBufferCount).contains(bufferCount),
-              bufferOffset >= UInt64(Self.size), bufferOffset <= Self.maximumBufferOffset, bufferOffset % UInt64(Self.alignment) == 0,
-              bufferSize % UInt64(Self.alignment) == 0, UInt64(stride) * UInt64(height) <= bufferSize,
-              bufferSize <= UInt64(Self.roundUp(Int(stride) * Int(height))) else { return nil }
+            UInt64(stride) >= UInt64(width) * 4,
+            UInt64(stride) <= UInt64(Self.maximumDimension) * 4 + UInt64(Self.alignment),
+            (UInt32(Self.minimumBufferCount)...Self.maximumBufferCount).contains(bufferCount),
+            bufferOffset >= UInt64(Self.size), bufferOffset <= Self.maximumBufferOffset,
+            bufferOffset % UInt64(Self.alignment) == 0,
+            bufferSize % UInt64(Self.alignment) == 0, UInt64(stride) * UInt64(height) <= bufferSize,
+            bufferSize <= UInt64(Self.roundUp(Int(stride) * Int(height)))
+        else { return nil }
     }
 
     /// Why a `width` x `height` card cannot be shared in this format; nil when it can.
     package static func unsupportedSize(width: Int, height: Int) -> String? {
-        guard width < 1 || height < 1 || width > Int(maximumDimension) || height > Int(maximumDimension) else { return nil }
+        guard width < 1 || height < 1 || width > Int(maximumDimension) || height > Int(maximumDimension) else {
+            return nil
+        }
         return "the card is \(width) x \(height) px; a shared-memory segment holds at most "
             + "\(maximumDimension) x \(maximumDimension)"
     }

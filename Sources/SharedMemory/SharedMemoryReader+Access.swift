@@ -23,7 +23,7 @@ package struct SegmentAccessAdvice: Equatable {
         if mode & 0o040 == 0 {
             return facts + ": only its owner may read it; let the group read it with Sink.mode = 0640 in the "
                 + "daemon's configuration ([Sink] mode = 0640 in /etc/shimmerd/shimmerd.conf, "
-                    + "then systemctl reload shimmerd)"
+                + "then systemctl reload shimmerd)"
                 + (listed ? "" : " and add \(user) to group \(group): \(join)")
         }
         if !listed {
@@ -43,8 +43,10 @@ extension SharedMemoryReader {
         guard let st = try? FileStatus.of(path, followLinks: false) else { return "\(path): permission denied" }
         let uid = effectiveUserID()
         let user = userName(of: uid) ?? "\(uid)"
-        return SegmentAccessAdvice(path: path, owner: userName(of: st.ownerUID) ?? "uid \(st.ownerUID)",
-                                   group: groupName(of: st.groupID) ?? "\(st.groupID)", mode: st.permissions, user: user,
-                                   listed: groupListsUser(st.groupID, user: user), inSession: processHasGroup(st.groupID)).text
+        return SegmentAccessAdvice(
+            path: path, owner: userName(of: st.ownerUID) ?? "uid \(st.ownerUID)",
+            group: groupName(of: st.groupID) ?? "\(st.groupID)", mode: st.permissions, user: user,
+            listed: groupListsUser(st.groupID, user: user), inSession: processHasGroup(st.groupID)
+        ).text
     }
 }

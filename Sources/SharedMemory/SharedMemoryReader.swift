@@ -69,8 +69,10 @@ package final class SharedMemoryReader: @unchecked Sendable {
     private let pixels: UnsafeMutableRawBufferPointer
 
     /// Opens /dev/shm/NAME (`directory`/`name`) read-only and checks it.
-    package init(name: String, directory: String = "/dev/shm",
-                 trustedOwners: Set<uid_t> = SharedMemoryReader.defaultTrustedOwners()) throws(OpenError) {
+    package init(
+        name: String, directory: String = "/dev/shm",
+        trustedOwners: Set<uid_t> = SharedMemoryReader.defaultTrustedOwners()
+    ) throws(OpenError) {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .refused("invalid segment name \"\(name)\"")
         }
@@ -92,18 +94,26 @@ package final class SharedMemoryReader: @unchecked Sendable {
         do { st = try fd.status() } catch { throw .refused("\(error)") }
         guard st.kind == .regular else { throw .refused("\(path) is not a regular file") }
         guard trustedOwners.contains(st.ownerUID) else {
-            let trusted = trustedOwners.sorted().map { uid in userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)" }
-            throw .refused("\(path) is owned by uid \(st.ownerUID)" + (userName(of: st.ownerUID).map { " (\($0))" } ?? "")
-                           + ", not by " + trusted.joined(separator: ", ") + "; refusing to show it")
+            let trusted = trustedOwners.sorted().map { uid in
+                userName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
+            }
+            throw .refused(
+                "\(path) is owned by uid \(st.ownerUID)" + (userName(of: st.ownerUID).map { " (\($0))" } ?? "")
+                    + ", not by " + trusted.joined(separator: ", ") + "; refusing to show it")
         }
         guard st.permissions & 0o022 == 0 else {
-            throw .refused("\(path) has mode 0\(String(st.permissions, radix: 8)): others "
-                + "may write it; refusing to show it")
+            throw .refused(
+                "\(path) has mode 0\(String(st.permissions, radix: 8)): others "
+                    + "may write it; refusing to show it")
         }
-        guard st.size >= SharedMemoryHeader.size else { throw .notReady("\(path) is \(st.size) bytes, still being created") }
+        guard st.size >= SharedMemoryHeader.size else {
+            throw .notReady("\(path) is \(st.size) bytes, still being created")
+        }
         var bytes = [UInt8](repeating: 0, count: SharedMemoryHeader.size)
         let got: Int
-        do { got = try bytes.withUnsafeMutableBytes { try fd.read(at: 0, into: $0) } } catch { throw .refused("\(error)") }
+        do { got = try bytes.withUnsafeMutableBytes { try fd.read(at: 0, into: $0) } } catch {
+            throw .refused("\(error)")
+        }
         // The writer stores the magic last, so a header with the magic is complete.
         guard got == SharedMemoryHeader.size, Array(bytes[0..<4]) == SharedMemoryHeader.magic else {
             throw .notReady("\(path) has no SHMR header yet")
@@ -117,7 +127,9 @@ package final class SharedMemoryReader: @unchecked Sendable {
         guard st.size >= h.totalSize else {
             throw .refused("\(path) is \(st.size) bytes, too small for its \(h.bufferCount) buffers")
         }
-        do { futexPage = try MemoryMapping(fd, byteCount: SharedMemoryHeader.alignment, writable: false) } catch { throw .refused("\(error)") }
+        do { futexPage = try MemoryMapping(fd, byteCount: SharedMemoryHeader.alignment, writable: false) } catch {
+            throw .refused("\(error)")
+        }
         header = h
         inode = st.inode
         file = fd
@@ -153,10 +165,13 @@ package final class SharedMemoryReader: @unchecked Sendable {
             guard let f1 = word(at: SharedMemoryHeader.Offset.frame, UInt64.self) else { return .gone }
             if f1 == 0 { return .noFrame }
             guard let fx = word(at: SharedMemoryHeader.Offset.focalX, UInt32.self),
-                  let fy = word(at: SharedMemoryHeader.Offset.focalY, UInt32.self) else { return .gone }
+                let fy = word(at: SharedMemoryHeader.Offset.focalY, UInt32.self)
+            else { return .gone }
             let offset = header.offset(ofBuffer: Int((f1 - 1) % n))
             let got = (try? file.read(at: offset, into: pixels)) ?? 0
-            guard got == pixels.count, let f2 = word(at: SharedMemoryHeader.Offset.frame, UInt64.self) else { return .gone }
+            guard got == pixels.count, let f2 = word(at: SharedMemoryHeader.Offset.frame, UInt64.self) else {
+                return .gone
+            }
             if f2 &- f1 <= n - 2 {
                 try body(UnsafeRawPointer(pixels.baseAddress!))
                 return .frame(number: f1, focalX: Float(bitPattern: fx), focalY: Float(bitPattern: fy))
@@ -170,7 +185,8 @@ package final class SharedMemoryReader: @unchecked Sendable {
     /// `timeoutSeconds`. Returns at once when the frame is already past `seen`.
     package func waitForChange(from seen: UInt64, timeoutSeconds: Double) throws -> SharedWord.WaitOutcome {
         if frame != seen { return .changed }
-        return try SharedWord.wait(at: frameWord, expected: UInt32(truncatingIfNeeded: seen), timeoutSeconds: timeoutSeconds)
+        return try SharedWord.wait(
+            at: frameWord, expected: UInt32(truncatingIfNeeded: seen), timeoutSeconds: timeoutSeconds)
     }
 
     /// True when NAME now names another object than the one mapped (or nothing): the

@@ -11,7 +11,9 @@ enum BusMessageReader {
     /// signature), each name at most once (the last wins), strings cut to
     /// `maximumStringBytes`. Whatever else the message holds is skipped without being kept,
     /// so what is returned is bounded by `accepting` whatever the sender put in.
-    static func dictionary(_ m: OpaquePointer, accepting: [String: String], maximumStringBytes: Int) -> [(String, BusValue)] {
+    static func dictionary(_ m: OpaquePointer, accepting: [String: String], maximumStringBytes: Int) -> [(
+        String, BusValue
+    )] {
         var out: [String: BusValue] = [:]
         var order: [String] = []
         guard sd_bus_message_enter_container(m, code("a"), "{sv}") > 0 else { return [] }
@@ -22,7 +24,8 @@ enum BusMessageReader {
             var contents: UnsafePointer<CChar>?
             guard sd_bus_message_peek_type(m, &type, &contents) > 0, let contents else { break }
             if strnlen(p, maximumNameLength + 1) <= maximumNameLength, let want = accepting[String(cString: p)],
-               strcmp(contents, want) == 0, let v = variant(m, want, maximumStringBytes: maximumStringBytes) {
+                strcmp(contents, want) == 0, let v = variant(m, want, maximumStringBytes: maximumStringBytes)
+            {
                 let name = String(cString: p)
                 if out.updateValue(v, forKey: name) == nil { order.append(name) }
             } else {
@@ -38,15 +41,18 @@ enum BusMessageReader {
     /// else nil (the variant left unread).
     private static func variant(_ m: OpaquePointer, _ signature: String, maximumStringBytes: Int) -> BusValue? {
         guard ["s", "d", "t", "u", "b", "(dd)"].contains(signature),
-              sd_bus_message_enter_container(m, code("v"), signature) > 0 else { return nil }
+            sd_bus_message_enter_container(m, code("v"), signature) > 0
+        else { return nil }
         defer { _ = sd_bus_message_exit_container(m) }
         switch signature {
         case "s":
             var p: UnsafePointer<CChar>?
             guard sd_bus_message_read_basic(m, code("s"), &p) > 0, let p else { return nil }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
-            return .string(String(decoding: UnsafeBufferPointer(start: bytes, count: strnlen(p, maximumStringBytes)),
-                                  as: UTF8.self))
+            return .string(
+                String(
+                    decoding: UnsafeBufferPointer(start: bytes, count: strnlen(p, maximumStringBytes)),
+                    as: UTF8.self))
         case "d":
             var d = 0.0
             return sd_bus_message_read_basic(m, code("d"), &d) > 0 ? .double(d) : nil

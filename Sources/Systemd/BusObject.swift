@@ -53,9 +53,11 @@ package final class BusObject {
     ///   - value: a property's present value, nil for an unknown name.
     ///   - call: a method of the interface was called (by the unique name `sender`); nil
     ///     to answer it, or the error to answer instead.
-    package init(bus: SystemBus, path: String, interface: String, properties: [String], methods: [String],
-                 interfaceXML: String, value: @escaping (String) -> BusValue?,
-                 call: @escaping (_ method: String, _ sender: String?) -> Refusal?) throws(SystemBusError) {
+    package init(
+        bus: SystemBus, path: String, interface: String, properties: [String], methods: [String],
+        interfaceXML: String, value: @escaping (String) -> BusValue?,
+        call: @escaping (_ method: String, _ sender: String?) -> Refusal?
+    ) throws(SystemBusError) {
         self.bus = bus
         self.path = path
         self.interface = interface
@@ -84,10 +86,12 @@ package final class BusObject {
             </node>
             """
         var s: OpaquePointer?
-        let r = sd_bus_add_object(bus.raw, &s, path, { m, user, _ in
-            guard let m, let user else { return 0 }
-            return Unmanaged<BusObject>.fromOpaque(user).takeUnretainedValue().dispatch(m)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let r = sd_bus_add_object(
+            bus.raw, &s, path,
+            { m, user, _ in
+                guard let m, let user else { return 0 }
+                return Unmanaged<BusObject>.fromOpaque(user).takeUnretainedValue().dispatch(m)
+            }, Unmanaged.passUnretained(self).toOpaque())
         guard r >= 0 else { throw SystemBusError(operation: "sd_bus_add_object", errno: -r) }
         slot = s
     }
@@ -99,14 +103,16 @@ package final class BusObject {
         guard !changed.isEmpty else { return }
         var m: OpaquePointer?
         guard sd_bus_message_new_signal(bus.raw, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged") >= 0,
-              let m else { return }
+            let m
+        else { return }
         defer { sd_bus_message_unref(m) }
         guard appendString(m, interface), sd_bus_message_open_container(m, Self.array, "{sv}") >= 0 else { return }
         for (name, v) in changed {
             guard appendEntry(m, name, v) else { return }
         }
         guard sd_bus_message_close_container(m) >= 0, sd_bus_message_open_container(m, Self.array, "s") >= 0,
-              sd_bus_message_close_container(m) >= 0 else { return }
+            sd_bus_message_close_container(m) >= 0
+        else { return }
         sd_bus_send(bus.raw, m, nil)
     }
 
@@ -131,11 +137,13 @@ package final class BusObject {
     private func dispatch(_ m: OpaquePointer) -> Int32 {
         // The header's interface and member are checked by the bus as names (255 at most).
         guard let ifaceC = sd_bus_message_get_interface(m),
-              let memberC = sd_bus_message_get_member(m), sd_bus_message_is_method_call(m, nil, nil) > 0 else { return 0 }
+            let memberC = sd_bus_message_get_member(m), sd_bus_message_is_method_call(m, nil, nil) > 0
+        else { return 0 }
         let iface = String(cString: ifaceC), member = String(cString: memberC)
         if iface == Self.propertiesInterface || iface == "org.freedesktop.DBus.Introspectable",
-           sd_bus_message_get_expect_reply(m) == 0 {
-            return 1    // a read nobody waits for (a flood's): nothing to do, nothing parsed
+            sd_bus_message_get_expect_reply(m) == 0
+        {
+            return 1  // a read nobody waits for (a flood's): nothing to do, nothing parsed
         }
         switch (iface, member) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -144,8 +152,11 @@ package final class BusObject {
             if let refused = takes(m, "Get", "ss") { return refused }
             guard let i = readName(m), let name = readName(m) else { return nameTooLong(m) }
             guard i == interface, properties.contains(name), let v = value(name) else {
-                return error(m, Refusal("org.freedesktop.DBus.Error.UnknownProperty",
-                                        "no such property; \(interface) has \(properties.joined(separator: ", "))"))
+                return error(
+                    m,
+                    Refusal(
+                        "org.freedesktop.DBus.Error.UnknownProperty",
+                        "no such property; \(interface) has \(properties.joined(separator: ", "))"))
             }
             return reply(m) { appendVariant($0, v) }
         case (Self.propertiesInterface, "GetAll"):
@@ -162,19 +173,25 @@ package final class BusObject {
             }
         case (Self.propertiesInterface, "Set"):
             return takes(m, "Set", "ssv")
-                ?? error(m, Refusal("org.freedesktop.DBus.Error.PropertyReadOnly", "the properties of \(interface) are read-only"))
+                ?? error(
+                    m,
+                    Refusal(
+                        "org.freedesktop.DBus.Error.PropertyReadOnly", "the properties of \(interface) are read-only"))
         case (interface, _) where methods.contains(member):
             if let refused = takes(m, member, "") { return refused }
-            if let refusal = call(member, sd_bus_message_get_sender(m).map { String(cString: $0) }) { return error(m, refusal) }
+            if let refusal = call(member, sd_bus_message_get_sender(m).map { String(cString: $0) }) {
+                return error(m, refusal)
+            }
             return reply(m) { _ in true }
         default:
-            return 0    // sd-bus answers UnknownMethod
+            return 0  // sd-bus answers UnknownMethod
         }
     }
 
     /// nil when the call's arguments are of `signature`, else the InvalidArgs answer.
     private func takes(_ m: OpaquePointer, _ method: String, _ signature: String) -> Int32? {
-        sd_bus_message_has_signature(m, signature) > 0 ? nil
+        sd_bus_message_has_signature(m, signature) > 0
+            ? nil
             : error(m, Refusal(Self.invalidArgs, "\(method) takes (\(signature))"))
     }
 
@@ -182,13 +199,18 @@ package final class BusObject {
     private func readName(_ m: OpaquePointer) -> String? {
         var p: UnsafePointer<CChar>?
         guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p,
-              strnlen(p, Self.maximumNameLength + 1) <= Self.maximumNameLength else { return nil }
+            strnlen(p, Self.maximumNameLength + 1) <= Self.maximumNameLength
+        else { return nil }
         return String(cString: p)
     }
 
     private func nameTooLong(_ m: OpaquePointer) -> Int32 {
-        error(m, Refusal(Self.invalidArgs, "interface and property names are at most "
-            + "\(Self.maximumNameLength) characters"))
+        error(
+            m,
+            Refusal(
+                Self.invalidArgs,
+                "interface and property names are at most "
+                    + "\(Self.maximumNameLength) characters"))
     }
 
     /// Sends the reply `fill` builds, unless the caller asked for none.
@@ -232,7 +254,8 @@ package final class BusObject {
             var i: Int32 = b ? 1 : 0
             ok = sd_bus_message_append_basic(m, CChar(UInt8(ascii: "b")), &i) >= 0
         case .point(var x, var y):
-            ok = sd_bus_message_open_container(m, CChar(UInt8(ascii: "r")), "dd") >= 0
+            ok =
+                sd_bus_message_open_container(m, CChar(UInt8(ascii: "r")), "dd") >= 0
                 && sd_bus_message_append_basic(m, CChar(UInt8(ascii: "d")), &x) >= 0
                 && sd_bus_message_append_basic(m, CChar(UInt8(ascii: "d")), &y) >= 0
                 && sd_bus_message_close_container(m) >= 0

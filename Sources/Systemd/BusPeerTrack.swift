@@ -51,32 +51,36 @@ package final class BusPeerTrack {
     package func add(_ name: String) -> Added {
         guard peers[name] == nil else { return .alreadyHeld }
         if let peer = released.removeValue(forKey: name) {
-            peers[name] = peer      // released in this wakeup: its match is still there
+            peers[name] = peer  // released in this wakeup: its match is still there
             return .added
         }
         if peers.count + released.count >= limit { settle() }
         guard peers.count < limit else { return .full }
         let peer = Peer(name: name, track: self)
         let user = Unmanaged.passUnretained(peer).toOpaque()
-        let r = sd_bus_add_match_async(bus.raw, &peer.match, SystemBus.nameOwnerChangedMatch(name), { m, user, _ in
-            // (name, old owner, new owner), from the bus itself (a connection's forgery is
-            // not believed): a unique name changes owner only when its connection closes, to "".
-            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
-            let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
-            if change.name == peer.name, change.newOwner.isEmpty { peer.track?.gone(peer.name) }
-            return 0
-        }, nil, user)
+        let r = sd_bus_add_match_async(
+            bus.raw, &peer.match, SystemBus.nameOwnerChangedMatch(name),
+            { m, user, _ in
+                // (name, old owner, new owner), from the bus itself (a connection's forgery is
+                // not believed): a unique name changes owner only when its connection closes, to "".
+                guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
+                let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
+                if change.name == peer.name, change.newOwner.isEmpty { peer.track?.gone(peer.name) }
+                return 0
+            }, nil, user)
         guard r >= 0 else { return .failed(SystemBusError(operation: "sd_bus_add_match_async", errno: -r)) }
         peers[name] = peer
-        _ = shimmerd_bus_call_with_string_async(bus.raw, &peer.lookup, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                "org.freedesktop.DBus", "GetNameOwner", name, { m, user, _ in
-            guard let m, let user else { return 0 }
-            let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
-            // An error (org.freedesktop.DBus.Error.NameHasNoOwner): the connection is gone
-            // already, and a unique name never comes back.
-            if sd_bus_message_is_method_error(m, nil) != 0 { peer.track?.gone(peer.name) }
-            return 0
-        }, user)
+        _ = shimmerd_bus_call_with_string_async(
+            bus.raw, &peer.lookup, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus", "GetNameOwner", name,
+            { m, user, _ in
+                guard let m, let user else { return 0 }
+                let peer = Unmanaged<Peer>.fromOpaque(user).takeUnretainedValue()
+                // An error (org.freedesktop.DBus.Error.NameHasNoOwner): the connection is gone
+                // already, and a unique name never comes back.
+                if sd_bus_message_is_method_error(m, nil) != 0 { peer.track?.gone(peer.name) }
+                return 0
+            }, user)
         return .added
     }
 

@@ -27,10 +27,13 @@ package final class SystemBus {
         guard r >= 0, let b else { throw SystemBusError(operation: "sd_bus_open_system", errno: -r) }
         raw = b
         var filter: OpaquePointer?
-        if sd_bus_add_filter(b, &filter, { _, user, _ in
-            user.map { Unmanaged<SystemBus>.fromOpaque($0).takeUnretainedValue().messagesDispatched += 1 }
-            return 0    // and on to the message's handlers
-        }, Unmanaged.passUnretained(self).toOpaque()) >= 0, let filter {
+        if sd_bus_add_filter(
+            b, &filter,
+            { _, user, _ in
+                user.map { Unmanaged<SystemBus>.fromOpaque($0).takeUnretainedValue().messagesDispatched += 1 }
+                return 0  // and on to the message's handlers
+            }, Unmanaged.passUnretained(self).toOpaque()) >= 0, let filter
+        {
             slots.append(filter)
         }
     }
@@ -69,7 +72,7 @@ package final class SystemBus {
         var usec: UInt64 = 0
         guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)    // sd-bus's timeouts are CLOCK_MONOTONIC microseconds
+        clock_gettime(CLOCK_MONOTONIC, &ts)  // sd-bus's timeouts are CLOCK_MONOTONIC microseconds
         let now = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
         return usec <= now ? 0 : Double(usec - now) / 1e6
     }
@@ -143,7 +146,8 @@ package final class SystemBus {
             return 0
         }
         for (member, handler) in [("NameAcquired", acquired), ("NameLost", lost)] {
-            let match = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            let match =
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='\(member)',arg0='\(name)'"
             var slot: OpaquePointer?
             let r = sd_bus_add_match_async(bus, &slot, match, handler, nil, user)
@@ -151,20 +155,26 @@ package final class SystemBus {
             slots.append(slot)
         }
         var slot: OpaquePointer?
-        let r = sd_bus_request_name_async(bus, &slot, name, UInt64(SD_BUS_NAME_QUEUE), { m, user, _ in
-            guard let m, let user else { return 0 }
-            let w = Unmanaged<NameRequest>.fromOpaque(user).takeUnretainedValue()
-            if let e = sd_bus_message_get_error(m), sd_bus_error_is_set(e) != 0 {
-                w.report(.refused("\(e.pointee.name.map { String(cString: $0) } ?? "error"): "
-                    + "\(e.pointee.message.map { String(cString: $0) } ?? "")"))
+        let r = sd_bus_request_name_async(
+            bus, &slot, name, UInt64(SD_BUS_NAME_QUEUE),
+            { m, user, _ in
+                guard let m, let user else { return 0 }
+                let w = Unmanaged<NameRequest>.fromOpaque(user).takeUnretainedValue()
+                if let e = sd_bus_message_get_error(m), sd_bus_error_is_set(e) != 0 {
+                    w.report(
+                        .refused(
+                            "\(e.pointee.name.map { String(cString: $0) } ?? "error"): "
+                                + "\(e.pointee.message.map { String(cString: $0) } ?? "")"))
+                    return 0
+                }
+                var code: UInt32 = 0
+                _ = sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &code)
+                // 1: primary owner, 4: already ours; 2: in the queue; 3: exists (not queued).
+                w.report(
+                    code == 1 || code == 4
+                        ? .owned : code == 2 ? .queued : .refused("\(w.name) is owned by another process"))
                 return 0
-            }
-            var code: UInt32 = 0
-            _ = sd_bus_message_read_basic(m, CChar(UInt8(ascii: "u")), &code)
-            // 1: primary owner, 4: already ours; 2: in the queue; 3: exists (not queued).
-            w.report(code == 1 || code == 4 ? .owned : code == 2 ? .queued : .refused("\(w.name) is owned by another process"))
-            return 0
-        }, user)
+            }, user)
         guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_request_name_async", errno: -r) }
         slots.append(slot)
     }
@@ -175,34 +185,40 @@ package final class SystemBus {
         let w = NameWatch(name: name, changed: changed)
         nameWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        try subscribe(Self.nameOwnerChangedMatch(name), onSignal: { m, user, _ in
-            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
-            let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
-            if change.name == w.name { w.changed(!change.newOwner.isEmpty) }
-            return 0
-        }, thenCall: ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", name),
-           onReply: { m, user, _ in
-            guard let m, let user else { return 0 }
-            let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
-            // An error reply (org.freedesktop.DBus.Error.NameHasNoOwner) means no owner.
-            w.changed(sd_bus_message_is_method_error(m, nil) == 0)
-            return 0
-        }, user: user)
+        try subscribe(
+            Self.nameOwnerChangedMatch(name),
+            onSignal: { m, user, _ in
+                guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
+                let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
+                if change.name == w.name { w.changed(!change.newOwner.isEmpty) }
+                return 0
+            },
+            thenCall: ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", name),
+            onReply: { m, user, _ in
+                guard let m, let user else { return 0 }
+                let w = Unmanaged<NameWatch>.fromOpaque(user).takeUnretainedValue()
+                // An error reply (org.freedesktop.DBus.Error.NameHasNoOwner) means no owner.
+                w.changed(sd_bus_message_is_method_error(m, nil) == 0)
+                return 0
+            }, user: user)
     }
 
     /// Adds the match rule `match` (its signals go to `onSignal`), then makes the
     /// asynchronous call `thenCall` with its one string argument (the reply goes to
     /// `onReply`): the state now, then its changes, none lost in between. Keeps both slots.
-    private func subscribe(_ match: String, onSignal: sd_bus_message_handler_t,
-                           thenCall c: (destination: String, path: String, interface: String, member: String, argument: String),
-                           onReply: sd_bus_message_handler_t, user: UnsafeMutableRawPointer) throws(SystemBusError) {
+    private func subscribe(
+        _ match: String, onSignal: sd_bus_message_handler_t,
+        thenCall c: (destination: String, path: String, interface: String, member: String, argument: String),
+        onReply: sd_bus_message_handler_t, user: UnsafeMutableRawPointer
+    ) throws(SystemBusError) {
         var slot: OpaquePointer?
         var r = sd_bus_add_match_async(bus, &slot, match, onSignal, nil, user)
         guard r >= 0, let slot else { throw SystemBusError(operation: "sd_bus_add_match_async", errno: -r) }
         slots.append(slot)
         var call: OpaquePointer?
-        r = shimmerd_bus_call_with_string_async(bus, &call, c.destination, c.path, c.interface, c.member, c.argument,
-                                                onReply, user)
+        r = shimmerd_bus_call_with_string_async(
+            bus, &call, c.destination, c.path, c.interface, c.member, c.argument,
+            onReply, user)
         guard r >= 0, let call else { throw SystemBusError(operation: c.member, errno: -r) }
         slots.append(call)
     }
@@ -216,49 +232,59 @@ package final class SystemBus {
     /// its `GetNameOwner` and the bus's `NameOwnerChanged` (`isFromBusDriver`): any
     /// connection may send one addressed to this connection, and the match's sender, a
     /// well-known name, is no proof (`SystemBus+BusDriver.swift`).
-    package func watchProperties(destination: String, path: String, interface: String,
-                                 accepting properties: [String: String], maximumStringBytes: Int,
-                                 changed: @escaping ([(String, BusValue)]) -> Void) throws(SystemBusError) {
-        let w = PropertiesWatch(destination: destination, interface: interface,
-                                read: { BusMessageReader.dictionary($0, accepting: properties, maximumStringBytes: maximumStringBytes) },
-                                changed: changed)
+    package func watchProperties(
+        destination: String, path: String, interface: String,
+        accepting properties: [String: String], maximumStringBytes: Int,
+        changed: @escaping ([(String, BusValue)]) -> Void
+    ) throws(SystemBusError) {
+        let w = PropertiesWatch(
+            destination: destination, interface: interface,
+            read: { BusMessageReader.dictionary($0, accepting: properties, maximumStringBytes: maximumStringBytes) },
+            changed: changed)
         propertyWatches.append(w)
         let user = Unmanaged.passUnretained(w).toOpaque()
-        try subscribe(Self.nameOwnerChangedMatch(destination), onSignal: { m, user, _ in
-            guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
-            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
-            if change.name == w.destination { w.owner = change.newOwner.isEmpty ? nil : change.newOwner }
-            return 0
-        }, thenCall: (Self.busDriver, "/org/freedesktop/DBus", Self.busDriver, "GetNameOwner", destination),
-           onReply: { m, user, _ in
-            guard let m, let user, sd_bus_message_is_method_error(m, nil) == 0 else { return 0 }
-            var p: UnsafePointer<CChar>?
-            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
-            Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue().owner = String(cString: p)
-            return 0
-        }, user: user)
-        let match = "type='signal',sender='\(destination)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
-            + "member='PropertiesChanged',arg0='\(interface)'"
-        try subscribe(match, onSignal: { m, user, _ in
-            guard let m, let user else { return 0 }
-            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
-            guard let owner = w.owner, SystemBus.isSent(m, by: owner) else { return 0 }
-            var p: UnsafePointer<CChar>?
-            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p,
-                  strcmp(p, w.interface) == 0 else { return 0 }
-            w.changed(w.read(m))
-            return 0
-        }, thenCall: (destination, path, "org.freedesktop.DBus.Properties", "GetAll", interface), onReply: { m, user, _ in
-            guard let m, let user else { return 0 }
-            let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
-            if sd_bus_message_is_method_error(m, nil) != 0 {
-                let e = sd_bus_message_get_error(m)
-                w.failed = e?.pointee.message.map { String(cString: $0) } ?? "GetAll failed"
+        try subscribe(
+            Self.nameOwnerChangedMatch(destination),
+            onSignal: { m, user, _ in
+                guard let m, let user, let change = SystemBus.nameOwnerChanged(m) else { return 0 }
+                let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+                if change.name == w.destination { w.owner = change.newOwner.isEmpty ? nil : change.newOwner }
                 return 0
-            }
-            w.changed(w.read(m))
-            return 0
-        }, user: user)
+            }, thenCall: (Self.busDriver, "/org/freedesktop/DBus", Self.busDriver, "GetNameOwner", destination),
+            onReply: { m, user, _ in
+                guard let m, let user, sd_bus_message_is_method_error(m, nil) == 0 else { return 0 }
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p else { return 0 }
+                Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue().owner = String(cString: p)
+                return 0
+            }, user: user)
+        let match =
+            "type='signal',sender='\(destination)',path='\(path)',interface='org.freedesktop.DBus.Properties',"
+            + "member='PropertiesChanged',arg0='\(interface)'"
+        try subscribe(
+            match,
+            onSignal: { m, user, _ in
+                guard let m, let user else { return 0 }
+                let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+                guard let owner = w.owner, SystemBus.isSent(m, by: owner) else { return 0 }
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: "s")), &p) > 0, let p,
+                    strcmp(p, w.interface) == 0
+                else { return 0 }
+                w.changed(w.read(m))
+                return 0
+            }, thenCall: (destination, path, "org.freedesktop.DBus.Properties", "GetAll", interface),
+            onReply: { m, user, _ in
+                guard let m, let user else { return 0 }
+                let w = Unmanaged<PropertiesWatch>.fromOpaque(user).takeUnretainedValue()
+                if sd_bus_message_is_method_error(m, nil) != 0 {
+                    let e = sd_bus_message_get_error(m)
+                    w.failed = e?.pointee.message.map { String(cString: $0) } ?? "GetAll failed"
+                    return 0
+                }
+                w.changed(w.read(m))
+                return 0
+            }, user: user)
     }
 
     /// Why the last `watchProperties` GetAll failed (the name has no owner, access
@@ -273,8 +299,10 @@ package final class SystemBus {
         /// The unique name that owns `destination` now: the only sender believed.
         var owner: String?
         var failed: String?
-        init(destination: String, interface: String, read: @escaping (OpaquePointer) -> [(String, BusValue)],
-             changed: @escaping ([(String, BusValue)]) -> Void) {
+        init(
+            destination: String, interface: String, read: @escaping (OpaquePointer) -> [(String, BusValue)],
+            changed: @escaping ([(String, BusValue)]) -> Void
+        ) {
             self.destination = destination
             self.interface = interface
             self.read = read

@@ -65,11 +65,14 @@ package enum ReplayTimeline {
         }
     }
 
-    package static func frames(_ trace: TraceContents, fps: Double, origin: FocalPoint, source: Source) -> [ReplayFrame] {
+    package static func frames(_ trace: TraceContents, fps: Double, origin: FocalPoint, source: Source) -> [ReplayFrame]
+    {
         frames(trace, at: .fps(fps), origin: origin, source: source)
     }
 
-    package static func frames(_ trace: TraceContents, at timing: Times, origin: FocalPoint, source: Source) -> [ReplayFrame] {
+    package static func frames(_ trace: TraceContents, at timing: Times, origin: FocalPoint, source: Source)
+        -> [ReplayFrame]
+    {
         let times = times(trace, timing)
         var out: [ReplayFrame] = []
         out.reserveCapacity(times.count)
@@ -92,11 +95,13 @@ package enum ReplayTimeline {
         return out
     }
 
-    private static func take(_ entry: TraceEntry, source: Source, origin: FocalPoint, drawing: inout FocalDrawing,
-                             held: inout FocalPoint) {
+    private static func take(
+        _ entry: TraceEntry, source: Source, origin: FocalPoint, drawing: inout FocalDrawing,
+        held: inout FocalPoint
+    ) {
         switch (source, entry) {
         case (.samples, .recapture(let r)):
-            drawing.retarget(origin, from: r.t)   // the daemon eases home while the baseline is awaited
+            drawing.retarget(origin, from: r.t)  // the daemon eases home while the baseline is awaited
         case (.samples, .sample(let s)):
             drawing.reading(at: s.t, target: s.focal.count == 2 ? FocalPoint(x: s.focal[0], y: s.focal[1]) : nil)
         case (.samples, .reading(let r)):
@@ -104,7 +109,7 @@ package enum ReplayTimeline {
         case (.samples, .frame(let f)):
             _ = drawing.draw(at: f.t)
         case (.samples, .dropped(let d)):
-            _ = drawing.draw(at: d.t)   // the daemon drew it, the sink did not take it: the spring moved on
+            _ = drawing.draw(at: d.t)  // the daemon drew it, the sink did not take it: the spring moved on
         case (.frames, .frame(let f)) where f.focal.count == 2:
             held = FocalPoint(x: f.focal[0], y: f.focal[1])
         default:

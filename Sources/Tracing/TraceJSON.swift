@@ -228,14 +228,17 @@ private struct KeyedNode<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try node.child(forKey: key.stringValue).set(value)
     }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey> {
+        -> KeyedEncodingContainer<NestedKey>
+    {
         NodeEncoder(node: node.child(forKey: key.stringValue)).container(keyedBy: keyType)
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         NodeEncoder(node: node.child(forKey: key.stringValue)).unkeyedContainer()
     }
     mutating func superEncoder() -> any Encoder { NodeEncoder(node: node.child(forKey: "super")) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { NodeEncoder(node: node.child(forKey: key.stringValue)) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        NodeEncoder(node: node.child(forKey: key.stringValue))
+    }
 }
 
 private struct UnkeyedNode: UnkeyedEncodingContainer {
@@ -245,7 +248,9 @@ private struct UnkeyedNode: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { _ = node.appendElement() }
     mutating func encode<T: Encodable>(_ value: T) throws { try node.appendElement().set(value) }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         NodeEncoder(node: node.appendElement()).container(keyedBy: keyType)
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -150,7 +150,9 @@ package enum TraceReader {
 
     /// Parses a whole trace from memory (pure). With `boundingTimes` (what `read` does), a
     /// record whose `t` is outside 0 ... `maximumTime` is an error naming its line.
-    package static func parse(_ bytes: [UInt8], path: String, boundingTimes: Bool = false) throws(TraceReadError) -> TraceContents {
+    package static func parse(_ bytes: [UInt8], path: String, boundingTimes: Bool = false) throws(TraceReadError)
+        -> TraceContents
+    {
         var contents = TraceContents()
         let decoder = JSONDecoder()
         var start = 0
@@ -161,8 +163,10 @@ package enum TraceReader {
             number += 1
             let line = bytes[start..<end]
             start = end + 1
-            switch try parseLine(line, number: number, isLast: newline == nil, path: path, boundingTimes: boundingTimes,
-                                 decoder: decoder, unknownTypes: &contents.unknownTypes) {
+            switch try parseLine(
+                line, number: number, isLast: newline == nil, path: path, boundingTimes: boundingTimes,
+                decoder: decoder, unknownTypes: &contents.unknownTypes)
+            {
             case .entry(let entry): contents.entries.append(entry)
             case .skipped: continue
             case .partial: contents.truncatedLastLine = true
@@ -183,8 +187,10 @@ package enum TraceReader {
 
     /// Parses line `number` (1-based, without its newline); `isLast`: the file ends in it
     /// without a newline. Shared by `parse` and `TraceStream`, so both say the same.
-    static func parseLine(_ bytes: ArraySlice<UInt8>, number: Int, isLast: Bool, path: String, boundingTimes: Bool,
-                          decoder: JSONDecoder, unknownTypes: inout [String: Int]) throws(TraceReadError) -> Line {
+    static func parseLine(
+        _ bytes: ArraySlice<UInt8>, number: Int, isLast: Bool, path: String, boundingTimes: Bool,
+        decoder: JSONDecoder, unknownTypes: inout [String: Int]
+    ) throws(TraceReadError) -> Line {
         var line = bytes
         if line.last == 0x0D { line = line.dropLast() }
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .skipped }
@@ -236,10 +242,17 @@ package enum TraceReader {
         }
         for b in line {
             if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                if escaped {
+                    escaped = false
+                } else if b == 0x5C {
+                    escaped = true
+                } else if b == 0x22 {
+                    inString = false
+                }
                 continue
             }
-            let isTokenByte = (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+            let isTokenByte =
+                (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
                 || b == 0x2B || b == 0x2D || b == 0x2E
             if isTokenByte { token.append(b); continue }
             if let why = verdict() { return why }

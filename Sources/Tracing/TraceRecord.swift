@@ -26,8 +26,10 @@ package enum TraceRecord {
         /// Where and when this trace was recorded.
         package var run: Run?
 
-        package init(sensor: Sensor, card: Card, mapper: Mapper, attitude: Attitude?, sink: Sink?, shimmerd: String?,
-                     run: Run? = nil) {
+        package init(
+            sensor: Sensor, card: Card, mapper: Mapper, attitude: Attitude?, sink: Sink?, shimmerd: String?,
+            run: Run? = nil
+        ) {
             self.sensor = sensor
             self.card = card
             self.mapper = mapper
@@ -51,8 +53,10 @@ package enum TraceRecord {
         /// 0 for the first file; a rotated trace's later files count up (`Trace.max_size`).
         package var part: Int
 
-        package init(started: String? = nil, host: String? = nil, kernel: String? = nil, pid: Int? = nil,
-                     argv: [String]? = nil, part: Int = 0) {
+        package init(
+            started: String? = nil, host: String? = nil, kernel: String? = nil, pid: Int? = nil,
+            argv: [String]? = nil, part: Int = 0
+        ) {
             self.started = started
             self.host = host
             self.kernel = kernel
@@ -88,8 +92,10 @@ package enum TraceRecord {
             case gyroMountMatrixSource = "gyro_mount_matrix_source"
         }
 
-        package init(selector: String?, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double?,
-                     scale: [Double]? = nil, mountMatrix: [[Double]]? = nil, mountMatrixSource: String? = nil) {
+        package init(
+            selector: String?, device: String? = nil, name: String? = nil, mode: String? = nil, rate: Double?,
+            scale: [Double]? = nil, mountMatrix: [[Double]]? = nil, mountMatrixSource: String? = nil
+        ) {
             self.selector = selector
             self.device = device
             self.name = name

@@ -71,8 +71,10 @@ package final class TraceStream {
                 break
             }
             lineCount += 1
-            switch try TraceReader.parseLine(line, number: lineCount, isLast: isLast, path: path, boundingTimes: true,
-                                             decoder: decoder, unknownTypes: &unknownTypes) {
+            switch try TraceReader.parseLine(
+                line, number: lineCount, isLast: isLast, path: path, boundingTimes: true,
+                decoder: decoder, unknownTypes: &unknownTypes)
+            {
             case .entry(let entry): return entry
             case .skipped: continue
             case .partial:
@@ -96,8 +98,9 @@ package final class TraceStream {
             let newline = Self.newline(in: buffer, from: searched)
             let end = newline ?? buffer.count
             guard end - start <= Self.maximumLineLength else {
-                throw TraceReadError(path: path, line: lineCount + 1,
-                                     message: "a line longer than \(Self.maximumLineLength) bytes is not a trace record")
+                throw TraceReadError(
+                    path: path, line: lineCount + 1,
+                    message: "a line longer than \(Self.maximumLineLength) bytes is not a trace record")
             }
             if let newline {
                 defer { start = newline + 1 }
@@ -119,7 +122,8 @@ package final class TraceStream {
     private static func newline(in bytes: [UInt8], from: Int) -> Int? {
         bytes.withUnsafeBufferPointer { p in
             guard from < p.count, let base = p.baseAddress,
-                  let hit = memchr(base + from, 0x0A, p.count - from) else { return nil }
+                let hit = memchr(base + from, 0x0A, p.count - from)
+            else { return nil }
             return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         }
     }

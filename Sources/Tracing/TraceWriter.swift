@@ -79,7 +79,8 @@ package final class TraceWriter {
     }
 
     private static func create(_ path: String) throws -> FileDescriptor {
-        try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, mode: 0o644, operation: "open trace")
+        try FileDescriptor.open(
+            path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, mode: 0o644, operation: "open trace")
     }
 
     deinit { close() }
@@ -96,13 +97,15 @@ package final class TraceWriter {
     package func close() {
         guard !closed else { return }
         flush()
-        ReadinessPoll.drain(fd.rawValue, forAtMost: Self.drainSeconds, while: { !pending.isEmpty && failing == EAGAIN }) {
+        ReadinessPoll.drain(fd.rawValue, forAtMost: Self.drainSeconds, while: { !pending.isEmpty && failing == EAGAIN })
+        {
             flush()
             return true
         }
         if !pending.isEmpty {
-            log.error("trace \(path) closed with \(pending.count) bytes that could not be written",
-                      ["trace.path": path])
+            log.error(
+                "trace \(path) closed with \(pending.count) bytes that could not be written",
+                ["trace.path": path])
         }
         closed = true
         CrashFlush.unregister(fileDescriptor: fd.rawValue)
@@ -139,12 +142,15 @@ package final class TraceWriter {
             try? unlinkFile(path)
         } else {
             try? unlinkFile("\(path).\(keep - 1)")
-            for k in stride(from: keep - 2, through: 1, by: -1) { try? renameFile("\(path).\(k)", to: "\(path).\(k + 1)") }
+            for k in stride(from: keep - 2, through: 1, by: -1) {
+                try? renameFile("\(path).\(k)", to: "\(path).\(k + 1)")
+            }
             do { try renameFile(path, to: path + ".1") } catch {
                 let e = (error as? SystemError)?.errno ?? EIO
                 rotationBroken = true
-                log.error("cannot rotate trace \(path) to \(path).1: \(String(cString: strerror(e))); writing on without rotation",
-                          ["trace.path": path, "errno": String(e)])
+                log.error(
+                    "cannot rotate trace \(path) to \(path).1: \(String(cString: strerror(e))); writing on without rotation",
+                    ["trace.path": path, "errno": String(e)])
                 return
             }
         }
@@ -152,7 +158,8 @@ package final class TraceWriter {
         do { next = try Self.create(path) } catch {
             // The old descriptor still points at the renamed file: keep writing there.
             rotationBroken = true
-            log.error("cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
+            log.error(
+                "cannot start a new trace file after rotation: \(error); writing on in \(path).1", ["trace.path": path])
             return
         }
         CrashFlush.unregister(fileDescriptor: fd.rawValue)
@@ -192,15 +199,17 @@ package final class TraceWriter {
         fileSize += written
         if let error {
             if failing != error {
-                log.error("cannot write trace \(path): \(String(cString: strerror(error))); keeping \(pending.count) bytes queued and rendering on",
-                          ["trace.path": path, "errno": String(error)])
+                log.error(
+                    "cannot write trace \(path): \(String(cString: strerror(error))); keeping \(pending.count) bytes queued and rendering on",
+                    ["trace.path": path, "errno": String(error)])
             }
             failing = error
         } else if let was = failing {
             failing = nil
-            log.notice("trace \(path) writable again after \(String(cString: strerror(was)))"
-                       + (droppedLines > 0 ? "; \(droppedLines) lines were dropped while it was not" : ""),
-                       ["trace.path": path])
+            log.notice(
+                "trace \(path) writable again after \(String(cString: strerror(was)))"
+                    + (droppedLines > 0 ? "; \(droppedLines) lines were dropped while it was not" : ""),
+                ["trace.path": path])
         }
     }
 

@@ -24,8 +24,10 @@ package struct UdevError: Error, Sendable, CustomStringConvertible {
 /// The one place that turns libudev's conventions (NULL + errno, or a negative errno)
 /// into `UdevError`.
 enum UdevCall {
-    static func pointer<P>(_ operation: String, _ target: @autoclosure () -> String,
-                           _ body: () -> P?) throws(UdevError) -> P {
+    static func pointer<P>(
+        _ operation: String, _ target: @autoclosure () -> String,
+        _ body: () -> P?
+    ) throws(UdevError) -> P {
         errno = 0
         if let p = body() { return p }
         throw UdevError(operation: operation, target: target(), code: errno == 0 ? ENOENT : errno)
@@ -72,7 +74,9 @@ package final class UdevContext {
     package func devices(subsystem: String) throws(UdevError) -> [UdevDevice] {
         let e = try UdevCall.pointer("udev_enumerate_new", subsystem) { udev_enumerate_new(raw) }
         defer { udev_enumerate_unref(e) }
-        try UdevCall.check("udev_enumerate_add_match_subsystem", subsystem) { udev_enumerate_add_match_subsystem(e, subsystem) }
+        try UdevCall.check("udev_enumerate_add_match_subsystem", subsystem) {
+            udev_enumerate_add_match_subsystem(e, subsystem)
+        }
         try UdevCall.check("udev_enumerate_scan_devices", subsystem) { udev_enumerate_scan_devices(e) }
         return UdevCall.list(udev_enumerate_get_list_entry(e)).compactMap { (path, _) in
             try? UdevDevice(context: self, syspath: path)

@@ -67,8 +67,9 @@ final class BackgroundOutput {
     /// with a configure. Nil when the compositor refuses an object.
     init?(output: Output, compositor: Compositor, shell: LayerShell, shm: Shm, namespace: String) {
         guard let surface = compositor.makeSurface(),
-              let layer = shell.makeLayerSurface(surface, on: output, layer: .bottom, namespace: namespace),
-              let empty = compositor.makeRegion() else { return nil }
+            let layer = shell.makeLayerSurface(surface, on: output, layer: .bottom, namespace: namespace),
+            let empty = compositor.makeRegion()
+        else { return nil }
         self.output = output
         self.shm = shm
         self.surface = surface
@@ -95,7 +96,9 @@ final class BackgroundOutput {
     /// Whether `draw` would draw now: configured, not known hidden, no drawn frame
     /// waiting for its callback; and something new to show.
     func wantsToDraw(frame: UInt64) -> Bool {
-        guard size != nil, !closed, visibility != .hidden, !(callback != nil && callbackCarriesFrame) else { return false }
+        guard size != nil, !closed, visibility != .hidden, !(callback != nil && callbackCarriesFrame) else {
+            return false
+        }
         return stale || frame != drawnFrame || unacknowledged != nil
     }
 
@@ -115,15 +118,18 @@ final class BackgroundOutput {
         }
         let scale = output.scale
         if stale || scale != bufferScale || composer?.placement.frameWidth != frame?.width
-            || composer?.placement.frameHeight != frame?.height {
+            || composer?.placement.frameHeight != frame?.height
+        {
             // New buffers; the old ones go once the compositor has released them.
             retired += buffers.filter(\.busy)
             buffers = []
             attachedOnce = []
             bufferScale = scale
             composer = frame.flatMap { f in
-                BackgroundPlacement(surfaceWidth: size.width, surfaceHeight: size.height, outputScale: scale,
-                                    frameWidth: f.width, frameHeight: f.height).map { BackgroundComposer(placement: $0, fill: fill) }
+                BackgroundPlacement(
+                    surfaceWidth: size.width, surfaceHeight: size.height, outputScale: scale,
+                    frameWidth: f.width, frameHeight: f.height
+                ).map { BackgroundComposer(placement: $0, fill: fill) }
             }
             stale = false
         }
@@ -140,7 +146,9 @@ final class BackgroundOutput {
         if let frame, let composer {
             frame.withPixels { composer.paintCard(frame: $0, stride: $1, into: pixmap) }
             let p = composer.placement
-            if attachedOnce.contains(ObjectIdentifier(buffer)) { damage = (p.cardX, p.cardY, p.cardWidth, p.cardHeight) }
+            if attachedOnce.contains(ObjectIdentifier(buffer)) {
+                damage = (p.cardX, p.cardY, p.cardWidth, p.cardHeight)
+            }
         }
         surface.setBufferScale(scale)
         surface.attach(buffer)
@@ -182,7 +190,8 @@ final class BackgroundOutput {
             visibility = .hidden
         }
         if callback == nil, visibility == .shown, size != nil, !closed,
-           now - lastAsked >= max(1.0, Timing.probeInterval - Timing.alignment) {
+            now - lastAsked >= max(1.0, Timing.probeInterval - Timing.alignment)
+        {
             ask(now: now, carriesFrame: false)
             surface.commit()
         }

@@ -22,7 +22,8 @@ package struct BackgroundSettings: Sendable, Equatable {
 
     /// The window's grey around the card (`windowBackground`), #202020: `shimmerd view
     /// --help` says so.
-    package static let defaultFill = UInt32(windowBackground.red) << 16 | UInt32(windowBackground.green) << 8
+    package static let defaultFill =
+        UInt32(windowBackground.red) << 16 | UInt32(windowBackground.green) << 8
         | UInt32(windowBackground.blue)
 
     package init(viewer: ViewerSettings) {
@@ -90,8 +91,10 @@ package final class BackgroundSession {
     /// WAYLAND_DISPLAY (a path, or a name in XDG_RUNTIME_DIR), else
     /// `$XDG_RUNTIME_DIR/wayland-0`. Throws when there is none, which libwayland would
     /// only say in a line of its own.
-    static func displaySocket(waylandDisplay: String?, runtimeDirectory: String?,
-                              exists: (String) -> Bool) throws(ViewerError) -> String {
+    static func displaySocket(
+        waylandDisplay: String?, runtimeDirectory: String?,
+        exists: (String) -> Bool
+    ) throws(ViewerError) -> String {
         let name = waylandDisplay.flatMap { $0.isEmpty ? nil : $0 } ?? "wayland-0"
         let path: String
         if name.hasPrefix("/") {
@@ -99,20 +102,25 @@ package final class BackgroundSession {
         } else if let runtimeDirectory, !runtimeDirectory.isEmpty {
             path = runtimeDirectory + "/" + name
         } else {
-            throw unavailable("no Wayland display: XDG_RUNTIME_DIR is unset"
-                              + (waylandDisplay?.isEmpty == false ? "" : " and so is WAYLAND_DISPLAY"))
+            throw unavailable(
+                "no Wayland display: XDG_RUNTIME_DIR is unset"
+                    + (waylandDisplay?.isEmpty == false ? "" : " and so is WAYLAND_DISPLAY"))
         }
         guard exists(path) else {
-            throw unavailable("no Wayland display: " + (waylandDisplay?.isEmpty == false ? "WAYLAND_DISPLAY names \(path), which does not exist"
-                                                         : "WAYLAND_DISPLAY is unset and there is no \(path)"))
+            throw unavailable(
+                "no Wayland display: "
+                    + (waylandDisplay?.isEmpty == false
+                        ? "WAYLAND_DISPLAY names \(path), which does not exist"
+                        : "WAYLAND_DISPLAY is unset and there is no \(path)"))
         }
         return path
     }
 
     /// The one line of a background that cannot be shown here: why, and the window instead.
     static func unavailable(_ why: String) -> ViewerError {
-        ViewerError(message: "view --background: \(why); the background needs a Wayland compositor with "
-                    + "wlr-layer-shell (sway, Hyprland, KDE Plasma, ...): run `shimmerd view` for the card in a window")
+        ViewerError(
+            message: "view --background: \(why); the background needs a Wayland compositor with "
+                + "wlr-layer-shell (sway, Hyprland, KDE Plasma, ...): run `shimmerd view` for the card in a window")
     }
 
     /// Runs until SIGTERM or SIGINT, or until the compositor goes away. Throws, before
@@ -121,8 +129,9 @@ package final class BackgroundSession {
         let signals = ProcessSignals.take([.terminate, .interrupt])
         ProcessSignals.ignore([.brokenPipe])
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
-        let socket = try Self.displaySocket(waylandDisplay: env("WAYLAND_DISPLAY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
-                                            exists: { access($0, F_OK) == 0 })
+        let socket = try Self.displaySocket(
+            waylandDisplay: env("WAYLAND_DISPLAY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
+            exists: { access($0, F_OK) == 0 })
         let (connection, globals, compositor, shm, shell) = try connect(socket)
         let addOutput = { [unowned self] (global: WaylandGlobal) in
             guard global.interface == "wl_output", let output = Output(connection, global) else { return }
@@ -131,16 +140,21 @@ package final class BackgroundSession {
                 if let known = outputs[global.name] {
                     known.scaleMayHaveChanged()
                 } else if pendingOutputs.removeValue(forKey: global.name) != nil {
-                    guard let o = BackgroundOutput(output: output, compositor: compositor, shell: shell, shm: shm,
-                                                   namespace: settings.namespace) else {
-                        log.warning("view: the compositor refused a layer surface on output "
-                            + "\(output.name ?? String(global.name))")
+                    guard
+                        let o = BackgroundOutput(
+                            output: output, compositor: compositor, shell: shell, shm: shm,
+                            namespace: settings.namespace)
+                    else {
+                        log.warning(
+                            "view: the compositor refused a layer surface on output "
+                                + "\(output.name ?? String(global.name))")
                         return
                     }
                     outputs[global.name] = o
-                    log.info("view: output \(output.name ?? String(global.name)) "
-                        + "(\(output.modeWidth) x \(output.modeHeight) px, "
-                             + "scale \(output.scale)): a layer surface on the bottom layer")
+                    log.info(
+                        "view: output \(output.name ?? String(global.name)) "
+                            + "(\(output.modeWidth) x \(output.modeHeight) px, "
+                            + "scale \(output.scale)): a layer surface on the bottom layer")
                 }
             }
         }
@@ -153,9 +167,12 @@ package final class BackgroundSession {
             }
         }
 
-        guard let frames = WakePipe() else { throw ViewerError(message: "view: pipe: \(String(cString: strerror(errno)))") }
-        let watcher = FrameWatcher(wake: { frames.post(1) }, minimumInterval: 0,
-                                   housekeepingSeconds: settings.housekeepingSeconds, searchSeconds: settings.searchSeconds)
+        guard let frames = WakePipe() else {
+            throw ViewerError(message: "view: pipe: \(String(cString: strerror(errno)))")
+        }
+        let watcher = FrameWatcher(
+            wake: { frames.post(1) }, minimumInterval: 0,
+            housekeepingSeconds: settings.housekeepingSeconds, searchSeconds: settings.searchSeconds)
         refreshSegment(watcher)
         // The watcher is not joined at the end: it sleeps in FUTEX_WAIT for up to
         // `housekeepingSeconds`, and the process's exit ends it.
@@ -177,13 +194,16 @@ package final class BackgroundSession {
                 log.info("view: the compositor closed the connection (\(error)); exiting")
                 return
             }
-            let eager = outputs.isEmpty || !pendingOutputs.isEmpty || outputs.values.contains(where: \.awaitsCompositor)
+            let eager =
+                outputs.isEmpty || !pendingOutputs.isEmpty || outputs.values.contains(where: \.awaitsCompositor)
                 || !outputs.values.contains(where: { $0.visibility == .shown })
             let deadline = outputs.values.compactMap { $0.nextDeadline() }.min() ?? .infinity
             // The connection is polled for POLLIN only when its events are awaited; else for
             // nothing, which poll(2) still wakes for when the compositor hangs up.
-            var fds = [pollfd(fd: frames.readEnd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: connection.fileDescriptor, events: eager ? Int16(POLLIN) : 0, revents: 0)]
+            var fds = [
+                pollfd(fd: frames.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: connection.fileDescriptor, events: eager ? Int16(POLLIN) : 0, revents: 0),
+            ]
             if let fd = signals.fileDescriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             let wait = max(0, deadline - MonotonicClock.seconds())
             _ = poll(&fds, nfds_t(fds.count), wait == .infinity ? -1 : Int32((min(wait, 3600) * 1000).rounded(.up)))
@@ -208,7 +228,8 @@ package final class BackgroundSession {
     /// for damage in buffer pixels), wl_shm and the layer shell; also returns every global
     /// announced, outputs among them. Throws the one line of a desktop where it cannot work.
     private func connect(_ socket: String) throws(ViewerError)
-        -> (WaylandConnection, [WaylandGlobal], Compositor, Shm, LayerShell) {
+        -> (WaylandConnection, [WaylandGlobal], Compositor, Shm, LayerShell)
+    {
         let connection: WaylandConnection
         do { connection = try WaylandConnection(name: socket) } catch {
             throw Self.unavailable("cannot connect to \(socket) (\(error.reason))")
@@ -223,12 +244,14 @@ package final class BackgroundSession {
             throw Self.unavailable("the compositor at \(socket) has no wlr-layer-shell (GNOME and weston have none)")
         }
         guard let compositor = bound("wl_compositor", { $0.version >= 4 ? Compositor(connection, $0) : nil }),
-              let shm = bound("wl_shm", { Shm(connection, $0) }) else {
+            let shm = bound("wl_shm", { Shm(connection, $0) })
+        else {
             throw Self.unavailable("the compositor at \(socket) lacks wl_compositor version 4 or wl_shm")
         }
-        log.info("view: the background on \(socket), layer shell version "
-            + "\(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
-                 + "fill \(RGB8(xrgb: settings.fill).hex)")
+        log.info(
+            "view: the background on \(socket), layer shell version "
+                + "\(globals.first { $0.interface == "zwlr_layer_shell_v1" }!.version), "
+                + "fill \(RGB8(xrgb: settings.fill).hex)")
         return (connection, globals, compositor, shm, shell)
     }
 
@@ -265,7 +288,10 @@ package final class BackgroundSession {
         let h = reader.header
         // A frame of the segment's size: the last one's memory, or new memory once the
         // segment was replaced by one of another size. It becomes `frame` once the copy is good.
-        let target = frame.flatMap { $0.width == Int(h.width) && $0.height == Int(h.height) && $0.stride == Int(h.stride) ? $0 : nil }
+        let target =
+            frame.flatMap {
+                $0.width == Int(h.width) && $0.height == Int(h.height) && $0.stride == Int(h.stride) ? $0 : nil
+            }
             ?? Frame(width: Int(h.width), height: Int(h.height), stride: Int(h.stride))
         if let number = segment.readNewest(reader, watcher: watcher, { pixels in target.copy(from: pixels) }) {
             target.number = number

@@ -53,8 +53,9 @@ final class DaemonClaim: @unchecked Sendable {
         self.purpose = purpose
         self.wanted = Atomic(wanted)
         do { link = try ReconnectingBus() } catch {
-            log.warning("view: no system bus (\(error)): the daemon cannot be told that someone looks, so it paints "
-                        + "the segment only while another reader claims it or with Sink.demand = always")
+            log.warning(
+                "view: no system bus (\(error)): the daemon cannot be told that someone looks, so it paints "
+                    + "the segment only while another reader claims it or with Sink.demand = always")
             return nil
         }
         guard let pipe = WakePipe() else { return nil }
@@ -70,8 +71,9 @@ final class DaemonClaim: @unchecked Sendable {
                 }
             }
         } catch {
-            log.warning("view: system bus: cannot follow \(Self.name) (\(error)); the daemon "
-                + "is not told that someone looks")
+            log.warning(
+                "view: system bus: cannot follow \(Self.name) (\(error)); the daemon "
+                    + "is not told that someone looks")
             return nil
         }
     }
@@ -90,7 +92,8 @@ final class DaemonClaim: @unchecked Sendable {
         held = on
         let member = on ? "Claim" : "Release"
         do {
-            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: member) { [unowned self] why in
+            try bus.callMethod(destination: Self.name, path: Self.path, interface: Self.name, member: member) {
+                [unowned self] why in
                 if let why {
                     guard on else {
                         log.warning("view: Release() refused (\(why))")
@@ -99,8 +102,9 @@ final class DaemonClaim: @unchecked Sendable {
                     refused(why)
                 } else if on {
                     if !outage || outages.back() {
-                        log.info("view: claimed the frames of \(Self.name): the daemon paints while \(purpose)"
-                                 + (refusals > 0 ? " (after \(refusals) refused Claim() calls)" : ""))
+                        log.info(
+                            "view: claimed the frames of \(Self.name): the daemon paints while \(purpose)"
+                                + (refusals > 0 ? " (after \(refusals) refused Claim() calls)" : ""))
                     }
                     (refusals, outage) = (0, false)
                 } else {
@@ -118,9 +122,10 @@ final class DaemonClaim: @unchecked Sendable {
         held = false
         refusals += 1
         if refusals == 1 {
-            log.warning("view: Claim() refused (\(why)); asking again every \(Self.retryInterval) s while the "
-                        + "daemon is on the bus (meanwhile it paints only while others claim, or with "
-                        + "Sink.demand = always)")
+            log.warning(
+                "view: Claim() refused (\(why)); asking again every \(Self.retryInterval) s while the "
+                    + "daemon is on the bus (meanwhile it paints only while others claim, or with "
+                    + "Sink.demand = always)")
         }
         retryAt = MonotonicClock.seconds() + Self.retryInterval
     }
@@ -136,12 +141,13 @@ final class DaemonClaim: @unchecked Sendable {
                 held = false
                 let told = outages.gone(now: now)
                 if told.say {
-                    log.warning("view: the system bus connection was lost; trying again every \(Int(retry)) s"
-                                + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
+                    log.warning(
+                        "view: the system bus connection was lost; trying again every \(Int(retry)) s"
+                            + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
                 }
                 outage = true
             case .reconnected?:
-                break    // the claim's line says so
+                break  // the claim's line says so
             case .stillGone, nil:
                 break
             }
@@ -150,8 +156,10 @@ final class DaemonClaim: @unchecked Sendable {
                 if let bus = link.bus { reconcile(on: bus) }
             }
             let request = link.pollRequest(now: now)
-            var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0),
-                       pollfd(fd: wakes.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: request.fd ?? -1, events: request.events, revents: 0),
+                pollfd(fd: wakes.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             var timeout = request.timeoutSeconds
             if let at = retryAt { timeout = min(timeout ?? .infinity, max(0, at - now)) }
             let ms = timeout.map { Int32((min($0, 60) * 1000).rounded(.up)) } ?? -1

@@ -28,8 +28,10 @@ final class FrameWatcher: Sendable {
     let housekeepingSeconds: Double
     let searchSeconds: Double
 
-    init(wake: @escaping @Sendable () -> Void, minimumInterval: Double, housekeepingSeconds: Double,
-         searchSeconds: Double? = nil) {
+    init(
+        wake: @escaping @Sendable () -> Void, minimumInterval: Double, housekeepingSeconds: Double,
+        searchSeconds: Double? = nil
+    ) {
         self.wake = wake
         self.minimumInterval = minimumInterval
         self.housekeepingSeconds = housekeepingSeconds

@@ -36,8 +36,10 @@ final class SegmentFollower {
     /// returns its number, or nil without one: none yet; a segment that shrank under the
     /// reader (truncated by its owner), which is forgotten here and in `watcher`, to be
     /// opened again; a copy torn on every try, one line each.
-    func readNewest<E: Error>(_ reader: SharedMemoryReader, watcher: FrameWatcher,
-                              _ body: (UnsafeRawPointer) throws(E) -> Void) throws(E) -> UInt64? {
+    func readNewest<E: Error>(
+        _ reader: SharedMemoryReader, watcher: FrameWatcher,
+        _ body: (UnsafeRawPointer) throws(E) -> Void
+    ) throws(E) -> UInt64? {
         switch try reader.readNewest(body) {
         case .frame(let number, _, _):
             return number
@@ -49,8 +51,9 @@ final class SegmentFollower {
             watcher.watch(nil)
             return nil
         case .torn:
-            log.warning("view: no consistent copy of a frame of \(reader.path) in 8 "
-                + "tries; trying again on the next one")
+            log.warning(
+                "view: no consistent copy of a frame of \(reader.path) in 8 "
+                    + "tries; trying again on the next one")
             return nil
         }
     }
@@ -67,8 +70,9 @@ final class SegmentFollower {
         do {
             let r = try SharedMemoryReader(name: settings.name, directory: settings.directory)
             lastOpenFailure = nil
-            log.info("view: opened \(r.path) read-only (\(r.header.width) x \(r.header.height) px, "
-                     + "\(r.header.bufferCount) buffers, inode \(r.inode))")
+            log.info(
+                "view: opened \(r.path) read-only (\(r.header.width) x \(r.header.height) px, "
+                    + "\(r.header.bufferCount) buffers, inode \(r.inode))")
             return r
         } catch {
             let text = error.description

@@ -24,7 +24,8 @@ struct WaitingScreen {
         for y in 0..<pixmap.height {
             let row = pixmap.row(y)
             for x in 0..<pixmap.width {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5, width: w, height: h, radius: radius)
+                let c = roundedRectCoverage(
+                    px: Double(x) + 0.5, py: Double(y) + 0.5, width: w, height: h, radius: radius)
                 row[x] = Self.blend(background, 0, c)
             }
         }
@@ -32,20 +33,28 @@ struct WaitingScreen {
         let headlineSize = Self.headlinePoints * scale
         let detailSize = Self.detailPoints * scale
         let middle = h / 2
-        text(headline, face: face, pixelSize: headlineSize, centerX: w / 2, baselineY: middle, grey: Self.headlineGrey, into: pixmap)
-        text(detail, face: face, pixelSize: detailSize, centerX: w / 2, baselineY: middle + detailSize * 2.2,
-             grey: Self.detailGrey, into: pixmap)
+        text(
+            headline, face: face, pixelSize: headlineSize, centerX: w / 2, baselineY: middle, grey: Self.headlineGrey,
+            into: pixmap)
+        text(
+            detail, face: face, pixelSize: detailSize, centerX: w / 2, baselineY: middle + detailSize * 2.2,
+            grey: Self.detailGrey, into: pixmap)
     }
 
     /// One line, centred on `centerX`, shrunk to fit the card's width with a margin.
-    private func text(_ s: String, face: FontFace, pixelSize: Double, centerX: Double, baselineY: Double,
-                      grey: UInt32, into pixmap: Pixmap) {
+    private func text(
+        _ s: String, face: FontFace, pixelSize: Double, centerX: Double, baselineY: Double,
+        grey: UInt32, into pixmap: Pixmap
+    ) {
         guard !s.isEmpty, let m = try? face.metrics(of: s, pixelSize: pixelSize) else { return }
         let room = Double(pixmap.width) * 0.9
         let size = m.advance > room ? pixelSize * room / m.advance : pixelSize
         let advance = m.advance * size / pixelSize
-        guard let g = try? face.rasterize(s, pixelSize: size, penX: centerX - advance / 2, baselineY: baselineY,
-                                          rotationRadians: 0) else { return }
+        guard
+            let g = try? face.rasterize(
+                s, pixelSize: size, penX: centerX - advance / 2, baselineY: baselineY,
+                rotationRadians: 0)
+        else { return }
         let color = grey << 16 | grey << 8 | grey
         for gy in 0..<g.height {
             let y = g.top + gy

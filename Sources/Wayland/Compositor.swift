@@ -8,7 +8,8 @@ package final class Compositor {
     /// Binds `global` (an announced "wl_compositor") at version 4 or the compositor's
     /// own if lower; nil when the bind fails.
     package init?(_ connection: WaylandConnection, _ global: WaylandGlobal) {
-        guard let p = connection.bind(global.name, shim_wl_compositor_interface(), version: min(global.version, 4)) else {
+        guard let p = connection.bind(global.name, shim_wl_compositor_interface(), version: min(global.version, 4))
+        else {
             return nil
         }
         proxy = p

@@ -17,7 +17,9 @@ package final class LayerShell {
     /// Binds `global` (an announced "zwlr_layer_shell_v1") at version 4 or the
     /// compositor's own (sway 1.7 offers 4).
     package init?(_ connection: WaylandConnection, _ global: WaylandGlobal) {
-        guard let p = connection.bind(global.name, shim_zwlr_layer_shell_v1_interface(), version: min(global.version, 4)) else {
+        guard
+            let p = connection.bind(global.name, shim_zwlr_layer_shell_v1_interface(), version: min(global.version, 4))
+        else {
             return nil
         }
         proxy = p
@@ -31,8 +33,12 @@ package final class LayerShell {
 
     /// Gives `surface` the layer surface role on `output` (`get_layer_surface`), in
     /// `layer`, under `namespace` (how the compositor's rules name it).
-    package func makeLayerSurface(_ surface: Surface, on output: Output, layer: Layer, namespace: String) -> LayerSurface? {
-        guard let p = zwlr_layer_shell_v1_get_layer_surface(proxy, surface.proxy, output.proxy, layer.rawValue, namespace) else {
+    package func makeLayerSurface(_ surface: Surface, on output: Output, layer: Layer, namespace: String)
+        -> LayerSurface?
+    {
+        guard
+            let p = zwlr_layer_shell_v1_get_layer_surface(proxy, surface.proxy, output.proxy, layer.rawValue, namespace)
+        else {
             return nil
         }
         return LayerSurface(p, connection, surface: surface)
@@ -90,7 +96,8 @@ package final class LayerSurface {
 
     /// `set_keyboard_interactivity` none (0 in every version): it never takes the keyboard.
     package func refuseKeyboard() {
-        zwlr_layer_surface_v1_set_keyboard_interactivity(proxy, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
+        zwlr_layer_surface_v1_set_keyboard_interactivity(
+            proxy, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
     }
 
     /// `ack_configure`: the next commit uses the configure of `serial`.
@@ -104,11 +111,12 @@ package final class LayerSurface {
 
     nonisolated(unsafe) private static let listener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
         let p = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
-        p.initialize(to: zwlr_layer_surface_v1_listener(
-            configure: { data, _, serial, width, height in
-                LayerSurface.of(data)?.onConfigure(serial, Int(width), Int(height))
-            },
-            closed: { data, _ in LayerSurface.of(data)?.onClosed() }))
+        p.initialize(
+            to: zwlr_layer_surface_v1_listener(
+                configure: { data, _, serial, width, height in
+                    LayerSurface.of(data)?.onConfigure(serial, Int(width), Int(height))
+                },
+                closed: { data, _ in LayerSurface.of(data)?.onClosed() }))
         return p
     }()
 }

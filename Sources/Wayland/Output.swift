@@ -42,24 +42,25 @@ package final class Output {
 
     nonisolated(unsafe) private static let listener: UnsafeMutablePointer<wl_output_listener> = {
         let p = UnsafeMutablePointer<wl_output_listener>.allocate(capacity: 1)
-        p.initialize(to: wl_output_listener(
-            geometry: { _, _, _, _, _, _, _, _, _, _ in },
-            mode: { data, _, flags, width, height, _ in
-                guard let o = Output.of(data), flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 else { return }
-                o.modeWidth = Int(width)
-                o.modeHeight = Int(height)
-            },
-            done: { data, _ in
-                guard let o = Output.of(data) else { return }
-                o.scale = o.pendingScale
-                o.onDone()
-            },
-            scale: { data, _, factor in Output.of(data)?.pendingScale = max(1, Int(factor)) },
-            name: { data, _, name in
-                guard let o = Output.of(data), let name else { return }
-                o.name = String(cString: name)
-            },
-            description: { _, _, _ in }))
+        p.initialize(
+            to: wl_output_listener(
+                geometry: { _, _, _, _, _, _, _, _, _, _ in },
+                mode: { data, _, flags, width, height, _ in
+                    guard let o = Output.of(data), flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 else { return }
+                    o.modeWidth = Int(width)
+                    o.modeHeight = Int(height)
+                },
+                done: { data, _ in
+                    guard let o = Output.of(data) else { return }
+                    o.scale = o.pendingScale
+                    o.onDone()
+                },
+                scale: { data, _, factor in Output.of(data)?.pendingScale = max(1, Int(factor)) },
+                name: { data, _, name in
+                    guard let o = Output.of(data), let name else { return }
+                    o.name = String(cString: name)
+                },
+                description: { _, _, _ in }))
         return p
     }()
 }

@@ -39,8 +39,11 @@ package final class Shm {
             throw WaylandError("wl_shm_create_pool", connectionFailure(connection.display))
         }
         defer { wl_shm_pool_destroy(pool) }
-        guard let b = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride),
-                                                WL_SHM_FORMAT_XRGB8888.rawValue) else {
+        guard
+            let b = wl_shm_pool_create_buffer(
+                pool, 0, Int32(width), Int32(height), Int32(stride),
+                WL_SHM_FORMAT_XRGB8888.rawValue)
+        else {
             munmap(p, size)
             throw WaylandError("wl_shm_pool_create_buffer", connectionFailure(connection.display))
         }
@@ -61,8 +64,10 @@ package final class ShmBuffer {
     /// Attached and not yet released: the compositor may read it, the client must not write.
     package var busy = false
 
-    init(_ proxy: OpaquePointer, _ connection: WaylandConnection, pixels: UnsafeMutableRawPointer,
-         width: Int, height: Int, stride: Int) {
+    init(
+        _ proxy: OpaquePointer, _ connection: WaylandConnection, pixels: UnsafeMutableRawPointer,
+        width: Int, height: Int, stride: Int
+    ) {
         self.proxy = proxy
         self.connection = connection
         self.pixels = pixels
@@ -79,10 +84,11 @@ package final class ShmBuffer {
 
     nonisolated(unsafe) private static let listener: UnsafeMutablePointer<wl_buffer_listener> = {
         let p = UnsafeMutablePointer<wl_buffer_listener>.allocate(capacity: 1)
-        p.initialize(to: wl_buffer_listener(release: { data, _ in
-            guard let data else { return }
-            Unmanaged<ShmBuffer>.fromOpaque(data).takeUnretainedValue().busy = false
-        }))
+        p.initialize(
+            to: wl_buffer_listener(release: { data, _ in
+                guard let data else { return }
+                Unmanaged<ShmBuffer>.fromOpaque(data).takeUnretainedValue().busy = false
+            }))
         return p
     }()
 }

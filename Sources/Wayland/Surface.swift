@@ -68,12 +68,13 @@ package final class FrameCallback {
 
     nonisolated(unsafe) private static let listener: UnsafeMutablePointer<wl_callback_listener> = {
         let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
-        p.initialize(to: wl_callback_listener(done: { data, _, time in
-            guard let data else { return }
-            let c = Unmanaged<FrameCallback>.fromOpaque(data).takeUnretainedValue()
-            c.fired = true
-            c.done(time)
-        }))
+        p.initialize(
+            to: wl_callback_listener(done: { data, _, time in
+                guard let data else { return }
+                let c = Unmanaged<FrameCallback>.fromOpaque(data).takeUnretainedValue()
+                c.fired = true
+                c.done(time)
+            }))
         return p
     }()
 }

@@ -20,7 +20,9 @@ func connectionFailure(_ display: OpaquePointer) -> String {
 
 /// A -1 of a call on the connection becomes a `WaylandError` naming the operation.
 @discardableResult
-func waylandCheck(_ operation: @autoclosure () -> String, _ display: OpaquePointer, _ result: Int32) throws(WaylandError) -> Int32 {
+func waylandCheck(_ operation: @autoclosure () -> String, _ display: OpaquePointer, _ result: Int32)
+    throws(WaylandError) -> Int32
+{
     guard result >= 0 else { throw WaylandError(operation(), connectionFailure(display)) }
     return result
 }

@@ -73,16 +73,17 @@ package final class WaylandConnection {
 
     nonisolated(unsafe) private static let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
         let p = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
-        p.initialize(to: wl_registry_listener(
-            global: { data, _, name, interface, version in
-                guard let data, let interface else { return }
-                let c = Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue()
-                c.onGlobal(WaylandGlobal(name: name, interface: String(cString: interface), version: version))
-            },
-            global_remove: { data, _, name in
-                guard let data else { return }
-                Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue().onGlobalRemoved(name)
-            }))
+        p.initialize(
+            to: wl_registry_listener(
+                global: { data, _, name, interface, version in
+                    guard let data, let interface else { return }
+                    let c = Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue()
+                    c.onGlobal(WaylandGlobal(name: name, interface: String(cString: interface), version: version))
+                },
+                global_remove: { data, _, name in
+                    guard let data else { return }
+                    Unmanaged<WaylandConnection>.fromOpaque(data).takeUnretainedValue().onGlobalRemoved(name)
+                }))
         return p
     }()
 }

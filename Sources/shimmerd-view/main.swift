@@ -9,7 +9,8 @@ import Logging
 import Viewer
 
 func usage() -> Never {
-    let text = "shimmerd-view: usage: shimmerd-view --name NAME [--background [--fill #RRGGBB]] "
+    let text =
+        "shimmerd-view: usage: shimmerd-view --name NAME [--background [--fill #RRGGBB]] "
         + "(normally started by `shimmerd view`)\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
     exit(64)

@@ -1,5 +1,6 @@
 import Raster
 import Testing
+
 @testable import Backdrop
 
 /// The desktop background's placement and pixels (the surfaces themselves are tested end
@@ -7,7 +8,9 @@ import Testing
 struct BackgroundPlacementTests {
     @Test func theDefaultCardAtScaleTwoOnAScaleTwoOutputIsCopiedOneToOneAndCentred() throws {
         // A 1280 x 720 output at scale 2: the layer surface is 640 x 360.
-        let p = try #require(BackgroundPlacement(surfaceWidth: 640, surfaceHeight: 360, outputScale: 2, frameWidth: 700, frameHeight: 467))
+        let p = try #require(
+            BackgroundPlacement(
+                surfaceWidth: 640, surfaceHeight: 360, outputScale: 2, frameWidth: 700, frameHeight: 467))
         #expect((p.bufferWidth, p.bufferHeight) == (1280, 720))
         #expect((p.cardX, p.cardY, p.cardWidth, p.cardHeight) == (290, 126, 700, 467))
         #expect(p.isOneToOne)
@@ -15,7 +18,9 @@ struct BackgroundPlacementTests {
     }
 
     @Test func onAScaleOneOutputTheCardKeepsItsSizeInPoints() throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: 1920, surfaceHeight: 1080, outputScale: 1, frameWidth: 700, frameHeight: 467))
+        let p = try #require(
+            BackgroundPlacement(
+                surfaceWidth: 1920, surfaceHeight: 1080, outputScale: 1, frameWidth: 700, frameHeight: 467))
         #expect((p.cardWidth, p.cardHeight) == (350, 234))
         #expect((p.cardX, p.cardY) == ((1920 - 350) / 2, (1080 - 234) / 2))
         #expect(!p.isOneToOne)
@@ -23,15 +28,19 @@ struct BackgroundPlacementTests {
     }
 
     @Test func aScaleOneCardOnAScaleThreeOutputIsEnlarged() throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: 1280, surfaceHeight: 720, outputScale: 3, frameWidth: 350, frameHeight: 233))
+        let p = try #require(
+            BackgroundPlacement(
+                surfaceWidth: 1280, surfaceHeight: 720, outputScale: 3, frameWidth: 350, frameHeight: 233))
         #expect((p.cardWidth, p.cardHeight) == (1050, 699))
         #expect(p.cornerRadius == 36)
     }
 
     @Test(arguments: [(300, 400, 1), (640, 100, 2), (100, 100, 3), (1, 1, 1)])
     func aCardThatDoesNotFitIsScaledDownNeverCut(_ width: Int, _ height: Int, _ scale: Int) throws {
-        let p = try #require(BackgroundPlacement(surfaceWidth: width, surfaceHeight: height, outputScale: scale,
-                                                 frameWidth: 700, frameHeight: 467))
+        let p = try #require(
+            BackgroundPlacement(
+                surfaceWidth: width, surfaceHeight: height, outputScale: scale,
+                frameWidth: 700, frameHeight: 467))
         #expect(p.cardX >= 0 && p.cardY >= 0)
         #expect(p.cardX + p.cardWidth <= p.bufferWidth && p.cardY + p.cardHeight <= p.bufferHeight)
         #expect(p.cardWidth == p.bufferWidth || p.cardHeight == p.bufferHeight, "as large as fits")
@@ -41,7 +50,9 @@ struct BackgroundPlacementTests {
     }
 
     @Test func nothingToPlaceOnAnEmptySurface() {
-        #expect(BackgroundPlacement(surfaceWidth: 0, surfaceHeight: 720, outputScale: 1, frameWidth: 700, frameHeight: 467) == nil)
+        #expect(
+            BackgroundPlacement(surfaceWidth: 0, surfaceHeight: 720, outputScale: 1, frameWidth: 700, frameHeight: 467)
+                == nil)
     }
 }
 
@@ -66,7 +77,9 @@ struct AxisWeightsTests {
         // 3 -> 2: sample 0 covers [0, 1.5): all of 0, half of 1.
         let (first, weights) = AxisWeights(source: 3, destination: 2).taps(0)
         #expect(first == 0)
-        #expect(weights.count == 2 && abs(weights[weights.startIndex] - 2.0 / 3) < 1e-6 && abs(weights[weights.startIndex + 1] - 1.0 / 3) < 1e-6)
+        #expect(
+            weights.count == 2 && abs(weights[weights.startIndex] - 2.0 / 3) < 1e-6
+                && abs(weights[weights.startIndex + 1] - 1.0 / 3) < 1e-6)
     }
 
     @Test func doublingInterpolatesBetweenCentres() {
@@ -86,7 +99,9 @@ struct BackgroundComposerTests {
         let radius = 12 * Double(width) / 350
         for y in 0..<height {
             for x in 0..<width {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5, width: Double(width), height: Double(height), radius: radius)
+                let c = roundedRectCoverage(
+                    px: Double(x) + 0.5, py: Double(y) + 0.5, width: Double(width), height: Double(height),
+                    radius: radius)
                 b.pixmap[x, y] = c >= 1 ? inside | 0xFF00_0000 : 0xFF00_0000
             }
         }
@@ -95,18 +110,24 @@ struct BackgroundComposerTests {
 
     /// The buffer of an output `width` x `height` (surface units) at `scale` showing
     /// `source`: the fill, then the card.
-    func compose(_ source: PixelBuffer, width: Int, height: Int, scale: Int) throws -> (BackgroundPlacement, PixelBuffer) {
-        let p = try #require(BackgroundPlacement(surfaceWidth: width, surfaceHeight: height, outputScale: scale,
-                                                 frameWidth: source.pixmap.width, frameHeight: source.pixmap.height))
+    func compose(_ source: PixelBuffer, width: Int, height: Int, scale: Int) throws -> (
+        BackgroundPlacement, PixelBuffer
+    ) {
+        let p = try #require(
+            BackgroundPlacement(
+                surfaceWidth: width, surfaceHeight: height, outputScale: scale,
+                frameWidth: source.pixmap.width, frameHeight: source.pixmap.height))
         let composer = BackgroundComposer(placement: p, fill: fill)
         let buffer = PixelBuffer(width: p.bufferWidth, height: p.bufferHeight)
         composer.paintFill(into: buffer.pixmap)
-        composer.paintCard(frame: UnsafeRawPointer(source.pixmap.base), stride: source.pixmap.stride, into: buffer.pixmap)
+        composer.paintCard(
+            frame: UnsafeRawPointer(source.pixmap.base), stride: source.pixmap.stride, into: buffer.pixmap)
         return (p, buffer)
     }
 
     @Test func oneToOneTheCardIsCopiedAndTheFillIsAroundItAndInItsCorners() throws {
-        let (p, buffer) = try compose(frame(width: 700, height: 467, inside: 0x12_3456), width: 400, height: 300, scale: 2)
+        let (p, buffer) = try compose(
+            frame(width: 700, height: 467, inside: 0x12_3456), width: 400, height: 300, scale: 2)
         let px = buffer.pixmap
         #expect(px[0, 0] == fill && px[p.bufferWidth - 1, p.bufferHeight - 1] == fill)
         #expect(px[p.cardX - 1, p.cardY + 200] == fill, "left of the card")
@@ -117,7 +138,7 @@ struct BackgroundComposerTests {
             #expect(px[p.cardX + x, p.cardY + y] == fill, "corner \(x), \(y)")
         }
         // Along the arc: between black and the fill, weighted by the coverage.
-        let arc = px[p.cardX + 7, p.cardY + 6]   // 24.05 px from the arc's centre: coverage 0.45
+        let arc = px[p.cardX + 7, p.cardY + 6]  // 24.05 px from the arc's centre: coverage 0.45
         #expect(arc != fill && arc != 0 && arc & 0xFF <= fill & 0xFF)
     }
 
@@ -128,7 +149,8 @@ struct BackgroundComposerTests {
         var differing = 0
         for y in 0..<467 {
             for x in 0..<700 where buffer.pixmap[p.cardX + x, p.cardY + y] != source.pixmap[x, y] {
-                let c = roundedRectCoverage(px: Double(x) + 0.5, py: Double(y) + 0.5, width: 700, height: 467, radius: 24)
+                let c = roundedRectCoverage(
+                    px: Double(x) + 0.5, py: Double(y) + 0.5, width: 700, height: 467, radius: 24)
                 #expect(c < 1, "pixel \(x), \(y) changed where the card covers it whole")
                 differing += 1
             }
@@ -137,11 +159,14 @@ struct BackgroundComposerTests {
     }
 
     @Test func scaledTheCardIsResampledNotCutAndAPlainCardStaysPlain() throws {
-        let (p, buffer) = try compose(frame(width: 700, height: 467, inside: 0x40_8020), width: 1280, height: 720, scale: 1)
+        let (p, buffer) = try compose(
+            frame(width: 700, height: 467, inside: 0x40_8020), width: 1280, height: 720, scale: 1)
         let px = buffer.pixmap
         #expect((p.cardWidth, p.cardHeight) == (350, 234))
         #expect(px[p.cardX + 175, p.cardY + 117] == 0x40_8020)
-        #expect(px[p.cardX + 175, p.cardY] == 0x40_8020 && px[p.cardX + 175, p.cardY + p.cardHeight - 1] != fill, "edges kept")
+        #expect(
+            px[p.cardX + 175, p.cardY] == 0x40_8020 && px[p.cardX + 175, p.cardY + p.cardHeight - 1] != fill,
+            "edges kept")
         #expect(px[p.cardX, p.cardY] == fill, "corner")
         #expect(px[p.cardX - 1, p.cardY + 117] == fill && px[p.cardX + p.cardWidth, p.cardY + 117] == fill)
     }

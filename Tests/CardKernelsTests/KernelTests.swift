@@ -22,7 +22,9 @@ func referencePixel(_ start: UInt32, _ end: UInt32, _ word: UInt32) -> UInt32 {
 @Test(arguments: CPU.hasAVX2 ? ["baseline", "avx2"] : ["baseline"])
 func kernelWritesExactlyEachRunsPixels(_ name: String) {
     let kernel: DotKernel
-    if name == "avx2" { kernel = { blendDotRunsAVX2($0, $1, $2, $3, $4, $5, $6) } } else {
+    if name == "avx2" {
+        kernel = { blendDotRunsAVX2($0, $1, $2, $3, $4, $5, $6) }
+    } else {
         kernel = { blendDotRunsBaseline($0, $1, $2, $3, $4, $5, $6) }
     }
     let width = 64, height = 2, stride = width * 4
@@ -35,10 +37,12 @@ func kernelWritesExactlyEachRunsPixels(_ name: String) {
         let wb = wsum == 0 ? 0 : UInt32(truncatingIfNeeded: rng >> 13) % (min(wsum, 192) + 1)
         weights.append((wsum - wb) | wb << 16)
     }
-    weights[0] = 256   // a solid pixel: wa = 256, wb = 0
+    weights[0] = 256  // a solid pixel: wa = 256, wb = 0
     let start: UInt32 = 0x00FF_8001, end: UInt32 = 0x0012_FE7F
-    let clips = [KernelClip(x0: 0, y0: 0, x1: width, y1: height, whole: true),
-                 KernelClip(x0: 5, y0: 0, x1: 37, y1: 1, whole: false)]
+    let clips = [
+        KernelClip(x0: 0, y0: 0, x1: width, y1: height, whole: true),
+        KernelClip(x0: 5, y0: 0, x1: 37, y1: 1, whole: false),
+    ]
     for clip in clips {
         for count in 1...40 {
             for x0 in 0..<8 {
@@ -46,7 +50,9 @@ func kernelWritesExactlyEachRunsPixels(_ name: String) {
                 let run = DotRun(y: 0, x0: Int32(x0), count: Int32(count), weightStart: 3)
                 let written = pixels.withUnsafeMutableBytes { p in
                     weights.withUnsafeBufferPointer { w in
-                        [run].withUnsafeBufferPointer { kernel($0, w.baseAddress!, start, end, p.baseAddress!, stride, clip) }
+                        [run].withUnsafeBufferPointer {
+                            kernel($0, w.baseAddress!, start, end, p.baseAddress!, stride, clip)
+                        }
                     }
                 }
                 let xa = clip.whole ? x0 : max(x0, clip.x0), xb = clip.whole ? x0 + count : min(x0 + count, clip.x1)
@@ -55,7 +61,9 @@ func kernelWritesExactlyEachRunsPixels(_ name: String) {
                     let inside = x >= xa && x < xb
                     let expected = inside ? referencePixel(start, end, weights[3 + x - x0]) : untouched
                     if pixels[x] != expected {
-                        Issue.record("\(name): count \(count) at \(x0), clip \(clip.whole ? "none" : "5..<37"): pixel \(x) is \(pixels[x]), not \(expected)")
+                        Issue.record(
+                            "\(name): count \(count) at \(x0), clip \(clip.whole ? "none" : "5..<37"): pixel \(x) is \(pixels[x]), not \(expected)"
+                        )
                         return
                     }
                 }

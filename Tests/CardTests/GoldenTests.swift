@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import Card
+import Foundation
 import Output
 import PNG
 import Raster
+import Testing
 
 /// Golden images: the default card at scale 2 for the origin focal point and a moved
 /// one, compared with committed PNGs made by `shimmerd render`

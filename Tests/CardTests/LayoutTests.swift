@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Card
 
 /// An independent cull: the rotated square's four corners, their extremes, and the
@@ -44,7 +45,8 @@ func keptPerRow(_ layout: CardLayout) -> [Int] {
     let layout = CardLayout(geometry: sceneCard)
     #expect(layout.dots.count == 175)
     #expect(keptPerRow(layout) == [7, 13, 19, 25, 31, 37, 43])
-    #expect(keptPerRow(layout) == expectedKeptPerRow(width: 350, height: 350 * 2 / 3, originX: 175, originY: 350 * 2 / 3))
+    #expect(
+        keptPerRow(layout) == expectedKeptPerRow(width: 350, height: 350 * 2 / 3, originX: 175, originY: 350 * 2 / 3))
 }
 
 /// Width, height, origin x, origin y: small cards clip the arcs at the sides, a tall

@@ -1,12 +1,13 @@
-import Foundation
-import Testing
-@testable import Card
 import Color
+import Foundation
+import LinuxSystem
 import Output
 import PNG
 import Raster
 import Runtime
-import LinuxSystem
+import Testing
+
+@testable import Card
 
 /// The default card at scale 2, built with the real fonts (fontconfig + FreeType).
 func defaultRenderer(scale: Double = 2) throws -> CardRenderer {
@@ -114,7 +115,8 @@ func dotCentersShowTheStartColorOfTheScene(_ fx: Double, _ fy: Double) throws {
         let d = ((dot.centerX - fx) * (dot.centerX - fx) + (dot.centerY - fy) * (dot.centerY - fy)).squareRoot()
         let expected = DotColors(distance: d).start.hsl.rgb8
         let got = RGB8(xrgb: buffer.pixmap[x, y])
-        let err = max(abs(Int(got.r) - Int(expected.r)), abs(Int(got.g) - Int(expected.g)), abs(Int(got.b) - Int(expected.b)))
+        let err = max(
+            abs(Int(got.r) - Int(expected.r)), abs(Int(got.g) - Int(expected.g)), abs(Int(got.b) - Int(expected.b)))
         #expect(err <= 2, "dot row 3 k \(dot.k) at (\(x), \(y)): \(got) vs \(expected)")
         checked += 1
     }
@@ -132,8 +134,10 @@ func dotCentersShowTheStartColorOfTheScene(_ fx: Double, _ fy: Double) throws {
     for path in [[(175.0, 233.333)], [(60.0, 60.0), (61.0, 60.0), (75.0, 64.0)], [(0.0, 0.0), (900.0, -400.0)]] {
         #expect(render(plain, path).words == render(ahead, path).words)
     }
-    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36), b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
-    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50), tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
+    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36),
+        b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
+    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50),
+        tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
     for (x, y) in [(100.0, 80.0), (104.0, 80.0), (300.0, 10.0)] {
         let pa = plain.render(focalX: x, focalY: y, into: &ta), pb = ahead.render(focalX: x, focalY: y, into: &tb)
         #expect(pa.dotsRepainted == pb.dotsRepainted && pa.pixelsWritten == pb.pixelsWritten)
@@ -153,8 +157,10 @@ func avx2KernelPaintsTheSameBits() throws {
         #expect(render(baseline, path).words == render(avx2, path).words)
     }
     // Clipped and strided targets too.
-    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36), b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
-    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50), tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
+    let a = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36),
+        b = PixelBuffer(width: 500, height: 300, stride: 500 * 4 + 36)
+    var ta = CardTarget(pixmap: a.pixmap, originX: -100, originY: 50),
+        tb = CardTarget(pixmap: b.pixmap, originX: -100, originY: 50)
     baseline.render(focalX: 100, focalY: 80, into: &ta)
     avx2.render(focalX: 100, focalY: 80, into: &tb)
     #expect(a.words == b.words)

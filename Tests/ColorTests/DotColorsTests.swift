@@ -1,19 +1,20 @@
 import Testing
+
 @testable import Color
 
 @Test(arguments: [
     // distance -> (startHue, endHue, saturation) in hundredths, by hand from docs/CARD.md:
     // startHue = clip01(0.2 + 0.6 (d - 30) / 380), endHue = clip01(0.2 + 0.6 d / 380),
     // saturation 0.6 below 400, then clip01(0.6 - 0.6 (d - 400) / 300). Hues clip at 0 and 1.
-    (0.0, 15, 20, 60),          // 0.2 - 0.047368 = 0.152632 -> 0.15
-    (30.0, 20, 25, 60),         // end 0.247368 -> 0.25
-    (100.0, 31, 36, 60),        // start 0.310526, end 0.357895
-    (190.0, 45, 50, 60),        // start 0.452632, end 0.5
-    (380.0, 75, 80, 60),        // start 0.752632
-    (399.0, 78, 83, 60),        // start 0.782632, end 0.83 (clip01 clips to 1, not 0.8)
-    (400.0, 78, 83, 60),        // start 0.784211, end 0.831579; saturation formula starts at 0.6
-    (550.0, 100, 100, 30),      // both hues past 1: clipped
-    (699.0, 100, 100, 0),       // saturation 0.002 -> 0.00
+    (0.0, 15, 20, 60),  // 0.2 - 0.047368 = 0.152632 -> 0.15
+    (30.0, 20, 25, 60),  // end 0.247368 -> 0.25
+    (100.0, 31, 36, 60),  // start 0.310526, end 0.357895
+    (190.0, 45, 50, 60),  // start 0.452632, end 0.5
+    (380.0, 75, 80, 60),  // start 0.752632
+    (399.0, 78, 83, 60),  // start 0.782632, end 0.83 (clip01 clips to 1, not 0.8)
+    (400.0, 78, 83, 60),  // start 0.784211, end 0.831579; saturation formula starts at 0.6
+    (550.0, 100, 100, 30),  // both hues past 1: clipped
+    (699.0, 100, 100, 0),  // saturation 0.002 -> 0.00
     (700.0, 100, 100, 0),
     (5000.0, 100, 100, 0),
 ])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Color
 
 /// The seed's route, HSL -> HSB -> RGB, written independently of `HSL.rgb` so the two
@@ -61,7 +62,8 @@ func hslTable(_ h: Double, _ s: Double, _ l: Double, _ r: Double, _ g: Double, _
     for h in 0...100 {
         for s in 0...100 {
             let (r, g, b) = viaHSB(Double(h) / 100, Double(s) / 100, 0.7)
-            let expected = UInt32((r * 255).rounded()) << 16 | UInt32((g * 255).rounded()) << 8 | UInt32((b * 255).rounded())
+            let expected =
+                UInt32((r * 255).rounded()) << 16 | UInt32((g * 255).rounded()) << 8 | UInt32((b * 255).rounded())
             let got = table[ColorKey(hue: h, saturation: s)]
             #expect(got == expected, "key h=\(h) s=\(s): \(String(got, radix: 16)) != \(String(expected, radix: 16))")
         }

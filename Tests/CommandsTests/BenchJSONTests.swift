@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 import Tracing
+
 @testable import Commands
 
 /// `shimmerd bench --json` is read by scripts (benchmarks/, docs/PERFORMANCE.md): its bytes
@@ -23,15 +24,18 @@ struct BenchJSONTests {
         scanout.target = "drm1920x1080"
         scanout.scanoutRowsPerFrame = 17.5
         return [
-            Benchmark.TargetResult(target: "scale2", width: 700, height: 440, dots: 175, kernel: "avx2", dotPixels: 41_000,
-                                   memset: stats(1_000), memcpy: stats(2_000), memcpyCold: stats(3_000.25),
-                                   memcpyIdle: stats(4_000), cases: [plain, idle], checksumsMatch: true),
-            Benchmark.TargetResult(target: "drm1920x1080", width: 1920, height: 1080, dots: 175, kernel: "baseline",
-                                   dotPixels: 41_000, memset: stats(0), memcpy: stats(1), memcpyCold: stats(2),
-                                   memcpyIdle: stats(3), cases: [scanout], checksumsMatch: false),
-            Benchmark.TargetResult(target: "scale1", width: 350, height: 220, dots: 175, kernel: "baseline", dotPixels: 0,
-                                   memset: stats(5), memcpy: stats(6), memcpyCold: stats(7), memcpyIdle: stats(8),
-                                   cases: [], checksumsMatch: true),
+            Benchmark.TargetResult(
+                target: "scale2", width: 700, height: 440, dots: 175, kernel: "avx2", dotPixels: 41_000,
+                memset: stats(1_000), memcpy: stats(2_000), memcpyCold: stats(3_000.25),
+                memcpyIdle: stats(4_000), cases: [plain, idle], checksumsMatch: true),
+            Benchmark.TargetResult(
+                target: "drm1920x1080", width: 1920, height: 1080, dots: 175, kernel: "baseline",
+                dotPixels: 41_000, memset: stats(0), memcpy: stats(1), memcpyCold: stats(2),
+                memcpyIdle: stats(3), cases: [scanout], checksumsMatch: false),
+            Benchmark.TargetResult(
+                target: "scale1", width: 350, height: 220, dots: 175, kernel: "baseline", dotPixels: 0,
+                memset: stats(5), memcpy: stats(6), memcpyCold: stats(7), memcpyIdle: stats(8),
+                cases: [], checksumsMatch: true),
         ]
     }
 
@@ -42,7 +46,8 @@ struct BenchJSONTests {
         let expected = Array(try encoder.encode(Self.results()))
         let got = TraceJSON.document(Self.results())
         #expect(String(decoding: got, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-        #expect(String(decoding: TraceJSON.document([Benchmark.TargetResult]()), as: UTF8.self)
+        #expect(
+            String(decoding: TraceJSON.document([Benchmark.TargetResult]()), as: UTF8.self)
                 == String(decoding: try encoder.encode([Benchmark.TargetResult]()), as: UTF8.self))
     }
 }

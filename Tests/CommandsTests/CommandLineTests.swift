@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Commands
 @testable import Runtime
 
@@ -29,23 +30,29 @@ func usageErrorsAreExit64NamingTheProblem(_ args: [String], _ mention: String) {
     guard case .help(let overview) = try ShimmerdMain.dispatch(["--help"]) else { Issue.record("no help"); return }
     for c in ShimmerdMain.commands { #expect(overview.contains(c.name)) }
     guard case .help(let sub) = try ShimmerdMain.dispatch(["render", "--help"]) else { Issue.record("no help"); return }
-    #expect(sub.contains("--focal X,Y") && sub.contains("--out FILE.png") && sub.contains("[--set Section.key=value]..."))
+    #expect(
+        sub.contains("--focal X,Y") && sub.contains("--out FILE.png") && sub.contains("[--set Section.key=value]..."))
     guard case .version = try ShimmerdMain.dispatch(["--version"]) else { Issue.record("no version"); return }
 }
 
 @Test func optionsAcceptEqualsAndSpaceForms() throws {
-    let a = try ArgumentParser.parse(["--focal=1,2", "--set", "A.b=c", "--set=D.e=f", "--json"],
-                                     options: [OptionSpec("--focal", value: "X,Y", help: ""), .set, .json],
-                                     positionals: [], command: "t")
+    let a = try ArgumentParser.parse(
+        ["--focal=1,2", "--set", "A.b=c", "--set=D.e=f", "--json"],
+        options: [OptionSpec("--focal", value: "X,Y", help: ""), .set, .json],
+        positionals: [], command: "t")
     #expect(a.value("--focal") == "1,2")
     #expect(a.all("--set") == ["A.b=c", "D.e=f"])
     #expect(a.flag("--json"))
 }
 
 @Test func synopsisShowsRequiredOptionsFirstAndWithoutBrackets() {
-    #expect(Synopsis.of(RenderCommand.self) == " --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]...")
+    #expect(
+        Synopsis.of(RenderCommand.self) == " --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]...")
     #expect(Synopsis.of(PlotCommand.self) == " TRACE.jsonl --out FILE.svg")
     // replay's --out is needed unless --print-size, which writes no frames.
-    #expect(Synopsis.of(ReplayCommand.self) == " TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]...")
+    #expect(
+        Synopsis.of(ReplayCommand.self)
+            == " TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]..."
+    )
     #expect(Synopsis.of(RunCommand.self) == " [--config PATH] [--set Section.key=value]... [--duration SECONDS]")
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Commands
 @testable import Runtime
 
@@ -8,8 +9,10 @@ import Testing
         #expect(page.contains(".TP\n\\fB\(s.name)\\fR\n" + Roff.escape(s.effect) + "\n"), "\(s.name)")
     }
     for status in ExitStatus.allCases {
-        #expect(page.contains(".TP\n\\fB\(status.rawValue)\\fR (\(status.sysexitsName))\n" + Roff.escape(status.meaning) + "\n"),
-                "\(status)")
+        #expect(
+            page.contains(
+                ".TP\n\\fB\(status.rawValue)\\fR (\(status.sysexitsName))\n" + Roff.escape(status.meaning) + "\n"),
+            "\(status)")
     }
     guard case .help(let overview) = try? ShimmerdMain.dispatch(["--help"]) else { Issue.record("no help"); return }
     for status in ExitStatus.allCases {
@@ -41,7 +44,8 @@ import Testing
 
 @Test func configurationPageExampleIsAValidConfiguration() throws {
     var config = Configuration()
-    try ConfigurationLoader.parse(ManualPage.exampleLines.joined(separator: "\n") + "\n", file: "shimmerd.conf(5)", into: &config)
+    try ConfigurationLoader.parse(
+        ManualPage.exampleLines.joined(separator: "\n") + "\n", file: "shimmerd.conf(5)", into: &config)
     #expect(config.sink.type == .shm)
 }
 

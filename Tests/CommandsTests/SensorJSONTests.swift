@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 import Tracing
+
 @testable import Commands
 
 /// `sensors --json` and `monitor --json` quote names and reasons with the trace's own

@@ -1,7 +1,8 @@
 import CDRM
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import DRM
 
 // No DRM card is needed: modes are the kernel's struct filled in here, DRMCall's error
@@ -9,7 +10,8 @@ import TestSupport
 // is no DRM device (/dev/null answers every DRM ioctl with ENOTTY).
 
 /// A mode as the kernel reports one (`struct drm_mode_modeinfo`).
-private func modeInfo(_ width: UInt16, _ height: UInt16, _ hertz: UInt32, type: Int32, name: String) -> drmModeModeInfo {
+private func modeInfo(_ width: UInt16, _ height: UInt16, _ hertz: UInt32, type: Int32, name: String) -> drmModeModeInfo
+{
     var m = drmModeModeInfo()
     m.hdisplay = width
     m.vdisplay = height
@@ -22,7 +24,8 @@ private func modeInfo(_ width: UInt16, _ height: UInt16, _ hertz: UInt32, type: 
 }
 
 @Test func aModeReadsItsSizeRefreshNameAndPreference() {
-    let preferred = DRMMode(modeInfo(1920, 1080, 60, type: DRM_MODE_TYPE_PREFERRED | DRM_MODE_TYPE_DRIVER, name: "1920x1080"))
+    let preferred = DRMMode(
+        modeInfo(1920, 1080, 60, type: DRM_MODE_TYPE_PREFERRED | DRM_MODE_TYPE_DRIVER, name: "1920x1080"))
     #expect(preferred.width == 1920 && preferred.height == 1080 && preferred.refreshHz == 60)
     #expect(preferred.isPreferred)
     #expect(preferred.name == "1920x1080")
@@ -41,7 +44,9 @@ private func modeInfo(_ width: UInt16, _ height: UInt16, _ hertz: UInt32, type: 
 
 @Test func aCallSettingErrnoFailsWithItsOperationDeviceAndErrno() {
     let e = caught(DRMError.self) {
-        try DRMCall.check("drmSetMaster", "/dev/dri/card0") { errno = EBUSY; return -1 }
+        try DRMCall.check("drmSetMaster", "/dev/dri/card0") {
+            errno = EBUSY; return -1
+        }
     }
     #expect(e?.operation == "drmSetMaster" && e?.device == "/dev/dri/card0" && e?.code == EBUSY)
     #expect(e?.isMasterConflict == true)

@@ -1,6 +1,7 @@
 import CSDL2
 import Glibc
 import Testing
+
 @testable import Display
 
 /// An SDL event of `type`, as SDL_WaitEvent fills one in.

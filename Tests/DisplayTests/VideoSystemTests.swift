@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import Display
 
 // Real SDL2 with its "dummy" video driver, which needs no display server: windows and

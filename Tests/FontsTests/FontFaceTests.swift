@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import Fonts
 
 // Real fontconfig and FreeType on the card's default font, DejaVu Sans Bold
@@ -46,7 +47,9 @@ private func inkBounds(_ c: GlyphCoverage) -> (minX: Int, minY: Int, maxX: Int, 
     for y in 0..<c.height {
         for x in 0..<c.width where c.coverage[y * c.width + x] > 0 {
             let (px, py) = (c.left + x, c.top + y)
-            box = (min(box?.minX ?? px, px), min(box?.minY ?? py, py), max(box?.maxX ?? px, px), max(box?.maxY ?? py, py))
+            box = (
+                min(box?.minX ?? px, px), min(box?.minY ?? py, py), max(box?.maxX ?? px, px), max(box?.maxY ?? py, py)
+            )
         }
     }
     return box
@@ -95,17 +98,19 @@ private func inkBounds(_ c: GlyphCoverage) -> (minX: Int, minY: Int, maxX: Int, 
     let scratch = ScratchDirectory("fonts")
     defer { scratch.remove() }
     let path = try scratch.write("not a font\n", to: "label.ttf")
-    let e = try #require(caught(FontError.self) {
-        _ = try FontFace(match: FontMatch(path: path, faceIndex: 0, family: "Label", style: "Bold"))
-    })
+    let e = try #require(
+        caught(FontError.self) {
+            _ = try FontFace(match: FontMatch(path: path, faceIndex: 0, family: "Label", style: "Bold"))
+        })
     #expect(e.operation == "FT_New_Face")
     #expect(e.code != 0)
     #expect(e.description == "FT_New_Face: cannot open font \(path) (FreeType error \(e.code))")
 
     let missing = scratch.file("absent.ttf")
-    let m = try #require(caught(FontError.self) {
-        _ = try FontFace(match: FontMatch(path: missing, faceIndex: 0, family: "Label", style: "Bold"))
-    })
+    let m = try #require(
+        caught(FontError.self) {
+            _ = try FontFace(match: FontMatch(path: missing, faceIndex: 0, family: "Label", style: "Bold"))
+        })
     #expect(m.detail == "cannot open font \(missing)")
 }
 

@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import IIO
 
 /// An accelerometer as libiio's XML backend describes one (the document libiio 0.24's
@@ -94,12 +95,18 @@ private func accelerometerContext(_ scratch: ScratchDirectory) throws -> Context
 
 @Test(arguments: [
     // (channel, its scan element's format in the XML, what libiio decodes it to)
-    ("accel_x", "le:s12/16>>4",
-     DataFormat(length: 16, bits: 12, shift: 4, isSigned: true, isBigEndian: false, repeatCount: 1)),
-    ("accel_z", "be:u10/32>>6",
-     DataFormat(length: 32, bits: 10, shift: 6, isSigned: false, isBigEndian: true, repeatCount: 1)),
-    ("timestamp", "le:S64/64>>0",
-     DataFormat(length: 64, bits: 64, shift: 0, isSigned: true, isBigEndian: false, repeatCount: 1)),
+    (
+        "accel_x", "le:s12/16>>4",
+        DataFormat(length: 16, bits: 12, shift: 4, isSigned: true, isBigEndian: false, repeatCount: 1)
+    ),
+    (
+        "accel_z", "be:u10/32>>6",
+        DataFormat(length: 32, bits: 10, shift: 6, isSigned: false, isBigEndian: true, repeatCount: 1)
+    ),
+    (
+        "timestamp", "le:S64/64>>0",
+        DataFormat(length: 64, bits: 64, shift: 0, isSigned: true, isBigEndian: false, repeatCount: 1)
+    ),
 ])
 func dataFormatDecodesTheScanElementType(_ channel: String, _ type: String, _ expected: DataFormat) throws {
     let scratch = ScratchDirectory("iio-xml")
@@ -153,14 +160,18 @@ func dataFormatDecodesTheScanElementType(_ channel: String, _ type: String, _ ex
     let scratch = ScratchDirectory("iio-xml")
     defer { scratch.remove() }
     let uri = "xml:" + scratch.file("absent.xml")
-    let child = try await #require(processExitsWith: .success, observing: [\.standardErrorContent]) { [uri = uri as String] in
+    let child = try await #require(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        [uri = uri as String] in
         guard let e = caught(IIOError.self, { _ = try Context(uri: uri) }) else { exit(1) }
         guard e.operation == "iio_create_context_from_uri", e.target == uri, e.code > 0,
-              e.description.hasPrefix("iio_create_context_from_uri(\(uri)): ") else { exit(2) }
+            e.description.hasPrefix("iio_create_context_from_uri(\(uri)): ")
+        else { exit(2) }
     }
     #expect(String(decoding: child.standardErrorContent, as: UTF8.self).contains(scratch.file("absent.xml")))
 }
 
 @Test func iioStrerrorGivesTheSystemsWordingAndTheNumber() {
-    #expect(IIOError(operation: "op", target: "t", code: ENOENT).message == "\(String(cString: strerror(ENOENT))) (\(ENOENT))")
+    #expect(
+        IIOError(operation: "op", target: "t", code: ENOENT).message
+            == "\(String(cString: strerror(ENOENT))) (\(ENOENT))")
 }

@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import LinuxSystem
+import Testing
 
 /// The crash handler's restore work, made the way the handler makes it
 /// (`CrashFlush.restoreRegistered`) but without a crash: ioctl(2) calls on a pipe whose

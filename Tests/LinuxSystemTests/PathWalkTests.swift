@@ -1,7 +1,7 @@
 import Glibc
 import LinuxSystem
-import Testing
 import TestSupport
+import Testing
 
 /// `PathWalk` asks about every directory from / down and then the file, on what it
 /// opened; a link is asked about itself where it is met, then its target is walked (an
@@ -25,8 +25,9 @@ import TestSupport
     }
     let link = scratch.file("link.conf")
     #expect(asked.map(\.0) == ["/"] + above + [link] + above + [at + "/a", at + "/a/b", link])
-    #expect(asked.map(\.1) == [.directory] + above.map { _ in .directory } + [.symbolicLink]
-        + above.map { _ in .directory } + [.directory, .directory, .regular])
+    #expect(
+        asked.map(\.1) == [.directory] + above.map { _ in .directory } + [.symbolicLink]
+            + above.map { _ in .directory } + [.directory, .directory, .regular])
     #expect(st.size == 4)
     #expect(try FileSystem.readRegularFile(fd, status: st, path: file, atMost: 10) == Array("text".utf8))
 
@@ -51,13 +52,16 @@ import TestSupport
     #expect(symlink("l2", scratch.file("l1")) == 0 && symlink("l1", scratch.file("l2")) == 0)
 
     let refused = caught(PathWalk.Refused.self) {
-        _ = try PathWalk.openFile(scratch.file("a/b/up.conf")) { _, st in st.kind == .symbolicLink ? "a link's verdict" : nil }
+        _ = try PathWalk.openFile(scratch.file("a/b/up.conf")) { _, st in
+            st.kind == .symbolicLink ? "a link's verdict" : nil
+        }
     }
     #expect(refused?.description == "\(scratch.file("a/b/up.conf")): a link's verdict")
     let throughDirectory = caught(PathWalk.Refused.self) {
         _ = try PathWalk.openFile(scratch.file("dir/f.conf")) { _, st in st.kind == .symbolicLink ? "linked" : nil }
     }
-    #expect(throughDirectory?.description == "\(scratch.file("dir")) (on the way to \(scratch.file("dir/f.conf"))): linked")
+    #expect(
+        throughDirectory?.description == "\(scratch.file("dir")) (on the way to \(scratch.file("dir/f.conf"))): linked")
 
     var asked: [String] = []
     let (fd, st) = try PathWalk.openFile(scratch.file("a/b/up.conf")) { path, _ in
@@ -65,7 +69,10 @@ import TestSupport
         return nil
     }
     #expect(try FileSystem.readRegularFile(fd, status: st, path: "up.conf", atMost: 10) == Array("text".utf8))
-    #expect(asked.suffix(4) == [scratch.file("a/b/up.conf"), scratch.file("a"), scratch.file("a/b"), scratch.file("a/b/up.conf")])
+    #expect(
+        asked.suffix(4) == [
+            scratch.file("a/b/up.conf"), scratch.file("a"), scratch.file("a/b"), scratch.file("a/b/up.conf"),
+        ])
     let names = try FileSystem.list(try PathWalk.openDirectory(scratch.file("dir")) { _, _ in nil })
     #expect(names.sorted() == ["f.conf", "up.conf"])
     // `..` after a link is the parent of where the link led (a/b/.. is a), as for the kernel.

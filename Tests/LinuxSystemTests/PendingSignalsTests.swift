@@ -14,7 +14,7 @@ import Testing
     #expect(ReadinessPoll.waitReadable([fd], timeoutSeconds: 0) == [])
     #expect(!signals.mayBePending(readable: []))
     raise(SIGUSR2)
-    raise(SIGUSR2)   // standard signals coalesce: one is pending
+    raise(SIGUSR2)  // standard signals coalesce: one is pending
     let readable = ReadinessPoll.waitReadable([fd], timeoutSeconds: 5)
     #expect(readable == [fd])
     #expect(signals.mayBePending(readable: readable))

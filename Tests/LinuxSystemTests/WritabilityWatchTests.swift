@@ -11,7 +11,8 @@ import Testing
     #expect(fcntl(fds[1], F_SETFL, O_NONBLOCK) == 0)
     let watch = try WritabilityWatch()
     #expect(watch.watch(fds[1]) && watch.watched == fds[1])
-    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0) == [watch.fileDescriptor], "empty: room")
+    #expect(
+        ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0) == [watch.fileDescriptor], "empty: room")
     let page = [UInt8](repeating: 1, count: 4096)
     while write(fds[1], page, page.count) > 0 {}
     #expect(errno == EAGAIN)
@@ -35,9 +36,12 @@ import Testing
     #expect(watch.watch(fds[0], events: Int16(POLLIN)))
     #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0.05) == [], "nothing to read")
     #expect(watch.watch(fds[0], events: Int16(POLLIN | POLLOUT)) && watch.watched == fds[0])
-    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0) == [watch.fileDescriptor], "room to write")
+    #expect(
+        ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0) == [watch.fileDescriptor], "room to write"
+    )
     #expect(watch.watch(fds[0], events: Int16(POLLIN)))
     #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 0.05) == [], "back to reading only")
     #expect(write(fds[1], "x", 1) == 1)
-    #expect(ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 1) == [watch.fileDescriptor], "a byte came")
+    #expect(
+        ReadinessPoll.waitReadable([watch.fileDescriptor], timeoutSeconds: 1) == [watch.fileDescriptor], "a byte came")
 }

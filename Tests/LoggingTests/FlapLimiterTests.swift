@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Logging
 
 /// `FlapLimiter`: at most `burst` episodes (gone, then back) told per interval, each told

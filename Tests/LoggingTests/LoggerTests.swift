@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import Logging
 
 /// Reads what a handler wrote into a pipe.
@@ -27,26 +28,32 @@ func logged(_ body: (Logger) -> Void, journald: Bool) -> String {
 @Suite(.serialized) struct LogLineTests {
     @Test(arguments: [true, false])
     func journaldGetsPriorityPrefixes(_ journald: Bool) {
-        let text = logged({ log in
-            log.warning("sensor value bad", ["sensor.device": "iio:device0"])
-            log.debug("not shown at info")
-            log.error("two\nlines")
-        }, journald: journald)
+        let text = logged(
+            { log in
+                log.warning("sensor value bad", ["sensor.device": "iio:device0"])
+                log.debug("not shown at info")
+                log.error("two\nlines")
+            }, journald: journald)
         if journald {
             #expect(text == "<4>sensor value bad sensor.device=iio:device0\n<3>two\\x0alines\n")
         } else {
-            #expect(text == "shimmerd: warning: sensor value bad sensor.device=iio:device0\nshimmerd: error: two\\x0alines\n")
+            #expect(
+                text
+                    == "shimmerd: warning: sensor value bad sensor.device=iio:device0\nshimmerd: error: two\\x0alines\n"
+            )
         }
     }
 
     @Test func aLoggersOwnMetadataIsOnEachLineAndALinesValueWins() {
-        let text = logged({ log in
-            let sink = log.with(["sink.kind": "shm", "sink.name": "shimmerd"])
-            sink.notice("frames published", ["sink.name": "card", "frames": "3"])
-            sink.info("message\nwith a newline", ["path": "a\nb"])
-        }, journald: false)
-        #expect(text == "shimmerd: frames published frames=3 sink.kind=shm sink.name=card\n"
-            + "shimmerd: message\\x0awith a newline path=a\\x0ab sink.kind=shm sink.name=shimmerd\n")
+        let text = logged(
+            { log in
+                let sink = log.with(["sink.kind": "shm", "sink.name": "shimmerd"])
+                sink.notice("frames published", ["sink.name": "card", "frames": "3"])
+                sink.info("message\nwith a newline", ["path": "a\nb"])
+            }, journald: false)
+        #expect(
+            text == "shimmerd: frames published frames=3 sink.kind=shm sink.name=card\n"
+                + "shimmerd: message\\x0awith a newline path=a\\x0ab sink.kind=shm sink.name=shimmerd\n")
     }
 
     /// A device name from sysfs with a terminal escape, a bell, CR and LF: one line, and

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Logging
 
 @Test func aCauseIsAllowedAgainOnceItsIntervalHasPassed() {

@@ -19,18 +19,22 @@ package final class DaemonHarness {
 
     /// - Parameter path: the simulated device (`shimmerd demo`'s source) on the clock.
     /// - Parameter configured: `Sensor.device` decides instead (a trace, on the trace's clock).
-    package init(_ config: Configuration, path: TiltPath = .still, configured: Bool = false, watchdogSeconds: Double? = nil) {
+    package init(
+        _ config: Configuration, path: TiltPath = .still, configured: Bool = false, watchdogSeconds: Double? = nil
+    ) {
         let clock = self.clock
         let notifier = RecordingNotifier(clock: clock, watchdogSeconds: watchdogSeconds)
         let signals = ScriptedSignals(clock: clock)
         self.notifier = notifier
         self.signals = signals
-        let host = DaemonHost(monotonicNanoseconds: { clock.nanoseconds }, utcNow: { "2026-01-01T00:00:00Z" },
-                              wait: clock.pipelineWait, takeSignals: { _ in signals }, prepareProcess: {},
-                              notifier: notifier, statusChannel: { _, _ in nil })
+        let host = DaemonHost(
+            monotonicNanoseconds: { clock.nanoseconds }, utcNow: { "2026-01-01T00:00:00Z" },
+            wait: clock.pipelineWait, takeSignals: { _ in signals }, prepareProcess: {},
+            notifier: notifier, statusChannel: { _, _ in nil })
         let script = self.script
-        daemon = Daemon(config: config, source: configured ? .configured : .simulated(path), log: log.logger(), host: host,
-                        reload: { () throws(Failure) -> Configuration in try script.next() })
+        daemon = Daemon(
+            config: config, source: configured ? .configured : .simulated(path), log: log.logger(), host: host,
+            reload: { () throws(Failure) -> Configuration in try script.next() })
     }
 
     /// Runs the daemon for `seconds` of its time (nil: until a stop signal).

@@ -26,10 +26,13 @@ package final class LoopHarness {
     ///   - watchdogSeconds: `WatchdogSec=`, nil for none; `bus`: the daemon has a bus.
     ///   - sensor: the loop's sample source instead of the scripted one.
     ///   - configure: changes to the rest of the configuration (`Attitude`, `Mapper`, `Card`).
-    package init(path: TiltPath = .still, acceleration: ((Double) -> Vector3)? = nil, rate: Double = 100, fps: Double = 30, demand: SinkDemand = .auto,
-                 audience: FrameAudience = .own, watchdogSeconds: Double? = nil, bus: Bool = false,
-                 trace: TraceWriter? = nil, sensor: (any SampleSource)? = nil,
-                 configure: (inout Configuration) -> Void = { _ in }) throws {
+    package init(
+        path: TiltPath = .still, acceleration: ((Double) -> Vector3)? = nil, rate: Double = 100, fps: Double = 30,
+        demand: SinkDemand = .auto,
+        audience: FrameAudience = .own, watchdogSeconds: Double? = nil, bus: Bool = false,
+        trace: TraceWriter? = nil, sensor: (any SampleSource)? = nil,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
         var c = Configuration()
         c.card.scale = 1
         c.sink.fps = fps
@@ -39,17 +42,20 @@ package final class LoopHarness {
         let clock = ManualClock()
         self.clock = clock
         let renderer = try CardFactory.renderer(c)
-        source = acceleration.map { ScriptedSource(acceleration: $0, rate: rate, clock: clock) }
+        source =
+            acceleration.map { ScriptedSource(acceleration: $0, rate: rate, clock: clock) }
             ?? ScriptedSource(path: path, rate: rate, clock: clock)
         sink = RecordingSink(width: renderer.pixelWidth, height: renderer.pixelHeight, clock: clock)
         sink.audience = audience
         notifier = RecordingNotifier(clock: clock, watchdogSeconds: watchdogSeconds)
         signals = ScriptedSignals(clock: clock)
         channel = bus ? ScriptedChannel(clock: clock) : nil
-        let parts = Pipeline.Parts(source: sensor ?? source, sink: sink, renderer: renderer, motion: MotionConfiguration(c),
-                                   fps: fps, demand: demand)
-        pipeline = Pipeline(parts: parts, trace: trace, log: log.logger(), notifier: notifier, clock: { clock.now },
-                            wait: clock.pipelineWait, bus: channel, frameTime: { clock.nanoseconds })
+        let parts = Pipeline.Parts(
+            source: sensor ?? source, sink: sink, renderer: renderer, motion: MotionConfiguration(c),
+            fps: fps, demand: demand)
+        pipeline = Pipeline(
+            parts: parts, trace: trace, log: log.logger(), notifier: notifier, clock: { clock.now },
+            wait: clock.pipelineWait, bus: channel, frameTime: { clock.nanoseconds })
     }
 
     /// Runs the loop until `t` seconds (or a stop, a reload, the sink's end).

@@ -12,7 +12,9 @@ package final class MemoryLogHandler: LogHandler {
         package var metadata: [String: String]
 
         /// The line `DescriptorLogHandler` writes for it off journald.
-        package var line: String { level.line(label: label, message: message, metadata: metadata, priorityPrefix: false) }
+        package var line: String {
+            level.line(label: label, message: message, metadata: metadata, priorityPrefix: false)
+        }
     }
 
     package let minimumLevel: Logger.Level

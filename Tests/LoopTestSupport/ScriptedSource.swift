@@ -92,16 +92,19 @@ package final class ScriptedSource: SampleSource {
 
 extension TiltPath {
     /// A device that lies still in the base pose (a laptop's screen leaned back 15 degrees).
-    package static let still = TiltPath(basePitchRadians: 15 * Double.pi / 180,
-                                        keyframes: [Keyframe(t: 0, rollRadians: 0, pitchRadians: 0)])
+    package static let still = TiltPath(
+        basePitchRadians: 15 * Double.pi / 180,
+        keyframes: [Keyframe(t: 0, rollRadians: 0, pitchRadians: 0)])
 
     /// Still until `start`, then rolled by `roll` radians over `seconds`, then held there.
     package static func roll(_ roll: Double, from start: Double, over seconds: Double) -> TiltPath {
-        TiltPath(basePitchRadians: 15 * Double.pi / 180, keyframes: [
-            Keyframe(t: 0, rollRadians: 0, pitchRadians: 0),
-            Keyframe(t: start, rollRadians: 0, pitchRadians: 0),
-            Keyframe(t: start + seconds, rollRadians: roll, pitchRadians: 0),
-            Keyframe(t: 1e6, rollRadians: roll, pitchRadians: 0),
-        ])
+        TiltPath(
+            basePitchRadians: 15 * Double.pi / 180,
+            keyframes: [
+                Keyframe(t: 0, rollRadians: 0, pitchRadians: 0),
+                Keyframe(t: start, rollRadians: 0, pitchRadians: 0),
+                Keyframe(t: start + seconds, rollRadians: roll, pitchRadians: 0),
+                Keyframe(t: 1e6, rollRadians: roll, pitchRadians: 0),
+            ])
     }
 }

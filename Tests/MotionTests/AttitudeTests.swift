@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Motion
 
 private let g = standardGravity
@@ -16,16 +17,21 @@ struct AttitudeVector: Sendable, CustomTestStringConvertible {
 }
 
 private let specVectors: [AttitudeVector] = [
-    AttitudeVector(name: "flat, top edge raised", baseline: Vector3(0, 0, -g),
-                   sample: Vector3(0, -g * _sin(t), -g * _cos(t)), dPitch: t, dRoll: 0),
-    AttitudeVector(name: "flat, right edge lowered", baseline: Vector3(0, 0, -g),
-                   sample: Vector3(g * _sin(t), 0, -g * _cos(t)), dPitch: 0, dRoll: t),
-    AttitudeVector(name: "upright, top edge toward viewer", baseline: Vector3(0, -g, 0),
-                   sample: Vector3(0, -g * _cos(t), g * _sin(t)), dPitch: t, dRoll: 0),
-    AttitudeVector(name: "upright, turned clockwise", baseline: Vector3(0, -g, 0),
-                   sample: Vector3(g * _sin(t), -g * _cos(t), 0), dPitch: 0, dRoll: t),
-    AttitudeVector(name: "flat, unchanged", baseline: Vector3(0, 0, -g),
-                   sample: Vector3(0, 0, -g), dPitch: 0, dRoll: 0),
+    AttitudeVector(
+        name: "flat, top edge raised", baseline: Vector3(0, 0, -g),
+        sample: Vector3(0, -g * _sin(t), -g * _cos(t)), dPitch: t, dRoll: 0),
+    AttitudeVector(
+        name: "flat, right edge lowered", baseline: Vector3(0, 0, -g),
+        sample: Vector3(g * _sin(t), 0, -g * _cos(t)), dPitch: 0, dRoll: t),
+    AttitudeVector(
+        name: "upright, top edge toward viewer", baseline: Vector3(0, -g, 0),
+        sample: Vector3(0, -g * _cos(t), g * _sin(t)), dPitch: t, dRoll: 0),
+    AttitudeVector(
+        name: "upright, turned clockwise", baseline: Vector3(0, -g, 0),
+        sample: Vector3(g * _sin(t), -g * _cos(t), 0), dPitch: 0, dRoll: t),
+    AttitudeVector(
+        name: "flat, unchanged", baseline: Vector3(0, 0, -g),
+        sample: Vector3(0, 0, -g), dPitch: 0, dRoll: 0),
 ]
 
 // Taylor series are enough for the test inputs (|x| <= 0.8): the pure module has no sin.
@@ -73,8 +79,12 @@ func scalingASampleChangesNothing(_ v: AttitudeVector, factor: Double) throws {
 
 @Test func baselineIsNormalizedMeanOfFirstSamples() throws {
     var e = estimator(baselineSamples: 3)
-    #expect(e.update(acceleration: Vector3(0, 0, -g), at: 0) == .collectingBaseline(have: 1, need: 3, usedForBaseline: true))
-    #expect(e.update(acceleration: Vector3(0, -g, 0), at: 0.1) == .collectingBaseline(have: 2, need: 3, usedForBaseline: true))
+    #expect(
+        e.update(acceleration: Vector3(0, 0, -g), at: 0) == .collectingBaseline(have: 1, need: 3, usedForBaseline: true)
+    )
+    #expect(
+        e.update(acceleration: Vector3(0, -g, 0), at: 0.1)
+            == .collectingBaseline(have: 2, need: 3, usedForBaseline: true))
     guard case .tilt(_, let frame?) = e.update(acceleration: Vector3(0, -g, -g) / 2.0.squareRoot(), at: 0.2) else {
         Issue.record("baseline not captured"); return
     }
@@ -175,7 +185,8 @@ func noFallbackAtOrBelow45Degrees(_ xUp: Double) throws {
         _ = smooth.update(acceleration: base, at: Double(i) * 0.01)
     }
     guard case .tilt(let a, _) = plain.update(acceleration: tilted, at: 0.516),
-          case .tilt(let b, _) = smooth.update(acceleration: tilted, at: 0.516) else {
+        case .tilt(let b, _) = smooth.update(acceleration: tilted, at: 0.516)
+    else {
         Issue.record("no tilt"); return
     }
     #expect(abs(a.dRollRadians - t) < 1e-12)

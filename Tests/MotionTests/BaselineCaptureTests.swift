@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Motion
 
 /// At once the baseline is the first samples, moving or not; after a fold it comes from
@@ -26,8 +27,10 @@ struct BaselineCaptureTests {
 
     /// Feeds `up(t)` at 100 Hz from `start` until the baseline is done: its up and rest
     /// flag, when, and the time of its first reading.
-    static func capture(_ c: inout BaselineCapture, from start: Double = 0, noise: Double = 0.005,
-                        seed: UInt64 = 1, sigma: Double = 0, _ up: (Double) -> Vector3)
+    static func capture(
+        _ c: inout BaselineCapture, from start: Double = 0, noise: Double = 0.005,
+        seed: UInt64 = 1, sigma: Double = 0, _ up: (Double) -> Vector3
+    )
         -> (up: Vector3, rested: Bool, at: Double, from: Double)?
     {
         var n = Noise(seed: seed)
@@ -61,9 +64,10 @@ struct BaselineCaptureTests {
         var c = Self.untilRest()
         var switchAt = 0.0
         while Self.fold(switchAt, seconds: seconds) < 1.1 { switchAt += 0.01 }
-        let got = try #require(Self.capture(&c, from: switchAt, noise: sigma, sigma: sigma) {
-            Self.up(lean: Self.fold($0, seconds: seconds))
-        })
+        let got = try #require(
+            Self.capture(&c, from: switchAt, noise: sigma, sigma: sigma) {
+                Self.up(lean: Self.fold($0, seconds: seconds))
+            })
         #expect(got.rested)
         #expect(got.from >= seconds, "the baseline's first reading at \(got.from) s, the lid at rest from \(seconds) s")
         #expect(got.at > seconds && got.at < seconds + 1.0)
@@ -96,7 +100,8 @@ struct BaselineCaptureTests {
         c.restart(notBefore: 1.0, untilRest: true)
         // A batch read late: 0.2 s of the old pose dated before the request, then the new.
         for i in 0..<20 {
-            #expect(c.add(Self.up(lean: 0), usable: true, at: 0.8 + Double(i) * 0.01, noise: 0.005)
+            #expect(
+                c.add(Self.up(lean: 0), usable: true, at: 0.8 + Double(i) * 0.01, noise: 0.005)
                     == .collecting(have: 0, need: 10, used: false))
         }
         let got = try #require(Self.capture(&c, from: 1.0) { _ in Self.up(lean: 1.0) })
@@ -104,7 +109,9 @@ struct BaselineCaptureTests {
         // A reading outside [0.5 g, 1.5 g] (a shake) starts the rest over.
         var d = Self.untilRest()
         for i in 0..<30 { _ = d.add(Self.up(lean: 0), usable: true, at: Double(i) * 0.01, noise: 0.005) }
-        #expect(d.add(Self.up(lean: 0), usable: false, at: 0.30, noise: 0.005) == .collecting(have: 0, need: 10, used: false))
+        #expect(
+            d.add(Self.up(lean: 0), usable: false, at: 0.30, noise: 0.005)
+                == .collecting(have: 0, need: 10, used: false))
         let after = try #require(Self.capture(&d, from: 0.31) { _ in Self.up(lean: 0) })
         #expect(after.at >= 0.30 + BaselineCapture.tailTime + BaselineCapture.restMeanTime)
         #expect(after.from >= 0.30 + BaselineCapture.tailTime)
@@ -115,7 +122,9 @@ struct BaselineCaptureTests {
     @Test func withoutTheRestRuleTheFirstSamplesAreTheBaseline() {
         var c = BaselineCapture(samples: 3)
         #expect(c.add(Self.up(lean: 0), usable: true, at: 0, noise: 0.005) == .collecting(have: 1, need: 3, used: true))
-        #expect(c.add(Self.up(lean: 0.5), usable: false, at: 0.01, noise: 0.005) == .collecting(have: 1, need: 3, used: false))
+        #expect(
+            c.add(Self.up(lean: 0.5), usable: false, at: 0.01, noise: 0.005)
+                == .collecting(have: 1, need: 3, used: false))
         _ = c.add(Self.up(lean: 0.1), usable: true, at: 0.02, noise: 0.005)
         guard case .done(let sum, true, 0) = c.add(Self.up(lean: 0.2), usable: true, at: 0.03, noise: 0.005) else {
             Issue.record("no baseline")

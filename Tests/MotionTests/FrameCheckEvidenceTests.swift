@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Motion
 
 /// The frame check speaks only on evidence: a correct gyroscope on a device turned about
@@ -25,12 +26,12 @@ struct FrameCheckEvidenceTests {
         -> (doubted: Int, weighed: Int, secondsWeighed: Double)
     {
         var e = AttitudeEstimator(.defaults)
-        var orientation = Rotation(rotationVector: Vector3(tilted, 0, 0))   // device to world
+        var orientation = Rotation(rotationVector: Vector3(tilted, 0, 0))  // device to world
         var doubted = 0, weighed = 0
         let dt = 0.01
         for i in 0..<Int(seconds / dt) {
             let t = Double(i) * dt
-            let w = orientation.applyInverse(motion.turn(t))            // body rates
+            let w = orientation.applyInverse(motion.turn(t))  // body rates
             switch e.update(angularVelocity: w, at: t) {
             case .doubted: doubted += 1
             case .weighed: weighed += 1
@@ -69,8 +70,10 @@ struct FrameCheckEvidenceTests {
         let rate = { (t: Double) in 0.8 * 2 * Double.pi * 0.4 * cos(2 * Double.pi * 0.4 * t) }
         let nod = { (t: Double) in 2.0 * Double.pi / 180 * 2 * Double.pi * 0.9 * cos(2 * Double.pi * 0.9 * t) }
         let position = { (t: Double) in Vector3(0.12 * cos(angle(t)), 0.12 * sin(angle(t)), 0) }
-        let got = Self.play(Motion(turn: { Vector3(nod($0), 0, rate($0)) },
-                                   acceleration: { Self.second(position, $0) }))
+        let got = Self.play(
+            Motion(
+                turn: { Vector3(nod($0), 0, rate($0)) },
+                acceleration: { Self.second(position, $0) }))
         #expect(got.doubted == 0 && got.weighed == 0, "\(got)")
     }
 

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Motion
 
 private let g = standardGravity
@@ -38,11 +39,12 @@ private func fusedConfiguration(_ filter: AttitudeFilter) -> AttitudeConfigurati
 /// and no linear acceleration, fused dPitch and dRoll equal "The two angles"' within 1e-3 rad. The
 /// device turns from the start, and its baseline is its first readings: it is followed
 /// for all of its 6 s.
-@Test(arguments: [AttitudeFilter.none, .oneEuro(.defaults)],
-      [Vector3(0.4, -0.3, 0.1), Vector3(0, 0, 1.2), Vector3(-0.8, 0.2, 0.5)])
+@Test(
+    arguments: [AttitudeFilter.none, .oneEuro(.defaults)],
+    [Vector3(0.4, -0.3, 0.1), Vector3(0, 0, 1.2), Vector3(-0.8, 0.2, 0.5)])
 func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Vector3) throws {
     var fused = AttitudeEstimator(fusedConfiguration(filter))
-    let up0 = Vector3(0, -0.8, -0.6)   // a laptop's screen leaned back
+    let up0 = Vector3(0, -0.8, -0.6)  // a laptop's screen leaned back
     let dt = 0.01
     var reference: TiltFrame?
     var compared = 0
@@ -65,7 +67,7 @@ func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Ve
 @Test func aGyroscopeOffsetIsLearnedWhileStillAndCausesNoDrift() {
     var e = AttitudeEstimator(.defaults)
     var noise = Noise(seed: 7)
-    let offset = Vector3(0.3, -0.25, 0.31) * degree / 0.5 * 0.5   // about 0.5 deg/s
+    let offset = Vector3(0.3, -0.25, 0.31) * degree / 0.5 * 0.5  // about 0.5 deg/s
     var last: Tilt?
     var moves = 0
     for i in 0..<3000 {
@@ -98,7 +100,9 @@ func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Ve
             let angle = t >= 6 ? tilted : 0
             if withGyro {
                 let rate = (t >= 6 && t < 6.01) ? tilted / 0.01 : 0
-                _ = e.update(angularVelocity: Vector3(rate, 0, 0) + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * (0.1 * degree), at: t)
+                _ = e.update(
+                    angularVelocity: Vector3(rate, 0, 0) + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian())
+                        * (0.1 * degree), at: t)
             }
             let u = GyroFusion.rotate(Vector3(0, 0, 1), by: Vector3(-angle, 0, 0))
             let a = u * -g + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * 0.02
@@ -116,7 +120,7 @@ func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Ve
     for lsb in [1.0, 2.0, 3.0] {
         var e = AttitudeEstimator(.defaults)
         var noise = Noise(seed: UInt64(lsb * 100))
-        let quantum = 0.009582   // m/s^2 per count, a 12-bit +-2 g part
+        let quantum = 0.009582  // m/s^2 per count, a 12-bit +-2 g part
         var settled: Tilt?
         var changes = 0
         for i in 0..<2600 {
@@ -152,7 +156,7 @@ func perfectSensorsFuseToTheAccelerometersTilt(_ filter: AttitudeFilter, _ w: Ve
         }
         if t >= 5.3 { worstAfter = max(worstAfter, abs(fused.dRollRadians)) }
     }
-    #expect(abs(alone.dRollRadians) > 0.2)   // the accelerometer alone reads a 17 degree tilt
+    #expect(abs(alone.dRollRadians) > 0.2)  // the accelerometer alone reads a 17 degree tilt
     #expect(worstAfter < 1.5 * degree)
 }
 
@@ -229,7 +233,7 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
         let u = Vector3(turn + noise.gaussian() * sigma, noise.gaussian() * sigma, 1).normalized!
         n.add(u)
     }
-    let expected = sigma * 2.0.squareRoot()   // two directions across u
+    let expected = sigma * 2.0.squareRoot()  // two directions across u
     #expect(abs(n.angle - expected) < 0.2 * expected)
 }
 
@@ -238,7 +242,9 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
     let u = Vector3(0, 0, 1)
     let near = Vector3(0.001, 0, 1).normalized!
     var out = Vector3.zero
-    for i in 0..<40 { out = gate.update(i % 2 == 0 ? u : near, reading: i % 2 == 0 ? u : near, band: 0.002, at: Double(i) * 0.01) }
+    for i in 0..<40 {
+        out = gate.update(i % 2 == 0 ? u : near, reading: i % 2 == 0 ? u : near, band: 0.002, at: Double(i) * 0.01)
+    }
     #expect(gate.isAtRest)
     #expect(gate.update(u, reading: u, band: 0.002, at: 0.5) == out)
     let far = Vector3(0.01, 0, 1).normalized!
@@ -270,11 +276,11 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
 @Test(arguments: [0.05, 0.2, 0.7])
 func smoothedNoiseIsTheSumOfTheSquaredWeightsOfTheConversions(_ alpha: Double) {
     var tracked = SmoothedNoise()
-    var weights = [1.0]      // the first output is the first reading
+    var weights = [1.0]  // the first output is the first reading
     var noise = Noise(seed: 11)
     for _ in 0..<200 {
-        let repeated = noise.uniform() < 0.6      // the same conversion read again
-        let a = alpha * (0.5 + 0.5 * noise.uniform())   // readings unevenly spaced
+        let repeated = noise.uniform() < 0.6  // the same conversion read again
+        let a = alpha * (0.5 + 0.5 * noise.uniform())  // readings unevenly spaced
         tracked.add(alpha: a, repeated: repeated)
         weights = weights.map { $0 * (1 - a) }
         if repeated { weights[weights.count - 1] += a } else { weights.append(a) }
@@ -303,7 +309,7 @@ func smoothedNoiseIsTheSumOfTheSquaredWeightsOfTheConversions(_ alpha: Double) {
 func aStillSensorReadFasterThanItConvertsComesToRest(_ repeats: Bool) {
     var e = AttitudeEstimator(AttitudeConfiguration(baselineSamples: 3, filter: .oneEuro(.defaults)))
     var noise = Noise(seed: 5)
-    let sigma = 0.0016 * g     // 0.09 degrees a direction, a bmc150's one count
+    let sigma = 0.0016 * g  // 0.09 degrees a direction, a bmc150's one count
     var reading = Vector3.zero
     var left = 0
     var restedAt: Double?
@@ -311,7 +317,8 @@ func aStillSensorReadFasterThanItConvertsComesToRest(_ repeats: Bool) {
     for i in 0..<1500 {
         let t = Double(i) * 0.01
         if left == 0 {
-            reading = Vector3(noise.gaussian() * sigma, -g * 0.98 + noise.gaussian() * sigma, -g * 0.2 + noise.gaussian() * sigma)
+            reading = Vector3(
+                noise.gaussian() * sigma, -g * 0.98 + noise.gaussian() * sigma, -g * 0.2 + noise.gaussian() * sigma)
             left = repeats ? 1 + Int(noise.uniform() * 6) : 1
         }
         left -= 1
@@ -371,10 +378,10 @@ func smootherHalfLifeFollowsTheSampleInterval(_ interval: Double, _ expected: Do
     var largestStep = 0.0
     var fusedAt: [Double] = []
     for k in 0..<800 {
-        let t = Double(k) * 0.005              // the gyroscope at 200 Hz
-        if k == 400 { e.gyroscopeGone() }      // its device removed at 2 s
+        let t = Double(k) * 0.005  // the gyroscope at 200 Hz
+        if k == 400 { e.gyroscopeGone() }  // its device removed at 2 s
         if gyroOn(t) { #expect(e.update(angularVelocity: axis * rate(t), at: t) == .used) }
-        guard k % 4 == 0 else { continue }     // the accelerometer at 50 Hz
+        guard k % 4 == 0 else { continue }  // the accelerometer at 50 Hz
         let u = truth(t)
         let step = e.update(acceleration: u * -g, at: t)
         if case .tilt(_, let b?) = step { reference = b }
@@ -382,7 +389,8 @@ func smootherHalfLifeFollowsTheSampleInterval(_ interval: Double, _ expected: Do
         let want = frame.tilt(up: u)
         worst = max(worst, abs(got.dPitchRadians - want.dPitchRadians), abs(got.dRollRadians - want.dRollRadians))
         if let p = previous {
-            largestStep = max(largestStep, abs(got.dPitchRadians - p.dPitchRadians), abs(got.dRollRadians - p.dRollRadians))
+            largestStep = max(
+                largestStep, abs(got.dPitchRadians - p.dPitchRadians), abs(got.dRollRadians - p.dRollRadians))
         }
         previous = got
         if e.isFusing { fusedAt.append(t) }
@@ -432,7 +440,7 @@ func aCorrectGyroscopeInAShakingHandIsNeverDoubted(_ tapped: Bool) {
     var e = AttitudeEstimator(.defaults)
     var alone = AttitudeEstimator(.defaults)
     var noise = Noise(seed: 11)
-    var u = Vector3(0, -0.5, -0.866)   // held 30 degrees from flat
+    var u = Vector3(0, -0.5, -0.866)  // held 30 degrees from flat
     let waves = (0..<9).map { _ in (f: 0.5 + 2.5 * noise.uniform(), phase: 6.28 * noise.uniform()) }
     var doubted = 0, weighed = 0
     var squaredFused = 0.0, squaredAlone = 0.0, n = 0.0
@@ -449,9 +457,13 @@ func aCorrectGyroscopeInAShakingHandIsNeverDoubted(_ tapped: Bool) {
             let v = 2.0 / 3.0 * sin(2 * Double.pi * wave.f * t + wave.phase)
             lin = lin + (n % 3 == 0 ? Vector3(v, 0, 0) : n % 3 == 1 ? Vector3(0, v, 0) : Vector3(0, 0, v))
         }
-        lin = lin + Vector3(0, 0, 1.5 * sin(2 * Double.pi * 2 * t))      // a step
+        lin = lin + Vector3(0, 0, 1.5 * sin(2 * Double.pi * 2 * t))  // a step
         // A tap: a 20 ms knock and its rebound (the device ends where it was).
-        if tapped, i % 137 < 2 { lin = lin + Vector3(30, -20, 10) } else if tapped, i % 137 < 4 { lin = lin - Vector3(30, -20, 10) }
+        if tapped, i % 137 < 2 {
+            lin = lin + Vector3(30, -20, 10)
+        } else if tapped, i % 137 < 4 {
+            lin = lin - Vector3(30, -20, 10)
+        }
         let a = u * -g + lin * k
         let measured = w + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * 0.002
         switch e.update(angularVelocity: measured, at: t) {
@@ -466,7 +478,9 @@ func aCorrectGyroscopeInAShakingHandIsNeverDoubted(_ tapped: Bool) {
         else { continue }
         let want = f.tilt(up: u), wantAlone = fa.tilt(up: u)
         squaredFused += pow2(got.dPitchRadians - want.dPitchRadians) + pow2(got.dRollRadians - want.dRollRadians)
-        squaredAlone += pow2(gotAlone.dPitchRadians - wantAlone.dPitchRadians) + pow2(gotAlone.dRollRadians - wantAlone.dRollRadians)
+        squaredAlone +=
+            pow2(gotAlone.dPitchRadians - wantAlone.dPitchRadians)
+            + pow2(gotAlone.dRollRadians - wantAlone.dRollRadians)
         n += 1
     }
     #expect(doubted == 0 && weighed == 0)
@@ -498,9 +512,8 @@ private func pow2(_ x: Double) -> Double { x * x }
     }
     let learnt = e.fusion?.offset ?? .zero
     #expect((learnt - offset).length < 0.3 * degree)
-    #expect(e.fusion?.offsetKnown == false)   // never at rest: learnt in motion alone
+    #expect(e.fusion?.offsetKnown == false)  // never at rest: learnt in motion alone
 }
-
 
 /// A mirrored axis, swapped axes, every sign reversed: each is doubted within a minute of
 /// turning about two axes, with a frame that turns the rates as read onto the true ones.
@@ -563,12 +576,14 @@ func aStillDeviceWithANoisyGyroscopeKeepsOneTilt(_ seed: UInt64, _ rateNoise: Do
 /// A hand's sweep (pitch +-4 degrees at 0.5 Hz, roll +-8 at 0.3 Hz, 30 degrees from flat)
 /// with 0.87 m/s^2 of hand acceleration: the up direction, the body rate and the hand's
 /// acceleration at t (motion from 1.5 s).
-private func handSweep(_ t: Double, waves: [(f: Double, phase: Double)]) -> (up: Vector3, rate: Vector3, hand: Vector3) {
+private func handSweep(_ t: Double, waves: [(f: Double, phase: Double)]) -> (up: Vector3, rate: Vector3, hand: Vector3)
+{
     func up(_ t: Double) -> Vector3 {
         let s = max(0, t - 1.5)
         let pitch = 30 * degree + 4 * degree * sin(Double.pi * s)
         let roll = 8 * degree * sin(0.6 * Double.pi * s)
-        return GyroFusion.rotate(GyroFusion.rotate(Vector3(0, 0, 1), by: Vector3(-pitch, 0, 0)), by: Vector3(0, -roll, 0))
+        return GyroFusion.rotate(
+            GyroFusion.rotate(Vector3(0, 0, 1), by: Vector3(-pitch, 0, 0)), by: Vector3(0, -roll, 0))
     }
     let u = up(t), h = 1e-4
     let du = (up(t + h) - up(t - h)) / (2 * h)
@@ -592,9 +607,10 @@ func aMirroredGyroscopeIsWeighedByTheEvidenceAndNeverHurts(_ seed: UInt64) {
     var noise = Noise(seed: seed)
     let waves = (0..<9).map { _ in (f: 0.7 + 1.6 * noise.uniform(), phase: 6.28 * noise.uniform()) }
     let mirror = Matrix3(rows: Vector3(-1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
-    var error = [0.0, 0.0, 0.0]   // squared: mirrored, alone, right frame
+    var error = [0.0, 0.0, 0.0]  // squared: mirrored, alone, right frame
     var n = 0.0, reported: Double?, fitting: Matrix3?, rightWeight = 1.0
-    var mirrored = AttitudeEstimator(.defaults), alone = AttitudeEstimator(.defaults), right = AttitudeEstimator(.defaults)
+    var mirrored = AttitudeEstimator(.defaults), alone = AttitudeEstimator(.defaults),
+        right = AttitudeEstimator(.defaults)
     var frames: [TiltFrame?] = [nil, nil, nil]
     for i in 0..<1550 {
         let t = Double(i) * 0.01
@@ -606,8 +622,10 @@ func aMirroredGyroscopeIsWeighedByTheEvidenceAndNeverHurts(_ seed: UInt64) {
         }
         _ = right.update(angularVelocity: w, at: t)
         let a = m.up * -g + m.hand + Vector3(noise.gaussian(), noise.gaussian(), noise.gaussian()) * 0.015
-        let steps = [mirrored.update(acceleration: a, at: t), alone.update(acceleration: a, at: t),
-                     right.update(acceleration: a, at: t)]
+        let steps = [
+            mirrored.update(acceleration: a, at: t), alone.update(acceleration: a, at: t),
+            right.update(acceleration: a, at: t),
+        ]
         rightWeight = min(rightWeight, right.gyroscopeWeight)
         for k in 0..<3 { if case .tilt(_, let b?) = steps[k] { frames[k] = b } }
         guard t >= 2.5 else { continue }

@@ -1,12 +1,15 @@
 // Regression inputs of the parsers fuzzed under Fuzz/ (scripts/fuzz.sh, docs/RELIABILITY.md
 // "Fuzzing"): each must be handled as its target's properties require.
 import Testing
+
 @testable import Motion
 
 /// FuzzScanDecoder: a huge BITS or SHIFT must not make `bits + shift` overflow in
 /// `ScanType.init` (a trap, that is a crash of the daemon on a bad sysfs attribute).
-@Test(arguments: ["le:s9223372036854775807/64>>1", "le:u1/64>>9223372036854775807",
-                  "be:s9223372036854775807/8>>9223372036854775807", "le:s-9223372036854775808/64>>0"])
+@Test(arguments: [
+    "le:s9223372036854775807/64>>1", "le:u1/64>>9223372036854775807",
+    "be:s9223372036854775807/8>>9223372036854775807", "le:s-9223372036854775808/64>>0",
+])
 func scanTypeWithHugeSizesIsRefused(_ text: String) {
     #expect(throws: ScanType.ParseError.self) { try ScanType.parse(text).get() }
     #expect(ScanType(bigEndian: false, signed: true, bits: Int.max, storageBits: 64, shift: 1) == nil)

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import Motion
 
 private let g = standardGravity
@@ -38,7 +39,7 @@ private let gravity = Vector3(0, 0, g)
         if !window.feed(x, dt: dt, at: Double(i) * 0.01, into: &windowed) { held += 1 }
         if !window.isHolding { #expect((direct.output - windowed.output).length < 1e-9) }
     }
-    #expect((5...7).contains(held))   // about 0.06 s at 100 Hz
+    #expect((5...7).contains(held))  // about 0.06 s at 100 Hz
     #expect((direct.output - windowed.output).length < 1e-9)
 }
 

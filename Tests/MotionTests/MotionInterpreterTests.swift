@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Motion
 
 /// The motion stage the daemon, `monitor` and `replay` share: what each input does, and
@@ -8,9 +9,10 @@ struct MotionInterpreterTests {
     static let origin = FocalPoint(x: 175, y: 233)
 
     func interpreter(recaptureAfter: Double = 0, filter: AttitudeFilter = .none) -> MotionInterpreter {
-        MotionInterpreter(attitude: AttitudeConfiguration(baselineSamples: 1, filter: filter),
-                          mapper: FocalMapper(origin: Self.origin), recaptureAfter: recaptureAfter,
-                          recaptureAngle: 0.2)
+        MotionInterpreter(
+            attitude: AttitudeConfiguration(baselineSamples: 1, filter: filter),
+            mapper: FocalMapper(origin: Self.origin), recaptureAfter: recaptureAfter,
+            recaptureAngle: 0.2)
     }
 
     /// Rolled by `roll` radians about the screen's normal, flat on its back.
@@ -88,9 +90,9 @@ struct MotionInterpreterTests {
             let input = reading(roll: 0.15 * sin(2 * Double.pi * t), at: t)
             _ = sparse.take(input)
             _ = dense.take(input)
-            dense.unchanged(at: t)                      // a frame that changed no dot
+            dense.unchanged(at: t)  // a frame that changed no dot
             if i % 3 == 0 {
-                a.append(sparse.draw(at: t + 0.004))    // the frames that were published
+                a.append(sparse.draw(at: t + 0.004))  // the frames that were published
                 b.append(dense.draw(at: t + 0.004))
             }
         }
@@ -123,7 +125,7 @@ struct MotionInterpreterTests {
     @Test func restingFarFromTheBaselineRecapturesThere() {
         // The rest gate, which says the device rests, holds behind the filter.
         var m = interpreter(recaptureAfter: 1, filter: .oneEuro(.defaults))
-        for i in 0...50 { _ = m.take(reading(roll: 0, at: Double(i) * 0.01 - 0.5)) }   // the baseline, at rest
+        for i in 0...50 { _ = m.take(reading(roll: 0, at: Double(i) * 0.01 - 0.5)) }  // the baseline, at rest
         #expect(m.baselineAt != nil)
         var said: [MotionInterpreter.Recapture] = []
         for i in 1...300 {
@@ -149,7 +151,7 @@ struct MotionInterpreterTests {
         #expect(m.draw(at: 1.0) == Self.origin)
         var baseline: (t: Double, up: Vector3)?
         for i in 81...200 {
-            let roll = min(0.02 * Double(i - 50), 0.8)   // rests at 0.8 rad from 0.9 s
+            let roll = min(0.02 * Double(i - 50), 0.8)  // rests at 0.8 rad from 0.9 s
             let out = m.take(reading(roll: roll, at: Double(i) * 0.01))
             if let b = out.baseline { baseline = (Double(i) * 0.01, b.up) }
             #expect(out.baselineNotAtRest == nil)
@@ -169,7 +171,10 @@ struct MotionInterpreterTests {
             let out = m.take(reading(roll: 0.1 * sin(Double(i) * 0.05), at: Double(i) * 0.01))
             if let why = out.baselineNotAtRest { said.append(why) }
         }
-        #expect(said == ["the device did not come to rest within 3 s; the baseline is the mean of its last 0.4 s of readings"])
+        #expect(
+            said == [
+                "the device did not come to rest within 3 s; the baseline is the mean of its last 0.4 s of readings"
+            ])
         #expect(m.baselineAt.map { abs($0 - 3) < 0.015 } == true)
     }
 
@@ -187,7 +192,7 @@ struct MotionInterpreterTests {
         var rolls: [(t: Double, roll: Double)] = []
         for i in 0..<300 {
             let t = start + Double(i) * 0.01
-            let roll = 0.1 * Double(i) * 0.01   // turning at 0.1 rad/s all along
+            let roll = 0.1 * Double(i) * 0.01  // turning at 0.1 rad/s all along
             let out = m.take(reading(roll: roll, at: t))
             if out.baseline != nil { baselineAt = t }
             #expect(out.baselineNotAtRest == nil)

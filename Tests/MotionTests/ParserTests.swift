@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Motion
 
 @Test(arguments: [
@@ -100,10 +101,12 @@ func sysfsNumberRejectsGarbage(_ text: String, _ failure: SysfsNumber.Failure) {
     #expect(r.0 == Vector3(0.5, 0.25, 0.5))
     #expect(r.1[.y] == .perAxis("in_accel_y_scale"))
     #expect(r.1[.x] == .shared("in_accel_scale"))
-    let offsets = try #require(try AxisValueResolver.resolve(kind: "offset", defaultValue: 0, lookup: { attrs[$0] }).get())
+    let offsets = try #require(
+        try AxisValueResolver.resolve(kind: "offset", defaultValue: 0, lookup: { attrs[$0] }).get())
     #expect(offsets.0 == .zero && offsets.1[.z] == .defaulted)
     #expect(try AxisValueResolver.resolve(kind: "scale", defaultValue: nil, lookup: { _ in nil }).get() == nil)
-    let bad = AxisValueResolver.resolve(kind: "scale", defaultValue: nil, lookup: { $0 == "in_accel_scale" ? "x" : nil })
+    let bad = AxisValueResolver.resolve(
+        kind: "scale", defaultValue: nil, lookup: { $0 == "in_accel_scale" ? "x" : nil })
     #expect(throws: AxisValueResolver.Failure.self) { try bad.get() }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Motion
 
 @Test func smootherClosesHalfTheDistanceInOneHalfLife() {
@@ -26,7 +27,7 @@ import Testing
 @Test func smootherIsStableForLongSteps() {
     var s = FocalSmoother(at: FocalPoint(x: 0, y: 0), halfLife: 0.06)
     s.target = FocalPoint(x: 10, y: 10)
-    s.step(5)   // a stalled loop must not fling the point
+    s.step(5)  // a stalled loop must not fling the point
     #expect(s.isSettled && s.position == s.target)
 }
 
@@ -34,10 +35,10 @@ import Testing
     var d = StillnessDetector(threshold: 0.5, after: 2)
     #expect(!d.isStill(at: 0))
     d.observe(FocalPoint(x: 100, y: 100), at: 0)
-    d.observe(FocalPoint(x: 100.3, y: 99.8), at: 1)    // noise inside the threshold
+    d.observe(FocalPoint(x: 100.3, y: 99.8), at: 1)  // noise inside the threshold
     #expect(!d.isStill(at: 1.9))
     #expect(d.isStill(at: 2.0))
-    d.observe(FocalPoint(x: 101, y: 100), at: 2.5)     // a real move
+    d.observe(FocalPoint(x: 101, y: 100), at: 2.5)  // a real move
     #expect(!d.isStill(at: 4.4))
     #expect(d.isStill(at: 4.5))
 }

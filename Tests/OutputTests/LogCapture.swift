@@ -16,7 +16,8 @@ final class LogCapture {
         _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
         readEnd = fds[0]
         writeEnd = fds[1]
-        log = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .debug, fd: fds[1], priorityPrefixes: false))
+        log = Logger(
+            label: "test", handler: DescriptorLogHandler(minimumLevel: .debug, fd: fds[1], priorityPrefixes: false))
     }
 
     deinit {
@@ -49,5 +50,8 @@ final class LogCapture {
 }
 
 /// A logger for sinks whose lines a test does not look at.
-let quietLog = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
-                                                                   priorityPrefixes: false))
+let quietLog = Logger(
+    label: "test",
+    handler: DescriptorLogHandler(
+        minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
+        priorityPrefixes: false))

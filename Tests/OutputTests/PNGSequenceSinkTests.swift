@@ -4,6 +4,7 @@ import PNG
 import Raster
 import TestSupport
 import Testing
+
 @testable import Output
 
 /// The png sink hands its frames to a writer thread: `publish` copies the frame, so what
@@ -12,8 +13,9 @@ struct PNGSequenceSinkTests {
     static let width = 5, height = 3
 
     private func sink(in dir: ScratchDirectory) throws -> PNGSequenceSink {
-        try PNGSequenceSink(directory: dir.path, width: Self.width, height: Self.height,
-                            coverage: [UInt8](repeating: 255, count: Self.width * Self.height), waitsWhenBehind: true)
+        try PNGSequenceSink(
+            directory: dir.path, width: Self.width, height: Self.height,
+            coverage: [UInt8](repeating: 255, count: Self.width * Self.height), waitsWhenBehind: true)
     }
 
     @Test func everyFrameIsWrittenInOrderAsItWasWhenPublished() throws {
@@ -24,7 +26,9 @@ struct PNGSequenceSinkTests {
         for i in 0..<frames {
             // Painted over at once after publishing: a frame not copied would show the next color.
             sink.target(slot: 0).pixmap.fill(0xFF00_0000 | UInt32(i))
-            #expect(try sink.publish(slot: 0, FrameInfo(number: UInt64(i + 1), timeNanoseconds: 0, focalX: 0, focalY: 0)) == .published)
+            #expect(
+                try sink.publish(slot: 0, FrameInfo(number: UInt64(i + 1), timeNanoseconds: 0, focalX: 0, focalY: 0))
+                    == .published)
         }
         try sink.flush()
         sink.close()

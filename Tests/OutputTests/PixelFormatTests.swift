@@ -1,6 +1,7 @@
 import Glibc
 import LinuxSystem
 import Testing
+
 @testable import Output
 
 /// Conversions from the renderer's XRGB8888 words, with the expected bytes worked out by
@@ -14,8 +15,9 @@ struct PixelFormatTests {
         var description: String { "\(name) 0x\(String(xrgb, radix: 16))" }
     }
 
-    static let argb8888 = PixelFormat(bitsPerPixel: 32, red: .init(offset: 16, length: 8), green: .init(offset: 8, length: 8),
-                                      blue: .init(offset: 0, length: 8), transparent: .init(offset: 24, length: 8))
+    static let argb8888 = PixelFormat(
+        bitsPerPixel: 32, red: .init(offset: 16, length: 8), green: .init(offset: 8, length: 8),
+        blue: .init(offset: 0, length: 8), transparent: .init(offset: 24, length: 8))
 
     static let vectors: [Vector] = [
         // R = 0xFF, G = 0x80, B = 0x40.
@@ -58,13 +60,15 @@ struct PixelFormatTests {
         var out = [UInt8](repeating: 0xEE, count: colors.count * bpp + 2)
         var src = colors
         out.withUnsafeMutableBytes { dst in
-            src.withUnsafeMutableBufferPointer { PixelConverter(format).convert($0.baseAddress!, count: colors.count, to: dst.baseAddress! + 1) }
+            src.withUnsafeMutableBufferPointer {
+                PixelConverter(format).convert($0.baseAddress!, count: colors.count, to: dst.baseAddress! + 1)
+            }
         }
         #expect(out.first == 0xEE && out.last == 0xEE)
         for (i, c) in colors.enumerated() {
             let v = format.value(of: c)
             let want = (0..<bpp).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) }
-            #expect(Array(out[1 + i * bpp ..< 1 + (i + 1) * bpp]) == want, "pixel \(i)")
+            #expect(Array(out[1 + i * bpp..<1 + (i + 1) * bpp]) == want, "pixel \(i)")
         }
     }
 
@@ -74,17 +78,24 @@ struct PixelFormatTests {
         #expect(PixelFormat.rgb565.value(of: 0x0000_00FF) == 0x001F)
         #expect(PixelFormat.bgr565.value(of: 0x00FF_0000) == 0x001F)
         // 10-bit channels scale with rounding: 0xFF -> 0x3FF.
-        let x2r10 = PixelFormat(bitsPerPixel: 32, red: .init(offset: 20, length: 10), green: .init(offset: 10, length: 10),
-                                blue: .init(offset: 0, length: 10))
+        let x2r10 = PixelFormat(
+            bitsPerPixel: 32, red: .init(offset: 20, length: 10), green: .init(offset: 10, length: 10),
+            blue: .init(offset: 0, length: 10))
         #expect(x2r10.value(of: 0x00FF_0080) == (0x3FF << 20) | 0x202)
         #expect(PixelFormat.xrgb8888.isXRGB8888 && !Self.argb8888.isXRGB8888 && !PixelFormat.xbgr8888.isXRGB8888)
     }
 
     @Test func unsupportedFormatsAreNamed() {
-        #expect(PixelFormat(bitsPerPixel: 8, red: .init(offset: 0, length: 3), green: .init(offset: 3, length: 3),
-                            blue: .init(offset: 6, length: 2)).unsupportedReason?.contains("8 bits per pixel") == true)
-        #expect(PixelFormat(bitsPerPixel: 16, red: .init(offset: 12, length: 8), green: .init(offset: 5, length: 6),
-                            blue: .init(offset: 0, length: 5)).unsupportedReason?.contains("red") == true)
+        #expect(
+            PixelFormat(
+                bitsPerPixel: 8, red: .init(offset: 0, length: 3), green: .init(offset: 3, length: 3),
+                blue: .init(offset: 6, length: 2)
+            ).unsupportedReason?.contains("8 bits per pixel") == true)
+        #expect(
+            PixelFormat(
+                bitsPerPixel: 16, red: .init(offset: 12, length: 8), green: .init(offset: 5, length: 6),
+                blue: .init(offset: 0, length: 5)
+            ).unsupportedReason?.contains("red") == true)
         #expect(PixelFormat.rgb565.unsupportedReason == nil && PixelFormat.rgb888.unsupportedReason == nil)
     }
 
@@ -105,8 +116,9 @@ struct FramebufferGeometryTests {
     }
 
     @Test func sysfsModesAndPan() throws {
-        let g = try FramebufferGeometry.fromSysfs(virtualSize: "1366,1536", bitsPerPixel: "32", stride: "5464",
-                                                  modes: "U:1366x768p-0\n", pan: "0,768\n")
+        let g = try FramebufferGeometry.fromSysfs(
+            virtualSize: "1366,1536", bitsPerPixel: "32", stride: "5464",
+            modes: "U:1366x768p-0\n", pan: "0,768\n")
         #expect(g.width == 1366 && g.height == 768 && g.panY == 768)
         #expect(g.offset(x: 0, y: 0) == 768 * 5464)
         #expect(g.mappedLength == 5464 * 1536)
@@ -117,7 +129,8 @@ struct FramebufferGeometryTests {
         var a = ["virtual_size": "800,600", "bits_per_pixel": "32", "stride": "3200"]
         a[bad.0] = bad.1
         #expect {
-            try FramebufferGeometry.fromSysfs(virtualSize: a["virtual_size"]!, bitsPerPixel: a["bits_per_pixel"]!, stride: a["stride"]!)
+            try FramebufferGeometry.fromSysfs(
+                virtualSize: a["virtual_size"]!, bitsPerPixel: a["bits_per_pixel"]!, stride: a["stride"]!)
         } throws: { e in
             (e as? SinkError)?.message.contains("\(bad.0) = \"\(bad.1)\"") == true
         }
@@ -126,9 +139,11 @@ struct FramebufferGeometryTests {
     @Test func placementCentersAndClips() {
         let c = CardPlacement(cardWidth: 700, cardHeight: 467, screenWidth: 1920, screenHeight: 1080, position: nil)
         #expect(c.originX == 610 && c.originY == 306 && c.x0 == 0 && c.x1 == 700 && c.y0 == 0 && c.y1 == 467)
-        let left = CardPlacement(cardWidth: 700, cardHeight: 467, screenWidth: 1920, screenHeight: 1080, position: (-100, 1000))
+        let left = CardPlacement(
+            cardWidth: 700, cardHeight: 467, screenWidth: 1920, screenHeight: 1080, position: (-100, 1000))
         #expect(left.x0 == 100 && left.x1 == 700 && left.y0 == 0 && left.y1 == 80)
-        let off = CardPlacement(cardWidth: 700, cardHeight: 467, screenWidth: 640, screenHeight: 480, position: (640, 0))
+        let off = CardPlacement(
+            cardWidth: 700, cardHeight: 467, screenWidth: 640, screenHeight: 480, position: (640, 0))
         #expect(off.isEmpty)
         let small = CardPlacement(cardWidth: 700, cardHeight: 467, screenWidth: 640, screenHeight: 480, position: nil)
         #expect(small.originX == -30 && small.x0 == 30 && small.x1 == 670 && small.y1 == 467)

@@ -1,7 +1,8 @@
-import Raster
 import Glibc
 import LinuxSystem
+import Raster
 import Testing
+
 @testable import Output
 
 struct RawFrameSinkTests {
@@ -101,7 +102,9 @@ struct RawFrameSinkTests {
         // The renderer paints the next frame into the sink's buffer meanwhile.
         sink.target(slot: 0).pixmap.fill(0x2222_2222)
         clock.now += 1
-        #expect(try sink.publish(slot: 0, FrameInfo(number: 2, timeNanoseconds: 0, focalX: 0, focalY: 0)) == .dropped(.readerBusy))
+        #expect(
+            try sink.publish(slot: 0, FrameInfo(number: 2, timeNanoseconds: 0, focalX: 0, focalY: 0))
+                == .dropped(.readerBusy))
         // The loop's wait: the pipe's writability, through the watch of the pending write.
         let watch = try WritabilityWatch()
         #expect(sink.pendingWrite != nil && watch.watch(sink.pendingWrite))
@@ -143,7 +146,7 @@ struct RawFrameSinkTests {
     @Test func anExistingFileIsContinuedOnAFrameBoundary() throws {
         let path = "/tmp/raw-append-\(getpid()).bin"
         defer { unlink(path) }
-        let earlier: [UInt8] = Array(repeating: 7, count: 24 + 10)   // one 3 x 2 frame and 10 bytes
+        let earlier: [UInt8] = Array(repeating: 7, count: 24 + 10)  // one 3 x 2 frame and 10 bytes
         try FileSystem.writeAtomically(earlier, to: path)
         let sink = try RawFrameSink(path: path, width: 3, height: 2, fps: 60, log: quietLog)
         #expect(sink.paddedBytes == 14)
@@ -152,6 +155,8 @@ struct RawFrameSinkTests {
         sink.close()
         let bytes = try FileSystem.read(path)
         #expect(bytes.count == 3 * 24)
-        #expect(Array(bytes[0..<34]) == earlier && bytes[34..<48].allSatisfy { $0 == 0 } && bytes[48...].allSatisfy { $0 == 9 })
+        #expect(
+            Array(bytes[0..<34]) == earlier && bytes[34..<48].allSatisfy { $0 == 0 }
+                && bytes[48...].allSatisfy { $0 == 9 })
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Output
 
 /// The retry policy of the framebuffer and drm sinks: a pure value over given times.

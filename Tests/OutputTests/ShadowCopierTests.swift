@@ -1,5 +1,6 @@
 import Raster
 import Testing
+
 @testable import Output
 
 /// The DRM sink's copy from the shadow into scanout buffers, and the panel orientations.
@@ -44,22 +45,28 @@ struct ShadowCopierTests {
         var copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2)
         let buffers = [PixelBuffer(width: 8, height: 6), PixelBuffer(width: 8, height: 6)]
         func copy(_ i: Int) -> Int {
-            copier.copy(card.pixmap, into: i, base: UnsafeMutableRawPointer(buffers[i].pixmap.row(0)), pitch: 32,
-                        panelWidth: 8, panelHeight: 6)
+            copier.copy(
+                card.pixmap, into: i, base: UnsafeMutableRawPointer(buffers[i].pixmap.row(0)), pitch: 32,
+                panelWidth: 8, panelHeight: 6)
         }
         func holdsCard(_ i: Int) -> Bool {
-            (0..<3).allSatisfy { y in (0..<4).allSatisfy { x in buffers[i].pixmap.row(1 + y)[2 + x] == card.pixmap.row(y)[x] } }
+            (0..<3).allSatisfy { y in
+                (0..<4).allSatisfy { x in buffers[i].pixmap.row(1 + y)[2 + x] == card.pixmap.row(y)[x] }
+            }
         }
         #expect(copy(0) == 3 && holdsCard(0))
-        card.pixmap.row(1)[2] = 0xABCDEF          // a dot repainted
-        #expect(copy(1) == 3 && holdsCard(1))      // first time: the whole card
-        #expect(copy(0) == 1 && holdsCard(0))      // the repainted row reaches the other buffer
-        #expect(copy(1) == 0 && copy(0) == 0)      // nothing changed: nothing written
+        card.pixmap.row(1)[2] = 0xABCDEF  // a dot repainted
+        #expect(copy(1) == 3 && holdsCard(1))  // first time: the whole card
+        #expect(copy(0) == 1 && holdsCard(0))  // the repainted row reaches the other buffer
+        #expect(copy(1) == 0 && copy(0) == 0)  // nothing changed: nothing written
         // Rows are compared with the copier's record, never read back from the buffer.
         buffers[0].pixmap.row(1)[2] = 7
         #expect(copy(0) == 0 && buffers[0].pixmap.row(1)[2] == 7)
         // Outside the card's rectangle nothing was written.
-        #expect(buffers[1].pixmap.row(0).withMemoryRebound(to: UInt32.self, capacity: 8) { r in (0..<8).allSatisfy { r[$0] == 0 } })
+        #expect(
+            buffers[1].pixmap.row(0).withMemoryRebound(to: UInt32.self, capacity: 8) { r in
+                (0..<8).allSatisfy { r[$0] == 0 }
+            })
         #expect((0..<6).allSatisfy { buffers[1].pixmap.row($0)[0] == 0 && buffers[1].pixmap.row($0)[7] == 0 })
     }
 
@@ -69,12 +76,13 @@ struct ShadowCopierTests {
         var copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 1)
         let screen = PixelBuffer(width: 40, height: 2)
         func copy() -> Int {
-            copier.copy(card.pixmap, into: 0, base: UnsafeMutableRawPointer(screen.pixmap.row(0)), pitch: 160,
-                        panelWidth: 40, panelHeight: 2)
+            copier.copy(
+                card.pixmap, into: 0, base: UnsafeMutableRawPointer(screen.pixmap.row(0)), pitch: 160,
+                panelWidth: 40, panelHeight: 2)
         }
         #expect(copy() == 2)
-        for x in 0..<40 { screen.pixmap.row(1)[x] = 0xEE }     // marks: written again or not
-        card.pixmap.row(1)[20] = 0x123456                       // in the second 16-pixel block
+        for x in 0..<40 { screen.pixmap.row(1)[x] = 0xEE }  // marks: written again or not
+        card.pixmap.row(1)[20] = 0x123456  // in the second 16-pixel block
         #expect(copy() == 1)
         let written = (0..<40).filter { screen.pixmap.row(1)[$0] != 0xEE }
         #expect(written == Array(16..<32) && screen.pixmap.row(1)[20] == 0x123456)

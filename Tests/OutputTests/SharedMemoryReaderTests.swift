@@ -1,8 +1,9 @@
-import Raster
 import Glibc
 import LinuxSystem
-import Testing
+import Raster
 import TestSupport
+import Testing
+
 @testable import Output
 @testable import SharedMemory
 
@@ -52,7 +53,11 @@ final class SharedMemoryReaderTests {
         }
         symlink(dir + "/young", dir + "/link")
         #expect { try SharedMemoryReader(name: "link", directory: self.dir) } throws: {
-            if case .refused(let m) = $0 as? SharedMemoryReader.OpenError { return m.contains("symbolic link") } else { return false }
+            if case .refused(let m) = $0 as? SharedMemoryReader.OpenError {
+                return m.contains("symbolic link")
+            } else {
+                return false
+            }
         }
         #expect { try SharedMemoryReader(name: "../etc", directory: self.dir) } throws: {
             if case .refused = $0 as? SharedMemoryReader.OpenError { return true } else { return false }
@@ -69,7 +74,9 @@ final class SharedMemoryReaderTests {
             try publish(s, word: 0x0010_2030 &* UInt32(n), focal: (Double(n), 100 + Double(n)))
             let (got, read) = words(r)
             #expect(read == .frame(number: UInt64(n), focalX: Float(n), focalY: 100 + Float(n)))
-            #expect(got == [UInt32](repeating: 0x0010_2030 &* UInt32(n), count: 24), "frame \(n) comes from buffer \((n - 1) % 3)")
+            #expect(
+                got == [UInt32](repeating: 0x0010_2030 &* UInt32(n), count: 24),
+                "frame \(n) comes from buffer \((n - 1) % 3)")
         }
         s.close()
         #expect(r.writerPID == 0, "the writer left")
@@ -100,7 +107,7 @@ final class SharedMemoryReaderTests {
         do {
             let s = try sink("swap")
             try publish(s, word: 7, focal: (1, 2))
-        }   // the writer exits
+        }  // the writer exits
         let r = try SharedMemoryReader(name: "swap", directory: dir)
         #expect(r.writerPID == 0)
         let restarted = try sink("swap")

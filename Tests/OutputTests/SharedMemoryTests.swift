@@ -1,8 +1,9 @@
-import Raster
 import Glibc
 import LinuxSystem
-import Testing
+import Raster
 import TestSupport
+import Testing
+
 @testable import Output
 @testable import SharedMemory
 
@@ -22,8 +23,10 @@ func le<T: FixedWidthInteger>(_ b: [UInt8], _ at: Int, _: T.Type) -> T {
 struct SharedMemoryHeaderTests {
     @Test func offsetsMatchTheSpecTable() {
         typealias O = SharedMemoryHeader.Offset
-        let ours = [O.magic, O.version, O.headerSize, O.width, O.height, O.stride, O.fourcc, O.bufferCount,
-                    O.bufferOffset, O.bufferSize, O.frame, O.frameTimeNanoseconds, O.focalX, O.focalY, O.writerPID]
+        let ours = [
+            O.magic, O.version, O.headerSize, O.width, O.height, O.stride, O.fourcc, O.bufferCount,
+            O.bufferOffset, O.bufferSize, O.frame, O.frameTimeNanoseconds, O.focalX, O.focalY, O.writerPID,
+        ]
         #expect(ours == specTable.map(\.0))
         // Contiguous, ending where the reserved bytes start, inside 128 bytes.
         for (a, b) in zip(specTable, specTable.dropFirst()) { #expect(a.0 + a.1 == b.0, "\(a.2) -> \(b.2)") }
@@ -103,7 +106,9 @@ final class SharedMemorySinkTests {
             let slot = sink.nextSlot()
             slots.append(slot)
             sink.target(slot: slot).pixmap.fill(UInt32(n))
-            try sink.publish(slot: slot, FrameInfo(number: UInt64(n), timeNanoseconds: UInt64(n) * 1000, focalX: 1.5, focalY: Double(n)))
+            try sink.publish(
+                slot: slot,
+                FrameInfo(number: UInt64(n), timeNanoseconds: UInt64(n) * 1000, focalX: 1.5, focalY: Double(n)))
         }
         #expect(slots == [0, 1, 2, 0], "frame f+1 goes to buffer f mod 3")
         let h = try header("a")
@@ -120,7 +125,9 @@ final class SharedMemorySinkTests {
     @Test func restartContinuesTheFrameCounter() throws {
         do {
             let s = try SharedMemorySink(name: "b", mode: 0o600, width: 8, height: 8, directory: dir, log: quietLog)
-            for _ in 0..<5 { try s.publish(slot: s.nextSlot(), FrameInfo(number: 1, timeNanoseconds: 1, focalX: 0, focalY: 0)) }
+            for _ in 0..<5 {
+                try s.publish(slot: s.nextSlot(), FrameInfo(number: 1, timeNanoseconds: 1, focalX: 0, focalY: 0))
+            }
             s.close()
         }
         let ino = try FileStatus.of(dir + "/b").inode
@@ -169,8 +176,9 @@ final class SharedMemorySinkTests {
     @Test func deletedWhileInUseIsRecreatedOnceASecondCheck() throws {
         let notes = LogCapture()
         var now = 0.0
-        let sink = try SharedMemorySink(name: "d", mode: 0o640, width: 8, height: 8, directory: dir,
-                                        log: notes.log, clock: { now })
+        let sink = try SharedMemorySink(
+            name: "d", mode: 0o640, width: 8, height: 8, directory: dir,
+            log: notes.log, clock: { now })
         for n in 1...2 {
             let slot = sink.nextSlot()
             sink.target(slot: slot).pixmap.fill(UInt32(0x100 + n))
@@ -179,7 +187,7 @@ final class SharedMemorySinkTests {
         sink.maintain()
         #expect(sink.targetGeneration == 0 && notes.lines.isEmpty, "linked: nothing to do")
         let ino = try FileStatus.of(dir + "/d").inode
-        let old = open(dir + "/d", O_RDONLY)   // a reader holding the old object
+        let old = open(dir + "/d", O_RDONLY)  // a reader holding the old object
         defer { close(old) }
         try unlinkFile(dir + "/d")
         now = 0.5
@@ -211,15 +219,18 @@ final class SharedMemorySinkTests {
     @Test func aNameTakenAfterDeletionIsNotTakenOver() throws {
         let notes = LogCapture()
         var now = 0.0
-        let sink = try SharedMemorySink(name: "e", mode: 0o640, width: 8, height: 8, directory: dir,
-                                        log: notes.log, clock: { now })
+        let sink = try SharedMemorySink(
+            name: "e", mode: 0o640, width: 8, height: 8, directory: dir,
+            log: notes.log, clock: { now })
         try unlinkFile(dir + "/e")
-        symlink("/etc/passwd", dir + "/e")   // someone put a link there
+        symlink("/etc/passwd", dir + "/e")  // someone put a link there
         for t in 1...3 {
             now = Double(t)
             sink.maintain()
         }
-        #expect(notes.lines.count == 1 && notes.lines[0].contains("cannot be recreated") && notes.lines[0].contains("not taking it over"))
+        #expect(
+            notes.lines.count == 1 && notes.lines[0].contains("cannot be recreated")
+                && notes.lines[0].contains("not taking it over"))
         #expect(sink.targetGeneration == 0)
         #expect(try FileStatus.of(dir + "/e", followLinks: false).kind == .symbolicLink, "left alone")
         unlink(dir + "/e")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PNG
 
 @Test func delaysFollowTheTimesAndAddUpToTheRunToTheMillisecond() {
@@ -10,6 +11,9 @@ import Testing
 }
 
 @Test func aGapPastSixtyFiveSecondsIsGivenInSeconds() {
-    #expect(APNG.delays(showingAt: [0, 100], until: 100.5) == [APNG.Delay(numerator: 100, denominator: 1),
-                                                               APNG.Delay(numerator: 500, denominator: 1000)])
+    #expect(
+        APNG.delays(showingAt: [0, 100], until: 100.5) == [
+            APNG.Delay(numerator: 100, denominator: 1),
+            APNG.Delay(numerator: 500, denominator: 1000),
+        ])
 }

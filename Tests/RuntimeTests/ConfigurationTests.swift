@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-import TestSupport
-@testable import Runtime
 import Motion
 import Sensors
+import TestSupport
+import Testing
+
+@testable import Runtime
 
 func parse(_ text: String, file: String = "test.conf") throws(Failure) -> Configuration {
     var config = Configuration()
@@ -26,7 +27,8 @@ func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body)
 }
 
 @Test func parsesSectionsKeysCommentsAndCase() throws {
-    let c = try parse("""
+    let c = try parse(
+        """
         # comment
         ; another
         [sensor]
@@ -70,7 +72,10 @@ func failure(_ body: () throws -> Void) -> Failure? { caught(Failure.self, body)
     ("[Card]\nwidth = 0x10\n", "test.conf:2", "Card.width"),
     ("[Card]\norigin = 0x1,2\n", "test.conf:2", "Card.origin"),
     ("[Sensor]\nrate = infinity\n", "test.conf:2", "Sensor.rate"),
-    ("[Sensor]\nrate = 30 # thirty\n", "test.conf:2", "inline comments are not supported; put the comment on its own line"),
+    (
+        "[Sensor]\nrate = 30 # thirty\n", "test.conf:2",
+        "inline comments are not supported; put the comment on its own line"
+    ),
 ])
 func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     let f = failure { _ = try parse(text) }
@@ -110,10 +115,10 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     try "[Sink]\nfps = 40\nname = early\n".write(toFile: main + ".d/10-a.conf", atomically: true, encoding: .utf8)
     try "[Sink]\nfps = 1\n".write(toFile: main + ".d/99-ignored.txt", atomically: true, encoding: .utf8)
     let c = try ConfigurationLoader.load(path: main, overrides: ["Card.scale=3"])
-    #expect(c.sink.fps == 45)        // 20-b after 10-a; .txt ignored
+    #expect(c.sink.fps == 45)  // 20-b after 10-a; .txt ignored
     #expect(c.sink.name == "early")
     #expect(c.sink.type == .null)
-    #expect(c.card.scale == 3)       // --set wins
+    #expect(c.card.scale == 3)  // --set wins
     // A broken drop-in names its own file and line.
     try "[Sink]\n\nfps = many\n".write(toFile: main + ".d/30-bad.conf", atomically: true, encoding: .utf8)
     let f = failure { _ = try ConfigurationLoader.load(path: main, overrides: []) }
@@ -138,8 +143,10 @@ func badLinesNameFileAndLine(_ text: String, _ at: String, _ mention: String) {
     let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../config/shimmerd.conf").standardized.path
     let shipped = try String(contentsOfFile: path, encoding: .utf8)
-    #expect(shipped == ConfigurationLoader.documentedDefaults(),
-            "config/shimmerd.conf is out of date: regenerate with `shimmerd check-config --documented > config/shimmerd.conf`")
+    #expect(
+        shipped == ConfigurationLoader.documentedDefaults(),
+        "config/shimmerd.conf is out of date: regenerate with `shimmerd check-config --documented > config/shimmerd.conf`"
+    )
     // Uncommenting every key gives the defaults back.
     let uncommented = shipped.split(separator: "\n", omittingEmptySubsequences: false)
         .map { $0.hasPrefix("#") && $0.contains(" = ") && !$0.hasPrefix("# ") ? String($0.dropFirst()) : String($0) }
@@ -172,10 +179,13 @@ func firstInvalidUTF8ByteIsFoundByLineAndOffset(_ bytes: [UInt8], _ line: Int, _
 ])
 func aFileOthersMayNotReadIsNeverQuoted(text: String) {
     var config = Configuration()
-    let hidden = caught(Failure.self) { try ConfigurationLoader.parse(text, file: "/etc/shadow", into: &config, quoting: false) }
+    let hidden = caught(Failure.self) {
+        try ConfigurationLoader.parse(text, file: "/etc/shadow", into: &config, quoting: false)
+    }
     let shown = caught(Failure.self) { try ConfigurationLoader.parse(text, file: "/etc/shadow", into: &config) }
     #expect(hidden != nil && shown != nil)
     #expect(!"\(hidden!)".contains("secret") && !"\(hidden!)".contains("$6$"), "\(hidden!)")
-    #expect("\(hidden!)".contains("/etc/shadow:") && "\(hidden!)".contains("(not shown: others may not read /etc/shadow)"))
+    #expect(
+        "\(hidden!)".contains("/etc/shadow:") && "\(hidden!)".contains("(not shown: others may not read /etc/shadow)"))
     #expect("\(shown!)".contains("ecret"), "\(shown!)")
 }

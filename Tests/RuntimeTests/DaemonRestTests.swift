@@ -2,8 +2,8 @@ import Foundation
 import LoopTestSupport
 import Runtime
 import Sensors
-import Testing
 import TestSupport
+import Testing
 import Tracing
 
 /// Still means no frames, gyroscope or not: the daemon with a trace as its sensor (on
@@ -12,8 +12,8 @@ import Tracing
 /// 0.6 deg/s zero-rate offset). The gyroscope's rate noise walks the fused direction by
 /// about 0.1 degree over seconds; the card must not follow it.
 struct DaemonRestTests {
-    static let accelLSB = 0.009582      // m/s^2 per count, +-2 g 12-bit
-    static let gyroLSB = 0.0010653      // rad/s per count, +-2000 deg/s 16-bit
+    static let accelLSB = 0.009582  // m/s^2 per count, +-2 g 12-bit
+    static let gyroLSB = 0.0010653  // rad/s per count, +-2000 deg/s 16-bit
 
     /// Normal deviates from a seed (SplitMix64, Box-Muller): the same trace every run.
     struct Noise {
@@ -41,10 +41,15 @@ struct DaemonRestTests {
         var text = ""
         for i in 0...2600 {
             let t = Double(i) / 100
-            let w = (0..<3).map { k in ((offset[k] + noise.gauss(rateNoiseDegrees * degree)) / gyroLSB).rounded() * gyroLSB }
-            let a = [0.0, 0, -standardGravity].map { g in ((g / accelLSB) + noise.gauss(0.02 / accelLSB)).rounded() * accelLSB }
+            let w = (0..<3).map { k in
+                ((offset[k] + noise.gauss(rateNoiseDegrees * degree)) / gyroLSB).rounded() * gyroLSB
+            }
+            let a = [0.0, 0, -standardGravity].map { g in
+                ((g / accelLSB) + noise.gauss(0.02 / accelLSB)).rounded() * accelLSB
+            }
             text += "{\"type\": \"gyro\", \"t\": \(t), \"anglvel\": [\(w[0]), \(w[1]), \(w[2])]}\n"
-            text += "{\"type\": \"reading\", \"t\": \(t), \"accel\": [\(a[0]), \(a[1]), \(a[2])], \"use\": \"sensor\"}\n"
+            text +=
+                "{\"type\": \"reading\", \"t\": \(t), \"accel\": [\(a[0]), \(a[1]), \(a[2])], \"use\": \"sensor\"}\n"
         }
         return text
     }
@@ -54,7 +59,9 @@ struct DaemonRestTests {
     }
 
     @Test(arguments: cases)
-    func aStillDeviceDrawsAtMostTwoFramesIn26SecondsAndNeverSteps(_ c: (seed: UInt64, gyro: GyroSelector, rateNoise: Double)) throws {
+    func aStillDeviceDrawsAtMostTwoFramesIn26SecondsAndNeverSteps(
+        _ c: (seed: UInt64, gyro: GyroSelector, rateNoise: Double)
+    ) throws {
         let scratch = ScratchDirectory("daemon-rest")
         defer { scratch.remove() }
         let source = try scratch.write(Self.stillTrace(seed: c.seed, rateNoiseDegrees: c.rateNoise), to: "still.jsonl")

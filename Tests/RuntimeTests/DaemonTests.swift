@@ -3,8 +3,8 @@ import LinuxSystem
 import LoopTestSupport
 import Motion
 import Runtime
-import Testing
 import TestSupport
+import Testing
 
 /// The whole daemon (`Daemon`: assembly, the loop, SIGHUP's transaction, the stop) on the
 /// loop kit's host: its time, signals and service manager are the test's, and the
@@ -27,8 +27,11 @@ struct DaemonTests {
         let frames = d.daemon.framesPublished
         #expect(frames > 30)
         // 60 readings a second (Sensor.rate), each a sample but the nine that gather the baseline.
-        #expect(d.log.lines.suffix(2) == ["shimmerd: signal 15: stopping",
-                                          "shimmerd: stopped after \(frames) frames and 171 samples"])
+        #expect(
+            d.log.lines.suffix(2) == [
+                "shimmerd: signal 15: stopping",
+                "shimmerd: stopped after \(frames) frames and 171 samples",
+            ])
         #expect(d.notifier.states.last == "STOPPING=1")
     }
 
@@ -43,8 +46,11 @@ struct DaemonTests {
         let d = DaemonHarness(Self.configuration())
         try d.run(for: 0.5)
         #expect(d.log.lines.first?.hasPrefix("shimmerd: card 350 x 233 px, ") == true)
-        #expect(d.log.lines.first?.hasSuffix("; sink null; sensor simulated accelerometer (scripted tilt path)") == true)
-        #expect(d.notifier.states.first == "READY=1\nSTATUS=sensor: simulated accelerometer (scripted tilt path); sink: null; 1 frames")
+        #expect(
+            d.log.lines.first?.hasSuffix("; sink null; sensor simulated accelerometer (scripted tilt path)") == true)
+        #expect(
+            d.notifier.states.first
+                == "READY=1\nSTATUS=sensor: simulated accelerometer (scripted tilt path); sink: null; 1 frames")
     }
 
     @Test func sighupWithTheSameSettingsKeepsTheSensorAndTheSink() throws {
@@ -52,7 +58,8 @@ struct DaemonTests {
         d.reloads = [.success(Self.configuration())]
         d.signals.send(.hangup, at: 1)
         try d.run(for: 2)
-        #expect(d.log.messages(containing: "SIGHUP:")
+        #expect(
+            d.log.messages(containing: "SIGHUP:")
                 == ["SIGHUP: configuration reloaded (sensor kept, sink kept); capturing a new baseline"])
         let states = d.notifier.states
         let reloading = try #require(states.firstIndex(of: "RELOADING=1"))
@@ -64,7 +71,8 @@ struct DaemonTests {
         d.reloads = [.success(Self.configuration { $0.card.scale = 2 })]
         d.signals.send(.hangup, at: 1)
         try d.run(for: 2)
-        #expect(d.log.messages(containing: "SIGHUP:")
+        #expect(
+            d.log.messages(containing: "SIGHUP:")
                 == ["SIGHUP: configuration reloaded (sensor kept); capturing a new baseline"])
         #expect(d.daemon.config.card.scale == 2)
         #expect(d.log.messages(containing: "card 700 x 467 px").count == 1)
@@ -75,8 +83,11 @@ struct DaemonTests {
         d.reloads = [.failure(Failure(.configuration, "/etc/shimmerd/shimmerd.conf:3: unknown key Sink.colour"))]
         d.signals.send(.hangup, at: 1)
         try d.run(for: 2)
-        #expect(d.log.messages(containing: "SIGHUP:")
-                == ["SIGHUP: configuration not reloaded, keeping the running one: /etc/shimmerd/shimmerd.conf:3: unknown key Sink.colour"])
+        #expect(
+            d.log.messages(containing: "SIGHUP:")
+                == [
+                    "SIGHUP: configuration not reloaded, keeping the running one: /etc/shimmerd/shimmerd.conf:3: unknown key Sink.colour"
+                ])
         #expect(d.notifier.states.contains("READY=1\nSTATUS=configuration reload failed; running the previous one"))
         #expect(d.clock.now == 2)
     }
@@ -87,12 +98,19 @@ struct DaemonTests {
         let d = DaemonHarness(Self.configuration())
         // A sink directory under a file: the png sink cannot be built.
         let file = try scratch.write("", to: "file")
-        d.reloads = [.success(Self.configuration { $0.sink.type = .png; $0.sink.path = file + "/frames" })]
+        d.reloads = [
+            .success(
+                Self.configuration {
+                    $0.sink.type = .png; $0.sink.path = file + "/frames"
+                })
+        ]
         d.signals.send(.hangup, at: 1)
         try d.run(for: 2)
         let lines = d.log.messages(containing: "SIGHUP:")
         #expect(lines.count == 1)
-        #expect(lines.first?.hasPrefix("SIGHUP: the new configuration cannot start, keeping the running one: Sink.path = ") == true)
+        #expect(
+            lines.first?.hasPrefix("SIGHUP: the new configuration cannot start, keeping the running one: Sink.path = ")
+                == true)
         #expect(d.daemon.config.sink.type == .null)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Runtime
 
 /// `DemandHold`: someone looking resumes at once; nobody looking idles only after

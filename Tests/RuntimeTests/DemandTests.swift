@@ -1,5 +1,6 @@
 import Output
 import Testing
+
 @testable import Runtime
 
 /// Who looks at the card (`Sink.demand`): each sink's audience against the setting and
@@ -16,8 +17,10 @@ struct DemandTests {
         #expect(Demand.of(.auto, audience: .own, claims: nil).looking)
     }
 
-    @Test(arguments: [(0, false, "nobody has claimed the frames"), (1, true, "1 claim on the system bus"),
-                      (3, true, "3 claims on the system bus")])
+    @Test(arguments: [
+        (0, false, "nobody has claimed the frames"), (1, true, "1 claim on the system bus"),
+        (3, true, "3 claims on the system bus"),
+    ])
     func sharedMemoryIsLookedAtWhileClaimed(claims: Int, looking: Bool, reason: String) {
         #expect(Demand.of(.auto, audience: .claimants, claims: claims) == Demand(looking: looking, reason: reason))
     }
@@ -30,9 +33,12 @@ struct DemandTests {
     }
 
     @Test func aDisplayIsLookedAtUnlessItSaysWhyNot() {
-        #expect(Demand.of(.auto, audience: .display(unseenBecause: nil), claims: 0)
-            == Demand(looking: true, reason: "the display is on and its console in front"))
-        #expect(Demand.of(.auto, audience: .display(unseenBecause: "the console is switched away (VT 2 in front)"), claims: 5)
-            == Demand(looking: false, reason: "the console is switched away (VT 2 in front)"))
+        #expect(
+            Demand.of(.auto, audience: .display(unseenBecause: nil), claims: 0)
+                == Demand(looking: true, reason: "the display is on and its console in front"))
+        #expect(
+            Demand.of(
+                .auto, audience: .display(unseenBecause: "the console is switched away (VT 2 in front)"), claims: 5)
+                == Demand(looking: false, reason: "the console is switched away (VT 2 in front)"))
     }
 }

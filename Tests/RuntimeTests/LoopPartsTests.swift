@@ -3,9 +3,10 @@ import LinuxSystem
 import Logging
 import Motion
 import Sensors
-import Testing
 import TestSupport
+import Testing
 import Tracing
+
 @testable import Runtime
 
 /// The daemon loop's parts, each alone: what pending signals ask for, when a frame is
@@ -51,7 +52,7 @@ struct FramePacerTests {
         pacer.owesFrame = false
         let due3 = pacer.frame(at: 0.05, moving: true, sinkReady: true)
         #expect(due3)
-        let tooSoon = pacer.frame(at: 0.10, moving: true, sinkReady: true)     // 0.05 s after
+        let tooSoon = pacer.frame(at: 0.10, moving: true, sinkReady: true)  // 0.05 s after
         #expect(!tooSoon)
         let due4 = pacer.frame(at: 0.15, moving: true, sinkReady: true)
         #expect(due4)
@@ -74,7 +75,9 @@ struct FramePacerTests {
         // Next frame due at 0.02; a sample at 0.025 comes within an interval: wait for it.
         #expect(pacer.frameIn(now: 0.01, moving: true, sinkReady: true, sampleIn: 0.015) == nil)
         // A sample 0.1 s away is too far: the frame timer stands.
-        #expect(pacer.frameIn(now: 0.01, moving: true, sinkReady: true, sampleIn: 0.1).map { abs($0 - 0.01) < 1e-12 } == true)
+        #expect(
+            pacer.frameIn(now: 0.01, moving: true, sinkReady: true, sampleIn: 0.1).map { abs($0 - 0.01) < 1e-12 }
+                == true)
     }
 }
 
@@ -86,14 +89,13 @@ struct MotionStageTests {
         return MotionStage(MotionConfiguration(c))
     }
 
-
     @Test func noiseUnderTheDeadBandDoesNotMoveTheTarget() throws {
         let m = try stage()
-        _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)          // the baseline
+        _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)  // the baseline
         // A few thousandths of a degree.
         _ = m.take(.reading(Vector3(0.0005, 0, -9.80665), at: 0.01), at: 0.01, trace: nil)
         #expect(m.isSettled(at: 0.01))
-        _ = m.take(.reading(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)     // about 3 degrees
+        _ = m.take(.reading(Vector3(0.5, 0, -9.80665), at: 0.02), at: 0.02, trace: nil)  // about 3 degrees
         #expect(!m.isSettled(at: 0.02))
     }
 
@@ -105,7 +107,8 @@ struct MotionStageTests {
         defer { scratch.remove() }
         let path = scratch.file("trace.jsonl")
         do {
-            let w = try TraceWriter(path: path, log: Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error)))
+            let w = try TraceWriter(
+                path: path, log: Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error)))
             let up = Vector3(0, 0, -9.80665)
             _ = m.take(.rate(Vector3(0, 0, 0.1), at: 0.985), at: 1, trace: w)
             _ = m.take(.reading(up, at: 0.99), at: 1, trace: w)
@@ -151,7 +154,7 @@ struct MotionStageTests {
         let m = try stage()
         _ = m.take(.reading(Vector3(0, 0, -9.80665), at: 0), at: 0, trace: nil)
         _ = m.take(.motion(.recapture("test", at: 1)), at: 1, trace: nil)
-        _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)   // the new baseline
+        _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.01), at: 1.01, trace: nil)  // the new baseline
         _ = m.take(.reading(Vector3(1, 0, -9.80665), at: 1.02), at: 1.02, trace: nil)
         let level = m.frames(from: 1.02, for: 0.01)
         #expect(m.isSettled(at: 1.03) && level == m.origin)

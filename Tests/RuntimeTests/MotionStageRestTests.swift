@@ -1,10 +1,11 @@
 import Logging
 import Motion
 import Sensors
-import Testing
 import TestSupport
-@testable import Runtime
+import Testing
 import Tracing
+
+@testable import Runtime
 
 /// The motion stage's own decisions: a new baseline where a device comes to rest far from
 /// the old one, gyroscope readings into the attitude, and the spring that follows the
@@ -17,16 +18,19 @@ struct MotionStageRestTests {
         return MotionStage(MotionConfiguration(c))
     }
 
-
     /// Flat, then folded 40 degrees (a convertible into tablet mode) and left there.
     func fold(_ m: MotionStage, restFor seconds: Double) -> [String] {
         var logs: [String] = []
         let g = standardGravity
-        for i in 0..<100 { _ = m.take(.reading(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil) }
-        let s = 0.6427876096865393, c = 0.766044443118978   // sin, cos 40 degrees
+        for i in 0..<100 {
+            _ = m.take(.reading(Vector3(0, 0, -g), at: Double(i) * 0.01), at: Double(i) * 0.01, trace: nil)
+        }
+        let s = 0.6427876096865393, c = 0.766044443118978  // sin, cos 40 degrees
         var t = 1.0
         while t < 1 + seconds {
-            if case .log(_, let line) = m.take(.reading(Vector3(0, -g * s, -g * c), at: t), at: t, trace: nil) { logs.append(line) }
+            if case .log(_, let line) = m.take(.reading(Vector3(0, -g * s, -g * c), at: t), at: t, trace: nil) {
+                logs.append(line)
+            }
             t += 0.01
         }
         return logs

@@ -1,12 +1,17 @@
 import Motion
 import Sensors
+
 @testable import Runtime
 
 extension SensorEvent {
     /// An accelerometer reading, m/s^2, at `t`.
-    static func reading(_ a: Vector3, at t: Double) -> SensorEvent { .motion(.acceleration(metersPerSecondSquared: a, at: t)) }
+    static func reading(_ a: Vector3, at t: Double) -> SensorEvent {
+        .motion(.acceleration(metersPerSecondSquared: a, at: t))
+    }
     /// A gyroscope reading, rad/s, at `t`.
-    static func rate(_ w: Vector3, at t: Double) -> SensorEvent { .motion(.angularVelocity(radiansPerSecond: w, at: t)) }
+    static func rate(_ w: Vector3, at t: Double) -> SensorEvent {
+        .motion(.angularVelocity(radiansPerSecond: w, at: t))
+    }
 }
 
 extension MotionStage {

@@ -15,10 +15,11 @@ struct PipelineDemandTests {
         #expect(loop.sink.frames.isEmpty)
         #expect(loop.source.suspensions.map(\.why) == ["nobody looks: the display is off"])
         #expect(loop.source.suspensions.map(\.at) == [0])
-        #expect(loop.log.messages(containing: "idle: ")
+        #expect(
+            loop.log.messages(containing: "idle: ")
                 == ["idle: the display is off; the sensor is released and nothing is painted until someone looks"])
         #expect(loop.notifier.states == ["STATUS=idle: the display is off"])
-        #expect(loop.source.readingsDelivered == 0)    // the demand is weighed before the first read
+        #expect(loop.source.readingsDelivered == 0)  // the demand is weighed before the first read
     }
 
     @Test func aDisplaySeenAgainResumesWithAFrameAtOnce() throws {
@@ -28,8 +29,11 @@ struct PipelineDemandTests {
         loop.run(until: 4)
         #expect(loop.source.resumptions.last == 2)
         #expect(loop.sink.frameTimes.first == 2)
-        #expect(loop.log.messages(containing: "resumed: ")
-                == ["resumed: the display is on and its console in front; reading the sensor again, with a new baseline"])
+        #expect(
+            loop.log.messages(containing: "resumed: ")
+                == [
+                    "resumed: the display is on and its console in front; reading the sensor again, with a new baseline"
+                ])
         #expect(loop.notifier.sent.contains { $0.state.hasPrefix("READY=1") && $0.at == 2 })
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import LoopTestSupport
 import Motion
 import Runtime
-import Testing
 import TestSupport
+import Testing
 import Tracing
 
 /// A new baseline taken by itself (`Attitude.recapture_after`, `Attitude.recapture_angle`),
@@ -15,7 +15,9 @@ struct PipelineRecaptureTests {
         return Vector3(0, -standardGravity * sin(angle), -standardGravity * cos(angle))
     }
 
-    static func run(_ configure: @escaping (inout Configuration) -> Void = { _ in }) throws -> (LoopHarness, [TraceEntry]) {
+    static func run(_ configure: @escaping (inout Configuration) -> Void = { _ in }) throws -> (
+        LoopHarness, [TraceEntry]
+    ) {
         let scratch = ScratchDirectory("loop-recapture")
         defer { scratch.remove() }
         let path = scratch.file("trace.jsonl")
@@ -34,7 +36,9 @@ struct PipelineRecaptureTests {
         let r = try #require(recaptures.first)
         #expect(r.reason == "rested 3 s at 40 degrees from the baseline")
         #expect(r.t >= 5 && r.t <= 5.5)
-        #expect(loop.log.messages(containing: "recapturing the baseline: rested 3 s at 40 degrees from the baseline").count == 1)
+        #expect(
+            loop.log.messages(containing: "recapturing the baseline: rested 3 s at 40 degrees from the baseline").count
+                == 1)
         // The new baseline is the folded pose: the samples after it are level again.
         let later = entries.compactMap { if case .sample(let s) = $0, s.t > r.t + 0.5 { s } else { nil } }
         #expect(!later.isEmpty)

@@ -21,7 +21,9 @@ struct PipelinePacingTests {
         let loop = try LoopHarness()
         loop.run(until: 1)
         #expect(loop.sink.frameTimes.first == 0)
-        #expect(loop.notifier.sent.first?.state == "READY=1\nSTATUS=sensor: scripted accelerometer; sink: recording; 1 frames")
+        #expect(
+            loop.notifier.sent.first?.state
+                == "READY=1\nSTATUS=sensor: scripted accelerometer; sink: recording; 1 frames")
         #expect(loop.notifier.sent.first?.at == 0)
     }
 
@@ -43,7 +45,7 @@ struct PipelinePacingTests {
         let moving = loop.sink.frameTimes.filter { $0 >= 1 && $0 <= 3 }
         Self.expectPaced(loop.sink.frameTimes, fps: fps)
         #expect(Double(moving.count) <= 2 * fps + 1)
-        #expect(Double(moving.count) >= fps)    // it moves all along: frames all along
+        #expect(Double(moving.count) >= fps)  // it moves all along: frames all along
     }
 
     @Test func framesAreNumberedOneByOneAndStampedWithTheClock() throws {
@@ -61,7 +63,8 @@ struct PipelinePacingTests {
     @Test func theCardFollowsTheTiltAndStopsWhereTheDeviceStops() throws {
         let loop = try LoopHarness(path: .roll(0.2, from: 0.5, over: 1))
         loop.run(until: 6)
-        let origin = FocalPoint.cardOrigin(width: FocalPoint.cardWidth, height: FocalPoint.cardHeight(width: FocalPoint.cardWidth))
+        let origin = FocalPoint.cardOrigin(
+            width: FocalPoint.cardWidth, height: FocalPoint.cardHeight(width: FocalPoint.cardWidth))
         let first = try #require(loop.sink.frames.first), last = try #require(loop.sink.frames.last)
         #expect(abs(first.info.focalX - origin.x) < 1e-9 && abs(first.info.focalY - origin.y) < 1e-9)
         // 0.2 rad of roll is the mapper's whole range: the full offset, sideways.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Runtime
 
 /// The interface the package installs in /usr/share/dbus-1/interfaces is the one the

@@ -1,8 +1,9 @@
 import Motion
 import Sensors
 import Testing
-@testable import Runtime
 import Tracing
+
+@testable import Runtime
 
 @Test(arguments: [("0", 0), ("4096", 4096), ("512K", 512 << 10), ("64m", 64 << 20), ("1G", 1 << 30), ("1T", 1 << 40)])
 func traceMaxSizeAcceptsBytesAndSuffixes(_ text: String, _ bytes: Int) throws {
@@ -37,7 +38,9 @@ func traceMaxSizeRejectsTooSmallOrUnreadable(_ text: String) {
     var delivered: [(Double, Double)] = []
     var steps = 0
     while !source.isExhausted && steps < 1000 {
-        for case .motion(.acceleration(let a, _, _)) in source.handle(now: clock.now, readable: []) { delivered.append((clock.now, a.z)) }
+        for case .motion(.acceleration(let a, _, _)) in source.handle(now: clock.now, readable: []) {
+            delivered.append((clock.now, a.z))
+        }
         // The loop's own timers cut waits short too (frames, heartbeat): 1/60 s here.
         let timeout = min(source.nextTimeout(now: clock.now), 1.0 / 60)
         _ = clock.wait([], timeoutSeconds: timeout)
@@ -73,5 +76,8 @@ func traceMaxSizeRejectsTooSmallOrUnreadable(_ text: String) {
         _ = clock.wait([], timeoutSeconds: source.nextTimeout(now: clock.now))
         steps += 1
     }
-    #expect(order == ["accel 0.0 at 0.01", "gyro 0.1 at 0.02", "accel 0.1 at 0.02", "gyro 0.2 at 0.025", "accel 0.2 at 0.03"])
+    #expect(
+        order == [
+            "accel 0.0 at 0.01", "gyro 0.1 at 0.02", "accel 0.1 at 0.02", "gyro 0.2 at 0.025", "accel 0.2 at 0.03",
+        ])
 }

@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 import Logging
 import Motion
-import Testing
 import TestSupport
+import Testing
+
 @testable import Sensors
 
 /// A kxtf9 as sysfs shows it, in a scratch directory: `in_accel_{x,y,z}_raw`, its scale,
@@ -13,8 +14,10 @@ final class SysfsAccelerometer {
     let directory = ScratchDirectory("shimmerd-attached")
     private(set) var snapshot: AttributeSnapshot
 
-    init(counts: (String, String, String) = ("0", "0", "512"), frequency: (String, String)? = nil,
-         gyroscope: Bool = false) throws {
+    init(
+        counts: (String, String, String) = ("0", "0", "512"), frequency: (String, String)? = nil,
+        gyroscope: Bool = false
+    ) throws {
         var a = ["name": "kxtf9\n", "in_accel_scale": "0.019163\n"]
         for (axis, v) in zip(["x", "y", "z"], [counts.0, counts.1, counts.2]) { a["in_accel_\(axis)_raw"] = v + "\n" }
         if let (current, available) = frequency {
@@ -26,8 +29,9 @@ final class SysfsAccelerometer {
             for axis in ["x", "y", "z"] { a["in_anglvel_\(axis)_raw"] = "0\n" }
         }
         for (name, text) in a { _ = try directory.write(text, to: name) }
-        snapshot = AttributeSnapshot(id: "iio:device0", index: 0, syspath: directory.path, devnode: nil, attributes: a,
-                                     udevProperties: [:], triggerNames: [])
+        snapshot = AttributeSnapshot(
+            id: "iio:device0", index: 0, syspath: directory.path, devnode: nil, attributes: a,
+            udevProperties: [:], triggerNames: [])
     }
 
     var description: AccelerometerDescription { AccelerometerDescription(snapshot: snapshot, configuredMatrix: nil) }
@@ -36,7 +40,8 @@ final class SysfsAccelerometer {
 
     /// The attribute's text now (what was written to it).
     func text(_ name: String) -> String? {
-        try? String(contentsOfFile: directory.file(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try? String(contentsOfFile: directory.file(name), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     func write(_ text: String, to name: String) throws { _ = try directory.write(text + "\n", to: name) }
@@ -44,13 +49,17 @@ final class SysfsAccelerometer {
 }
 
 /// Lines no test looks at.
-let quietLog = Logger(label: "test", handler: DescriptorLogHandler(minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
-                                                                   priorityPrefixes: false))
+let quietLog = Logger(
+    label: "test",
+    handler: DescriptorLogHandler(
+        minimumLevel: .error, fd: open("/dev/null", O_WRONLY | O_CLOEXEC),
+        priorityPrefixes: false))
 
 func attach(_ device: SysfsAccelerometer, rateHz: Double = 60, now: Double = 0) throws -> AttachedAccelerometer {
-    AttachedAccelerometer(driver: try device.driver(), context: nil, settings: AccelerometerSettings(rateHz: rateHz),
-                          shared: false, modeReason: "sysfs", selection: "the only one", now: now, log: quietLog,
-                          problems: ReadProblemLog(log: quietLog))
+    AttachedAccelerometer(
+        driver: try device.driver(), context: nil, settings: AccelerometerSettings(rateHz: rateHz),
+        shared: false, modeReason: "sysfs", selection: "the only one", now: now, log: quietLog,
+        problems: ReadProblemLog(log: quietLog))
 }
 
 struct AttachedAccelerometerTests {
@@ -116,16 +125,18 @@ struct AttachedAccelerometerTests {
     @Test func rawReadsTheKernelRefusesAreRetriedUntilAnswered() throws {
         let device = try SysfsAccelerometer()
         let acc = try attach(device)
-        let busy = ReadProblem(attribute: "in_accel_x_raw", value: ReadProblem.readFailed,
-                               reason: AttachedAccelerometer.busyText + " (errno 16)")
+        let busy = ReadProblem(
+            attribute: "in_accel_x_raw", value: ReadProblem.readFailed,
+            reason: AttachedAccelerometer.busyText + " (errno 16)")
         acc.note(busy, now: 0)
         #expect(acc.refusesRawReads)
-        acc.read(now: 1)           // answered: the flag goes at the next read
+        acc.read(now: 1)  // answered: the flag goes at the next read
         #expect(acc.refusesRawReads)
         acc.read(now: 2)
         #expect(!acc.refusesRawReads)
         // Any other failure is a skipped sample, not a refusal.
-        acc.note(ReadProblem(attribute: "in_accel_x_raw", value: ReadProblem.readFailed, reason: "No such device"), now: 3)
+        acc.note(
+            ReadProblem(attribute: "in_accel_x_raw", value: ReadProblem.readFailed, reason: "No such device"), now: 3)
         #expect(!acc.refusesRawReads)
     }
 
@@ -151,7 +162,7 @@ struct AttachedAccelerometerTests {
     @Test func aSamplingFrequencySetBySomeoneElseIsLeftAlone() throws {
         let device = try SysfsAccelerometer(frequency: ("12.5", "12.5 25 50 100 200"))
         let acc = try attach(device, rateHz: 60)
-        try device.write("200", to: "sampling_frequency")    // iio-sensor-proxy, a user
+        try device.write("200", to: "sampling_frequency")  // iio-sensor-proxy, a user
         acc.release(deviceGone: false)
         #expect(device.text("sampling_frequency") == "200")
     }

@@ -1,6 +1,7 @@
 import Glibc
 import IIO
 import Testing
+
 @testable import Sensors
 
 /// The accelerometer drivers' probes: which driver reads a device under `Sensor.mode`,
@@ -18,15 +19,17 @@ struct DriverTableTests {
             }
         }
         if bufferEnabled { attrs["buffer/enable"] = "1\n" }
-        let s = AttributeSnapshot(id: "iio:device0", index: 0, syspath: nil, devnode: nil, attributes: attrs,
-                                  udevProperties: [:], triggerNames: ["kxtf9-dev0"])
+        let s = AttributeSnapshot(
+            id: "iio:device0", index: 0, syspath: nil, devnode: nil, attributes: attrs,
+            udevProperties: [:], triggerNames: ["kxtf9-dev0"])
         return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
     /// An empty libiio context from an XML description: the probes only ask whether there is one.
     static func context() throws -> Context {
         let path = "/tmp/shimmerd-driver-table-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).xml"
-        let xml = #"<?xml version="1.0" encoding="utf-8"?><!DOCTYPE context [<!ELEMENT context (device|context-attribute)*><!ELEMENT context-attribute EMPTY><!ELEMENT device (channel|attribute|debug-attribute|buffer-attribute)*><!ATTLIST context name CDATA #REQUIRED description CDATA #IMPLIED><!ATTLIST context-attribute name CDATA #REQUIRED value CDATA #REQUIRED><!ATTLIST device id CDATA #REQUIRED name CDATA #IMPLIED>]><context name="xml" description="empty"></context>"#
+        let xml =
+            #"<?xml version="1.0" encoding="utf-8"?><!DOCTYPE context [<!ELEMENT context (device|context-attribute)*><!ELEMENT context-attribute EMPTY><!ELEMENT device (channel|attribute|debug-attribute|buffer-attribute)*><!ATTLIST context name CDATA #REQUIRED description CDATA #IMPLIED><!ATTLIST context-attribute name CDATA #REQUIRED value CDATA #REQUIRED><!ATTLIST device id CDATA #REQUIRED name CDATA #IMPLIED>]><context name="xml" description="empty"></context>"#
         let f = fopen(path, "w")
         fputs(xml, f)
         fclose(f)
@@ -34,9 +37,13 @@ struct DriverTableTests {
         return try Context(uri: "xml:" + path)
     }
 
-    func candidate(_ d: AccelerometerDescription, mode: SensorMode, context: Context?,
-                   shared: String? = nil) -> AccelerometerDriverTable.Candidate {
-        .init(device: d, context: context, contextError: nil, mode: mode, local: false, scansPerWakeup: 1, gyro: nil, shared: shared)
+    func candidate(
+        _ d: AccelerometerDescription, mode: SensorMode, context: Context?,
+        shared: String? = nil
+    ) -> AccelerometerDriverTable.Candidate {
+        .init(
+            device: d, context: context, contextError: nil, mode: mode, local: false, scansPerWakeup: 1, gyro: nil,
+            shared: shared)
     }
 
     /// The first driver whose probe takes the device, and why; or the refusal.
@@ -54,24 +61,30 @@ struct DriverTableTests {
 
     @Test func autoTakesTheBufferWhereItCanAndPollsOtherwise() throws {
         let ctx = try Self.context()
-        #expect(chosen(candidate(Self.device(), mode: .auto, context: ctx))
+        #expect(
+            chosen(candidate(Self.device(), mode: .auto, context: ctx))
                 == "buffer: auto: the device has scan elements and a trigger, and its buffer attributes are writable")
-        #expect(chosen(candidate(Self.device(scans: false), mode: .auto, context: ctx))
+        #expect(
+            chosen(candidate(Self.device(scans: false), mode: .auto, context: ctx))
                 == "poll: auto: no scan_elements for accel x, y and z (poll only)")
         #expect(chosen(candidate(Self.device(), mode: .poll, context: ctx)) == "poll: Sensor.mode = poll")
         #expect(chosen(candidate(Self.device(), mode: .buffer, context: ctx)) == "buffer: Sensor.mode = buffer")
-        #expect(chosen(candidate(Self.device(scans: false), mode: .buffer, context: ctx))
+        #expect(
+            chosen(candidate(Self.device(scans: false), mode: .buffer, context: ctx))
                 == "refused: Sensor.mode = buffer, but no scan_elements for accel x, y and z (poll only)")
     }
 
     @Test func anotherReadersBufferIsLeftAloneEvenInBufferMode() throws {
         let ctx = try Self.context()
         let why = "its buffer is already enabled by another program (buffer/enable = 1)"
-        #expect(chosen(candidate(Self.device(), mode: .auto, context: ctx, shared: why))
+        #expect(
+            chosen(candidate(Self.device(), mode: .auto, context: ctx, shared: why))
                 == "poll: auto: \(why): polling, the buffer left alone")
-        #expect(chosen(candidate(Self.device(), mode: .buffer, context: ctx, shared: why))
+        #expect(
+            chosen(candidate(Self.device(), mode: .buffer, context: ctx, shared: why))
                 == "poll: Sensor.mode = buffer, but \(why): polling, the buffer left alone")
-        #expect(chosen(candidate(Self.device(raws: false), mode: .auto, context: ctx, shared: why))
+        #expect(
+            chosen(candidate(Self.device(raws: false), mode: .auto, context: ctx, shared: why))
                 == "refused: auto: \(why), and it has no raw attributes to poll")
         // Sensor.mode = poll never touches a buffer: nothing to leave alone.
         #expect(chosen(candidate(Self.device(), mode: .poll, context: ctx, shared: why)) == "poll: Sensor.mode = poll")
@@ -80,12 +93,18 @@ struct DriverTableTests {
     @Test func aBufferThatFailsToOpenPassesOnOrRefuses() throws {
         let ctx = try Self.context()
         let c = candidate(Self.device(), mode: .auto, context: ctx)
-        guard case .next(.leaveAlone(let held)?) = AccelerometerDriverTable.buffer.openFailed(c, SensorError(device: "d", "busy", errno: EBUSY)) else {
+        guard
+            case .next(.leaveAlone(let held)?) = AccelerometerDriverTable.buffer.openFailed(
+                c, SensorError(device: "d", "busy", errno: EBUSY))
+        else {
             Issue.record("EBUSY on open should leave the buffer alone")
             return
         }
         #expect(held.hasPrefix("auto: its device node /dev/iio:device0 is open in another program"))
-        guard case .next(.auto(let why, _)?) = AccelerometerDriverTable.buffer.openFailed(c, SensorError(device: "d", "EIO")) else {
+        guard
+            case .next(.auto(let why, _)?) = AccelerometerDriverTable.buffer.openFailed(
+                c, SensorError(device: "d", "EIO"))
+        else {
             Issue.record("a failed setup in auto mode should poll")
             return
         }
@@ -98,8 +117,11 @@ struct DriverTableTests {
     }
 
     @Test func withoutALibiioContextSysfsIsReadDirectly() {
-        #expect(chosen(candidate(Self.device(), mode: .auto, context: nil))
+        #expect(
+            chosen(candidate(Self.device(), mode: .auto, context: nil))
                 == "sysfs-poll: libiio cannot build a local context (unknown error); reading sysfs directly")
-        #expect(chosen(candidate(Self.device(), mode: .buffer, context: nil)).hasPrefix("refused: Sensor.mode = buffer, but libiio cannot"))
+        #expect(
+            chosen(candidate(Self.device(), mode: .buffer, context: nil)).hasPrefix(
+                "refused: Sensor.mode = buffer, but libiio cannot"))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sensors
 
 /// What the hotplug watch makes of a udev event: its action, its device, and (for the
@@ -7,8 +8,10 @@ struct HotplugWatchTests {
     static let accel = "/sys/devices/platform/kxtf9/iio:device0"
     static let other = "/sys/devices/platform/hub/iio:device3"
 
-    typealias Case = (action: String, syspath: String, bufferOf: String?, proxy: BufferSharing.SensorProxy,
-                      type: String?, change: HotplugWatch.Change?)
+    typealias Case = (
+        action: String, syspath: String, bufferOf: String?, proxy: BufferSharing.SensorProxy,
+        type: String?, change: HotplugWatch.Change?
+    )
 
     static let cases: [Case] = [
         ("remove", accel, accel, .bus(running: true), nil, .removed(syspath: accel)),
@@ -16,13 +19,21 @@ struct HotplugWatchTests {
         ("add", other, nil, .noBus, nil, .appeared(syspath: other)),
         ("change", other, accel, .bus(running: true), "accel", .appeared(syspath: other)),
         // The device read from its buffer, tagged for iio-sensor-proxy while it runs: given back.
-        ("change", accel, accel, .bus(running: true), "accel",
-         .bufferWanted(syspath: accel, why: "udev change event: iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = accel; "
-                       + "net.hadess.SensorProxy on the system bus: running)")),
+        (
+            "change", accel, accel, .bus(running: true), "accel",
+            .bufferWanted(
+                syspath: accel,
+                why: "udev change event: iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = accel; "
+                    + "net.hadess.SensorProxy on the system bus: running)")
+        ),
         // Not running now, but it may start at any time: given back too.
-        ("change", accel, accel, .bus(running: false), "accel",
-         .bufferWanted(syspath: accel, why: "udev change event: iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = accel; "
-                       + "net.hadess.SensorProxy on the system bus: not running now, but may start at any time)")),
+        (
+            "change", accel, accel, .bus(running: false), "accel",
+            .bufferWanted(
+                syspath: accel,
+                why: "udev change event: iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = accel; "
+                    + "net.hadess.SensorProxy on the system bus: not running now, but may start at any time)")
+        ),
         // Untagged, or no bus at all: nothing to give back; it may have a gyroscope now.
         ("change", accel, accel, .bus(running: true), nil, .appeared(syspath: accel)),
         ("change", accel, accel, .noBus, "accel", .appeared(syspath: accel)),
@@ -33,8 +44,9 @@ struct HotplugWatchTests {
 
     @Test(arguments: cases)
     func aUdevEventSaysWhatChanged(_ c: Case) {
-        let change = HotplugWatch.change(action: c.action, syspath: c.syspath, bufferOf: c.bufferOf, sensorProxy: c.proxy,
-                                         sensorProxyType: c.type)
+        let change = HotplugWatch.change(
+            action: c.action, syspath: c.syspath, bufferOf: c.bufferOf, sensorProxy: c.proxy,
+            sensorProxyType: c.type)
         #expect(change == c.change)
     }
 
@@ -44,21 +56,26 @@ struct HotplugWatchTests {
             looked += 1
             return "accel"
         }
-        _ = HotplugWatch.change(action: "change", syspath: Self.other, bufferOf: Self.accel, sensorProxy: .bus(running: true),
-                                sensorProxyType: type())
-        _ = HotplugWatch.change(action: "add", syspath: Self.accel, bufferOf: Self.accel, sensorProxy: .bus(running: true),
-                                sensorProxyType: type())
+        _ = HotplugWatch.change(
+            action: "change", syspath: Self.other, bufferOf: Self.accel, sensorProxy: .bus(running: true),
+            sensorProxyType: type())
+        _ = HotplugWatch.change(
+            action: "add", syspath: Self.accel, bufferOf: Self.accel, sensorProxy: .bus(running: true),
+            sensorProxyType: type())
         #expect(looked == 0)
-        _ = HotplugWatch.change(action: "change", syspath: Self.accel, bufferOf: Self.accel, sensorProxy: .bus(running: true),
-                                sensorProxyType: type())
+        _ = HotplugWatch.change(
+            action: "change", syspath: Self.accel, bufferOf: Self.accel, sensorProxy: .bus(running: true),
+            sensorProxyType: type())
         #expect(looked == 1)
     }
 
-    @Test(arguments: [(BufferSharing.SensorProxy.noBus, "there is no system bus"),
-                      (.disconnected, "the system bus connection was lost; until it is back, iio-sensor-proxy may be running"),
-                      (.bus(running: true), "net.hadess.SensorProxy appeared on the system bus"),
-                      (.bus(running: false), "net.hadess.SensorProxy is not on the system bus"),
-                      (.bus(running: nil), "net.hadess.SensorProxy is not on the system bus")])
+    @Test(arguments: [
+        (BufferSharing.SensorProxy.noBus, "there is no system bus"),
+        (.disconnected, "the system bus connection was lost; until it is back, iio-sensor-proxy may be running"),
+        (.bus(running: true), "net.hadess.SensorProxy appeared on the system bus"),
+        (.bus(running: false), "net.hadess.SensorProxy is not on the system bus"),
+        (.bus(running: nil), "net.hadess.SensorProxy is not on the system bus"),
+    ])
     func iioSensorProxysStateIsSaidInOneLine(_ state: BufferSharing.SensorProxy, _ text: String) {
         #expect(HotplugWatch.text(state) == text)
     }

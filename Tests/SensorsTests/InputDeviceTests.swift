@@ -2,6 +2,7 @@ import Evdev
 import Motion
 import TestSupport
 import Testing
+
 @testable import Sensors
 
 /// Input accelerometers described, selected and timed: written from the kernel drivers'
@@ -14,8 +15,10 @@ struct InputDeviceTests {
     static let dualSense = EvdevFacts(
         name: "Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors",
         id: InputID(bustype: 3, vendor: 0x054c, product: 0x0ce6, version: 0x8111), accelerometerProperty: true,
-        axes: [.x: axis(32768, 8192), .y: axis(32768, 8192), .z: axis(32768, 8192),
-               .rx: axis(2_097_152, 1024), .ry: axis(2_097_152, 1024), .rz: axis(2_097_152, 1024)],
+        axes: [
+            .x: axis(32768, 8192), .y: axis(32768, 8192), .z: axis(32768, 8192),
+            .rx: axis(2_097_152, 1024), .ry: axis(2_097_152, 1024), .rz: axis(2_097_152, 1024),
+        ],
         timestamps: true, absoluteAxisCount: 6, relativeAxisCount: 0)
 
     /// lis3lv02d_joystick_enable(): no property, no resolution, +-2000 mg, BUS_HOST.
@@ -29,30 +32,40 @@ struct InputDeviceTests {
     }
 
     static func controller(joystick: String? = "input20", facts: EvdevFacts = dualSense) -> InputDeviceSnapshot {
-        InputDeviceSnapshot(sysname: "event21", number: 21, syspath: hid + "/input/input21/event21",
-                            devnode: "/dev/input/event21", inputSyspath: hid + "/input/input21", parentSyspath: hid,
-                            udevProperties: ["ID_INPUT": "1", "ID_INPUT_ACCELEROMETER": "1"],
-                            inputAttributes: ["name": facts.name + "\n", "id/vendor": "054c\n", "id/product": "0ce6\n"],
-                            joystickSibling: joystick, evdev: .success(facts))
+        InputDeviceSnapshot(
+            sysname: "event21", number: 21, syspath: hid + "/input/input21/event21",
+            devnode: "/dev/input/event21", inputSyspath: hid + "/input/input21", parentSyspath: hid,
+            udevProperties: ["ID_INPUT": "1", "ID_INPUT_ACCELEROMETER": "1"],
+            inputAttributes: ["name": facts.name + "\n", "id/vendor": "054c\n", "id/product": "0ce6\n"],
+            joystickSibling: joystick, evdev: .success(facts))
     }
 
-    static func laptop(udev: [String: String] = ["ACCEL_MOUNT_MATRIX": "0, -1, 0; -1, 0, 0; 0, 0, -1"]) -> InputDeviceSnapshot {
-        InputDeviceSnapshot(sysname: "event6", number: 6, syspath: "/sys/devices/platform/lis3lv02d/input/input6/event6",
-                            devnode: "/dev/input/event6", inputSyspath: "/sys/devices/platform/lis3lv02d/input/input6",
-                            parentSyspath: "/sys/devices/platform/lis3lv02d",
-                            udevProperties: udev.merging(["ID_INPUT_ACCELEROMETER": "1"]) { a, _ in a },
-                            inputAttributes: ["name": "ST LIS3LV02DL Accelerometer\n", "poll": "50\n", "min": "0\n",
-                                              "max": "2000\n"],
-                            evdev: .success(lis3))
+    static func laptop(udev: [String: String] = ["ACCEL_MOUNT_MATRIX": "0, -1, 0; -1, 0, 0; 0, 0, -1"])
+        -> InputDeviceSnapshot
+    {
+        InputDeviceSnapshot(
+            sysname: "event6", number: 6, syspath: "/sys/devices/platform/lis3lv02d/input/input6/event6",
+            devnode: "/dev/input/event6", inputSyspath: "/sys/devices/platform/lis3lv02d/input/input6",
+            parentSyspath: "/sys/devices/platform/lis3lv02d",
+            udevProperties: udev.merging(["ID_INPUT_ACCELEROMETER": "1"]) { a, _ in a },
+            inputAttributes: [
+                "name": "ST LIS3LV02DL Accelerometer\n", "poll": "50\n", "min": "0\n",
+                "max": "2000\n",
+            ],
+            evdev: .success(lis3))
     }
 
     static func iio() -> AccelerometerDescription {
-        let attrs = ["name": "bmc150_accel\n", "in_accel_x_raw": "0\n", "in_accel_y_raw": "-512\n", "in_accel_z_raw": "0\n",
-                     "in_accel_scale": "0.019163\n"]
-        return AccelerometerDescription(snapshot: AttributeSnapshot(id: "iio:device0", index: 0, syspath: "/sys/devices/x/iio:device0",
-                                                                     devnode: "/dev/iio:device0", attributes: attrs,
-                                                                     udevProperties: [:], triggerNames: []),
-                                        configuredMatrix: nil)
+        let attrs = [
+            "name": "bmc150_accel\n", "in_accel_x_raw": "0\n", "in_accel_y_raw": "-512\n", "in_accel_z_raw": "0\n",
+            "in_accel_scale": "0.019163\n",
+        ]
+        return AccelerometerDescription(
+            snapshot: AttributeSnapshot(
+                id: "iio:device0", index: 0, syspath: "/sys/devices/x/iio:device0",
+                devnode: "/dev/iio:device0", attributes: attrs,
+                udevProperties: [:], triggerNames: []),
+            configuredMatrix: nil)
     }
 
     // --- units ---
@@ -74,8 +87,9 @@ struct InputDeviceTests {
         unknown.name = "Some Joystick Accelerometer"
         let d = AccelerometerDescription(input: Self.controller(joystick: nil, facts: unknown), configuredMatrix: nil)
         #expect(!d.isUsable)
-        #expect(d.skipReason == "no units: no INPUT_PROP_ACCELEROMETER (so no resolution in counts per g), and "
-            + "\"Some Joystick Accelerometer\" is not in shimmerd's table of input accelerometers' units")
+        #expect(
+            d.skipReason == "no units: no INPUT_PROP_ACCELEROMETER (so no resolution in counts per g), and "
+                + "\"Some Joystick Accelerometer\" is not in shimmerd's table of input accelerometers' units")
         var zero = Self.dualSense
         zero.axes[.y] = Self.axis(32768, 0)
         zero.name = "Zero"
@@ -127,9 +141,11 @@ struct InputDeviceTests {
     @Test func udevAndTheConfigurationWinOverTheTable() throws {
         var s = Self.controller()
         s.udevProperties["ACCEL_MOUNT_MATRIX"] = "1, 0, 0; 0, 1, 0; 0, 0, 1"
-        #expect(AccelerometerDescription(input: s, configuredMatrix: nil).mountMatrixSource == "udev:ACCEL_MOUNT_MATRIX")
+        #expect(
+            AccelerometerDescription(input: s, configuredMatrix: nil).mountMatrixSource == "udev:ACCEL_MOUNT_MATRIX")
         let m = try MountMatrix.parse("0, 1, 0; 1, 0, 0; 0, 0, 1").get()
-        #expect(AccelerometerDescription(input: s, configuredMatrix: m).mountMatrixSource == "config:Sensor.mount_matrix")
+        #expect(
+            AccelerometerDescription(input: s, configuredMatrix: m).mountMatrixSource == "config:Sensor.mount_matrix")
         s.udevProperties["ACCEL_MOUNT_MATRIX"] = "0, 0, 0; 0, 1, 0; 0, 0, 1"
         let bad = AccelerometerDescription(input: s, configuredMatrix: nil)
         #expect(bad.mountMatrixSource == "table:054c:0ce6 (DualSense)" && bad.mountMatrixProblems.count == 1)
@@ -139,7 +155,8 @@ struct InputDeviceTests {
         var s = Self.laptop()
         s.evdev = .failure(EvdevError(operation: "open", device: "/dev/input/event6", code: 13))
         let d = AccelerometerDescription(input: s, configuredMatrix: nil)
-        #expect(d.skipReason?.hasPrefix("cannot read /dev/input/event6: open /dev/input/event6: Permission denied") == true)
+        #expect(
+            d.skipReason?.hasPrefix("cannot read /dev/input/event6: open /dev/input/event6: Permission denied") == true)
     }
 
     @Test(arguments: [(6, 0, 128), (3, 0, 128), (0, 0, 64), (20, 0, 256), (2, 2, 128)])
@@ -153,8 +170,11 @@ struct InputDeviceTests {
         let c = AccelerometerDescription(input: Self.controller(), configuredMatrix: nil)
         let s = SensorSelection.select(.auto, from: [c])
         #expect(s.chosen == nil)
-        #expect(s.notChosen["input:event21"]?.hasSuffix("auto leaves game controllers alone (name it: Sensor.device = "
-            + "input:event21 or name:Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors)") == true)
+        #expect(
+            s.notChosen["input:event21"]?.hasSuffix(
+                "auto leaves game controllers alone (name it: Sensor.device = "
+                    + "input:event21 or name:Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors)"
+            ) == true)
         #expect(SensorSelection.select(.inputEvent(21), from: [c]).chosen?.id == "input:event21")
         #expect(SensorSelection.select(.name(c.name!), from: [c]).chosen?.id == "input:event21")
         #expect(SensorSelection.select(.iioDevice(21), from: [c]).chosen == nil)
@@ -165,8 +185,10 @@ struct InputDeviceTests {
         let pad = AccelerometerDescription(input: Self.controller(), configuredMatrix: nil)
         let without = SensorSelection.select(.auto, from: [pad, laptop])
         #expect(without.chosen?.id == "input:event6")
-        #expect(without.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
-            + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)")
+        #expect(
+            without.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
+                + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)"
+        )
         let with = SensorSelection.select(.auto, from: [Self.iio(), pad, laptop])
         #expect(with.chosen?.id == "iio:device0")
         #expect(with.notChosen["input:event6"] == "auto takes an IIO accelerometer first (iio:device0)")
@@ -179,10 +201,11 @@ struct InputDeviceTests {
         var facts = lis3
         facts.id.bustype = bus
         let input = "/sys/devices/virtual/input/input\(number)"
-        return InputDeviceSnapshot(sysname: "event\(number)", number: number, syspath: input + "/event\(number)",
-                                   devnode: "/dev/input/event\(number)", inputSyspath: input, parentSyspath: nil,
-                                   udevProperties: ["ID_INPUT_ACCELEROMETER": "1"], inputAttributes: [:],
-                                   evdev: .success(facts))
+        return InputDeviceSnapshot(
+            sysname: "event\(number)", number: number, syspath: input + "/event\(number)",
+            devnode: "/dev/input/event\(number)", inputSyspath: input, parentSyspath: nil,
+            udevProperties: ["ID_INPUT_ACCELEROMETER": "1"], inputAttributes: [:],
+            evdev: .success(facts))
     }
 
     @Test func autoPrefersABuiltInInputAccelerometerToAVirtualOneOfALowerEventNumberAndSaysWhy() {
@@ -190,16 +213,20 @@ struct InputDeviceTests {
         let forged = AccelerometerDescription(input: Self.virtual(), configuredMatrix: nil)
         let s = SensorSelection.select(.auto, from: [forged, laptop])
         #expect(s.chosen?.id == "input:event6")
-        #expect(s.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
-            + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6); "
-            + "preferred over 1 virtual, USB or Bluetooth one")
-        #expect(s.notChosen["input:event3"]
-            == "virtual (/sys/devices/virtual/input/input3); auto prefers a built-in device, input:event6")
+        #expect(
+            s.reason == "input:event6 (ST LIS3LV02DL Accelerometer): no usable IIO accelerometer; an input "
+                + "accelerometer, not part of a game controller, built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6); "
+                + "preferred over 1 virtual, USB or Bluetooth one")
+        #expect(
+            s.notChosen["input:event3"]
+                == "virtual (/sys/devices/virtual/input/input3); auto prefers a built-in device, input:event6")
         // Alone, the virtual one is taken, and the reason says there is no built-in one.
         let alone = SensorSelection.select(.auto, from: [forged])
         #expect(alone.chosen?.id == "input:event3")
-        #expect(alone.reason.hasSuffix("not part of a game controller, virtual (/sys/devices/virtual/input/input3); "
-            + "no built-in input accelerometer"))
+        #expect(
+            alone.reason.hasSuffix(
+                "not part of a game controller, virtual (/sys/devices/virtual/input/input3); "
+                    + "no built-in input accelerometer"))
         // Named, it is taken whatever else there is.
         #expect(SensorSelection.select(.inputEvent(3), from: [forged, laptop]).chosen?.id == "input:event3")
         // Two built-in ones: the lower event number.
@@ -214,12 +241,30 @@ struct InputDeviceTests {
 
     @Test(arguments: [
         ("/sys/devices/virtual/input/input3", 0x19 as UInt16?, false, "virtual (/sys/devices/virtual/input/input3)"),
-        ("/sys/devices/pci0000:00/usb1/1-3/input/input21", 0x03, false, "on the USB bus (/sys/devices/pci0000:00/usb1/1-3/input/input21)"),
-        ("/sys/devices/pci0000:00/bt/input/input30", 0x05, false, "on the Bluetooth bus (/sys/devices/pci0000:00/bt/input/input30)"),
-        ("/sys/devices/platform/x/input/input4", 0x06, false, "virtual (BUS_VIRTUAL, /sys/devices/platform/x/input/input4)"),
-        ("/sys/devices/platform/lis3lv02d/input/input6", 0x19, true, "built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)"),
-        ("/sys/devices/pci0000:00/i2c-1/input/input8", 0x18, true, "built in (BUS_I2C, /sys/devices/pci0000:00/i2c-1/input/input8)"),
-        ("/sys/devices/platform/y/input/input5", nil, true, "built in (bus unknown, /sys/devices/platform/y/input/input5)"),
+        (
+            "/sys/devices/pci0000:00/usb1/1-3/input/input21", 0x03, false,
+            "on the USB bus (/sys/devices/pci0000:00/usb1/1-3/input/input21)"
+        ),
+        (
+            "/sys/devices/pci0000:00/bt/input/input30", 0x05, false,
+            "on the Bluetooth bus (/sys/devices/pci0000:00/bt/input/input30)"
+        ),
+        (
+            "/sys/devices/platform/x/input/input4", 0x06, false,
+            "virtual (BUS_VIRTUAL, /sys/devices/platform/x/input/input4)"
+        ),
+        (
+            "/sys/devices/platform/lis3lv02d/input/input6", 0x19, true,
+            "built in (BUS_HOST, /sys/devices/platform/lis3lv02d/input/input6)"
+        ),
+        (
+            "/sys/devices/pci0000:00/i2c-1/input/input8", 0x18, true,
+            "built in (BUS_I2C, /sys/devices/pci0000:00/i2c-1/input/input8)"
+        ),
+        (
+            "/sys/devices/platform/y/input/input5", nil, true,
+            "built in (bus unknown, /sys/devices/platform/y/input/input5)"
+        ),
     ])
     func whereAnInputDeviceSits(_ path: String, _ bus: UInt16?, _ builtIn: Bool, _ text: String) {
         let p = InputPlacement(inputSyspath: path, bus: bus)
@@ -231,8 +276,9 @@ struct InputDeviceTests {
         let hid = Self.hid
         let entries: [InputDiscovery.Entry] = [
             .init(sysname: "input20", syspath: hid + "/input/input20", parentSyspath: hid, joystick: true),
-            .init(sysname: "event20", syspath: hid + "/input/input20/event20", parentSyspath: hid + "/input/input20",
-                  joystick: true),
+            .init(
+                sysname: "event20", syspath: hid + "/input/input20/event20", parentSyspath: hid + "/input/input20",
+                joystick: true),
             .init(sysname: "input21", syspath: hid + "/input/input21", parentSyspath: hid, joystick: false),
             .init(sysname: "input22", syspath: hid + "/input/input22", parentSyspath: hid, joystick: false),
         ]
@@ -244,10 +290,14 @@ struct InputDeviceTests {
             return e
         }
         #expect(InputDiscovery.joystickSibling(of: hid + "/input/input21", parent: hid, in: nodeOnly) == "input20")
-        #expect(InputDiscovery.joystickSibling(of: hid + "/input/input21", parent: hid,
-                                               in: entries.filter { !$0.sysname.hasSuffix("20") }) == nil)
-        #expect(InputDiscovery.joystickSibling(of: "/sys/devices/platform/lis3lv02d/input/input6",
-                                               parent: "/sys/devices/platform/lis3lv02d", in: entries) == nil)
+        #expect(
+            InputDiscovery.joystickSibling(
+                of: hid + "/input/input21", parent: hid,
+                in: entries.filter { !$0.sysname.hasSuffix("20") }) == nil)
+        #expect(
+            InputDiscovery.joystickSibling(
+                of: "/sys/devices/platform/lis3lv02d/input/input6",
+                parent: "/sys/devices/platform/lis3lv02d", in: entries) == nil)
     }
 
     @Test(arguments: [("input:event21", DeviceSelector.inputEvent(21)), ("input:event0", .inputEvent(0))])
@@ -266,11 +316,12 @@ struct InputDeviceTests {
     @Test func mscTimestampIsUnwrappedAcross32Bits() {
         var c = InputReportClock()
         let a = c.unwrap(microseconds: Int32(bitPattern: 0xFFFF_F000))
-        let b = c.unwrap(microseconds: 0x0000_0FA0)   // 0x1000 + 0xFA0 us later, past the wrap
+        let b = c.unwrap(microseconds: 0x0000_0FA0)  // 0x1000 + 0xFA0 us later, past the wrap
         #expect(b - a == Int64(0x1000 + 0xFA0) * 1000)
         let step = Int64(0x1000 + 0xFA0) * 1000
         #expect(c.place(deviceNs: a, arrivalNs: 5_000_000_000) == .init(ns: 5_000_000_000, implausible: nil))
-        #expect(c.place(deviceNs: b, arrivalNs: 5_000_000_000 + step) == .init(ns: 5_000_000_000 + step, implausible: nil))
+        #expect(
+            c.place(deviceNs: b, arrivalNs: 5_000_000_000 + step) == .init(ns: 5_000_000_000 + step, implausible: nil))
         #expect(c.reportInterval == Double(step) / 1e9)
     }
 
@@ -302,12 +353,15 @@ struct InputDeviceTests {
             given.append(p.ns)
         }
         report(0, device: 50_000_000)
-        for k in 1...10 { report(k, device: 50_000_000) }                        // frozen
+        for k in 1...10 { report(k, device: 50_000_000) }  // frozen
         #expect(c.usingArrivalTimes)
-        #expect(said == ["implausible MSC_TIMESTAMP: the device's clock moved 0 us between two reports that arrived 4000 us apart"])
+        #expect(
+            said == [
+                "implausible MSC_TIMESTAMP: the device's clock moved 0 us between two reports that arrived 4000 us apart"
+            ])
         #expect(given == (0...10).map { 1_000_000_000 + Int64($0) * 4_000_000 })
         var x: UInt64 = 41
-        for k in 11...30 {                                                          // random
+        for k in 11...30 {  // random
             x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             report(k, device: Int64(x >> 32) * 1000)
         }
@@ -324,9 +378,11 @@ struct InputDeviceTests {
         #expect(abs(c.reportInterval! - 0.004) < 0.0006)
     }
 
-    @Test(arguments: [(4_000_000 as Int64, 4_000_000 as Int64, true), (0, 4_000_000, false), (-4_000_000, 4_000_000, false),
-                      (24_000_000, 4_000_000, true), (24_000_001, 4_000_000, false), (1_000, 900_000_000, true),
-                      (1_000, 1_100_000_000, false), (3_600_000_000_000, 4_000_000, false)])
+    @Test(arguments: [
+        (4_000_000 as Int64, 4_000_000 as Int64, true), (0, 4_000_000, false), (-4_000_000, 4_000_000, false),
+        (24_000_000, 4_000_000, true), (24_000_001, 4_000_000, false), (1_000, 900_000_000, true),
+        (1_000, 1_100_000_000, false), (3_600_000_000_000, 4_000_000, false),
+    ])
     func whatStepOfTheDevicesClockIsPlausible(_ device: Int64, _ arrival: Int64, _ plausible: Bool) {
         #expect((InputReportClock.implausibility(deviceStep: device, arrivalStep: arrival) == nil) == plausible)
     }
@@ -334,15 +390,20 @@ struct InputDeviceTests {
     @Test func anInputDevicesBadReadingNamesItsAxes() {
         #expect(InputDeviceAccelerometer.accelerometerAxes == "ABS_X,ABS_Y,ABS_Z")
         #expect(InputDeviceAccelerometer.gyroscopeAxes == "ABS_RX,ABS_RY,ABS_RZ")
-        guard case .failure(let p) = ReadingUnits.acceleration(counts: .zero, scale: Vector3(1, 1, 1), offset: .zero,
-                                                               attributes: InputDeviceAccelerometer.accelerometerAxes) else {
+        guard
+            case .failure(let p) = ReadingUnits.acceleration(
+                counts: .zero, scale: Vector3(1, 1, 1), offset: .zero,
+                attributes: InputDeviceAccelerometer.accelerometerAxes)
+        else {
             Issue.record("a zero vector is no reading")
             return
         }
         #expect(p.description == "ABS_X,ABS_Y,ABS_Z = \"0 0 0\": zero acceleration vector")
     }
 
-    @Test(arguments: [(60.0, false, 17 as Int?), (20.0, false, nil), (1000.0, false, 1), (10.0, true, nil), (100.0, true, 10)])
+    @Test(arguments: [
+        (60.0, false, 17 as Int?), (20.0, false, nil), (1000.0, false, 1), (10.0, true, nil), (100.0, true, 10),
+    ])
     func thePollersIntervalForSensorRate(_ rate: Double, _ shared: Bool, _ want: Int?) {
         let p = InputPollInterval(currentMs: 50, minMs: 0, maxMs: 2000)
         #expect(p.target(forRate: rate, shared: shared) == want)

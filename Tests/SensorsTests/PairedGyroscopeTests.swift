@@ -1,5 +1,6 @@
 import Motion
 import Testing
+
 @testable import Sensors
 
 /// The paired gyroscope's own decisions: when to look for one, which one is taken up, why
@@ -9,11 +10,11 @@ struct PairedGyroscopeTests {
         let g = PairedGyroscope()
         #expect(!g.takeLookupDue())
         g.noteDeviceAppeared(selector: .auto)
-        g.noteDeviceAppeared(selector: .auto)     // a burst of events: one look
+        g.noteDeviceAppeared(selector: .auto)  // a burst of events: one look
         #expect(g.takeLookupDue())
         #expect(!g.takeLookupDue())
         g.noteDeviceAppeared(selector: .auto)
-        g.cancelLookup()                          // the accelerometer was released
+        g.cancelLookup()  // the accelerometer was released
         #expect(!g.takeLookupDue())
     }
 
@@ -27,8 +28,9 @@ struct PairedGyroscopeTests {
         let device = try SysfsAccelerometer(gyroscope: true)
         let gyroscopes = try [#require(GyroscopeDescription(snapshot: device.snapshot))]
         let g = PairedGyroscope()
-        let r = g.takeUp(accelerometer: device.description, driver: try device.driver(), gyroscopes: gyroscopes,
-                         settings: AccelerometerSettings(gyro: .none), sensorProxy: .noBus)
+        let r = g.takeUp(
+            accelerometer: device.description, driver: try device.driver(), gyroscopes: gyroscopes,
+            settings: AccelerometerSettings(gyro: .none), sensorProxy: .noBus)
         guard case .nothing(let why) = r else {
             Issue.record("\(r)")
             return
@@ -40,8 +42,9 @@ struct PairedGyroscopeTests {
     @Test func withoutAGyroscopeNothingIsTakenUp() throws {
         let device = try SysfsAccelerometer()
         let g = PairedGyroscope()
-        let r = g.takeUp(accelerometer: device.description, driver: try device.driver(), gyroscopes: [],
-                         settings: AccelerometerSettings(), sensorProxy: .noBus)
+        let r = g.takeUp(
+            accelerometer: device.description, driver: try device.driver(), gyroscopes: [],
+            settings: AccelerometerSettings(), sensorProxy: .noBus)
         guard case .nothing = r else {
             Issue.record("\(r)")
             return
@@ -56,13 +59,15 @@ struct PairedGyroscopeTests {
         let driver = try device.driver()
         let g = PairedGyroscope()
         // The attach found none usable and said why; the status shows it.
-        _ = g.start(GyroPairing(gyro: nil, reason: "no gyroscope"), accelerometer: device.description, driver: driver,
-                    context: nil, local: true, settings: AccelerometerSettings())
+        _ = g.start(
+            GyroPairing(gyro: nil, reason: "no gyroscope"), accelerometer: device.description, driver: driver,
+            context: nil, local: true, settings: AccelerometerSettings())
         #expect(g.shown?.reason == "no gyroscope")
         var lines: [String] = []
         for _ in 0..<2 {
-            let r = g.takeUp(accelerometer: device.description, driver: driver, gyroscopes: gyroscopes,
-                             settings: AccelerometerSettings(), sensorProxy: .noBus)
+            let r = g.takeUp(
+                accelerometer: device.description, driver: driver, gyroscopes: gyroscopes,
+                settings: AccelerometerSettings(), sensorProxy: .noBus)
             guard case .refused(let line, let saidBefore) = r else {
                 Issue.record("\(r)")
                 return

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sensors
 
 /// When the accelerometer is read: at `Sensor.rate`, slowly while still, and in buffer
@@ -38,7 +39,7 @@ struct ReadScheduleTests {
         var s = ReadSchedule(rateHz: 100)
         s.attached(now: 0, batchInterval: 0.04)
         s.didRead(now: 0, waited: true, woke: true, gotData: true)
-        #expect(abs(s.nextRead - 0.044) < 1e-12)                     // a tenth after the expected batch
+        #expect(abs(s.nextRead - 0.044) < 1e-12)  // a tenth after the expected batch
         s.didRead(now: 0.05, waited: true, woke: true, gotData: true)  // batches 50 ms apart
         #expect(abs(s.batchInterval! - (0.8 * 0.04 + 0.2 * 0.05)) < 1e-12)
         #expect(abs(s.nextSampleExpected(now: 0.06, waitedOnNode: true) - (0.05 + s.batchInterval! - 0.06)) < 1e-12)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sensors
 
 /// ReadingTimeline: a wakeup's newest scan at `now`, the others before it by their
@@ -9,7 +10,7 @@ import Testing
     #expect(abs(line.time(ofNs: 4_980_000_000) - 9.98) < 1e-9)
     #expect(abs(line.time(ofNs: 4_990_000_000) - 9.99) < 1e-9)
     #expect(line.time(ofNs: 5_000_000_000) == 10)
-    #expect(line.time(ofNs: nil) == 10)                 // polled: read now
+    #expect(line.time(ofNs: nil) == 10)  // polled: read now
 }
 
 @Test func timesNeverGoBackNorPassTheWakeup() {
@@ -38,7 +39,7 @@ import Testing
 /// the device's clock jumps back.
 @Test func scansReadLateKeepTheTimesTheyWereTakenAt() {
     var line = ReadingTimeline()
-    line.begin(now: 10.001, newestNs: 5_000_000_000)        // read 1 ms after the scan
+    line.begin(now: 10.001, newestNs: 5_000_000_000)  // read 1 ms after the scan
     #expect(abs(line.time(ofNs: 5_000_000_000) - 10.001) < 1e-9)
     // The next two scans read 120 ms late, in one burst (the tie may have crept by the
     // drift allowed, 1 ms a second: 0.14 ms here).
@@ -58,7 +59,7 @@ import Testing
     // A clock that restarted: tied again at once.
     line.begin(now: 111, newestNs: 1_000_000_000)
     #expect(line.time(ofNs: 1_000_000_000) == 111)
-    #expect(abs(line.time(ofNs: 1_000_000_000 + 10_000_000) - 111) < 1e-9)   // never past now
+    #expect(abs(line.time(ofNs: 1_000_000_000 + 10_000_000) - 111) < 1e-9)  // never past now
 }
 
 /// A device clock that stands still (every batch stamped alike) says nothing of when its

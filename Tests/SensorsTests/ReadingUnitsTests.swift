@@ -1,6 +1,7 @@
 import Motion
-import Testing
 import TestSupport
+import Testing
+
 @testable import Sensors
 
 /// Counts to SI units at the driver boundary, and the one decision whether a reading is
@@ -9,8 +10,11 @@ struct ReadingUnitsTests {
     static let kxtf9 = Vector3(0.019163, 0.019163, 0.019163)
 
     @Test func countsBecomeMetersPerSecondSquaredWithScaleAndOffset() throws {
-        let a = try ReadingUnits.acceleration(counts: Vector3(10, -20, 512), scale: Self.kxtf9, offset: Vector3(2, 0, -12)).get()
-        #expect(abs(a.x - 12 * 0.019163) < 1e-12 && abs(a.y - -20 * 0.019163) < 1e-12 && abs(a.z - 500 * 0.019163) < 1e-12)
+        let a = try ReadingUnits.acceleration(
+            counts: Vector3(10, -20, 512), scale: Self.kxtf9, offset: Vector3(2, 0, -12)
+        ).get()
+        #expect(
+            abs(a.x - 12 * 0.019163) < 1e-12 && abs(a.y - -20 * 0.019163) < 1e-12 && abs(a.z - 500 * 0.019163) < 1e-12)
     }
 
     @Test(arguments: [
@@ -33,17 +37,23 @@ struct ReadingUnitsTests {
 
     @Test func thirtyTwoGIsTheLargestAcceleration() {
         let g32 = 32 * standardGravity
-        #expect((try? ReadingUnits.acceleration(counts: Vector3(0, 0, g32 - 1e-6), scale: Vector3(1, 1, 1), offset: .zero).get()) != nil)
-        #expect((try? ReadingUnits.acceleration(counts: Vector3(0, 0, g32 + 1e-6), scale: Vector3(1, 1, 1), offset: .zero).get()) == nil)
+        #expect(
+            (try? ReadingUnits.acceleration(counts: Vector3(0, 0, g32 - 1e-6), scale: Vector3(1, 1, 1), offset: .zero)
+                .get()) != nil)
+        #expect(
+            (try? ReadingUnits.acceleration(counts: Vector3(0, 0, g32 + 1e-6), scale: Vector3(1, 1, 1), offset: .zero)
+                .get()) == nil)
     }
 
     @Test func countsBecomeRadiansPerSecondAndARateBeyondAnyGyroscopeIsNone() throws {
-        let scale = Vector3(1, 1, 1) * (Double.pi / 180 / 16.4)    // 2000 deg/s full scale
+        let scale = Vector3(1, 1, 1) * (Double.pi / 180 / 16.4)  // 2000 deg/s full scale
         let w = try ReadingUnits.angularVelocity(counts: Vector3(164, 0, -164), scale: scale, offset: .zero).get()
         #expect(abs(w.x - 10 * degree) < 1e-12 && abs(w.z + 10 * degree) < 1e-12)
         // A still gyroscope reads zero: a good reading.
         #expect((try? ReadingUnits.angularVelocity(counts: .zero, scale: scale, offset: .zero).get()) == .zero)
-        guard case .failure(let p) = ReadingUnits.angularVelocity(counts: Vector3(1e7, 0, 0), scale: scale, offset: .zero) else {
+        guard
+            case .failure(let p) = ReadingUnits.angularVelocity(counts: Vector3(1e7, 0, 0), scale: scale, offset: .zero)
+        else {
             Issue.record("a rate of 1e7 counts was accepted")
             return
         }
@@ -51,7 +61,10 @@ struct ReadingUnitsTests {
         #expect(p.value == "10000000 0 0" && p.reason == "angular velocity beyond 100 rad/s")
     }
 
-    @Test(arguments: [("abc", "in_accel_x_raw", "abc"), (" 12\n", nil, nil), ("", "in_accel_x_raw", ""), ("1e400", "in_accel_x_raw", "1e400")])
+    @Test(arguments: [
+        ("abc", "in_accel_x_raw", "abc"), (" 12\n", nil, nil), ("", "in_accel_x_raw", ""),
+        ("1e400", "in_accel_x_raw", "1e400"),
+    ])
     func theFirstBadTextIsNamed(_ x: String, _ attribute: String?, _ value: String?) {
         switch ReadingUnits.counts(channel: "accel", x, "2", "3") {
         case .success(let c):
@@ -80,6 +93,9 @@ struct ReadingUnitsTests {
             Issue.record("\(events)")
             return
         }
-        #expect(p.description == "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw = \"0 -10 2147483647\": implausible acceleration (over 32 g)")
+        #expect(
+            p.description
+                == "in_accel_x_raw,in_accel_y_raw,in_accel_z_raw = \"0 -10 2147483647\": implausible acceleration (over 32 g)"
+        )
     }
 }

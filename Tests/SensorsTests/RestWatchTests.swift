@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sensors
 
 /// What tells the daemon that a still device moved: chosen per device and mode; a HID
@@ -14,9 +15,10 @@ struct RestWatchTests {
             attrs["scan_elements/in_accel_\(a)_type"] = "le:s32/32>>0\n"
         }
         if let hysteresis { attrs["in_accel_hysteresis"] = hysteresis }
-        let s = AttributeSnapshot(id: "iio:device3", index: 3, syspath: local ? "/sys/devices/hub/iio:device3" : nil,
-                                  devnode: local ? "/dev/iio:device3" : nil, attributes: attrs, udevProperties: [:],
-                                  triggerNames: ["accel_3d-dev3"])
+        let s = AttributeSnapshot(
+            id: "iio:device3", index: 3, syspath: local ? "/sys/devices/hub/iio:device3" : nil,
+            devnode: local ? "/dev/iio:device3" : nil, attributes: attrs, udevProperties: [:],
+            triggerNames: ["accel_3d-dev3"])
         return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
@@ -40,8 +42,10 @@ struct RestWatchTests {
         #expect(Self.hub().restHysteresis == "0.000000")
     }
 
-    @Test(arguments: [("0.004000", true), ("0.004\n", true), ("0.0045", true), ("0.000000", false),
-                      ("0.010000", false), ("nonsense", false), ("", false), ("nan", false)])
+    @Test(arguments: [
+        ("0.004000", true), ("0.004\n", true), ("0.0045", true), ("0.000000", false),
+        ("0.010000", false), ("nonsense", false), ("", false), ("nan", false),
+    ])
     func theSensitivityReadsBackOnlyAsTheValueWritten(text: String, backs: Bool) {
         #expect(HysteresisCompliance.readsBack(text) == backs)
     }
@@ -133,7 +137,7 @@ struct RestWatchTests {
             t = s.nextRead
             reads.append(t)
             s.didRead(now: t, waited: true, woke: false, gotData: true)
-            if t < 5.09 { s.lookCloser(now: t) }     // still doubted: the look is not lengthened
+            if t < 5.09 { s.lookCloser(now: t) }  // still doubted: the look is not lengthened
             if t > 5.2 { break }
         }
         #expect(reads.filter { $0 < 5.1 + 1e-9 }.count == ReadSchedule.closerReads)
@@ -210,17 +214,21 @@ struct MotionEventTests {
     @Test func accelerationEventsOfEveryAxisAndTypeAreMotions() {
         // bmc150's rate of change on x, y and z (either direction); a magnitude, rising, on
         // x|y|z (the mma8452 family); a threshold (kxcjk-1013's wake-up).
-        let bytes = Self.records([Self.code(channelType: 3, modifier: 1), Self.code(channelType: 3, modifier: 2),
-                                  Self.code(channelType: 3, modifier: 3),
-                                  Self.code(channelType: 3, modifier: 8, direction: 1, type: 1),
-                                  Self.code(channelType: 3, type: 0)])
+        let bytes = Self.records([
+            Self.code(channelType: 3, modifier: 1), Self.code(channelType: 3, modifier: 2),
+            Self.code(channelType: 3, modifier: 3),
+            Self.code(channelType: 3, modifier: 8, direction: 1, type: 1),
+            Self.code(channelType: 3, type: 0),
+        ])
         let r = bytes.withUnsafeBytes { MotionEventRecords($0) }
         #expect(r.motions == 5 && r.problem == nil)
     }
 
     @Test func aRecordOfAnotherChannelIsNamedAndTheRestCount() {
         // IIO_ANGL_VEL (4): a gyroscope's event in the same stream.
-        let r = Self.records([Self.code(channelType: 4), Self.code(channelType: 3)]).withUnsafeBytes { MotionEventRecords($0) }
+        let r = Self.records([Self.code(channelType: 4), Self.code(channelType: 3)]).withUnsafeBytes {
+            MotionEventRecords($0)
+        }
         #expect(r.motions == 1)
         #expect(r.problem?.contains("channel type 4, not an acceleration") == true)
     }
@@ -245,17 +253,21 @@ struct MotionEventTests {
             attrs["in_accel_\(a)_raw"] = "2\n"
             for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_roc_either_\(f)"] = "0\n" }
         }
-        let s = AttributeSnapshot(id: "iio:device0", index: 0, syspath: local ? "/sys/devices/i2c/iio:device0" : nil,
-                                  devnode: local ? "/dev/iio:device0" : nil, attributes: attrs, udevProperties: [:],
-                                  triggerNames: trigger ? [name + "-dev0", name + "-any-motion-dev0"] : [])
+        let s = AttributeSnapshot(
+            id: "iio:device0", index: 0, syspath: local ? "/sys/devices/i2c/iio:device0" : nil,
+            devnode: local ? "/dev/iio:device0" : nil, attributes: attrs, udevProperties: [:],
+            triggerNames: trigger ? [name + "-dev0", name + "-any-motion-dev0"] : [])
         return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
     @Test(arguments: [DriverMode.poll, .buffer, .sysfsPoll])
     func aBmc150WithItsInterruptGetsEventsInEveryMode(mode: DriverMode) {
         let d = Self.bmc150(trigger: true)
-        #expect(d.motionEventEnables == ["events/in_accel_x_roc_either_en", "events/in_accel_y_roc_either_en",
-                                         "events/in_accel_z_roc_either_en"])
+        #expect(
+            d.motionEventEnables == [
+                "events/in_accel_x_roc_either_en", "events/in_accel_y_roc_either_en",
+                "events/in_accel_z_roc_either_en",
+            ])
         let chosen = RestWatch.choose(d, mode: mode)
         #expect(chosen.watch == .events && chosen.watch.backstop == 1)
         #expect(chosen.why.contains("in_accel_x_roc_either_en"))

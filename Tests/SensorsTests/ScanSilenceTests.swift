@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Sensors
 
 /// A node that stops delivering is said once past the threshold (never per read), and its
@@ -8,12 +9,16 @@ import Testing
     #expect(s.read(gotData: true, at: 0.01, interval: 0.016) == nil)
     var changes: [ScanSilence.Change] = []
     var t = 0.01
-    while t < 10 {                               // 10 s of empty reads, every 16 ms
+    while t < 10 {  // 10 s of empty reads, every 16 ms
         t += 0.016
         if let c = s.read(gotData: false, at: t, interval: 0.016) { changes.append(c) }
     }
     #expect(changes.count == 1)
-    if case .silent(let seconds)? = changes.first { #expect(seconds > 2 && seconds < 2.05) } else { Issue.record("\(changes)") }
+    if case .silent(let seconds)? = changes.first {
+        #expect(seconds > 2 && seconds < 2.05)
+    } else {
+        Issue.record("\(changes)")
+    }
     #expect(s.read(gotData: true, at: 12, interval: 0.016) == .delivering(afterSeconds: 12 - 0.01))
     #expect(s.read(gotData: true, at: 12.016, interval: 0.016) == nil)
 }

@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import Systemd
 
 /// A notification socket as the service manager makes one (an AF_UNIX datagram socket,
@@ -48,8 +49,11 @@ private func withNotifySocket<R>(_ body: () throws -> R) throws -> (R, [String])
             return notifier.notify("EXTEND_TIMEOUT_USEC=5000000")
         }
         #expect(delivered)
-        #expect(datagrams == ["READY=1\nSTATUS=showing iio:device0", "STATUS=sensor lost", "WATCHDOG=1",
-                              "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=5000000"])
+        #expect(
+            datagrams == [
+                "READY=1\nSTATUS=showing iio:device0", "STATUS=sensor lost", "WATCHDOG=1",
+                "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=5000000",
+            ])
     }
 
     @Test func withoutAManagerNotifyingIsANoOp() {

@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import Systemd
 
 /// A program started with posix_spawn(3), its standard output on a pipe and its standard
@@ -15,7 +16,7 @@ private final class Child {
     init(_ arguments: [String], errors: Bool = false) throws {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }   // only the dup2'd copy goes to the child
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // only the dup2'd copy goes to the child
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -110,8 +111,10 @@ private final class PrivateBus {
     deinit { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
 
     private func start() throws {
-        let d = try Child(["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address,
-                           "--print-address=1"])
+        let d = try Child([
+            "/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + address,
+            "--print-address=1",
+        ])
         // dbus-daemon prints its address once it listens.
         let line = d.readSome()
         try #require(line.hasPrefix(address), "dbus-daemon printed \(line)")
@@ -120,7 +123,7 @@ private final class PrivateBus {
 
     /// The bus goes away (its dbus-daemon stopped: every connection to it is closed).
     func stop() {
-        daemon = nil    // SIGTERM, and waited for
+        daemon = nil  // SIGTERM, and waited for
         unlink(String(address.dropFirst("unix:path=".count)))
     }
 
@@ -132,7 +135,9 @@ private final class PrivateBus {
 
     /// Runs `busctl` on this bus with `arguments`, processing `buses` while it waits for
     /// their answers; returns its standard output (and error, with `errors`) and exit status.
-    func busctl(_ arguments: [String], serving buses: [SystemBus], errors: Bool = false) throws -> (output: String, status: Int32) {
+    func busctl(_ arguments: [String], serving buses: [SystemBus], errors: Bool = false) throws -> (
+        output: String, status: Int32
+    ) {
         let p = try Child(["/usr/bin/busctl", "--address=" + address] + arguments, errors: errors)
         pump(buses) { p.hasExited }
         return (p.readAll(), p.exitStatus ?? -1)
@@ -201,7 +206,7 @@ private let values: [String: BusValue] = [
         #expect(waiting.value == [.queued])
 
         // ...and has it once the first leaves.
-        owner = nil    // sd_bus_flush_close_unref: the bus daemon releases the name
+        owner = nil  // sd_bus_flush_close_unref: the bus daemon releases the name
         pump([watcher, second]) { waiting.value.count >= 2 && owned.value.count >= 3 }
         #expect(waiting.value == [.queued, .owned])
         #expect(answer.value == [.owned], "the first connection heard nothing more")
@@ -216,20 +221,24 @@ private let values: [String: BusValue] = [
         try server.requestName("org.shimmerd.Test1") { named.value = $0 }
         pump([server]) { named.value != nil }
         let calls = Box<[String]>([])
-        let object = try BusObject(bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
-                                   properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"],
-                                   methods: ["Recenter"], interfaceXML: interfaceXML,
-                                   value: { values[$0] }, call: { method, sender in
-                                       calls.value.append("\(method) from \(sender ?? "nobody")")
-                                       return nil
-                                   })
+        let object = try BusObject(
+            bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+            properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"],
+            methods: ["Recenter"], interfaceXML: interfaceXML,
+            value: { values[$0] },
+            call: { method, sender in
+                calls.value.append("\(method) from \(sender ?? "nobody")")
+                return nil
+            })
 
         // Another client reads them all (GetAll), through BusMessageReader.
         let client = try SystemBus()
         let seen = Box<[(String, BusValue)]?>(nil)
         let accepted = ["Device": "s", "PitchRadians": "d", "Frames": "t", "Live": "b", "FocalPoint": "(dd)"]
-        try client.watchProperties(destination: "org.shimmerd.Test1", path: object.path, interface: object.interface,
-                                   accepting: accepted, maximumStringBytes: 64) {
+        try client.watchProperties(
+            destination: "org.shimmerd.Test1", path: object.path, interface: object.interface,
+            accepting: accepted, maximumStringBytes: 64
+        ) {
             seen.value = $0
         }
         pump([server, client]) { seen.value != nil }
@@ -239,24 +248,30 @@ private let values: [String: BusValue] = [
         #expect(all.map(\.1) == [.string("iio:device0"), .double(0.25), .uint64(1_200), .bool(true), .point(12.5, -3)])
 
         // busctl: Get, a method call, a refused Set, and the introspection it parses.
-        let pitch = try bus.busctl(["get-property", "org.shimmerd.Test1", object.path, object.interface, "PitchRadians"],
-                                   serving: [server])
+        let pitch = try bus.busctl(
+            ["get-property", "org.shimmerd.Test1", object.path, object.interface, "PitchRadians"],
+            serving: [server])
         #expect(pitch.status == 0 && pitch.output == "d 0.25\n")
-        let point = try bus.busctl(["get-property", "org.shimmerd.Test1", object.path, object.interface, "FocalPoint"],
-                                   serving: [server])
+        let point = try bus.busctl(
+            ["get-property", "org.shimmerd.Test1", object.path, object.interface, "FocalPoint"],
+            serving: [server])
         #expect(point.output == "(dd) 12.5 -3\n")
-        let recenter = try bus.busctl(["call", "org.shimmerd.Test1", object.path, object.interface, "Recenter"],
-                                      serving: [server])
+        let recenter = try bus.busctl(
+            ["call", "org.shimmerd.Test1", object.path, object.interface, "Recenter"],
+            serving: [server])
         #expect(recenter.status == 0)
         #expect(calls.value.count == 1 && calls.value[0].hasPrefix("Recenter from :1."), "\(calls.value)")
-        let set = try bus.busctl(["set-property", "org.shimmerd.Test1", object.path, object.interface, "Live", "b", "false"],
-                                 serving: [server])
+        let set = try bus.busctl(
+            ["set-property", "org.shimmerd.Test1", object.path, object.interface, "Live", "b", "false"],
+            serving: [server])
         #expect(set.status != 0, "the properties are read-only")
-        let unknown = try bus.busctl(["get-property", "org.shimmerd.Test1", object.path, object.interface, "Absent"],
-                                     serving: [server])
+        let unknown = try bus.busctl(
+            ["get-property", "org.shimmerd.Test1", object.path, object.interface, "Absent"],
+            serving: [server])
         #expect(unknown.status != 0)
-        let introspection = try bus.busctl(["introspect", "--xml-interface", "org.shimmerd.Test1", object.path],
-                                           serving: [server])
+        let introspection = try bus.busctl(
+            ["introspect", "--xml-interface", "org.shimmerd.Test1", object.path],
+            serving: [server])
         #expect(introspection.output.contains(#"<method name="Recenter"/>"#))
         #expect(introspection.output.contains(#"<interface name="org.freedesktop.DBus.Properties">"#))
     }
@@ -271,15 +286,18 @@ private let values: [String: BusValue] = [
         try server.requestName("org.shimmerd.Test1") { named.value = $0 }
         pump([server]) { named.value != nil }
         func serve(_ on: SystemBus) throws -> BusObject {
-            try BusObject(bus: on, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
-                          properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"], methods: [],
-                          interfaceXML: interfaceXML, value: { values[$0] }, call: { _, _ in nil })
+            try BusObject(
+                bus: on, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+                properties: ["Device", "PitchRadians", "Frames", "Live", "FocalPoint"], methods: [],
+                interfaceXML: interfaceXML, value: { values[$0] }, call: { _, _ in nil })
         }
         let real = try serve(server), forged = try serve(forger)
         let seen = Box<[[(String, BusValue)]]>([])
         // Frames is a "t" on the bus: asked for as a "d", it is left out.
-        try client.watchProperties(destination: "org.shimmerd.Test1", path: real.path, interface: real.interface,
-                                   accepting: ["Device": "s", "Live": "b", "Frames": "d"], maximumStringBytes: 4) {
+        try client.watchProperties(
+            destination: "org.shimmerd.Test1", path: real.path, interface: real.interface,
+            accepting: ["Device": "s", "Live": "b", "Frames": "d"], maximumStringBytes: 4
+        ) {
             seen.value.append($0)
         }
         pump([server, forger, client]) { !seen.value.isEmpty }
@@ -300,9 +318,11 @@ private let values: [String: BusValue] = [
         let bus = try PrivateBus()
         let client = try SystemBus()
         let seen = Box<Bool>(false)
-        try client.watchProperties(destination: "org.shimmerd.Absent", path: "/org/shimmerd/Absent",
-                                   interface: "org.shimmerd.Absent", accepting: ["State": "s"],
-                                   maximumStringBytes: 64) { _ in seen.value = true }
+        try client.watchProperties(
+            destination: "org.shimmerd.Absent", path: "/org/shimmerd/Absent",
+            interface: "org.shimmerd.Absent", accepting: ["State": "s"],
+            maximumStringBytes: 64
+        ) { _ in seen.value = true }
         pump([client]) { client.propertiesFailure != nil }
         #expect(!seen.value)
         #expect(client.propertiesFailure?.contains("org.shimmerd.Absent") == true, "\(client.propertiesFailure ?? "")")
@@ -315,30 +335,56 @@ private let values: [String: BusValue] = [
         let bus = try PrivateBus()
         let server = try SystemBus()
         let calls = Box<[String]>([])
-        let object = try BusObject(bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
-                                   properties: ["Device"], methods: ["Recenter"], interfaceXML: interfaceXML,
-                                   value: { values[$0] }, call: { method, _ in
-                                       calls.value.append(method)
-                                       return nil
-                                   })
+        let object = try BusObject(
+            bus: server, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+            properties: ["Device"], methods: ["Recenter"], interfaceXML: interfaceXML,
+            value: { values[$0] },
+            call: { method, _ in
+                calls.value.append(method)
+                return nil
+            })
         let me = try #require(server.uniqueName)
         let long = String(repeating: "x", count: 100_000)
         let refused: [([String], String)] = [
             (["call", me, object.path, object.interface, "Recenter", "s", "now"], "Recenter takes ()"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "su", object.interface, "1"], "Get takes (ss)"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "sss", object.interface, "Device", "x"],
-             "Get takes (ss)"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "ss", object.interface, "x"],
-             "GetAll takes (s)"),
-            (["call", me, object.path, "org.freedesktop.DBus.Introspectable", "Introspect", "s", "x"], "Introspect takes ()"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", long, long],
-             "interface and property names are at most 255 characters"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "s", long],
-             "interface and property names are at most 255 characters"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface, "Absent" + long],
-             "interface and property names are at most 255 characters"),
-            (["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface, "Absent"],
-             "no such property; org.shimmerd.Test1 has Device"),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "su", object.interface, "1"],
+                "Get takes (ss)"
+            ),
+            (
+                [
+                    "call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "sss", object.interface,
+                    "Device", "x",
+                ],
+                "Get takes (ss)"
+            ),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "ss", object.interface, "x"],
+                "GetAll takes (s)"
+            ),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Introspectable", "Introspect", "s", "x"],
+                "Introspect takes ()"
+            ),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", long, long],
+                "interface and property names are at most 255 characters"
+            ),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Properties", "GetAll", "s", long],
+                "interface and property names are at most 255 characters"
+            ),
+            (
+                [
+                    "call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface,
+                    "Absent" + long,
+                ],
+                "interface and property names are at most 255 characters"
+            ),
+            (
+                ["call", me, object.path, "org.freedesktop.DBus.Properties", "Get", "ss", object.interface, "Absent"],
+                "no such property; org.shimmerd.Test1 has Device"
+            ),
         ]
         for (arguments, message) in refused {
             let r = try bus.busctl(arguments, serving: [server], errors: true)
@@ -367,9 +413,9 @@ private let values: [String: BusValue] = [
         let third = try SystemBus()
         #expect(track.add(try #require(third.uniqueName)) == .full)
         track.remove(a)
-        track.remove(a)     // not held: nothing happens
+        track.remove(a)  // not held: nothing happens
         #expect(track.count == 1 && !track.contains(a) && track.contains(b))
-        second = nil        // its connection closes: the bus says so
+        second = nil  // its connection closes: the bus says so
         pump([server]) { track.count == 0 }
         #expect(!track.contains(b))
         // A connection that is gone before it is added (a caller that hung up at once).
@@ -407,7 +453,8 @@ private let values: [String: BusValue] = [
         let bus = try PrivateBus()
         let link = try ReconnectingBus()
         let owned = Box<[SystemBus.NameOwnership]>([])
-        try link.setUp { b throws(SystemBusError) in try b.requestName("org.shimmerd.Test1") { owned.value.append($0) } }
+        try link.setUp { b throws(SystemBusError) in try b.requestName("org.shimmerd.Test1") { owned.value.append($0) }
+        }
         var now = 0.0
         // One wakeup: waits as the loop would, and the time waited (at most) passes.
         func turn() -> ReconnectingBus.Change? {
@@ -455,23 +502,28 @@ private let values: [String: BusValue] = [
         let calls = Box(0)
         var object: BusObject?
         try link.setUp { b throws(SystemBusError) in
-            object = try BusObject(bus: b, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1", properties: [],
-                                   methods: ["Recenter"], interfaceXML: interfaceXML, value: { _ in nil },
-                                   call: { _, _ in calls.value += 1; return nil })
+            object = try BusObject(
+                bus: b, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1", properties: [],
+                methods: ["Recenter"], interfaceXML: interfaceXML, value: { _ in nil },
+                call: { _, _ in
+                    calls.value += 1; return nil
+                })
         }
         let server = try #require(link.bus)
         let unique = try #require(server.uniqueName)
         let client = try SystemBus()
         let answered = Box(false)
-        try client.callMethod(destination: unique, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
-                              member: "Recenter") { _ in answered.value = true }
+        try client.callMethod(
+            destination: unique, path: "/org/shimmerd/Test1", interface: "org.shimmerd.Test1",
+            member: "Recenter"
+        ) { _ in answered.value = true }
         var now = 10.0
         var waited = 0
         while calls.value == 0, waited < 200 {
             client.process()
             let request = link.pollRequest(now: now)
             if request.events == 0 {
-                now += request.timeoutSeconds ?? 0    // resting (after the Hello's NameAcquired): the time passes
+                now += request.timeoutSeconds ?? 0  // resting (after the Hello's NameAcquired): the time passes
                 continue
             }
             var fds = [pollfd(fd: request.fd ?? -1, events: request.events, revents: 0)]

@@ -1,6 +1,7 @@
 import Glibc
 import Motion
 import Testing
+
 @testable import Tracing
 
 private func sample(_ t: Double, _ x: Double, _ y: Double, seq: Int = 0) -> TraceEntry {
@@ -20,7 +21,8 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
     let trace = TraceContents(entries: [sample(2, 175, 233), sample(7, 175, 233)])
     let frames = ReplayTimeline.frames(trace, fps: 60, origin: origin, source: .samples)
     #expect(frames.first?.t == 2 && frames.last?.t == 7 && frames.count == 301)
-    #expect(frames.enumerated().allSatisfy { $0.element.index == $0.offset && $0.element.t == 2 + Double($0.offset) / 60 })
+    #expect(
+        frames.enumerated().allSatisfy { $0.element.index == $0.offset && $0.element.t == 2 + Double($0.offset) / 60 })
 }
 
 @Test func samplesGoThroughTheDaemonsSpring() {
@@ -47,7 +49,8 @@ func frameCountIsTheSpanTimesFpsPlusOne(_ span: Double, _ fps: Double, _ count: 
 /// A reading's record: a `sample` with its target, or a `reading` taken for the baseline.
 private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> TraceEntry {
     guard let target else { return .reading(TraceRecord.Reading(t: t, accel: [0, 0, -9.8], use: "baseline")) }
-    return .sample(TraceRecord.Sample(t: t, seq: seq, accel: [0, 0, -9.8], dpitch: 0, droll: 0, focal: [target.x, target.y]))
+    return .sample(
+        TraceRecord.Sample(t: t, seq: seq, accel: [0, 0, -9.8], dpitch: 0, droll: 0, focal: [target.x, target.y]))
 }
 
 /// The daemon's frames, drawn again from the trace's readings and targets at the
@@ -67,9 +70,10 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
         let frameAt = Double(frame) / 60
         if frameAt <= t + 0.005 && frameAt > t - 0.005 {
             let p = drawing.draw(at: t + 0.004)
-            entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(frame), focal: [p.x, p.y], dots: 1, pixels: 1)))
+            entries.append(
+                .frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(frame), focal: [p.x, p.y], dots: 1, pixels: 1)))
         } else {
-            drawing.unchanged(at: t)   // a frame that changed no dot: not published, not recorded
+            drawing.unchanged(at: t)  // a frame that changed no dot: not published, not recorded
         }
         while Double(frame) / 60 <= t + 0.005 { frame += 1 }
     }
@@ -89,7 +93,7 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
     for i in 0..<200 {
         let t = Double(i) * 0.01
         if i == 100 {
-            drawing.retarget(origin, from: t)   // as MotionInterpreter does on a recapture
+            drawing.retarget(origin, from: t)  // as MotionInterpreter does on a recapture
             entries.append(.recapture(TraceRecord.Recapture(t: t, reason: "tablet-mode switch")))
         }
         // Pinned far off until the switch, then readings for the baseline only.
@@ -98,7 +102,8 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
         entries.append(readingEntry(t, i, target))
         if i % 2 == 0 {
             let p = drawing.draw(at: t + 0.004)
-            entries.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i / 2), focal: [p.x, p.y], dots: 1, pixels: 1)))
+            entries.append(
+                .frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i / 2), focal: [p.x, p.y], dots: 1, pixels: 1)))
         }
     }
     let trace = TraceContents(entries: entries)
@@ -122,8 +127,10 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
         withDrops.append(reading)
         guard i % 2 == 1 else { continue }
         published.append(.frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i), focal: [0, 0], dots: 1, pixels: 1)))
-        withDrops.append(i % 4 == 1 ? .dropped(TraceRecord.Dropped(t: t + 0.004, focal: [0, 0], reason: "no reader"))
-                                    : .frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i), focal: [0, 0], dots: 1, pixels: 1)))
+        withDrops.append(
+            i % 4 == 1
+                ? .dropped(TraceRecord.Dropped(t: t + 0.004, focal: [0, 0], reason: "no reader"))
+                : .frame(TraceRecord.Frame(t: t + 0.004, frame: UInt64(i), focal: [0, 0], dots: 1, pixels: 1)))
     }
     let a = ReplayTimeline.frames(TraceContents(entries: published), fps: 60, origin: origin, source: .samples)
     let b = ReplayTimeline.frames(TraceContents(entries: withDrops), fps: 60, origin: origin, source: .samples)
@@ -140,7 +147,10 @@ private func readingEntry(_ t: Double, _ seq: Int, _ target: FocalPoint?) -> Tra
         sample(0, 1, 1),
     ])
     let frames = ReplayTimeline.frames(trace, fps: 4, origin: origin, source: .frames)
-    #expect(frames.map(\.focal) == [origin, origin, FocalPoint(x: 100, y: 200), FocalPoint(x: 100, y: 200), FocalPoint(x: 120, y: 210)])
+    #expect(
+        frames.map(\.focal) == [
+            origin, origin, FocalPoint(x: 100, y: 200), FocalPoint(x: 100, y: 200), FocalPoint(x: 120, y: 210),
+        ])
 }
 
 @Test func aTraceWithoutTimesHasNoFrames() {

@@ -1,17 +1,21 @@
 import FoundationEssentials
 import Testing
+
 @testable import Tracing
 
 func decode<R: Decodable>(_ type: R.Type, _ line: [UInt8]) throws -> R {
     try JSONDecoder().decode(R.self, from: Data(line))
 }
 
-let awkwardNumbers: [Double] = [0, -0.0, 1, -1, 175, 233.33333333333334, 0.1, 1e-7, -3.0e-12, 123456789.123, 1e15, 2.5e300,
-                                Double.leastNonzeroMagnitude, -9.80665, 0.019154 * 504]
+let awkwardNumbers: [Double] = [
+    0, -0.0, 1, -1, 175, 233.33333333333334, 0.1, 1e-7, -3.0e-12, 123456789.123, 1e15, 2.5e300,
+    Double.leastNonzeroMagnitude, -9.80665, 0.019154 * 504,
+]
 
 @Test func recordsDecodeToTheSameValuesBitForBit() throws {
     for v in awkwardNumbers {
-        let sample = TraceRecord.Sample(t: v, seq: 42, accel: [v, -v, 9.81], dpitch: v, droll: -v, focal: [175 + v, v])
+        let sample = TraceRecord.Sample(
+            t: v, seq: 42, accel: [v, -v, 9.81], dpitch: v, droll: -v, focal: [175 + v, v])
         let got = try decode(TraceRecord.Sample.self, TraceRecord.line(sample))
         #expect(got == sample)
         #expect(got.dpitch.bitPattern == sample.dpitch.bitPattern && got.droll.bitPattern == sample.droll.bitPattern)
@@ -35,7 +39,8 @@ func referenceLine<R: Encodable>(_ record: R) throws -> [UInt8] {
 }
 
 @Test func everyRecordIsTheJSONFoundationWritesForOrdinaryValues() throws {
-    let sample = TraceRecord.Sample(t: 1.25, seq: 3, accel: [0.5, -9.75, 1], dpitch: 0.1, droll: -0.2, focal: [175, 233.5])
+    let sample = TraceRecord.Sample(
+        t: 1.25, seq: 3, accel: [0.5, -9.75, 1], dpitch: 0.1, droll: -0.2, focal: [175, 233.5])
     #expect(try TraceRecord.line(sample) == referenceLine(sample))
     let frame = TraceRecord.Frame(t: 2, frame: 9, focal: [100.5, 3], dots: 12, pixels: 3000, published: 2.0001)
     #expect(try TraceRecord.line(frame) == referenceLine(frame))
@@ -55,12 +60,13 @@ func referenceLine<R: Encodable>(_ record: R) throws -> [UInt8] {
     var sensor = TraceRecord.Sensor(selector: "auto", rate: 60)
     sensor.mountMatrix = [[0, 1, 0], [-1, 0, 0], [0, 0, 1]]
     sensor.mountMatrixSource = "udev:ACCEL_MOUNT_MATRIX"
-    let h = TraceRecord.Header(sensor: sensor,
-                               card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
-                               mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
-                               attitude: .init(baselineSamples: 10, filter: "none", minCutoff: 1, beta: 0.5, dCutoff: 1),
-                               sink: .init(type: "null", fps: 60), shimmerd: "0.1.0",
-                               run: .init(started: "2025-01-01T00:00:00Z", part: 0))
+    let h = TraceRecord.Header(
+        sensor: sensor,
+        card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
+        mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
+        attitude: .init(baselineSamples: 10, filter: "none", minCutoff: 1, beta: 0.5, dCutoff: 1),
+        sink: .init(type: "null", fps: 60), shimmerd: "0.1.0",
+        run: .init(started: "2025-01-01T00:00:00Z", part: 0))
     #expect(try decode(TraceRecord.Header.self, TraceRecord.line(h)) == h)
     #expect(try TraceRecord.line(h) == referenceLine(h))
 }

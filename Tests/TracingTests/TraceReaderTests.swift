@@ -1,24 +1,30 @@
 import Foundation
 import Testing
+
 @testable import Tracing
 
 private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
-private let header = #"{"type":"header","version":1,"sensor":{"rate":60},"card":{"width":350,"height":233.33333333333334,"scale":2,"origin":[175,233.33333333333334]},"mapper":{"roll_range":0.2,"pitch_range":0.1,"max_offset":100,"clamp":true}}"#
-private let sample0 = #"{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8,0.1],"dpitch":0.01,"droll":-0.02,"focal":[165,243.33]}"#
-private let sample1 = #"{"type":"sample","t":0.6,"seq":1,"accel":[0,-9.8,0.2],"dpitch":0.02,"droll":-0.03,"focal":[160,253.33]}"#
+private let header =
+    #"{"type":"header","version":1,"sensor":{"rate":60},"card":{"width":350,"height":233.33333333333334,"scale":2,"origin":[175,233.33333333333334]},"mapper":{"roll_range":0.2,"pitch_range":0.1,"max_offset":100,"clamp":true}}"#
+private let sample0 =
+    #"{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8,0.1],"dpitch":0.01,"droll":-0.02,"focal":[165,243.33]}"#
+private let sample1 =
+    #"{"type":"sample","t":0.6,"seq":1,"accel":[0,-9.8,0.2],"dpitch":0.02,"droll":-0.03,"focal":[160,253.33]}"#
 
 @Test func readsWhatTheWriterWrites() throws {
-    let h = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60),
-                               card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
-                               mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
-                               attitude: .init(baselineSamples: 10, filter: "none", minCutoff: 1, beta: 0.5, dCutoff: 1),
-                               sink: .init(type: "null", fps: 60), shimmerd: "0.1.0", run: .init(started: "2025-01-01T00:00:00Z", part: 0))
+    let h = TraceRecord.Header(
+        sensor: .init(selector: "auto", rate: 60),
+        card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
+        mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
+        attitude: .init(baselineSamples: 10, filter: "none", minCutoff: 1, beta: 0.5, dCutoff: 1),
+        sink: .init(type: "null", fps: 60), shimmerd: "0.1.0", run: .init(started: "2025-01-01T00:00:00Z", part: 0))
     let records: [[UInt8]] = [
         TraceRecord.line(h),
         TraceRecord.line(TraceRecord.Reading(t: 0.1, accel: [0, -9.8, 0], use: "baseline")),
         TraceRecord.line(TraceRecord.Baseline(t: 0.2, up: [0, 1, 0])),
-        TraceRecord.line(TraceRecord.Sample(t: 0.2, seq: 0, accel: [0, -9.8, 0], dpitch: 0, droll: 0, focal: [175, 233.3])),
+        TraceRecord.line(
+            TraceRecord.Sample(t: 0.2, seq: 0, accel: [0, -9.8, 0], dpitch: 0, droll: 0, focal: [175, 233.3])),
         TraceRecord.line(TraceRecord.Frame(t: 0.21, frame: 1, focal: [175, 233.3], dots: 175, pixels: 1000)),
         TraceRecord.line(TraceRecord.Gyro(t: 0.22, anglvel: [0.01, -0.02, 0.5])),
     ]
@@ -30,18 +36,25 @@ private let sample1 = #"{"type":"sample","t":0.6,"seq":1,"accel":[0,-9.8,0.2],"d
     #expect(!c.truncatedLastLine && c.unknownTypes.isEmpty && c.lineCount == 6)
 }
 
-@Test(arguments: [0.1, 1.0 / 3.0, 233.33333333333334, -0.0123456789012345678, Double.leastNonzeroMagnitude, 1.7976931348623157e308, 0.30000000000000004])
+@Test(arguments: [
+    0.1, 1.0 / 3.0, 233.33333333333334, -0.0123456789012345678, Double.leastNonzeroMagnitude, 1.7976931348623157e308,
+    0.30000000000000004,
+])
 func numbersSurviveTheRoundTripBitForBit(_ v: Double) throws {
-    let line = TraceRecord.line(TraceRecord.Sample(t: v, seq: 0, accel: [v, -v, v], dpitch: v, droll: -v, focal: [v, v]))
+    let line = TraceRecord.line(
+        TraceRecord.Sample(t: v, seq: 0, accel: [v, -v, v], dpitch: v, droll: -v, focal: [v, v]))
     let c = try TraceReader.parse(line, path: "t")
     let s = try #require(c.samples.first)
-    #expect(s.t.bitPattern == v.bitPattern && s.dpitch.bitPattern == v.bitPattern && s.droll.bitPattern == (-v).bitPattern)
+    #expect(
+        s.t.bitPattern == v.bitPattern && s.dpitch.bitPattern == v.bitPattern && s.droll.bitPattern == (-v).bitPattern)
     #expect(s.accel.map(\.bitPattern) == [v, -v, v].map(\.bitPattern))
 }
 
 @Test func toleratesTruncatedLastLineUnknownTypeAndUnknownFields() throws {
-    let text = header + "\n"
-        + #"{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8,0.1],"dpitch":0.01,"droll":-0.02,"focal":[165,243.33],"gyro":[1,2,3],"note":{"x":1}}"# + "\n"
+    let text =
+        header + "\n"
+        + #"{"type":"sample","t":0.5,"seq":0,"accel":[0,-9.8,0.1],"dpitch":0.01,"droll":-0.02,"focal":[165,243.33],"gyro":[1,2,3],"note":{"x":1}}"#
+        + "\n"
         + #"{"type":"temperature","t":0.55,"celsius":41.5}"# + "\n"
         + "\n"
         + sample1 + "\n"
@@ -63,7 +76,10 @@ func numbersSurviveTheRoundTripBitForBit(_ v: Double) throws {
     ("{\"type\":\"sample\",\"t\":0.55,\"seq\":1}", "record is missing \"accel\""),
     ("{\"t\":1}", "no \"type\""),
     ("[1,2,3]", "not a JSON object"),
-    ("{\"type\":\"sample\",\"t\":\"soon\",\"seq\":1,\"accel\":[0,0,0],\"dpitch\":0,\"droll\":0,\"focal\":[0,0]}", "\"t\" is not a number"),
+    (
+        "{\"type\":\"sample\",\"t\":\"soon\",\"seq\":1,\"accel\":[0,0,0],\"dpitch\":0,\"droll\":0,\"focal\":[0,0]}",
+        "\"t\" is not a number"
+    ),
     ("{\"type\":\"baseline\",\"t\":1,\"up\":[0,\"x\",1]}", "\"up[1]\" is not a number"),
 ])
 func aMalformedMiddleLineIsAnErrorNamingTheLine(_ bad: String, _ why: String) {
@@ -94,19 +110,26 @@ func aMalformedMiddleLineIsAnErrorNamingTheLine(_ bad: String, _ why: String) {
 /// without a reader) reads back as itself, not as an unknown type.
 @Test func readsADroppedFrame() throws {
     let dropped = TraceRecord.Dropped(t: 0.25, focal: [175, 233.3], reason: "no reader")
-    let text = header + "\n" + #"{"type":"dropped","t":0.2,"focal":[160,240],"reason":"the reader is not taking frames"}"# + "\n"
+    let text =
+        header + "\n" + #"{"type":"dropped","t":0.2,"focal":[160,240],"reason":"the reader is not taking frames"}"#
+        + "\n"
     let c = try TraceReader.parse(bytes(text) + TraceRecord.line(dropped), path: "t.jsonl")
-    #expect(c.dropped == [TraceRecord.Dropped(t: 0.2, focal: [160, 240], reason: "the reader is not taking frames"), dropped])
+    #expect(
+        c.dropped == [
+            TraceRecord.Dropped(t: 0.2, focal: [160, 240], reason: "the reader is not taking frames"), dropped,
+        ])
     #expect(c.unknownTypes.isEmpty && c.frames.isEmpty && c.timeSpan == 0.2...0.25)
 }
 
 /// One record of each kind, as the writer writes it.
 private func example(_ kind: TraceRecord.Kind) -> any Encodable & Sendable {
     switch kind {
-    case .header: TraceRecord.Header(sensor: .init(selector: "auto", rate: 60),
-                                     card: .init(width: 350, height: 233, scale: 2, origin: [175, 233]),
-                                     mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
-                                     attitude: nil, sink: nil, shimmerd: nil)
+    case .header:
+        TraceRecord.Header(
+            sensor: .init(selector: "auto", rate: 60),
+            card: .init(width: 350, height: 233, scale: 2, origin: [175, 233]),
+            mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
+            attitude: nil, sink: nil, shimmerd: nil)
     case .baseline: TraceRecord.Baseline(t: 0.1, up: [0, 1, 0])
     case .recapture: TraceRecord.Recapture(t: 0.2, reason: "SIGUSR1")
     case .sample: TraceRecord.Sample(t: 0.3, seq: 0, accel: [0, -9.8, 0], dpitch: 0, droll: 0, focal: [175, 233])

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import Tracing
 
 private func sample(_ k: Int) -> String {
@@ -17,10 +18,10 @@ private func streamed(_ path: String) throws(TraceReadError) -> (entries: [Trace
 /// Read as it plays, a trace many chunks long gives the records `TraceReader.read` gives,
 /// with the same line count, unknown types and partial last line, across chunk edges.
 @Test func streamGivesWhatTheWholeReadGives() throws {
-    var lines = (0..<3000).map(sample)                       // about 300 KB: five chunks
+    var lines = (0..<3000).map(sample)  // about 300 KB: five chunks
     lines.insert(#"{"type":"future","t":1}"#, at: 700)
     lines.insert("", at: 1500)
-    let text = lines.joined(separator: "\n") + "\n" + #"{"type":"sample","t":9"#   // a crash mid-write
+    let text = lines.joined(separator: "\n") + "\n" + #"{"type":"sample","t":9"#  // a crash mid-write
     let scratch = ScratchDirectory("trace-stream")
     defer { scratch.remove() }
     let path = try scratch.write(text, to: "trace.jsonl")
@@ -47,8 +48,9 @@ private func streamed(_ path: String) throws(TraceReadError) -> (entries: [Trace
 @Test func streamRefusesALineLongerThanItsBound() throws {
     let scratch = ScratchDirectory("trace-stream")
     defer { scratch.remove() }
-    let path = try scratch.write(sample(0) + "\n" + String(repeating: " ", count: TraceStream.maximumLineLength + 10) + "\n",
-                                 to: "trace.jsonl")
+    let path = try scratch.write(
+        sample(0) + "\n" + String(repeating: " ", count: TraceStream.maximumLineLength + 10) + "\n",
+        to: "trace.jsonl")
     let error = #expect(throws: TraceReadError.self) { try streamed(path) }
     #expect(error?.line == 2 && error?.message.contains("longer than") == true)
 }

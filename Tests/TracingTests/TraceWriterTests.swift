@@ -1,13 +1,15 @@
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
+
 @testable import Tracing
 
-private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60),
-                                        card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
-                                        mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
-                                        attitude: nil, sink: nil, shimmerd: "test", run: .init(started: "2025-01-01T00:00:00Z"))
+private let header = TraceRecord.Header(
+    sensor: .init(selector: "auto", rate: 60),
+    card: .init(width: 350, height: 350 * 2 / 3, scale: 2, origin: [175, 350 * 2 / 3]),
+    mapper: .init(rollRange: 0.2, pitchRange: 0.1, maxOffset: 100, clamp: true),
+    attitude: nil, sink: nil, shimmerd: "test", run: .init(started: "2025-01-01T00:00:00Z"))
 
 @Test func rotatesBySizeKeepingHeaderAndBaselineInEveryFile() throws {
     let scratch = ScratchDirectory("shimmerd-trace")
@@ -21,7 +23,9 @@ private let header = TraceRecord.Header(sensor: .init(selector: "auto", rate: 60
         w.append(header)
         w.append(TraceRecord.Baseline(t: 0.1, up: [0, 1, 0]))
         for i in 0..<400 {
-            w.append(TraceRecord.Sample(t: Double(i) / 60, seq: i, accel: [0, -9.8, 0.1], dpitch: 0.01, droll: 0.02, focal: [175, 233]))
+            w.append(
+                TraceRecord.Sample(
+                    t: Double(i) / 60, seq: i, accel: [0, -9.8, 0.1], dpitch: 0.01, droll: 0.02, focal: [175, 233]))
             seq = i
         }
         #expect(w.rotations >= 3)

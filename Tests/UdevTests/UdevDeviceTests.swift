@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import Udev
 
 // Real libudev on this machine's /sys. Only what every Linux system has is used: the
@@ -76,7 +77,9 @@ private func sysfsText(_ path: String) -> String? {
     #expect(e.operation == "udev_device_new_from_syspath")
     #expect(e.target == path)
     #expect(e.code == ENODEV, "libudev's errno for a syspath with no device")
-    #expect(e.description == "udev_device_new_from_syspath(\(path)): \(String(cString: strerror(ENODEV))) (errno \(ENODEV))")
+    #expect(
+        e.description == "udev_device_new_from_syspath(\(path)): \(String(cString: strerror(ENODEV))) (errno \(ENODEV))"
+    )
 }
 
 @Test func writingAReadOnlyAttributeFailsNamingTheFile() throws {

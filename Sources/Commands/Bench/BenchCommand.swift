@@ -10,9 +10,11 @@ struct BenchCommand: Subcommand {
     static let options: [OptionSpec] = [
         .json,
         OptionSpec("--frames", value: "N", help: "rounds (frames per case), default 3000"),
-        OptionSpec("--kernel", value: "auto|baseline|avx2", help: "which compilation of the inner loop "
-            + "(default auto: the fastest the CPU runs)",
-                   completion: .words(["auto", "baseline", "avx2"])),
+        OptionSpec(
+            "--kernel", value: "auto|baseline|avx2",
+            help: "which compilation of the inner loop "
+                + "(default auto: the fastest the CPU runs)",
+            completion: .words(["auto", "baseline", "avx2"])),
         .set,
     ]
 
@@ -33,7 +35,9 @@ struct BenchCommand: Subcommand {
         }
         overrides = a.all("--set")
         if let text = a.value("--frames") {
-            guard let n = Int(text), n >= 1, n <= 10_000_000 else { throw Failure(.usage, "bench: --frames \"\(text)\" is not a count") }
+            guard let n = Int(text), n >= 1, n <= 10_000_000 else {
+                throw Failure(.usage, "bench: --frames \"\(text)\" is not a count")
+            }
             rounds = n
         } else {
             rounds = 3000
@@ -57,20 +61,25 @@ struct BenchCommand: Subcommand {
         }
         context.out("shimmerd bench: \(rounds) frames per case, interleaved; times per frame (median / p90 / min)\n")
         for r in results {
-            context.out("\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
-                        + " (\(r.dotPixels * 4 / 1024) KiB), \(r.kernel) kernel; checksums "
-                            + "\(r.checksumsMatch ? "match" : "DIFFER")\n")
-            context.out("  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot "
-                + "pixels' bytes; memcpy \(us(r.memcpyCold.median)) after an eviction (the floor of cold), "
-                + "\(us(r.memcpyIdle.median)) after a sleep (the floor of idle)\n")
+            context.out(
+                "\n\(r.target): \(r.width) x \(r.height) px, \(r.dots) dots, \(r.dotPixels) dot pixels"
+                    + " (\(r.dotPixels * 4 / 1024) KiB), \(r.kernel) kernel; checksums "
+                    + "\(r.checksumsMatch ? "match" : "DIFFER")\n")
+            context.out(
+                "  floor   memset \(us(r.memset.median)) / memcpy \(us(r.memcpy.median)) of the dot "
+                    + "pixels' bytes; memcpy \(us(r.memcpyCold.median)) after an eviction (the floor of cold), "
+                    + "\(us(r.memcpyIdle.median)) after a sleep (the floor of idle)\n")
             for c in r.cases {
-                context.out("  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"
-                            + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"
-                            + (c.nsPerPixel > 0 ? ", \(fixed(c.nsPerPixel, 2)) ns/px, "
+                context.out(
+                    "  " + c.name.padding(7) + " \(us(c.ns.median)) / \(us(c.ns.p90)) / \(us(c.ns.min))"
+                        + "  \(Int(c.dotsRepaintedPerFrame)) dots, \(Int(c.pixelsWrittenPerFrame)) px"
+                        + (c.nsPerPixel > 0
+                            ? ", \(fixed(c.nsPerPixel, 2)) ns/px, "
                                 + "\(fixed(c.ratioToMemcpy, 1))x memcpy" : "")
-                            + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits"
-                            + scanoutText(c)
-                            + (c.threadCPUNs.map { "; thread CPU \(us($0.median)) a frame with its sleep and wakeup" } ?? "") + "\n")
+                        + ", \(Int(c.distinctColorsPerFrame)) colors, \(Int(c.tableHitsPerFrame)) table hits"
+                        + scanoutText(c)
+                        + (c.threadCPUNs.map { "; thread CPU \(us($0.median)) a frame with its sleep and wakeup" } ?? "")
+                        + "\n")
             }
         }
         if let line = summary(results) { context.out("\n" + line + "\n") }
@@ -79,12 +88,14 @@ struct BenchCommand: Subcommand {
     /// One line for the reader who wants the gist: the daemon's default card (scale 2).
     func summary(_ results: [Benchmark.TargetResult]) -> String? {
         guard let r = results.first(where: { $0.target == "scale2" }),
-              let all = r.cases.first(where: { $0.name == "all" }), let idle = r.cases.first(where: { $0.name == "idle" }),
-              let none = r.cases.first(where: { $0.name == "none" }) else { return nil }
+            let all = r.cases.first(where: { $0.name == "all" }),
+            let idle = r.cases.first(where: { $0.name == "idle" }),
+            let none = r.cases.first(where: { $0.name == "none" })
+        else { return nil }
         return "summary: at \(r.width) x \(r.height) px a frame in which every dot changes "
             + "colour costs \(us(all.ns.median))"
             + " (median; \(fixed(all.ratioToMemcpy, 1))x a memcpy of the dot pixels), \(us(idle.ns.median)) "
-                + "after a sleep as the daemon's;"
+            + "after a sleep as the daemon's;"
             + " a frame with no colour change \(us(none.ns.median))" + (r.checksumsMatch ? "" : "; CHECKSUMS DIFFER")
     }
 

@@ -74,8 +74,9 @@ extension Benchmark {
         /// Each case's result, over the floor its frames are compared with.
         func cases(floor: Stats, coldFloor: Stats) -> [CaseResult] {
             names.indices.map { c in
-                tallies[c].result(target: target.name, name: names[c], floor: names[c] == "cold" ? coldFloor : floor,
-                                  scanout: target.scanout)
+                tallies[c].result(
+                    target: target.name, name: names[c], floor: names[c] == "cold" ? coldFloor : floor,
+                    scanout: target.scanout)
             }
         }
 

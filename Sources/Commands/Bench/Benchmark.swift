@@ -1,5 +1,5 @@
-import Color
 import Card
+import Color
 import Glibc
 import LinuxSystem
 import Output
@@ -136,22 +136,25 @@ package struct Benchmark {
         case "move1": return (origin.0 - 60 + Double(i % 120), origin.1 - 60)
         case "move10": return (origin.0 - 150 + Double(i % 30) * 10, origin.1 - 80)
         case "all", "cold", "idle": return i % 2 == 0 ? (origin.0, origin.1) : (origin.0 + 900, origin.1 - 700)
-        default: return (origin.0 - 40, origin.1 - 50)   // full and none: a fixed point
+        default: return (origin.0 - 40, origin.1 - 50)  // full and none: a fixed point
         }
     }
 
     /// Runs every target; `makeRenderer` builds a renderer at a scale (fonts are I/O,
     /// so the caller supplies them).
     package func run(makeRenderer: (Double) throws -> CardRenderer) rethrows -> [TargetResult] {
-        try targets.indices.map { try run(targets[$0], makeRenderer: makeRenderer, stepsBefore: $0 * (rounds + max(idleFrames, 1))) }
+        try targets.indices.map {
+            try run(targets[$0], makeRenderer: makeRenderer, stepsBefore: $0 * (rounds + max(idleFrames, 1)))
+        }
     }
 
-    func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer, stepsBefore: Int = 0) rethrows -> TargetResult {
+    func run(_ t: Target, makeRenderer: (Double) throws -> CardRenderer, stepsBefore: Int = 0) rethrows -> TargetResult
+    {
         let renderer = try makeRenderer(t.scale)
         var run = TargetRun(t, renderer: renderer)
         let floor = Floor(bytes: renderer.dotPixelCount * 4)
         run.warmUp()
-        renderer.prefetchesAhead = false   // frames back to back: the lines are in the caches
+        renderer.prefetchesAhead = false  // frames back to back: the lines are in the caches
         var memsetTimes = [Double](), memcpyTimes = [Double](), memcpyColdTimes = [Double]()
         for round in 0..<rounds {
             run.timeOneFrameOfEachCase(evict: floor.evict)
@@ -165,11 +168,12 @@ package struct Benchmark {
         let (idleCase, memcpyIdleStats) = timeIdleFrames(&run, floor: floor, stepsBefore: stepsBefore)
         let cases = run.cases(floor: memcpyStats, coldFloor: memcpyColdStats) + [idleCase]
         let match = run.incrementalTargetsMatch()
-        return TargetResult(target: t.name, width: run.width, height: run.height, dots: renderer.dotCount,
-                            kernel: renderer.kernel.rawValue, dotPixels: renderer.dotPixelCount,
-                            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats,
-                            memcpyIdle: memcpyIdleStats, cases: cases,
-                            checksumsMatch: match)
+        return TargetResult(
+            target: t.name, width: run.width, height: run.height, dots: renderer.dotCount,
+            kernel: renderer.kernel.rawValue, dotPixels: renderer.dotPixelCount,
+            memset: Stats(memsetTimes), memcpy: memcpyStats, memcpyCold: memcpyColdStats,
+            memcpyIdle: memcpyIdleStats, cases: cases,
+            checksumsMatch: match)
     }
 
     /// `idle`: a frame, or a memcpy, after each sleep; the case and its floor.
@@ -179,7 +183,7 @@ package struct Benchmark {
         var idleTarget = CardTarget(pixmap: idleBuffer.pixmap, originX: run.originX, originY: run.originY)
         var idle = Tally(), idleCPU = [Double](), memcpyIdleTimes = [Double]()
         var focal = Benchmark.focal("idle", 0, origin: origin)
-        renderer.prefetchesAhead = true   // as the daemon's renderer, whose frames follow a sleep
+        renderer.prefetchesAhead = true  // as the daemon's renderer, whose frames follow a sleep
         renderer.update(focalX: focal.0, focalY: focal.1)
         renderer.paint(into: &idleTarget)
         if t.scanout { for i in 0..<2 { run.scanouts[idleScanout].copy(idleBuffer.pixmap, into: i) } }
@@ -234,12 +238,13 @@ package struct Benchmark {
             let n = Double(max(ns.count, 1))
             let stats = Stats(ns)
             let px = Double(pixels) / n
-            return CaseResult(target: target, name: name, frames: ns.count, ns: stats,
-                              dotsRepaintedPerFrame: Double(dots) / n, pixelsWrittenPerFrame: px,
-                              nsPerPixel: px > 0 ? stats.median / px : 0, distinctColorsPerFrame: Double(distinct) / n,
-                              tableHitsPerFrame: Double(hits) / n, tableMissesPerFrame: Double(misses) / n,
-                              ratioToMemcpy: Benchmark.ratio(stats, floor),
-                              scanoutRowsPerFrame: scanout ? Double(scanoutRows) / n : nil)
+            return CaseResult(
+                target: target, name: name, frames: ns.count, ns: stats,
+                dotsRepaintedPerFrame: Double(dots) / n, pixelsWrittenPerFrame: px,
+                nsPerPixel: px > 0 ? stats.median / px : 0, distinctColorsPerFrame: Double(distinct) / n,
+                tableHitsPerFrame: Double(hits) / n, tableMissesPerFrame: Double(misses) / n,
+                ratioToMemcpy: Benchmark.ratio(stats, floor),
+                scanoutRowsPerFrame: scanout ? Double(scanoutRows) / n : nil)
         }
     }
 
@@ -260,16 +265,18 @@ package struct Benchmark {
         init(width: Int, height: Int, card: CardRenderer) {
             let pitch = (width * 4 + 63) / 64 * 64
             buffers = (0..<2).map { _ in PixelBuffer(width: width, height: height, stride: pitch) }
-            placement = CardPlacement(cardWidth: card.pixelWidth, cardHeight: card.pixelHeight, screenWidth: width,
-                                      screenHeight: height, position: nil)
+            placement = CardPlacement(
+                cardWidth: card.pixelWidth, cardHeight: card.pixelHeight, screenWidth: width,
+                screenHeight: height, position: nil)
             copier = ShadowCopier(placement: placement, orientation: .normal, bufferCount: 2)
         }
 
         @discardableResult
         mutating func copy(_ shadow: Pixmap, into i: Int) -> Int {
             let b = buffers[i].pixmap
-            return copier.copy(shadow, into: i, base: UnsafeMutableRawPointer(b.row(0)), pitch: b.stride,
-                               panelWidth: b.width, panelHeight: b.height)
+            return copier.copy(
+                shadow, into: i, base: UnsafeMutableRawPointer(b.row(0)), pitch: b.stride,
+                panelWidth: b.width, panelHeight: b.height)
         }
 
         /// Whether buffer `i` shows `card` at its place (compared here, in ordinary memory;

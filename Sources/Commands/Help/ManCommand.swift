@@ -7,8 +7,11 @@ struct ManCommand: Subcommand {
     static let name = "man"
     static let abstract = "print a manual page, shimmerd(8) or shimmerd.conf(5), in man(7) format"
     static let options: [OptionSpec] = []
-    static let positionals = [PositionalSpec("PAGE", help: "shimmerd.8 (or shimmerd) or shimmerd.conf.5 (or shimmerd.conf)",
-                                             completion: .words(ManualPage.allCases.map(\.rawValue)))]
+    static let positionals = [
+        PositionalSpec(
+            "PAGE", help: "shimmerd.8 (or shimmerd) or shimmerd.conf.5 (or shimmerd.conf)",
+            completion: .words(ManualPage.allCases.map(\.rawValue)))
+    ]
 
     var page: ManualPage
 

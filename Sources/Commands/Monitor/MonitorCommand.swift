@@ -13,12 +13,18 @@ import Tracing
 struct MonitorCommand: Subcommand {
     static let name = "monitor"
     static let abstract = "print accelerometer, dPitch, dRoll and focal point lines as they change, until interrupted"
-    static let options: [OptionSpec] = [OptionSpec("--json", help: "machine-readable output: one object per sample, and per event"),
-                                        OptionSpec("--all", help: "a line for every sample, not only when "
-                                            + "dPitch, dRoll or the focal point changes"),
-                                        .config, .set, .duration,
-                                        OptionSpec("--dbus", help: "the running daemon's state from the "
-                                            + "system bus (org.shimmerd.Shimmerd1) instead of the sensor")]
+    static let options: [OptionSpec] = [
+        OptionSpec("--json", help: "machine-readable output: one object per sample, and per event"),
+        OptionSpec(
+            "--all",
+            help: "a line for every sample, not only when "
+                + "dPitch, dRoll or the focal point changes"),
+        .config, .set, .duration,
+        OptionSpec(
+            "--dbus",
+            help: "the running daemon's state from the "
+                + "system bus (org.shimmerd.Shimmerd1) instead of the sensor"),
+    ]
 
     var json: Bool
     var all: Bool
@@ -44,10 +50,13 @@ struct MonitorCommand: Subcommand {
         }
         let config = MotionConfiguration(try configuration.load())
         if case .trace = config.sensor.device {
-            throw Failure(.configuration, "monitor: Sensor.device = trace:... is replayed by "
-                + "`shimmerd replay`, not monitored")
+            throw Failure(
+                .configuration,
+                "monitor: Sensor.device = trace:... is replayed by "
+                    + "`shimmerd replay`, not monitored")
         }
-        var session = MonitorSession(settings: config.sensor, motion: config.interpreter, json: json, duration: duration)
+        var session = MonitorSession(
+            settings: config.sensor, motion: config.interpreter, json: json, duration: duration)
         session.everySample = all
         do {
             try session.run(log: context.log, emit: emit)

@@ -80,46 +80,57 @@ package struct MonitorSession {
     /// The lines (or JSON objects) of a sensor event and of what the motion stage made of
     /// it; none when it says nothing.
     /// - Parameter lastRate: the newest angular velocity (rad/s), shown with each sample.
-    private func describe(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
-                          lastRate: inout Vector3?, lastShown: inout String?) -> [String] {
+    private func describe(
+        _ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
+        lastRate: inout Vector3?, lastShown: inout String?
+    ) -> [String] {
         if case .motion(.acceleration(_, let t, let scanNs)) = e {
             return describe(out, at: t, scanTimestampNs: scanNs, lastRate: lastRate, lastShown: &lastShown)
         }
-        lastShown = nil   // after any other news, the next sample line is printed
+        lastShown = nil  // after any other news, the next sample line is printed
         if case .attached(let a) = e { return describe(a, now: now) }
         return describeOther(e, out, now: now, lastRate: &lastRate).map { [$0] } ?? []
     }
 
     /// The one line of any other event; nil when it says nothing.
-    private func describeOther(_ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
-                               lastRate: inout Vector3?) -> String? {
+    private func describeOther(
+        _ e: SensorEvent, _ out: MotionInterpreter.Outcome, now: Double,
+        lastRate: inout Vector3?
+    ) -> String? {
         switch e {
         case .waiting(let why):
             return event("waiting", at: now, [("reason", .string(why))], "=== Waiting for an accelerometer: \(why)")
         case .detached(let name, let reason):
-            return event("detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
-                         "=== Accelerometer \(name) vanished (\(reason))")
+            return event(
+                "detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
+                "=== Accelerometer \(name) vanished (\(reason))")
         case .gyroAttached(let p, let how):
-            return event("gyro-attached", at: now,
-                         [("gyro", .optional(p.gyro?.id)), ("gyro_reason", .string(p.reason)),
-                          ("gyro_mount_matrix_source", .optional(p.matrixSource)), ("how", .string(how))],
-                         "=== Gyroscope \(how)")
+            return event(
+                "gyro-attached", at: now,
+                [
+                    ("gyro", .optional(p.gyro?.id)), ("gyro_reason", .string(p.reason)),
+                    ("gyro_mount_matrix_source", .optional(p.matrixSource)), ("how", .string(how)),
+                ],
+                "=== Gyroscope \(how)")
         case .gyroDetached(let name, let reason):
             lastRate = nil
-            return event("gyro-detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
-                         "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
+            return event(
+                "gyro-detached", at: now, [("device", .string(name)), ("reason", .string(reason))],
+                "=== Gyroscope \(name) gone (\(reason)); accelerometer alone")
         case .motion(.recapture(let why, _)), .motion(.recaptureAtRest(let why, _)):
             return event("recapture", at: now, [("reason", .string(why))], "=== Capturing the baseline again (\(why))")
         case .motion(.angularVelocity(let w, let t)):
             lastRate = w
             switch out.gyroscope {
             case .doubted(let why)?:
-                return event("gyro-disagrees", at: t, [("reason", .string(why))],
-                             "=== The gyroscope disagrees with the accelerometer (\(why)); "
-                                 + "accelerometer alone until it fits again")
+                return event(
+                    "gyro-disagrees", at: t, [("reason", .string(why))],
+                    "=== The gyroscope disagrees with the accelerometer (\(why)); "
+                        + "accelerometer alone until it fits again")
             case .trustedAgain(let why)?:
-                return event("gyro-agrees", at: t, [("reason", .string(why))],
-                             "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
+                return event(
+                    "gyro-agrees", at: t, [("reason", .string(why))],
+                    "=== The gyroscope agrees with the accelerometer again (\(why)); fused again")
             default:
                 return nil
             }
@@ -130,8 +141,10 @@ package struct MonitorSession {
 
     /// One event's line: with `--json` an object of its `type`, its time `t` and `fields`,
     /// else `text`.
-    private func event(_ type: String, at t: Double, _ fields: [(String, SensorJSON)],
-                       _ text: @autoclosure () -> String) -> String {
+    private func event(
+        _ type: String, at t: Double, _ fields: [(String, SensorJSON)],
+        _ text: @autoclosure () -> String
+    ) -> String {
         json ? SensorJSON.object([("type", .string(type)), ("t", .number(t))] + fields).text : text()
     }
 
@@ -142,30 +155,47 @@ package struct MonitorSession {
     }
 
     private func describe(_ a: AccelerometerService.Attachment, now: Double) -> [String] {
-        json ? [SensorJSON.object([
-            ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
-            ("name", .optional(a.device.name)), ("mode", .string(a.mode.rawValue)), ("mode_reason", .string(a.modeReason)),
-            ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
-            ("mount_matrix_source", .string(a.device.mountMatrixSource)),
-            ("sampling_frequency", .string(a.samplingFrequency)),
-            ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
-            ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
-        ]).text] : ["=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))",
-                    "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling "
-                        + "frequency: \(a.samplingFrequency)"]
-            + (a.gyro.map { p in ["    gyroscope: " + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" } ?? "none (\(p.reason))")] } ?? [])
+        json
+            ? [
+                SensorJSON.object([
+                    ("type", .string("attached")), ("t", .number(now)), ("device", .string(a.device.id)),
+                    ("name", .optional(a.device.name)), ("mode", .string(a.mode.rawValue)),
+                    ("mode_reason", .string(a.modeReason)),
+                    ("selection", .string(a.selectionReason)), ("mount_matrix", .matrix(a.device.mountMatrix)),
+                    ("mount_matrix_source", .string(a.device.mountMatrixSource)),
+                    ("sampling_frequency", .string(a.samplingFrequency)),
+                    ("gyro", .optional(a.gyro?.gyro?.id)), ("gyro_reason", .optional(a.gyro?.reason)),
+                    ("gyro_mount_matrix_source", .optional(a.gyro?.matrixSource)),
+                ]).text
+            ]
+            : [
+                "=== Accelerometer \(a.device.displayName) attached, \(a.mode) mode (\(a.modeReason))",
+                "    mount matrix \(a.device.mountMatrix) (\(a.device.mountMatrixSource)); sampling "
+                    + "frequency: \(a.samplingFrequency)",
+            ]
+                + (a.gyro.map { p in
+                    [
+                        "    gyroscope: "
+                            + (p.gyro.map { "\($0.displayName) (\(p.reason); frame from \(p.matrixSource ?? "?"))" }
+                                ?? "none (\(p.reason))")
+                    ]
+                } ?? [])
     }
 
     /// The baseline captured and the sample given by an acceleration, one line each.
-    private func describe(_ out: MotionInterpreter.Outcome, at t: Double, scanTimestampNs: Int64?,
-                          lastRate: Vector3?, lastShown: inout String?) -> [String] {
+    private func describe(
+        _ out: MotionInterpreter.Outcome, at t: Double, scanTimestampNs: Int64?,
+        lastRate: Vector3?, lastShown: inout String?
+    ) -> [String] {
         var lines: [String] = []
         if let b = out.baseline {
             lastShown = nil
-            lines.append(event("baseline", at: t, [("up", .vector(b.up))],
-                               "=== Baseline captured: up = (\(fixed(b.up.x, 3)), "
-                                   + "\(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
-                                   + (b.portrait ? ", portrait" : "")))
+            lines.append(
+                event(
+                    "baseline", at: t, [("up", .vector(b.up))],
+                    "=== Baseline captured: up = (\(fixed(b.up.x, 3)), "
+                        + "\(fixed(b.up.y, 3)), \(fixed(b.up.z, 3)))"
+                        + (b.portrait ? ", portrait" : "")))
         }
         if let s = out.sample {
             if json {
@@ -179,11 +209,13 @@ package struct MonitorSession {
     }
 
     private func sampleObject(_ s: MotionSample, scanTimestampNs: Int64?) -> String {
-        SensorJSON.object([
-            ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
-            ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
-            ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
-        ] + (scanTimestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])).text
+        SensorJSON.object(
+            [
+                ("type", .string("sample")), ("t", .number(s.t)), ("seq", .int(s.seq)), ("accel", .vector(s.accel)),
+                ("dpitch", .number(s.tilt.dPitchRadians)), ("droll", .number(s.tilt.dRollRadians)),
+                ("focal", .array([.number(s.focal.x), .number(s.focal.y)])),
+            ] + (scanTimestampNs.map { [("scan_timestamp_ns", SensorJSON.string(String($0)))] } ?? [])
+        ).text
     }
 
     /// What a sample line shows of the tilt and the focal point, as printed: a sample whose

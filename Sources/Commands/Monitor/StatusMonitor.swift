@@ -30,8 +30,10 @@ package enum StatusMonitor {
         var state: [String: BusValue] = [:]
         var pending: [(String, BusValue)]?
         do {
-            try bus.watchProperties(destination: StatusBus.name, path: StatusBus.path, interface: StatusBus.interface,
-                                    accepting: accepted, maximumStringBytes: maximumStringBytes) {
+            try bus.watchProperties(
+                destination: StatusBus.name, path: StatusBus.path, interface: StatusBus.interface,
+                accepting: accepted, maximumStringBytes: maximumStringBytes
+            ) {
                 pending = (pending ?? []) + $0
             }
         } catch {
@@ -81,8 +83,10 @@ package enum StatusMonitor {
     }
 
     static func jsonLine(_ s: [String: BusValue], changed: [String], at t: Double) -> String {
-        var fields: [(String, SensorJSON)] = [("type", .string("status")), ("t", .number(t)),
-                                              ("changed", .array(changed.map(SensorJSON.string)))]
+        var fields: [(String, SensorJSON)] = [
+            ("type", .string("status")), ("t", .number(t)),
+            ("changed", .array(changed.map(SensorJSON.string))),
+        ]
         for p in StatusBus.properties {
             switch s[p.name] {
             case .string(let v)?: fields.append((p.name, .string(v)))

@@ -8,16 +8,23 @@ struct PlotCommand: Subcommand {
     static let name = "plot"
     static let abstract = "draw a trace as one SVG: tilt and focal point over time, the focal path over the card"
     static let options: [OptionSpec] = [
-        OptionSpec("--out", value: "FILE.svg", help: "output SVG (written atomically)", required: true, completion: .file(extension: "svg")),
+        OptionSpec(
+            "--out", value: "FILE.svg", help: "output SVG (written atomically)", required: true,
+            completion: .file(extension: "svg"))
     ]
-    static let positionals = [PositionalSpec("TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
-                                                    completion: .file(extension: "jsonl"))]
+    static let positionals = [
+        PositionalSpec(
+            "TRACE.jsonl", help: "a trace (Trace.path, or DIR/trace.jsonl of shimmerd demo)",
+            completion: .file(extension: "jsonl"))
+    ]
 
     var trace: String
     var out: String
 
     init(_ a: ParsedArguments) throws(Failure) {
-        guard let trace = a.positionals.first, !trace.isEmpty else { throw Failure(.usage, "plot: missing TRACE.jsonl") }
+        guard let trace = a.positionals.first, !trace.isEmpty else {
+            throw Failure(.usage, "plot: missing TRACE.jsonl")
+        }
         self.trace = trace
         out = try a.outputFile("--out", command: Self.name, extension: "svg")
     }
@@ -31,8 +38,9 @@ struct PlotCommand: Subcommand {
         do { try FileSystem.writeAtomically(Array(svg.utf8), to: out) } catch {
             throw Failure(.cannotCreate, "plot: cannot write \(out): \(error)")
         }
-        context.log.info("wrote \(out): \(counted(contents.samples.count, "sample")), "
-            + "\(counted(contents.baselines.count, "baseline"))")
+        context.log.info(
+            "wrote \(out): \(counted(contents.samples.count, "sample")), "
+                + "\(counted(contents.baselines.count, "baseline"))")
     }
 }
 
@@ -48,8 +56,10 @@ enum TraceInput {
             log.warning("\(path):\(contents.lineCount): partial last line (a crash mid-write?) ignored")
         }
         if !contents.unknownTypes.isEmpty {
-            log.info("\(path): skipped records of unknown types: "
-                     + contents.unknownTypes.keys.sorted().map { "\($0) (\(contents.unknownTypes[$0]!))" }.joined(separator: ", "))
+            log.info(
+                "\(path): skipped records of unknown types: "
+                    + contents.unknownTypes.keys.sorted().map { "\($0) (\(contents.unknownTypes[$0]!))" }.joined(
+                        separator: ", "))
         }
         return contents
     }
@@ -58,7 +68,9 @@ enum TraceInput {
     /// values and checked against the keys' ranges: a header with values this version
     /// rejects (a card 1e300 or -5 points wide) is bad input data (exit 65), not a
     /// configuration error.
-    static func recordedConfiguration(_ contents: TraceContents, trace: String, command: String) throws(Failure) -> Configuration {
+    static func recordedConfiguration(_ contents: TraceContents, trace: String, command: String) throws(Failure)
+        -> Configuration
+    {
         var c = Configuration()
         guard let h = contents.header else { return c }
         c.card.width = h.card.width

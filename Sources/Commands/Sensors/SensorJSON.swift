@@ -31,9 +31,13 @@ package indirect enum SensorJSON: Sendable {
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
         case .number(let d):
-            if !d.isFinite { out += "null" }
-            else if d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)) }
-            else { out += "\(d)" }
+            if !d.isFinite {
+                out += "null"
+            } else if d == d.rounded(), abs(d) < 1e15 {
+                out += String(Int(d))
+            } else {
+                out += "\(d)"
+            }
         case .string(let s): Self.quote(s, into: &out)
         case .array(let a):
             out += "["

@@ -27,17 +27,22 @@ extension SensorReport {
     }
 
     func inputLines(_ i: InputDeviceFacts) -> [String] {
-        var out = ["    input device: \(i.inputSyspath ?? "?")" + (Self.vendorProduct(i).map { ", vendor:product \($0)" } ?? ""),
-                   "    placement: \(i.placement)" + (i.placement.builtIn ? "" : " (auto prefers a built-in device)")]
+        var out = [
+            "    input device: \(i.inputSyspath ?? "?")"
+                + (Self.vendorProduct(i).map { ", vendor:product \($0)" } ?? ""),
+            "    placement: \(i.placement)" + (i.placement.builtIn ? "" : " (auto prefers a built-in device)"),
+        ]
         if let why = i.controller { out.append("    game controller: \(why)") }
         if let axes = i.axesSource { out.append("    controller axes: \(axes)") }
         out.append("    units: \(i.unitsSource ?? "none")")
         if let g = i.gyroScale {
-            out.append("    gyroscope: ABS_RX ABS_RY ABS_RZ, \(g.x) \(g.y) \(g.z) rad/s per "
-                + "count (\(i.gyroUnitsSource ?? ""))")
+            out.append(
+                "    gyroscope: ABS_RX ABS_RY ABS_RZ, \(g.x) \(g.y) \(g.z) rad/s per "
+                    + "count (\(i.gyroUnitsSource ?? ""))")
         }
-        out.append("    sample times: \(i.timestamps ? "MSC_TIMESTAMP (the device's own)" : "the events' own")"
-            + (i.poller.map { "; poll interval: \($0.currentMs) ms (Sensor.rate sets it)" } ?? ""))
+        out.append(
+            "    sample times: \(i.timestamps ? "MSC_TIMESTAMP (the device's own)" : "the events' own")"
+                + (i.poller.map { "; poll interval: \($0.currentMs) ms (Sensor.rate sets it)" } ?? ""))
         return out
     }
 

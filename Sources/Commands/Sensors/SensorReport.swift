@@ -1,8 +1,8 @@
 import IIO
 import LinuxSystem
 import Motion
-import Udev
 import Sensors
+import Udev
 
 /// What `shimmerd sensors` prints: every IIO device found, what it is, and which one
 /// `Sensor.device` picks and why. The command only formats and prints it.
@@ -45,14 +45,16 @@ package struct SensorReport: Sendable {
             inputs = ((try? InputDiscovery.snapshots(udev: udev)) ?? [])
                 .map { AccelerometerDescription(input: $0, configuredMatrix: settings.mountMatrix) }
         }
-        let devices = snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) } + inputs
+        let devices =
+            snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) } + inputs
         let gyroscopes = Discovery.gyroscopes(snapshots) + inputs.compactMap(GyroscopeDescription.init(input:))
         var selection = SensorSelection.select(settings.device, from: devices)
         // A machine without IIO at all (no driver loaded, a VM): libiio's failure to build
         // a context follows from that and is no news of its own.
         let iioAbsent = source == "local" && snapshots.isEmpty && !FileSystem.isDirectory(Self.iioDevices)
         if iioAbsent, selection.chosen == nil {
-            selection.reason = "no IIO devices (\(Self.iioDevices) is absent)"
+            selection.reason =
+                "no IIO devices (\(Self.iioDevices) is absent)"
                 + (inputs.isEmpty ? "" : "; \(selection.reason)")
         }
         var modes: [String: (mode: DriverMode?, reason: String)] = [:]
@@ -68,18 +70,23 @@ package struct SensorReport: Sendable {
             let problem = BufferPermission.problem(d, local: d.syspath != nil)
             switch settings.mode {
             case .poll: modes[d.id] = (.poll, "Sensor.mode = poll")
-            case .buffer: modes[d.id] = problem.map { (nil, "Sensor.mode = buffer, but \($0)") } ?? (.buffer, "Sensor.mode = buffer")
+            case .buffer:
+                modes[d.id] =
+                    problem.map { (nil, "Sensor.mode = buffer, but \($0)") } ?? (.buffer, "Sensor.mode = buffer")
             case .auto:
-                modes[d.id] = problem.map { (.poll, "auto: \($0)") }
+                modes[d.id] =
+                    problem.map { (.poll, "auto: \($0)") }
                     ?? (.buffer, "auto: scan elements, trigger \(d.trigger ?? "?") and writable buffer attributes")
             }
         }
         let pairing = selection.chosen.map {
-            GyroPairing.pair(accelerometer: $0, gyroscopes: gyroscopes, selector: settings.gyro,
-                             configuredMatrix: settings.gyroMountMatrix)
+            GyroPairing.pair(
+                accelerometer: $0, gyroscopes: gyroscopes, selector: settings.gyro,
+                configuredMatrix: settings.gyroMountMatrix)
         }
-        return SensorReport(selector: settings.device, source: source, devices: devices, selection: selection,
-                            modes: modes, libiioLocal: libiio, gyroscopes: gyroscopes, pairing: pairing, iioAbsent: iioAbsent)
+        return SensorReport(
+            selector: settings.device, source: source, devices: devices, selection: selection,
+            modes: modes, libiioLocal: libiio, gyroscopes: gyroscopes, pairing: pairing, iioAbsent: iioAbsent)
     }
 
     package var json: SensorJSON {
@@ -91,13 +98,18 @@ package struct SensorReport: Sendable {
             ("reason", .string(selection.reason)),
             ("devices", .array(devices.map(deviceJSON))),
             ("gyroscopes", .array(gyroscopes.map(gyroJSON))),
-            ("gyro_pairing", pairing.map { p in
-                .object([("accelerometer", .optional(selection.chosen?.id)), ("gyroscope", .optional(p.gyro?.id)),
-                         ("reason", .string(p.reason)),
-                         ("mount_matrix", p.calibration.map { .matrix($0.mountMatrix) } ?? .null),
-                         ("mount_matrix_sign", p.calibration.map { .number($0.sign) } ?? .null),
-                         ("mount_matrix_source", .optional(p.matrixSource))])
-            } ?? .null),
+            (
+                "gyro_pairing",
+                pairing.map { p in
+                    .object([
+                        ("accelerometer", .optional(selection.chosen?.id)), ("gyroscope", .optional(p.gyro?.id)),
+                        ("reason", .string(p.reason)),
+                        ("mount_matrix", p.calibration.map { .matrix($0.mountMatrix) } ?? .null),
+                        ("mount_matrix_sign", p.calibration.map { .number($0.sign) } ?? .null),
+                        ("mount_matrix_source", .optional(p.matrixSource)),
+                    ])
+                } ?? .null
+            ),
         ])
     }
 
@@ -155,22 +167,35 @@ package struct SensorReport: Sendable {
             ("mount_matrix", .matrix(d.mountMatrix)),
             ("mount_matrix_source", .string(d.mountMatrixSource)),
             ("mount_matrix_problems", .array(d.mountMatrixProblems.map { .string($0.description) })),
-            ("sampling_frequency", d.samplingFrequency.map { f in
-                .object([("attribute", .string(f.attribute)), ("current", f.currentHz.map(SensorJSON.number) ?? .null),
-                         ("available", .array(f.availableHz.map(SensorJSON.number)))])
-            } ?? .null),
+            (
+                "sampling_frequency",
+                d.samplingFrequency.map { f in
+                    .object([
+                        ("attribute", .string(f.attribute)), ("current", f.currentHz.map(SensorJSON.number) ?? .null),
+                        ("available", .array(f.availableHz.map(SensorJSON.number))),
+                    ])
+                } ?? .null
+            ),
             ("poll_capable", .bool(d.pollCapable)),
             ("buffer_capable", .bool(d.bufferCapable)),
             ("trigger", .optional(d.trigger)),
-            ("scan_elements", .array(d.scanElements.map { e in
-                .object([("channel", .string(e.name)), ("index", .int(e.index)), ("type", .string(e.type))])
-            })),
+            (
+                "scan_elements",
+                .array(
+                    d.scanElements.map { e in
+                        .object([("channel", .string(e.name)), ("index", .int(e.index)), ("type", .string(e.type))])
+                    })
+            ),
             ("mode", .optional(modes[d.id].map { $0.mode?.rawValue ?? "unavailable" })),
             ("mode_reason", .optional(modes[d.id]?.reason)),
             ("rest_watch", .optional(restWatch(d)?.watch.rawValue)),
             ("rest_watch_reason", .optional(restWatch(d)?.why)),
-            ("udev", .object(d.udevProperties.filter { $0.key.hasPrefix("ACCEL_") || $0.key == "IIO_SENSOR_PROXY_TYPE" }
-                .sorted { $0.key < $1.key }.map { ($0.key, SensorJSON.string($0.value)) })),
+            (
+                "udev",
+                .object(
+                    d.udevProperties.filter { $0.key.hasPrefix("ACCEL_") || $0.key == "IIO_SENSOR_PROXY_TYPE" }
+                        .sorted { $0.key < $1.key }.map { ($0.key, SensorJSON.string($0.value)) })
+            ),
         ]
         if let i = d.input { o.append(("input", inputJSON(i))) }
         return .object(o)
@@ -188,9 +213,11 @@ package struct SensorReport: Sendable {
 
     /// Human-readable lines.
     package var lines: [String] {
-        var out = ["Sensor.device = \(selector) (\(source)): "
-            + "\(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
-                   "  why: \(selection.reason)"]
+        var out = [
+            "Sensor.device = \(selector) (\(source)): "
+                + "\(selection.chosen.map { "uses \($0.id)" } ?? "nothing usable")",
+            "  why: \(selection.reason)",
+        ]
         if libiioLocal != "ok" && !iioAbsent { out.append("  note: \(libiioLocal)") }
         for d in devices {
             let mark = selection.chosen?.id == d.id ? "*" : " "
@@ -201,19 +228,24 @@ package struct SensorReport: Sendable {
             }
             out.append("    location: \(d.location.rawValue) (\(d.locationSource))")
             out.append("    channels: \(d.channels.joined(separator: " "))")
-            out.append("    scale: \(d.scale.x) \(d.scale.y) \(d.scale.z) m/s^2 per count; offset: "
-                + "\(d.offset.x) \(d.offset.y) \(d.offset.z)")
+            out.append(
+                "    scale: \(d.scale.x) \(d.scale.y) \(d.scale.z) m/s^2 per count; offset: "
+                    + "\(d.offset.x) \(d.offset.y) \(d.offset.z)")
             out.append("    mount matrix: \(d.mountMatrix) (\(d.mountMatrixSource))")
             for p in d.mountMatrixProblems { out.append("    ignored: \(p)") }
             if let f = d.samplingFrequency {
-                out.append("    sampling frequency: \(f.currentText) Hz (\(f.attribute)); available: "
-                    + (f.availableHz.isEmpty ? "not listed" : f.availableHz.map { SamplingFrequencyInfo.text($0) }.joined(separator: " ")))
+                out.append(
+                    "    sampling frequency: \(f.currentText) Hz (\(f.attribute)); available: "
+                        + (f.availableHz.isEmpty
+                            ? "not listed"
+                            : f.availableHz.map { SamplingFrequencyInfo.text($0) }.joined(separator: " ")))
             }
             if let i = d.input {
                 out += inputLines(i)
             } else {
-                out.append("    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
-                    + (d.trigger.map { ", trigger \($0)" } ?? ""))
+                out.append(
+                    "    poll: \(d.pollCapable ? "yes" : "no"); buffer: \(d.bufferCapable ? "yes" : "no")"
+                        + (d.trigger.map { ", trigger \($0)" } ?? ""))
             }
             if let m = modes[d.id] { out.append("    mode: \(m.mode?.rawValue ?? "unavailable") (\(m.reason))") }
             if let r = restWatch(d) { out.append("    at rest: \(r.watch.rawValue) (\(r.why))") }
@@ -228,8 +260,9 @@ package struct SensorReport: Sendable {
                 continue
             }
             out.append("    channels: \(g.channels.joined(separator: " "))")
-            out.append("    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: "
-                + "\(g.offset.x) \(g.offset.y) \(g.offset.z)")
+            out.append(
+                "    scale: \(g.scale.x) \(g.scale.y) \(g.scale.z) rad/s per count; offset: "
+                    + "\(g.offset.x) \(g.offset.y) \(g.offset.z)")
             out.append("    own mount matrix: \(g.ownMatrix) (\(g.ownMatrixSource))")
             for p in g.ownMatrixProblems { out.append("    ignored: \(p)") }
             out.append("    poll: \(g.pollCapable ? "yes" : "no"); buffer: \(g.bufferCapable ? "yes" : "no")")

@@ -180,7 +180,7 @@ package struct AttitudeEstimator: Sendable {
         if fusion != nil {
             fusion!.gyroscope(w, at: t)
         } else {
-            pendingGyro = (w, t)   // the fusion starts at the next accelerometer reading
+            pendingGyro = (w, t)  // the fusion starts at the next accelerometer reading
         }
         guard let v = verdictToReport else {
             let weight = gyroscopeWeight
@@ -191,8 +191,9 @@ package struct AttitudeEstimator: Sendable {
         case .doubted(let better, let own, let best, let seconds):
             return .doubted(Self.describe(better: better, own: own, best: best, seconds: seconds))
         case .trusted:
-            return .trustedAgain("over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
-                                 + "as well as any other")
+            return .trustedAgain(
+                "over the last \(Int(frameCheck.secondsWeighed)) s of motion its own frame fits "
+                    + "as well as any other")
         }
     }
 
@@ -256,7 +257,7 @@ package struct AttitudeEstimator: Sendable {
         // The accelerometer's own smoothed direction, fused or not: the rest gate watches it.
         let smoothed = smooth(rawUp, at: t)
         if first {
-            smoothedNoise = SmoothedNoise()    // the filter's first output is the reading itself
+            smoothedNoise = SmoothedNoise()  // the filter's first output is the reading itself
         } else if dt > 0 {
             smoothedNoise.add(alpha: oneEuroAlpha(dt), repeated: rawUp == lastUp)
         }
@@ -274,8 +275,9 @@ package struct AttitudeEstimator: Sendable {
         }
         guard case .oneEuro = configuration.filter else { return fused ?? smoothed }
         let band = max(Self.restBandFloor, Self.restBandNoiseMultiple * noise.angle * smoothedNoise.share.squareRoot())
-        return gate.update(smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand,
-                           fusedWalk: fusedWalk)
+        return gate.update(
+            smoothed, reading: rawUp, band: band, at: t, fused: fused, fusedBand: fusedBand,
+            fusedWalk: fusedWalk)
     }
 
     /// Seconds: the divergence's mean.

@@ -64,7 +64,7 @@ package struct BaselineCapture: Sendable {
     private var settled = Sums()
     private var block = Sums()
     private var blockStart: Double?
-    private var recent = InlineArray<4, Sums>(repeating: Sums())   // kept
+    private var recent = InlineArray<4, Sums>(repeating: Sums())  // kept
     private var nextRecent = 0
     private var previous: Vector3?
 
@@ -86,8 +86,9 @@ package struct BaselineCapture: Sendable {
             }
         }
         static func + (a: Sums, b: Sums) -> Sums {
-            Sums(up: a.up + b.up, count: a.count + b.count, variance: a.variance + b.variance,
-                 differences: a.differences + b.differences, first: min(a.first, b.first))
+            Sums(
+                up: a.up + b.up, count: a.count + b.count, variance: a.variance + b.variance,
+                differences: a.differences + b.differences, first: min(a.first, b.first))
         }
     }
 
@@ -109,8 +110,9 @@ package struct BaselineCapture: Sendable {
         guard t >= notBefore else { return .collecting(have: 0, need: samples, used: false) }
         guard untilRest else {
             if usable { stretch.add(u, after: nil, at: t) }
-            return stretch.count >= samples ? .done(upSum: stretch.up, rested: true, from: stretch.first)
-                                            : .collecting(have: stretch.count, need: samples, used: usable)
+            return stretch.count >= samples
+                ? .done(upSum: stretch.up, rested: true, from: stretch.first)
+                : .collecting(have: stretch.count, need: samples, used: usable)
         }
         let started = startedAt ?? t
         startedAt = started
@@ -118,7 +120,8 @@ package struct BaselineCapture: Sendable {
         if usable {
             let all = stretch + block
             if let mean = all.up.normalized,
-               (u - mean).length > max(Self.bandFloor, Self.noiseMultiple * self.noise(all, noise)) {
+                (u - mean).length > max(Self.bandFloor, Self.noiseMultiple * self.noise(all, noise))
+            {
                 restartStretch(at: t)
             }
             if stretch.count == 0 && block.count == 0 { stretchStart = t }
@@ -147,7 +150,8 @@ package struct BaselineCapture: Sendable {
         recent[nextRecent] = block
         nextRecent = (nextRecent + 1) % Self.kept
         if stretch.count > 0, let a = stretch.up.normalized, let b = block.up.normalized {
-            let spread = Self.noiseMultiple * self.noise(stretch + block, noise)
+            let spread =
+                Self.noiseMultiple * self.noise(stretch + block, noise)
                 * (1 / Double(block.count) + 1 / Double(stretch.count)).squareRoot()
             if (a - b).length > max(Self.blockBandFloor, spread) {
                 // Drifted: a new stretch from this block, whose readings are all within

@@ -60,8 +60,10 @@ package struct RestGate: Sendable {
     /// The direction to use for `u` (unit, smoothed) observed at `t`; `reading` is the
     /// unsmoothed direction of the same instant; `fused`, the fused direction, which is
     /// returned instead of `u` while the device moves.
-    package mutating func update(_ u: Vector3, reading: Vector3, band: Double, at t: Double,
-                                 fused: Vector3? = nil, fusedBand: Double = 0, fusedWalk: Double = 0) -> Vector3 {
+    package mutating func update(
+        _ u: Vector3, reading: Vector3, band: Double, at t: Double,
+        fused: Vector3? = nil, fusedBand: Double = 0, fusedWalk: Double = 0
+    ) -> Vector3 {
         let dt = lastT.map { max(0, t - $0) } ?? 0
         lastT = t
         let moving = fused ?? u
@@ -81,7 +83,8 @@ package struct RestGate: Sendable {
         // A quiet stretch: both directions stay near where it began (the fused one answers
         // the end of a turn sooner than the smoothed one, so the mean held is the pose's).
         guard let r = stretchReference, (u - r).length <= band,
-              fused.map({ f in stretchFused.map { (f - $0).length <= fusedBand } ?? false }) ?? true else {
+            fused.map({ f in stretchFused.map { (f - $0).length <= fusedBand } ?? false }) ?? true
+        else {
             startStretch(u, reading, at: t)
             stretchFused = fused
             return moving

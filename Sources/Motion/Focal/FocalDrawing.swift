@@ -49,7 +49,7 @@ package struct FocalDrawing: Sendable {
     /// A reading at `t`; `target`, the mapper's target it gave (nil for a reading taken
     /// for the baseline or rejected).
     package mutating func reading(at t: Double, target: FocalPoint?) {
-        advance(to: t - lead)     // what came before keeps its target and half-life
+        advance(to: t - lead)  // what came before keeps its target and half-life
         followSampleInterval(at: t)
         guard let target else { return }
         still.observe(target, at: t)

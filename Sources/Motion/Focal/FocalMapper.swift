@@ -18,9 +18,11 @@ package struct FocalMapper: Hashable, Sendable {
     package static let defaultPitchRangeRadians = 0.1
     package static let defaultMaxOffsetPoints = 100.0
 
-    package init(origin: FocalPoint, rollRangeRadians: Double = defaultRollRangeRadians,
-                 pitchRangeRadians: Double = defaultPitchRangeRadians, maxOffsetPoints: Double = defaultMaxOffsetPoints,
-                 clamp: Bool = true) {
+    package init(
+        origin: FocalPoint, rollRangeRadians: Double = defaultRollRangeRadians,
+        pitchRangeRadians: Double = defaultPitchRangeRadians, maxOffsetPoints: Double = defaultMaxOffsetPoints,
+        clamp: Bool = true
+    ) {
         self.origin = origin
         self.rollRangeRadians = rollRangeRadians
         self.pitchRangeRadians = pitchRangeRadians
@@ -39,7 +41,8 @@ package struct FocalMapper: Hashable, Sendable {
     }
 
     package func focalPoint(for tilt: Tilt) -> FocalPoint {
-        FocalPoint(x: origin.x + offset(tilt.dRollRadians, range: rollRangeRadians),
-                   y: origin.y + offset(tilt.dPitchRadians, range: pitchRangeRadians))
+        FocalPoint(
+            x: origin.x + offset(tilt.dRollRadians, range: rollRangeRadians),
+            y: origin.y + offset(tilt.dPitchRadians, range: pitchRangeRadians))
     }
 }

@@ -13,7 +13,7 @@ struct FrameGroup: Sendable {
     /// A reading of the group was a spike (`spikeLimit`).
     var spiky = false
     var turns = (plus: Rotation.identity, minus: Rotation.identity)
-    var sums = InlineArray<4, WindowSums>(repeating: WindowSums())   // windows
+    var sums = InlineArray<4, WindowSums>(repeating: WindowSums())  // windows
     /// Radians: the farthest the device turned from where the group started.
     var turned = 0.0
 
@@ -87,7 +87,8 @@ struct WindowSums: Sendable {
         let t = proper ? plus : minus
         var s = Vector3.zero
         for j in 0..<3 {
-            s = s + Self.column(t.0, j) * Self.entry(q, 0, j) + Self.column(t.1, j) * Self.entry(q, 1, j)
+            s =
+                s + Self.column(t.0, j) * Self.entry(q, 0, j) + Self.column(t.1, j) * Self.entry(q, 1, j)
                 + Self.column(t.2, j) * Self.entry(q, 2, j)
         }
         return (q * s) / Double(count)

@@ -126,17 +126,17 @@ package struct GyroFrameCheck: Sendable {
 
     /// Per frame, the decayed sum of squared spreads; the decayed sum of the readings'
     /// scatter about gravity; the decayed count. Fixed size, allocated once.
-    private var scores = InlineArray<48, Double>(repeating: 0)   // frameCount
+    private var scores = InlineArray<48, Double>(repeating: 0)  // frameCount
     /// Per frame, the decayed count of independent groups that told it from the frame in
     /// use decisively in its favour (`vote`), and the window its last vote began at; the
     /// same for the frame in use against its runner-up.
-    private var votes = InlineArray<48, Double>(repeating: 0)   // frameCount
+    private var votes = InlineArray<48, Double>(repeating: 0)  // frameCount
     private var lastVote = InlineArray<48, Int>(repeating: Int.min / 2)
     private var confirmations = 0.0
     private var lastConfirmation = Int.min / 2
     private var disturbance = 0.0
     private var weighed = 0.0
-    private var groups = InlineArray<4, FrameGroup>(repeating: FrameGroup())   // FrameGroup.windows
+    private var groups = InlineArray<4, FrameGroup>(repeating: FrameGroup())  // FrameGroup.windows
     private var origin: Double?
     private var currentWindow = 0
     private var lastGyro: Double?
@@ -159,7 +159,7 @@ package struct GyroFrameCheck: Sendable {
     /// changed with it.
     package mutating func accelerometer(_ a: Vector3, at t: Double) -> Bool {
         guard lastGyro.map({ t - $0 < 4 * GyroFusion.gap }) ?? false else {
-            origin = nil   // no rates: nothing to weigh
+            origin = nil  // no rates: nothing to weigh
             return false
         }
         guard let o = origin, t >= o else {
@@ -169,7 +169,7 @@ package struct GyroFrameCheck: Sendable {
         let n = Int((t - o) / window)
         var changed = false
         if n > currentWindow + 1 {
-            startOver(at: t)    // a gap of a window or more: the groups' windows are broken
+            startOver(at: t)  // a gap of a window or more: the groups' windows are broken
             return accelerometer(a, at: t)
         }
         if n == currentWindow + 1 {
@@ -183,7 +183,9 @@ package struct GyroFrameCheck: Sendable {
     }
 
     /// Forgets the evidence (a new sensor).
-    package mutating func reset() { self = GyroFrameCheck(window: window, minimumTurn: minimumTurn, halfLife: halfLife) }
+    package mutating func reset() {
+        self = GyroFrameCheck(window: window, minimumTurn: minimumTurn, halfLife: halfLife)
+    }
 
     /// True while the frame in use explains the motion within `fitRatio` of the best frame,
     /// or leaves at most `fitExcess` more spread than it (the best of 48 noisy scores is
@@ -252,7 +254,7 @@ package struct GyroFrameCheck: Sendable {
     /// one that fits it best apart decisively.
     private mutating func weigh(_ group: FrameGroup) -> Bool {
         guard !group.spiky else { return false }
-        var spreads = InlineArray<48, Double>(repeating: 0)   // frameCount
+        var spreads = InlineArray<48, Double>(repeating: 0)  // frameCount
         var groupBest = (spread: Double.infinity, centre: Vector3.zero)
         var bestIndex = 0
         for i in 0..<Self.frameCount {
@@ -294,14 +296,19 @@ package struct GyroFrameCheck: Sendable {
     /// it). Where the frame in use fits best, the group confirms it the same way against
     /// the runner-up. Only groups that do not overlap a frame's last vote count
     /// (independent windows).
-    private mutating func vote(_ group: FrameGroup, spreads: InlineArray<48, Double>, best: Int, centre: Vector3,
-                               disturbance: Double) {
+    private mutating func vote(
+        _ group: FrameGroup, spreads: InlineArray<48, Double>, best: Int, centre: Vector3,
+        disturbance: Double
+    ) {
         guard disturbance <= Self.translationLimit, let up = centre.normalized,
-              tilted(group, gravity: up) >= Self.minimumTilt else { return }
+            tilted(group, gravity: up) >= Self.minimumTilt
+        else { return }
         if best != 0 {
-            for i in 1..<Self.frameCount where group.startWindow >= lastVote[i] + FrameGroup.windows
+            for i in 1..<Self.frameCount
+            where group.startWindow >= lastVote[i] + FrameGroup.windows
                 && spreads[0] >= Self.voteRatio * spreads[i]
-                && separation(of: group, frame: i, gravity: centre) >= Self.separationShare * spreads[0] {
+                && separation(of: group, frame: i, gravity: centre) >= Self.separationShare * spreads[0]
+            {
                 votes[i] += 1
                 lastVote[i] = group.startWindow
             }
@@ -309,8 +316,8 @@ package struct GyroFrameCheck: Sendable {
             var second = 1
             for i in 2..<Self.frameCount where spreads[i] < spreads[second] { second = i }
             guard group.startWindow >= lastConfirmation + FrameGroup.windows,
-                  spreads[second] >= Self.voteRatio * spreads[0],
-                  separation(of: group, frame: second, gravity: centre) >= Self.separationShare * spreads[second]
+                spreads[second] >= Self.voteRatio * spreads[0],
+                separation(of: group, frame: second, gravity: centre) >= Self.separationShare * spreads[second]
             else { return }
             confirmations += 1
             lastConfirmation = group.startWindow
@@ -337,7 +344,8 @@ package struct GyroFrameCheck: Sendable {
         var d = InlineArray<4, Vector3>(repeating: .zero)
         var mean = Vector3.zero
         for k in 0..<FrameGroup.windows {
-            d[k] = group.sums[k].predicted(g0, turnedBy: q, proper: proper)
+            d[k] =
+                group.sums[k].predicted(g0, turnedBy: q, proper: proper)
                 - group.sums[k].predicted(g0, turnedBy: .identity, proper: true)
             mean = mean + d[k] / Double(FrameGroup.windows)
         }
@@ -369,26 +377,30 @@ package struct GyroFrameCheck: Sendable {
         let before = verdict
         let own = scores[0]
         let best = bestFrame
-        var second = Double.infinity   // the best of the other frames
+        var second = Double.infinity  // the best of the other frames
         for i in 1..<Self.frameCount { second = min(second, scores[i]) }
         let n = weighed
         let rms = { (score: Double) in (score / n).squareRoot() }
         switch verdict {
         case .trusted:
             if best != 0, secondsWeighed >= Self.secondsToDoubt, scores[best] < Self.doubtRatio * own,
-               rms(own) > Self.doubtResidual, !isTranslating, votes[best] >= Self.votesToDoubt,
-               votes[best] > confirmations {
-                verdict = .doubted(better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
+                rms(own) > Self.doubtResidual, !isTranslating, votes[best] >= Self.votesToDoubt,
+                votes[best] > confirmations
+            {
+                verdict = .doubted(
+                    better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
                 trusted = false
             } else if secondsWeighed >= Self.secondsToTrust, own <= scores[best] / Self.trustRatio,
-                      second >= Self.distinct * own {
+                second >= Self.distinct * own
+            {
                 trusted = true
             }
         case .doubted:
             if best == 0 || own <= scores[best] / Self.trustRatio {
                 verdict = .trusted
             } else {
-                verdict = .doubted(better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
+                verdict = .doubted(
+                    better: Self.frame(best), own: rms(own), best: rms(scores[best]), seconds: secondsWeighed)
             }
         }
         switch (before, verdict) {

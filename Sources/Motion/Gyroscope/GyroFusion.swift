@@ -77,10 +77,13 @@ package struct GyroFusion: Sendable {
     private var gyro: Rotation
     private var align = Rotation.identity
     private var gravity = GravityLowPass(tau: GyroFusion.tau, startTime: GyroFusion.gravityStartTime)
-    private var rotationRows = (GravityLowPass(tau: GyroFusion.tau), GravityLowPass(tau: GyroFusion.tau),
-                                GravityLowPass(tau: GyroFusion.tau))
+    private var rotationRows = (
+        GravityLowPass(tau: GyroFusion.tau), GravityLowPass(tau: GyroFusion.tau),
+        GravityLowPass(tau: GyroFusion.tau)
+    )
     private var rotatedOffset = GravityLowPass(tau: GyroFusion.tau)
-    private var covariance = Matrix3.diagonal(Vector3(1, 1, 1) * (GyroFusion.offsetSigmaStart * GyroFusion.offsetSigmaStart))
+    private var covariance = Matrix3.diagonal(
+        Vector3(1, 1, 1) * (GyroFusion.offsetSigmaStart * GyroFusion.offsetSigmaStart))
     private var restRate = GravityLowPass(tau: GyroFusion.restFilterTau)
     private var restAcceleration = GravityLowPass(tau: GyroFusion.restFilterTau)
     private var restSince: Double?
@@ -121,7 +124,9 @@ package struct GyroFusion: Sendable {
     package mutating func gyroscope(_ w: Vector3, at t: Double) {
         if let last = lastGyro, t - last < Self.gap {
             let rate = restRate.update(w, dt: t - last)
-            if (w - rate).length >= Self.restRateDeviation || max(abs(rate.x), abs(rate.y), abs(rate.z)) > Self.offsetLimit {
+            if (w - rate).length >= Self.restRateDeviation
+                || max(abs(rate.x), abs(rate.y), abs(rate.z)) > Self.offsetLimit
+            {
                 restSince = nil
                 quietRates = (.zero, 0)
             } else {
@@ -130,7 +135,7 @@ package struct GyroFusion: Sendable {
             propagate(to: t, rate: w - offset)
         } else {
             _ = restRate.update(w, dt: 0)
-            propagatedTo = max(propagatedTo, t)   // a gap: no rate is known for it
+            propagatedTo = max(propagatedTo, t)  // a gap: no rate is known for it
         }
         lastGyro = t
         lastRate = w
@@ -138,7 +143,7 @@ package struct GyroFusion: Sendable {
 
     /// An accelerometer reading (m/s^2, device frame) at `t`; returns the fused `u`.
     package mutating func accelerometer(_ a: Vector3, at t: Double) -> Vector3 {
-        let f = -a   // specific force: up at rest
+        let f = -a  // specific force: up at rest
         guard f.normalized != nil else { return up }
         if let last = lastGyro, t - last < Self.gap { propagate(to: t, rate: lastRate - offset) }
         propagatedTo = max(propagatedTo, t)
@@ -194,8 +199,9 @@ package struct GyroFusion: Sendable {
     private mutating func estimateOffset(drift: Vector3, dt: Double) {
         guard dt > 0 else { return }
         let r = (align * gyro).matrix
-        let rows = Matrix3(rows: rotationRows.0.update(r.r0, dt: dt), rotationRows.1.update(r.r1, dt: dt),
-                           rotationRows.2.update(r.r2, dt: dt))
+        let rows = Matrix3(
+            rows: rotationRows.0.update(r.r0, dt: dt), rotationRows.1.update(r.r1, dt: dt),
+            rotationRows.2.update(r.r2, dt: dt))
         let seenOffset = rotatedOffset.update(r * offset, dt: dt)
 
         let sigma2 = { (s: Double) in s * s }
@@ -229,7 +235,8 @@ package struct GyroFusion: Sendable {
         }
         let k = p * h.transposed * s
         let next = offset + k * clipped
-        offset = Vector3(min(max(next.x, -limit), limit), min(max(next.y, -limit), limit), min(max(next.z, -limit), limit))
+        offset = Vector3(
+            min(max(next.x, -limit), limit), min(max(next.y, -limit), limit), min(max(next.z, -limit), limit))
         covariance = p - k * h * p
     }
 }

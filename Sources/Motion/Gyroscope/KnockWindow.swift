@@ -16,7 +16,7 @@ package struct KnockWindow: Sendable {
     package static let capacity = 16
     package let threshold: Double
     package let longest: Double
-    private var held = InlineArray<16, Vector3>(repeating: .zero)   // capacity
+    private var held = InlineArray<16, Vector3>(repeating: .zero)  // capacity
     private var heldDt = InlineArray<16, Double>(repeating: 0)
     private var count = 0
     private var since = 0.0

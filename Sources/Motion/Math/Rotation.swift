@@ -36,10 +36,11 @@ extension Rotation {
 
     /// The composition: `(a * b).apply(v) == a.apply(b.apply(v))`.
     package static func * (a: Rotation, b: Rotation) -> Rotation {
-        Rotation(w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                 x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                 y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                 z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
+        Rotation(
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
     }
 
     package var inverse: Rotation { Rotation(w: w, x: -x, y: -y, z: -z) }
@@ -58,9 +59,10 @@ extension Rotation {
 
     /// The rotation matrix: `matrix * v == apply(v)`.
     package var matrix: Matrix3 {
-        Matrix3(rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
-                Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
-                Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
+        Matrix3(
+            rows: Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
+            Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
     }
 
     package func apply(_ v: Vector3) -> Vector3 { matrix * v }

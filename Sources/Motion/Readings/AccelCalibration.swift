@@ -52,8 +52,10 @@ package enum AxisValueResolver {
     ///   - defaultValue: used when no attribute exists; nil means the value is required.
     /// - Returns: the per-axis values and, per axis, where each came from; nil if the
     ///   value is required and missing on some axis.
-    package static func resolve(channel: String = "accel", kind: String, defaultValue: Double?,
-                                lookup: (String) -> String?)
+    package static func resolve(
+        channel: String = "accel", kind: String, defaultValue: Double?,
+        lookup: (String) -> String?
+    )
         -> Result<(Vector3, [Axis: AxisValueSource])?, Failure>
     {
         var v = Vector3.zero
@@ -62,9 +64,9 @@ package enum AxisValueResolver {
         for axis in Axis.allCases {
             let perAxis = "in_\(channel)_\(axis.rawValue)_\(kind)"
             let (name, text, source): (String, String?, AxisValueSource) =
-                if let t = lookup(perAxis) { (perAxis, t, .perAxis(perAxis)) }
-                else if let t = lookup(shared) { (shared, t, .shared(shared)) }
-                else { ("", nil, .defaulted) }
+                if let t = lookup(perAxis) { (perAxis, t, .perAxis(perAxis)) } else if let t = lookup(shared) {
+                    (shared, t, .shared(shared))
+                } else { ("", nil, .defaulted) }
             if let text {
                 switch SysfsNumber.parse(text) {
                 case .success(let x): v[axis] = x

@@ -21,7 +21,8 @@ package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
     /// without a mirror, within `rotationTolerance`).
     package init?(rows: [Vector3]) {
         guard rows.count == 3, rows.allSatisfy({ $0.isFinite && $0 != .zero }),
-              Self.rotationProblem(rows) == nil else { return nil }
+            Self.rotationProblem(rows) == nil
+        else { return nil }
         self.rows = rows
     }
 
@@ -71,10 +72,11 @@ package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
                     + "\(MountMatrix.entryLimit.plainText) in magnitude)"
             case .zeroRow(let r): "row \(r + 1) is all zero"
             case .notARotation(let det, let deviation):
-                (abs(det) < 1e-9 ? "singular (determinant \(rounded(det))): it would flatten every reading"
+                (abs(det) < 1e-9
+                    ? "singular (determinant \(rounded(det))): it would flatten every reading"
                     : "not a rotation (determinant \(rounded(det)))")
                     + "; a mount matrix must be a rotation, or a rotation with a mirror: M times its "
-                        + "transpose is off the identity by "
+                    + "transpose is off the identity by "
                     + "\(rounded(deviation)), more than \(MountMatrix.rotationTolerance.plainText)"
             }
         }
@@ -110,7 +112,8 @@ package struct MountMatrix: Hashable, Sendable, CustomStringConvertible {
             for (c, cell) in cells.enumerated() {
                 switch SysfsNumber.parse(cell, limit: entryLimit) {
                 case .success(let v): values.append(v)
-                case .failure(.tooLarge): return .failure(.outOfRange(row: r, column: c, cell.trimmingASCIIWhitespace()))
+                case .failure(.tooLarge):
+                    return .failure(.outOfRange(row: r, column: c, cell.trimmingASCIIWhitespace()))
                 case .failure: return .failure(.badNumber(row: r, column: c, cell.trimmingASCIIWhitespace()))
                 }
             }

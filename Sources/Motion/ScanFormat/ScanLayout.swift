@@ -72,13 +72,15 @@ package struct ScanLayout: Hashable, Sendable {
     /// three are in the layout.
     package func axisElements(of channel: String) -> (x: Int, y: Int, z: Int)? {
         guard let x = elementIndex(named: "\(channel)_x"), let y = elementIndex(named: "\(channel)_y"),
-              let z = elementIndex(named: "\(channel)_z") else { return nil }
+            let z = elementIndex(named: "\(channel)_z")
+        else { return nil }
         return (x, y, z)
     }
 
     /// The three axes' first values in one scan (`axisElements`), as counts.
     package func vector(_ axes: (x: Int, y: Int, z: Int), in scan: UnsafeRawBufferPointer) -> Vector3 {
-        Vector3(Double(firstValue(of: axes.x, in: scan)), Double(firstValue(of: axes.y, in: scan)),
-                Double(firstValue(of: axes.z, in: scan)))
+        Vector3(
+            Double(firstValue(of: axes.x, in: scan)), Double(firstValue(of: axes.y, in: scan)),
+            Double(firstValue(of: axes.z, in: scan)))
     }
 }

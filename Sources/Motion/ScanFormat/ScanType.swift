@@ -18,7 +18,8 @@ package struct ScanType: Hashable, Sendable, CustomStringConvertible {
         // `bits <= storageBits - shift`, not `bits + shift <= storageBits`: the text is
         // untrusted, and "le:s9223372036854775807/64>>1" made the sum overflow (a trap).
         guard [8, 16, 32, 64].contains(storageBits), bits >= 1, shift >= 0,
-              bits <= storageBits - shift, repeatCount >= 1, repeatCount <= 1024 else { return nil }
+            bits <= storageBits - shift, repeatCount >= 1, repeatCount <= 1024
+        else { return nil }
         self.bigEndian = bigEndian
         self.signed = signed
         self.bits = bits
@@ -69,8 +70,11 @@ package struct ScanType: Hashable, Sendable, CustomStringConvertible {
         } else if storageSplit.count > 2 {
             return fail("bad repeat")
         }
-        guard let type = ScanType(bigEndian: bigEndian, signed: signed, bits: bits, storageBits: storage,
-                                  shift: shift, repeatCount: repeatCount) else {
+        guard
+            let type = ScanType(
+                bigEndian: bigEndian, signed: signed, bits: bits, storageBits: storage,
+                shift: shift, repeatCount: repeatCount)
+        else {
             return fail("inconsistent sizes")
         }
         return .success(type)

@@ -30,7 +30,8 @@ package enum MotionInput: Sendable, Equatable {
     package var t: Double {
         switch self {
         case .acceleration(_, let t, _), .angularVelocity(_, let t), .attached(let t), .detached(let t),
-             .gyroscopeGone(let t), .recapture(_, let t), .recaptureAtRest(_, let t): t
+            .gyroscopeGone(let t), .recapture(_, let t), .recaptureAtRest(_, let t):
+            t
         }
     }
 }

@@ -80,8 +80,10 @@ package struct MotionInterpreter: Sendable {
 
     /// - Parameter recaptureAfter: seconds (0: never); `recaptureAngle`: radians.
     /// - Parameter frameInterval: seconds between frames at most (`1 / Sink.fps`).
-    package init(attitude: AttitudeConfiguration, mapper: FocalMapper, recaptureAfter: Double = 0,
-                 recaptureAngle: Double = 0, frameInterval: Double = 1.0 / 60) {
+    package init(
+        attitude: AttitudeConfiguration, mapper: FocalMapper, recaptureAfter: Double = 0,
+        recaptureAngle: Double = 0, frameInterval: Double = 1.0 / 60
+    ) {
         estimator = AttitudeEstimator(attitude)
         self.mapper = mapper
         origin = mapper.origin
@@ -104,7 +106,7 @@ package struct MotionInterpreter: Sendable {
                 out.recapture = .sensorBack
             }
             detached = false
-            estimator.forgetGyroscope()    // a new sensor: its gyroscope is judged afresh
+            estimator.forgetGyroscope()  // a new sensor: its gyroscope is judged afresh
         case .detached(let t):
             detached = true
             drawing.retarget(origin, from: t)
@@ -142,7 +144,8 @@ package struct MotionInterpreter: Sendable {
             baselineAt = t
             out.baseline = b
             if !estimator.baselineRested {
-                out.baselineNotAtRest = "the device did not come to rest within "
+                out.baselineNotAtRest =
+                    "the device did not come to rest within "
                     + "\(BaselineCapture.restLimit.plainText) s; "
                     + "the baseline is the mean of its last \(BaselineCapture.settleTime.plainText) s of readings"
             }
@@ -150,7 +153,8 @@ package struct MotionInterpreter: Sendable {
         out.sample = s
         samples += 1
         lastTilt = (s.tilt.dPitchRadians, s.tilt.dRollRadians)
-        lastAngle = (s.tilt.dPitchRadians * s.tilt.dPitchRadians + s.tilt.dRollRadians * s.tilt.dRollRadians).squareRoot()
+        lastAngle = (s.tilt.dPitchRadians * s.tilt.dPitchRadians + s.tilt.dRollRadians * s.tilt.dRollRadians)
+            .squareRoot()
         if let why = recaptureIfRestingFar(at: t) { out.recapture = .restedFar(why) }
     }
 

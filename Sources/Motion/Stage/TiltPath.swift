@@ -18,15 +18,17 @@ package struct TiltPath: Sendable {
 
     /// A laptop screen leaned back 15 degrees, rolled and pitched through the mapper's
     /// whole range and back in 8 seconds.
-    package static let demo = TiltPath(basePitchRadians: 15 * Double.pi / 180, keyframes: [
-        Keyframe(t: 0, rollRadians: 0, pitchRadians: 0),
-        Keyframe(t: 1, rollRadians: 0, pitchRadians: 0),
-        Keyframe(t: 2.5, rollRadians: 0.2, pitchRadians: 0),
-        Keyframe(t: 4, rollRadians: -0.2, pitchRadians: 0.1),
-        Keyframe(t: 5.5, rollRadians: 0, pitchRadians: -0.1),
-        Keyframe(t: 7, rollRadians: 0.1, pitchRadians: 0.05),
-        Keyframe(t: 8, rollRadians: 0, pitchRadians: 0),
-    ])
+    package static let demo = TiltPath(
+        basePitchRadians: 15 * Double.pi / 180,
+        keyframes: [
+            Keyframe(t: 0, rollRadians: 0, pitchRadians: 0),
+            Keyframe(t: 1, rollRadians: 0, pitchRadians: 0),
+            Keyframe(t: 2.5, rollRadians: 0.2, pitchRadians: 0),
+            Keyframe(t: 4, rollRadians: -0.2, pitchRadians: 0.1),
+            Keyframe(t: 5.5, rollRadians: 0, pitchRadians: -0.1),
+            Keyframe(t: 7, rollRadians: 0.1, pitchRadians: 0.05),
+            Keyframe(t: 8, rollRadians: 0, pitchRadians: 0),
+        ])
 
     package init(basePitchRadians: Double, keyframes: [Keyframe]) {
         self.basePitchRadians = basePitchRadians
@@ -53,8 +55,10 @@ package struct TiltPath: Sendable {
         for k in keyframes.dropFirst() {
             if tt <= k.t {
                 let f = k.t > previous.t ? (tt - previous.t) / (k.t - previous.t) : 1
-                return (previous.rollRadians + f * (k.rollRadians - previous.rollRadians),
-                        previous.pitchRadians + f * (k.pitchRadians - previous.pitchRadians))
+                return (
+                    previous.rollRadians + f * (k.rollRadians - previous.rollRadians),
+                    previous.pitchRadians + f * (k.pitchRadians - previous.pitchRadians)
+                )
             }
             previous = k
         }
@@ -73,7 +77,8 @@ package struct TiltPath: Sendable {
         let p = basePitchRadians - pitch
         let upright = Vector3(0, -g * cos(p), -g * sin(p))
         // Clockwise in-plane turn by roll: x' = x cos r - y sin r, y' = x sin r + y cos r.
-        return Vector3(upright.x * cos(roll) - upright.y * sin(roll),
-                       upright.x * sin(roll) + upright.y * cos(roll), upright.z)
+        return Vector3(
+            upright.x * cos(roll) - upright.y * sin(roll),
+            upright.x * sin(roll) + upright.y * cos(roll), upright.z)
     }
 }

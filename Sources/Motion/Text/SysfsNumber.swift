@@ -70,7 +70,7 @@ package enum SysfsNumber {
         guard digits > 0 else { return nil }
         while i < end, isSpace(bytes[i]) { i = bytes.index(after: i) }
         guard i == end else { return nil }
-        return negative ? -Double(value) : Double(value)   // "-0" stays -0.0, as Double("-0")
+        return negative ? -Double(value) : Double(value)  // "-0" stays -0.0, as Double("-0")
     }
 
     /// `[+-]? digits* ('.' digits*)? ([eE] [+-]? digits+)?` with at least one digit in
@@ -108,7 +108,8 @@ extension Substring {
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return self[endIndex...] }
         return Substring(scalars[first...last])
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import Motion
 import Sensors
+
 /// The effective configuration: defaults, then the file, then drop-ins in lexical order,
 /// then `--set` (config/shimmerd.conf). Values are typed and validated as
 /// they are read; `ConfigurationKeys` is the one table of keys, types, defaults and help.
@@ -139,7 +140,8 @@ package struct SinkSettings: Sendable, Equatable {
     package var demand = SinkDemand.auto
 
     package static func == (a: SinkSettings, b: SinkSettings) -> Bool {
-        a.type == b.type && a.device == b.device && a.connector == b.connector && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+        a.type == b.type && a.device == b.device && a.connector == b.connector && a.position?.x == b.position?.x
+            && a.position?.y == b.position?.y
             && a.name == b.name && a.mode == b.mode && a.path == b.path && a.fps == b.fps && a.demand == b.demand
     }
 }

@@ -8,7 +8,9 @@ import Tracing
 package enum ConfigurationCheck {
     /// What the settings decide by themselves: the sensor, attitude and mapper values, the
     /// card (its size in pixels, its font) and the sink's settings.
-    package static func settings(_ c: Configuration) throws(Failure) -> (motion: MotionConfiguration, renderer: CardRenderer) {
+    package static func settings(_ c: Configuration) throws(Failure) -> (
+        motion: MotionConfiguration, renderer: CardRenderer
+    ) {
         let motion = MotionConfiguration(c)
         let renderer = try CardFactory.renderer(c)
         try SinkFactory.checkSettings(c.sink, describe: c.describe)

@@ -9,8 +9,10 @@ package enum ConfigurationLoader {
     /// fine, a missing explicit one is exit 66), then `PATH.d/*.conf` in lexical order,
     /// then each `Section.key=value` override. `base` stands for the defaults (a trace's
     /// recorded card under `replay`'s `--set`).
-    package static func load(path: String?, overrides: [String], useDefaultPath: Bool = true,
-                             base: Configuration = Configuration()) throws(Failure) -> Configuration {
+    package static func load(
+        path: String?, overrides: [String], useDefaultPath: Bool = true,
+        base: Configuration = Configuration()
+    ) throws(Failure) -> Configuration {
         var config = base
         let file = path ?? (useDefaultPath ? Configuration.defaultPath : nil)
         if let file {
@@ -44,7 +46,8 @@ package enum ConfigurationLoader {
         let bytes: [UInt8]
         let status: FileStatus
         do {
-            let (fd, st) = try rootsTrust.map { trust in try PathWalk.openFile(file, check: trust) }
+            let (fd, st) =
+                try rootsTrust.map { trust in try PathWalk.openFile(file, check: trust) }
                 ?? FileSystem.openRegularFile(file)
             bytes = try FileSystem.readRegularFile(fd, status: st, path: file, atMost: maximumFileSize)
             status = st
@@ -55,7 +58,8 @@ package enum ConfigurationLoader {
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let (line, offset) = firstInvalidUTF8(bytes)
-            throw Failure(.configuration, "\(file):\(line): not UTF-8 text (byte \(offset + 1) of the file is not valid UTF-8)")
+            throw Failure(
+                .configuration, "\(file):\(line): not UTF-8 text (byte \(offset + 1) of the file is not valid UTF-8)")
         }
         try parse(text, file: file, into: &config, quoting: status.permissions & S_IROTH != 0)
     }
@@ -102,7 +106,8 @@ package enum ConfigurationLoader {
         guard me == 0 else { return nil }
         return { _, st in
             guard st.ownerUID == 0 || st.ownerUID == me else {
-                return "owned by " + (userName(of: st.ownerUID).map { "\($0) (uid \(st.ownerUID))" } ?? "uid \(st.ownerUID)")
+                return "owned by "
+                    + (userName(of: st.ownerUID).map { "\($0) (uid \(st.ownerUID))" } ?? "uid \(st.ownerUID)")
                     + ", not by root"
             }
             // A link's mode means nothing (always 0777): only its owner and its directory
@@ -123,8 +128,10 @@ package enum ConfigurationLoader {
     /// CRLF file as one line, and a combining mark after `=` or a space would hide it (both
     /// checked by Fuzz/FuzzConfiguration). CR is trimmed with the other spaces, as systemd does.
     /// `quoting`: errors may quote what the file holds (false for a file others may not read).
-    package static func parse(_ text: String, file: String, into config: inout Configuration,
-                              quoting: Bool = true) throws(Failure) {
+    package static func parse(
+        _ text: String, file: String, into config: inout Configuration,
+        quoting: Bool = true
+    ) throws(Failure) {
         /// What an error line shows of the file's text.
         func shown(_ s: String) -> String { quoting ? "\"\(s.abbreviated)\"" : unshown(file) }
         var section: String?
@@ -140,9 +147,12 @@ package enum ConfigurationLoader {
                     throw Failure(.configuration, "\(at): malformed section header \(shown(line))")
                 }
                 let name = String(line.unicodeScalars.dropFirst().dropLast()).trimmingSpaces()
-                guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() }) else {
-                    throw Failure(.configuration, "\(at): unknown section \(quoting ? "[\(name)]" : unshown(file)); sections are "
-                                  + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
+                guard let known = ConfigurationKeys.sections.first(where: { $0.lowercased() == name.lowercased() })
+                else {
+                    throw Failure(
+                        .configuration,
+                        "\(at): unknown section \(quoting ? "[\(name)]" : unshown(file)); sections are "
+                            + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
                 }
                 section = known
                 continue
@@ -173,30 +183,43 @@ package enum ConfigurationLoader {
     }
 
     /// `unquoted`: the file whose text an error line must not quote (nil: quote it).
-    static func set(section: String, key: String, value: String, at: String, into config: inout Configuration,
-                    unquoted: String? = nil) throws(Failure) {
+    static func set(
+        section: String, key: String, value: String, at: String, into config: inout Configuration,
+        unquoted: String? = nil
+    ) throws(Failure) {
         guard let entry = ConfigurationKeys.find(section: section, name: key) else {
             let names = ConfigurationKeys.all.filter { $0.section.lowercased() == section.lowercased() }.map(\.name)
             if let file = unquoted {
-                throw Failure(.configuration, "\(at): unknown " + (names.isEmpty ? "section" : "key in [\(section)]")
-                              + " \(unshown(file))")
+                throw Failure(
+                    .configuration,
+                    "\(at): unknown " + (names.isEmpty ? "section" : "key in [\(section)]")
+                        + " \(unshown(file))")
             }
             if names.isEmpty {
-                throw Failure(.configuration, "\(at): unknown section [\(section.abbreviated)]; sections are "
-                              + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
+                throw Failure(
+                    .configuration,
+                    "\(at): unknown section [\(section.abbreviated)]; sections are "
+                        + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", "))
             }
-            throw Failure(.configuration, "\(at): unknown key \"\(key.abbreviated)\" in [\(section.abbreviated)]; keys are " + names.joined(separator: ", "))
+            throw Failure(
+                .configuration,
+                "\(at): unknown key \"\(key.abbreviated)\" in [\(section.abbreviated)]; keys are "
+                    + names.joined(separator: ", "))
         }
         if let problem = entry.apply(&config, value) {
             if let file = unquoted {
                 // The problem may quote the value (a mount matrix's row and column).
-                throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \(unshown(file)) is not a value it accepts "
-                              + "(shimmerd check-config --documented lists them)")
+                throw Failure(
+                    .configuration,
+                    "\(at): \(entry.qualifiedName) = \(unshown(file)) is not a value it accepts "
+                        + "(shimmerd check-config --documented lists them)")
             }
             // As in systemd's files, "#" and ";" start a comment only at the start of a line.
             let inline = value.contains(" #") || value.contains(" ;") || value.contains("\t#") || value.contains("\t;")
-            throw Failure(.configuration, "\(at): \(entry.qualifiedName) = \"\(value.abbreviated)\" is \(problem)"
-                          + (inline ? "; inline comments are not supported; put the comment on its own line" : ""))
+            throw Failure(
+                .configuration,
+                "\(at): \(entry.qualifiedName) = \"\(value.abbreviated)\" is \(problem)"
+                    + (inline ? "; inline comments are not supported; put the comment on its own line" : ""))
         }
         config.origins[entry.qualifiedName] = at
     }

@@ -12,14 +12,18 @@ package final class FontRasterizer: TextRasterizer {
 
     package func metrics(of text: String, pixelSize: Double) throws -> TextMetrics {
         let m = try face.metrics(of: text, pixelSize: pixelSize)
-        return TextMetrics(advance: m.advance, ascent: m.ascent, descent: m.descent,
-                           inkMinX: m.inkMinX, inkMinY: m.inkMinY, inkMaxX: m.inkMaxX, inkMaxY: m.inkMaxY)
+        return TextMetrics(
+            advance: m.advance, ascent: m.ascent, descent: m.descent,
+            inkMinX: m.inkMinX, inkMinY: m.inkMinY, inkMaxX: m.inkMaxX, inkMaxY: m.inkMaxY)
     }
 
-    package func mask(of text: String, pixelSize: Double, penX: Double, baselineY: Double,
-                      rotationRadians: Double) throws -> AlphaMask {
-        let g = try face.rasterize(text, pixelSize: pixelSize, penX: penX, baselineY: baselineY,
-                                   rotationRadians: rotationRadians)
+    package func mask(
+        of text: String, pixelSize: Double, penX: Double, baselineY: Double,
+        rotationRadians: Double
+    ) throws -> AlphaMask {
+        let g = try face.rasterize(
+            text, pixelSize: pixelSize, penX: penX, baselineY: baselineY,
+            rotationRadians: rotationRadians)
         return AlphaMask(left: g.left, top: g.top, width: g.width, height: g.height, coverage: g.coverage)
     }
 }

@@ -1,5 +1,5 @@
-import DRM
 import Card
+import DRM
 import Glibc
 import LinuxSystem
 import Logging
@@ -13,8 +13,10 @@ package enum SinkFactory {
     /// - Parameter keepsEveryFrame: the run is on a trace's clock, not the wall's: a png
     ///   sink whose writer is behind waits for it instead of dropping the frame (the
     ///   frames of such a run are a function of the trace, at any speed).
-    package static func make(_ s: SinkSettings, renderer: CardRenderer, log: Logger, keepsEveryFrame: Bool = false,
-                             describe: (String, String) -> String = { "\($0) = \($1)" }) throws(Failure) -> any FrameSink {
+    package static func make(
+        _ s: SinkSettings, renderer: CardRenderer, log: Logger, keepsEveryFrame: Bool = false,
+        describe: (String, String) -> String = { "\($0) = \($1)" }
+    ) throws(Failure) -> any FrameSink {
         try checkSettings(s, describe: describe)
         let width = renderer.pixelWidth, height = renderer.pixelHeight
         switch s.type {
@@ -34,14 +36,16 @@ package enum SinkFactory {
             // once and retried with backoff.
             // The console's switches come as SIGUSR2 (DaemonSignals), which the daemon's
             // signalfd takes.
-            return DrmSink(device: s.device, connector: s.connector, position: s.position, cardWidth: width,
-                           cardHeight: height, consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": s.device]))
+            return DrmSink(
+                device: s.device, connector: s.connector, position: s.position, cardWidth: width,
+                cardHeight: height, consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": s.device]))
         case .framebuffer:
             // A missing or busy device is not a startup failure: the sink reports it once
             // and retries with backoff.
             let device = framebufferDevice(s.device)
-            return FramebufferSink(device: device, position: s.position, cardWidth: width, cardHeight: height,
-                                   consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": device]))
+            return FramebufferSink(
+                device: device, position: s.position, cardWidth: width, cardHeight: height,
+                consoleSwitchSignal: SIGUSR2, log: log.with(["sink.device": device]))
         case .shm:
             return try makeSharedMemory(s, width: width, height: height, log: log, describe: describe)
         case .raw:
@@ -50,15 +54,19 @@ package enum SinkFactory {
     }
 
     /// Numbered PNGs in `Sink.path`, continuing after the frames already there.
-    private static func makePNG(_ s: SinkSettings, renderer: CardRenderer, log: Logger, waits: Bool,
-                                describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+    private static func makePNG(
+        _ s: SinkSettings, renderer: CardRenderer, log: Logger, waits: Bool,
+        describe: (String, String) -> String
+    ) throws(Failure) -> any FrameSink {
         do {
-            let sink = try PNGSequenceSink(directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
-                                           coverage: renderer.cardCoverage, waitsWhenBehind: waits,
-                                           log: log.with(["sink.path": s.path]))
+            let sink = try PNGSequenceSink(
+                directory: s.path, width: renderer.pixelWidth, height: renderer.pixelHeight,
+                coverage: renderer.cardCoverage, waitsWhenBehind: waits,
+                log: log.with(["sink.path": s.path]))
             if sink.firstNumber > 1 {
-                log.notice("png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
-                           ["sink.path": s.path])
+                log.notice(
+                    "png \(s.path) already holds frames up to \(PNGSequenceSink.fileName(sink.firstNumber - 1)); continuing at \(PNGSequenceSink.fileName(sink.firstNumber))",
+                    ["sink.path": s.path])
             }
             return sink
         } catch {
@@ -75,32 +83,42 @@ package enum SinkFactory {
     /// The segment /dev/shm/`Sink.name`, given to `viewerGroup` where that group exists and
     /// this process may give files to it (root, or a member: the unit's
     /// SupplementaryGroups=); elsewhere (a run from a shell) it keeps the process's group.
-    private static func makeSharedMemory(_ s: SinkSettings, width: Int, height: Int, log: Logger,
-                                         describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+    private static func makeSharedMemory(
+        _ s: SinkSettings, width: Int, height: Int, log: Logger,
+        describe: (String, String) -> String
+    ) throws(Failure) -> any FrameSink {
         let viewers = groupID(named: viewerGroup).flatMap { mayGiveFiles(toGroup: $0) ? $0 : nil }
         do {
-            return try SharedMemorySink(name: s.name, mode: mode_t(s.mode), group: viewers, width: width, height: height,
-                                        log: log.with(["sink.name": s.name]))
+            return try SharedMemorySink(
+                name: s.name, mode: mode_t(s.mode), group: viewers, width: width, height: height,
+                log: log.with(["sink.name": s.name]))
         } catch {
             throw Failure(.cannotCreate, "\(describe("Sink.name", s.name)): \(error.message)")
         }
     }
 
     /// Raw frames to stdout, a FIFO or a file (`Sink.path`).
-    private static func makeRaw(_ s: SinkSettings, width: Int, height: Int, log: Logger,
-                                describe: (String, String) -> String) throws(Failure) -> any FrameSink {
+    private static func makeRaw(
+        _ s: SinkSettings, width: Int, height: Int, log: Logger,
+        describe: (String, String) -> String
+    ) throws(Failure) -> any FrameSink {
         // Binary frames would garble a terminal. A terminal named by its own path
         // (`Sink.path = $(tty)`) is written: that is asked for explicitly.
         if s.path == "-" && isatty(1) != 0 {
-            throw Failure(.usage, "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
-                          + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway")
+            throw Failure(
+                .usage,
+                "\(describe("Sink.path", s.path)): Sink.type = raw writes binary frames and standard output is a terminal; "
+                    + "pipe it (| ffmpeg ...) or redirect it (> frames.raw), or set Sink.path=$(tty) to write to the terminal anyway"
+            )
         }
         do {
-            let sink = try RawFrameSink(path: s.path, width: width, height: height, fps: s.fps,
-                                        log: log.with(["sink.path": s.path]))
+            let sink = try RawFrameSink(
+                path: s.path, width: width, height: height, fps: s.fps,
+                log: log.with(["sink.path": s.path]))
             if let padded = sink.paddedBytes {
-                log.warning("raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
-                            ["sink.path": s.path])
+                log.warning(
+                    "raw \(s.path) ended in a partial frame; \(padded) zero bytes added so that new frames start on a frame boundary",
+                    ["sink.path": s.path])
             }
             return sink
         } catch {
@@ -111,7 +129,8 @@ package enum SinkFactory {
     /// What `[Sink]` decides by itself, before anything is opened.
     package static func checkSettings(_ s: SinkSettings, describe: (String, String) -> String) throws(Failure) {
         if s.type == .png, s.path == "-" || s.path.isEmpty {
-            throw Failure(.configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
+            throw Failure(
+                .configuration, "\(describe("Sink.path", s.path)): Sink.type = png needs Sink.path = DIRECTORY")
         }
     }
 
@@ -152,15 +171,24 @@ package enum SinkFactory {
                 do {
                     try card.becomeMaster()
                     try? card.dropMaster()
-                } catch where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
-                    return (.drm, card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it")
-                } catch where error.isMasterConflict {
-                    return (.shm, s.device, "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view")
+                } catch  where error.isMasterConflict && display.isOpenElsewhereInThisProcess {
+                    return (
+                        .drm, card.path,
+                        "\(card.path) \(display.connector.name) is connected (\(display.mode)) and driven by this process's running sink until the reload replaces it"
+                    )
+                } catch  where error.isMasterConflict {
+                    return (
+                        .shm, s.device,
+                        "\(card.path) \(display.connector.name) is connected but another program holds DRM master (\(error.codeName)), as a desktop's compositor does; the frames go to /dev/shm/\(s.name) for shimmerd view"
+                    )
                 } catch {
                     noDRM = "\(error)"
                     return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
                 }
-                return (.drm, card.path, "\(card.path) \(display.connector.name) is connected (\(display.mode)) and free to drive")
+                return (
+                    .drm, card.path,
+                    "\(card.path) \(display.connector.name) is connected (\(display.mode)) and free to drive"
+                )
             } catch {
                 noDRM = error.message
             }
@@ -168,13 +196,20 @@ package enum SinkFactory {
         return fallback(s, fb: tryFramebuffer ? fb : nil, noDRM: noDRM)
     }
 
-    private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (type: SinkType, device: String, why: String) {
-        guard let fb else { return (.shm, s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view") }
+    private static func fallback(_ s: SinkSettings, fb: String?, noDRM: String) -> (
+        type: SinkType, device: String, why: String
+    ) {
+        guard let fb else {
+            return (.shm, s.device, "no DRM display (\(noDRM)); the frames go to /dev/shm/\(s.name) for shimmerd view")
+        }
         do {
             _ = try FileDescriptor.open(fb, O_RDWR)
             return (.framebuffer, fb, "no DRM display (\(noDRM)); \(fb) opens")
         } catch {
-            return (.shm, s.device, "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view")
+            return (
+                .shm, s.device,
+                "no DRM display (\(noDRM)) and no framebuffer (\(error)); the frames go to /dev/shm/\(s.name) for shimmerd view"
+            )
         }
     }
 
@@ -183,8 +218,10 @@ package enum SinkFactory {
     /// reader of a FIFO or a segment sees no gap and no end, and two sinks never share
     /// one output. What may differ is handed to the open sink: `Sink.fps` (raw),
     /// `Sink.mode` (shm).
-    package static func canCarryOver(_ sink: any FrameSink, from old: SinkSettings, to new: SinkSettings, sameSize: Bool,
-                                      log: Logger) -> Bool {
+    package static func canCarryOver(
+        _ sink: any FrameSink, from old: SinkSettings, to new: SinkSettings, sameSize: Bool,
+        log: Logger
+    ) -> Bool {
         guard sameSize, old.type == new.type else { return false }
         switch new.type {
         case .raw:
@@ -195,10 +232,13 @@ package enum SinkFactory {
         case .shm:
             guard old.name == new.name, let shm = sink as? SharedMemorySink else { return false }
             if old.mode != new.mode {
-                do { try shm.setMode(mode_t(new.mode)) } catch { log.warning("\(error); keeping the old mode", ["sink.name": new.name]) }
+                do { try shm.setMode(mode_t(new.mode)) } catch {
+                    log.warning("\(error); keeping the old mode", ["sink.name": new.name])
+                }
             }
         case .framebuffer:
-            guard old.device == new.device, old.position?.x == new.position?.x, old.position?.y == new.position?.y else { return false }
+            guard old.device == new.device, old.position?.x == new.position?.x, old.position?.y == new.position?.y
+            else { return false }
         case .null:
             break
         default:

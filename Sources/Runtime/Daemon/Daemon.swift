@@ -43,8 +43,10 @@ package final class Daemon {
     let argv: [String]
 
     /// - Parameter argv: the command line, for the trace's header.
-    package init(config: Configuration, source: SourceChoice = .configured, log: Logger, host: DaemonHost = DaemonHost(),
-                 argv: [String] = [], reload: @escaping () throws(Failure) -> Configuration) {
+    package init(
+        config: Configuration, source: SourceChoice = .configured, log: Logger, host: DaemonHost = DaemonHost(),
+        argv: [String] = [], reload: @escaping () throws(Failure) -> Configuration
+    ) {
         self.config = config
         self.argv = argv
         self.log = log
@@ -99,9 +101,11 @@ package final class Daemon {
             if outcome == .finished {
                 finish(running, keeping: nil)
                 try traceEnded(running.parts.source, running.config)
-                log.notice("stopped after \(counted(counters.published, "frame")) and \(counted(counters.samples, "sample"))"
-                           + (counters.dropped > 0 ? "; \(counted(counters.dropped, "frame")) dropped" : "")
-                           + (counters.unshown > 0 ? "; \(counted(counters.unshown, "frame")) not shown (no display was attached)" : ""))
+                log.notice(
+                    "stopped after \(counted(counters.published, "frame")) and \(counted(counters.samples, "sample"))"
+                        + (counters.dropped > 0 ? "; \(counted(counters.dropped, "frame")) dropped" : "")
+                        + (counters.unshown > 0
+                            ? "; \(counted(counters.unshown, "frame")) not shown (no display was attached)" : ""))
                 return
             }
             notifier.reloading()
@@ -141,7 +145,7 @@ package final class Daemon {
     }
 
     private func makePipeline(_ a: Assembly, _ counters: RunCounters) -> Pipeline {
-        Heap.trim()   // the fonts and the precomputation's scratch are freed by now
+        Heap.trim()  // the fonts and the precomputation's scratch are freed by now
         // Each wait of the loop ends in `onWake` (the demo's progress, which goes on while
         // no frame is published).
         let wait = self.wait, clock = self.clock
@@ -149,9 +153,10 @@ package final class Daemon {
             wait(fds, timeout, &readable)
             if let onWake = self?.onWake { onWake(clock()) }
         }
-        return Pipeline(parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
-                        counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds,
-                        onFrame: { [weak self] n, _ in self?.framesPublished = n })
+        return Pipeline(
+            parts: a.parts, trace: a.trace, log: log, notifier: notifier, clock: clock,
+            counters: counters, wait: waking, bus: bus, frameTime: host.monotonicNanoseconds,
+            onFrame: { [weak self] n, _ in self?.framesPublished = n })
     }
 
     /// Releases what `old` holds and `next` does not carry over (everything on a stop).
@@ -164,7 +169,9 @@ package final class Daemon {
     /// Builds the pipeline of `c`. With `old` (a reload), the sensor, sink and trace are
     /// taken over from it where their settings did not change, and nothing of `old` is
     /// touched: on a throw, whatever was opened here is closed again.
-    private func assemble(_ c: Configuration, replacing old: Assembly?) throws(Failure) -> (assembly: Assembly, kept: String) {
+    private func assemble(_ c: Configuration, replacing old: Assembly?) throws(Failure) -> (
+        assembly: Assembly, kept: String
+    ) {
         let (motion, renderer) = try ConfigurationCheck.settings(c)
         // Frames follow a wait (poll, or a paced trace's sleep), which empties the caches;
         // only a trace replayed as fast as possible draws frame after frame.
@@ -180,14 +187,18 @@ package final class Daemon {
         }
         let sink: any FrameSink
         do {
-            if let old, SinkFactory.canCarryOver(old.parts.sink, from: old.config.sink, to: c.sink,
-                                                 sameSize: old.parts.renderer.pixelWidth == renderer.pixelWidth
-                                                     && old.parts.renderer.pixelHeight == renderer.pixelHeight, log: log) {
+            if let old,
+                SinkFactory.canCarryOver(
+                    old.parts.sink, from: old.config.sink, to: c.sink,
+                    sameSize: old.parts.renderer.pixelWidth == renderer.pixelWidth
+                        && old.parts.renderer.pixelHeight == renderer.pixelHeight, log: log)
+            {
                 sink = old.parts.sink
                 kept.append("sink kept")
             } else {
-                sink = try SinkFactory.make(c.sink, renderer: renderer, log: log, keepsEveryFrame: traceClock != nil,
-                                            describe: c.describe)
+                sink = try SinkFactory.make(
+                    c.sink, renderer: renderer, log: log, keepsEveryFrame: traceClock != nil,
+                    describe: c.describe)
             }
         } catch {
             if source !== old?.parts.source { source.release() }
@@ -208,10 +219,15 @@ package final class Daemon {
             throw error
         }
         trace?.append(header(c, source: source))
-        log.notice("card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)")
-        let parts = Pipeline.Parts(source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps,
-                                   demand: c.sink.demand)
-        return (Assembly(config: c, parts: parts, trace: trace), kept.isEmpty ? "all rebuilt" : kept.joined(separator: ", "))
+        log.notice(
+            "card \(renderer.pixelWidth) x \(renderer.pixelHeight) px, \(renderer.dotCount) dots; sink \(sink.summary); sensor \(source.summary)"
+        )
+        let parts = Pipeline.Parts(
+            source: source, sink: sink, renderer: renderer, motion: motion, fps: c.sink.fps,
+            demand: c.sink.demand)
+        return (
+            Assembly(config: c, parts: parts, trace: trace), kept.isEmpty ? "all rebuilt" : kept.joined(separator: ", ")
+        )
     }
 
     /// `Trace.path`'s writer, or nil when tracing is off.
@@ -233,7 +249,10 @@ package final class Daemon {
                 return try traceSource(file, c)
             }
             guard traceClock == nil else {
-                throw Failure(.configuration, "\(c.describe("Sensor.device", c.sensor.device.description)): a run that started on a trace cannot switch to a device; restart it")
+                throw Failure(
+                    .configuration,
+                    "\(c.describe("Sensor.device", c.sensor.device.description)): a run that started on a trace cannot switch to a device; restart it"
+                )
             }
             do { return try AccelerometerService(settings: motion.sensor, log: log) } catch {
                 throw Failure(.unavailable, "\(error)")
@@ -263,11 +282,14 @@ package final class Daemon {
         if c.sensor.mountMatrix != nil { sensor.mountMatrixSource = "configuration" }
         return TraceRecord.Header(
             sensor: sensor,
-            card: .init(width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
-            mapper: .init(rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
-                          clamp: c.mapper.clamp),
-            attitude: .init(baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter.rawValue,
-                            minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
+            card: .init(
+                width: c.card.width, height: c.card.effectiveHeight, scale: c.card.scale, origin: [origin.x, origin.y]),
+            mapper: .init(
+                rollRange: c.mapper.rollRange, pitchRange: c.mapper.pitchRange, maxOffset: c.mapper.maxOffset,
+                clamp: c.mapper.clamp),
+            attitude: .init(
+                baselineSamples: c.attitude.baselineSamples, filter: c.attitude.filter.rawValue,
+                minCutoff: c.attitude.minCutoff, beta: c.attitude.beta, dCutoff: c.attitude.dCutoff),
             sink: .init(type: c.sink.type.rawValue, fps: c.sink.fps), shimmerd: Daemon.version,
             run: RunDescription.current(argv: argv, started: startedUTC))
     }

@@ -23,10 +23,12 @@ package struct DaemonHost {
     /// The daemon on the system bus, on the daemon's clock; nil without one.
     package var statusChannel: (Logger, @escaping () -> Double) -> (any StatusChannel)?
 
-    package init(monotonicNanoseconds: @escaping () -> UInt64, utcNow: @escaping () -> String,
-                 wait: @escaping Pipeline.Wait, takeSignals: @escaping ([Signal]) -> any SignalSource,
-                 prepareProcess: @escaping () -> Void, notifier: any ServiceNotifying,
-                 statusChannel: @escaping (Logger, @escaping () -> Double) -> (any StatusChannel)?) {
+    package init(
+        monotonicNanoseconds: @escaping () -> UInt64, utcNow: @escaping () -> String,
+        wait: @escaping Pipeline.Wait, takeSignals: @escaping ([Signal]) -> any SignalSource,
+        prepareProcess: @escaping () -> Void, notifier: any ServiceNotifying,
+        statusChannel: @escaping (Logger, @escaping () -> Double) -> (any StatusChannel)?
+    ) {
         self.monotonicNanoseconds = monotonicNanoseconds
         self.utcNow = utcNow
         self.wait = wait

@@ -17,11 +17,14 @@ enum RunDescription {
         var host = [CChar](repeating: 0, count: 256)
         let hostName = gethostname(&host, host.count) == 0 ? string(host) : nil
         var names = utsname()
-        let kernel = uname(&names) == 0 ? withUnsafeBytes(of: &names.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        } : nil
-        return TraceRecord.Run(started: started, host: hostName, kernel: kernel, pid: Int(getpid()),
-                               argv: argv.isEmpty ? nil : argv)
+        let kernel =
+            uname(&names) == 0
+            ? withUnsafeBytes(of: &names.release) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            } : nil
+        return TraceRecord.Run(
+            started: started, host: hostName, kernel: kernel, pid: Int(getpid()),
+            argv: argv.isEmpty ? nil : argv)
     }
 
     private static func string(_ chars: [CChar]) -> String {

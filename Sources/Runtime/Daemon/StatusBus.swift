@@ -70,24 +70,42 @@ package final class StatusBus: StatusChannel {
 
     /// One method (none takes arguments): its name and what it does.
     package static let methods: [(name: String, doc: String)] = [
-        ("Recalibrate", "Capture a new baseline from the next readings (as SIGUSR1 does). Root and group shimmerd may call it"),
-        ("Claim", "Say that the caller looks at the card, until Release() or until its connection closes; "
-            + "a second Claim() of the same connection changes nothing. Anyone may call it"),
+        (
+            "Recalibrate",
+            "Capture a new baseline from the next readings (as SIGUSR1 does). Root and group shimmerd may call it"
+        ),
+        (
+            "Claim",
+            "Say that the caller looks at the card, until Release() or until its connection closes; "
+                + "a second Claim() of the same connection changes nothing. Anyone may call it"
+        ),
         ("Release", "End the caller's claim; without one, nothing happens"),
     ]
 
     package static let properties: [Property] = [
-        Property(name: "State", type: "s", signalled: true,
-                 doc: "waiting (no accelerometer), idle (nobody looks: the sensor is not read), moving, "
-                    + "or still (the device lies still: no frames)"),
-        Property(name: "Sensor", type: "s", signalled: true, doc: "the accelerometer in use, e.g. iio:device0 (bmc150_accel); empty while waiting"),
-        Property(name: "SensorMode", type: "s", signalled: true, doc: "how it is read: poll, buffer, sysfs-poll or input; empty while waiting"),
-        Property(name: "SensorModeReason", type: "s", signalled: true, doc: "why that mode (iio-sensor-proxy sharing the device, permissions, Sensor.mode)"),
+        Property(
+            name: "State", type: "s", signalled: true,
+            doc: "waiting (no accelerometer), idle (nobody looks: the sensor is not read), moving, "
+                + "or still (the device lies still: no frames)"),
+        Property(
+            name: "Sensor", type: "s", signalled: true,
+            doc: "the accelerometer in use, e.g. iio:device0 (bmc150_accel); empty while waiting"),
+        Property(
+            name: "SensorMode", type: "s", signalled: true,
+            doc: "how it is read: poll, buffer, sysfs-poll or input; empty while waiting"),
+        Property(
+            name: "SensorModeReason", type: "s", signalled: true,
+            doc: "why that mode (iio-sensor-proxy sharing the device, permissions, Sensor.mode)"),
         Property(name: "Gyroscope", type: "s", signalled: true, doc: "the gyroscope fused with it, or empty"),
-        Property(name: "BaselineAge", type: "d", signalled: false,
-                 doc: "seconds since the baseline was captured; -1 without one (not signalled: it changes all the time)"),
-        Property(name: "DPitch", type: "d", signalled: true, doc: "radians, top edge toward the viewer positive (docs/TILT.md)"),
-        Property(name: "DRoll", type: "d", signalled: true, doc: "radians, clockwise in the screen's plane positive (docs/TILT.md)"),
+        Property(
+            name: "BaselineAge", type: "d", signalled: false,
+            doc: "seconds since the baseline was captured; -1 without one (not signalled: it changes all the time)"),
+        Property(
+            name: "DPitch", type: "d", signalled: true,
+            doc: "radians, top edge toward the viewer positive (docs/TILT.md)"),
+        Property(
+            name: "DRoll", type: "d", signalled: true,
+            doc: "radians, clockwise in the screen's plane positive (docs/TILT.md)"),
         Property(name: "FocalPoint", type: "(dd)", signalled: true, doc: "the drawn focal point, points on the card"),
         Property(name: "Sink", type: "s", signalled: true, doc: "where frames go, e.g. shm /dev/shm/shimmer"),
         Property(name: "FramesPublished", type: "t", signalled: true, doc: "frames published since the daemon started"),
@@ -105,7 +123,9 @@ package final class StatusBus: StatusChannel {
         for p in properties {
             x += "  <!-- \(p.name): \(p.doc). -->\n"
             x += "  <property name=\"\(p.name)\" type=\"\(p.type)\" access=\"read\""
-            x += p.signalled ? "/>\n"
+            x +=
+                p.signalled
+                ? "/>\n"
                 : ">\n   <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"false\"/>\n  </property>\n"
         }
         return x + " </interface>\n"
@@ -212,11 +232,12 @@ package final class StatusBus: StatusChannel {
     /// Puts the object and the claims on a new connection and asks for the name.
     private func serve(on bus: SystemBus) throws(SystemBusError) {
         claimTrack = BusPeerTrack(bus: bus, limit: Self.maximumClaims)
-        object = try BusObject(bus: bus, path: Self.path, interface: Self.interface,
-                               properties: Self.properties.map(\.name), methods: Self.methods.map(\.name),
-                               interfaceXML: Self.interfaceXML,
-                               value: { [unowned self] in value(of: $0) },
-                               call: { [unowned self] in called($0, by: $1) })
+        object = try BusObject(
+            bus: bus, path: Self.path, interface: Self.interface,
+            properties: Self.properties.map(\.name), methods: Self.methods.map(\.name),
+            interfaceXML: Self.interfaceXML,
+            value: { [unowned self] in value(of: $0) },
+            call: { [unowned self] in called($0, by: $1) })
         try bus.requestName(Self.name) { [unowned self] state in
             switch state {
             case .owned:
@@ -224,12 +245,15 @@ package final class StatusBus: StatusChannel {
                 if !outage || outages.back() { log.info("system bus: serving \(Self.name) at \(Self.path)") }
                 outage = false
             case .queued:
-                log.warning("system bus: \(Self.name) is owned by another process; waiting for it in the name's queue "
-                            + "(the properties, Recalibrate() and Claim() are offered once it leaves)")
+                log.warning(
+                    "system bus: \(Self.name) is owned by another process; waiting for it in the name's queue "
+                        + "(the properties, Recalibrate() and Claim() are offered once it leaves)")
             case .lost:
                 log.warning("system bus: \(Self.name) was taken by another process; waiting for it in the name's queue")
             case .refused(let why):
-                log.warning("system bus: \(Self.name) not taken (\(why)); the properties, Recalibrate() and Claim() are not offered")
+                log.warning(
+                    "system bus: \(Self.name) not taken (\(why)); the properties, Recalibrate() and Claim() are not offered"
+                )
             }
         }
     }
@@ -245,7 +269,9 @@ package final class StatusBus: StatusChannel {
             switch track.add(sender) {
             case .added, .alreadyHeld: claimedSinceProcess = true
             case .full:
-                return .init("org.freedesktop.DBus.Error.LimitsExceeded", "\(Self.maximumClaims) connections hold a claim already")
+                return .init(
+                    "org.freedesktop.DBus.Error.LimitsExceeded",
+                    "\(Self.maximumClaims) connections hold a claim already")
             case .failed(let error):
                 return .init("org.freedesktop.DBus.Error.Failed", "the claim cannot be followed: \(error)")
             }
@@ -282,26 +308,29 @@ package final class StatusBus: StatusChannel {
         case .lost(let retry)?:
             let told = outages.gone(now: now)
             if told.say {
-                log.warning("system bus: the connection was lost; \(Self.name) is not offered until it is back "
-                            + "(trying again every \(formatNumber(retry)) s)"
-                            + (told.untold > 0 ? "; it went away \(counted(told.untold, "more time")) since the last such line" : ""))
+                log.warning(
+                    "system bus: the connection was lost; \(Self.name) is not offered until it is back "
+                        + "(trying again every \(formatNumber(retry)) s)"
+                        + (told.untold > 0
+                            ? "; it went away \(counted(told.untold, "more time")) since the last such line" : ""))
             }
             (outage, stillGoneSaid) = (true, false)
-            readiness.watch(nil)    // before the connection's descriptor is closed
+            readiness.watch(nil)  // before the connection's descriptor is closed
             object = nil
             claimTrack = nil
         case .reconnected?:
-            break    // the name's answer says so: `serving`, or why not
+            break  // the name's answer says so: `serving`, or why not
         case .stillGone(let why, let retry)?:
             // Once an outage: the attempts go on every second while it lasts.
             if outages.isTelling && !stillGoneSaid {
-                log.info("system bus: still gone (\(why)); trying again every \(formatNumber(retry)) s until it is back")
+                log.info(
+                    "system bus: still gone (\(why)); trying again every \(formatNumber(retry)) s until it is back")
                 stillGoneSaid = true
             }
         case nil:
             break
         }
-        claimTrack?.settle()    // the matches of this wakeup's releases
+        claimTrack?.settle()  // the matches of this wakeup's releases
         if let caller = recalibrateCaller {
             requests.recalibrate = true
             requests.recalibrateCaller = caller
@@ -323,8 +352,9 @@ package final class StatusBus: StatusChannel {
         unloggedCalls += calls
         guard recalibrateLines.allow("Recalibrate", now: now).allowed else { return }
         let more = unloggedCalls - 1
-        log.notice("D-Bus Recalibrate() from \(caller): recapturing the baseline"
-                   + (more > 0 ? " (and \(counted(more, "more call")) since the last such line)" : ""))
+        log.notice(
+            "D-Bus Recalibrate() from \(caller): recapturing the baseline"
+                + (more > 0 ? " (and \(counted(more, "more call")) since the last such line)" : ""))
         unloggedCalls = 0
     }
 
@@ -340,7 +370,10 @@ package final class StatusBus: StatusChannel {
         var changed: [(String, BusValue)] = []
         for p in Self.properties where p.signalled {
             if let v = value(of: p.name, in: status, claims: heldClaims),
-               v != value(of: p.name, in: emitted, claims: emittedClaims) { changed.append((p.name, v)) }
+                v != value(of: p.name, in: emitted, claims: emittedClaims)
+            {
+                changed.append((p.name, v))
+            }
         }
         emitted = status
         emittedClaims = heldClaims

@@ -33,11 +33,14 @@ package struct Demand: Equatable, Sendable {
             return Demand(looking: true, reason: "the sink's output is its own reader")
         case .claimants:
             guard let claims else {
-                return Demand(looking: true, reason: "no system bus: nobody could claim the frames, so they are painted")
+                return Demand(
+                    looking: true, reason: "no system bus: nobody could claim the frames, so they are painted")
             }
             return claims == 0
                 ? Demand(looking: false, reason: "nobody has claimed the frames")
-                : Demand(looking: true, reason: claims == 1 ? "1 claim on the system bus" : "\(claims) claims on the system bus")
+                : Demand(
+                    looking: true,
+                    reason: claims == 1 ? "1 claim on the system bus" : "\(claims) claims on the system bus")
         case .display(let unseen):
             guard let unseen else { return Demand(looking: true, reason: "the display is on and its console in front") }
             return Demand(looking: false, reason: unseen)

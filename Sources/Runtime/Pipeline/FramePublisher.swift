@@ -53,8 +53,10 @@ final class FramePublisher {
     /// Called after each published frame (demo progress).
     private let onFrame: ((UInt64, Double) -> Void)?
 
-    init(sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger,
-         frameTime: @escaping () -> UInt64, onFrame: ((UInt64, Double) -> Void)?) {
+    init(
+        sink: any FrameSink, renderer: CardRenderer, counters: RunCounters, log: Logger,
+        frameTime: @escaping () -> UInt64, onFrame: ((UInt64, Double) -> Void)?
+    ) {
         self.sink = sink
         self.frameTime = frameTime
         self.onFrame = onFrame
@@ -92,14 +94,17 @@ final class FramePublisher {
     func publish(_ focal: FocalPoint, at now: Double, trace: TraceWriter?, clock: () -> Double) {
         let slot = sink.nextSlot()
         let painted = renderer.paint(into: &targets[slot])
-        let info = FrameInfo(number: counters.published + 1, timeNanoseconds: frameTime(),
-                             focalX: focal.x, focalY: focal.y)
+        let info = FrameInfo(
+            number: counters.published + 1, timeNanoseconds: frameTime(),
+            focalX: focal.x, focalY: focal.y)
         do {
             switch try sink.publish(slot: slot, info) {
             case .published:
                 counters.published(shown: sink.isShowing)
-                trace?.append(TraceRecord.Frame(t: now, frame: counters.published, focal: [focal.x, focal.y],
-                                                dots: painted.dotsRepainted, pixels: painted.pixelsWritten, published: clock()))
+                trace?.append(
+                    TraceRecord.Frame(
+                        t: now, frame: counters.published, focal: [focal.x, focal.y],
+                        dots: painted.dotsRepainted, pixels: painted.pixelsWritten, published: clock()))
                 onFrame?(counters.published, now)
             case .dropped(let why):
                 counters.droppedOne()
@@ -118,8 +123,10 @@ final class FramePublisher {
             }
             let (allowed, held) = limiter.allow("sink:" + error.message, now: now)
             if allowed {
-                log.error("frame \(counters.published + 1) not published: \(error)" + (held > 0 ? " (\(held) more since the last report)" : ""),
-                          ["sink": sink.summary])
+                log.error(
+                    "frame \(counters.published + 1) not published: \(error)"
+                        + (held > 0 ? " (\(held) more since the last report)" : ""),
+                    ["sink": sink.summary])
             }
         }
     }
@@ -129,7 +136,8 @@ final class FramePublisher {
     private func reportDrop(_ why: DropReason, at now: Double) {
         let (allowed, held) = limiter.allow(why.rawValue, now: now)
         guard allowed else { return }
-        let line = "frame dropped: \(why.rawValue)" + (held > 0 ? " (\(held) more since the last report)" : "")
+        let line =
+            "frame dropped: \(why.rawValue)" + (held > 0 ? " (\(held) more since the last report)" : "")
             + "; \(counters.dropped) dropped in all"
         if why == .rateLimit {
             log.debug(line, ["sink": sink.summary])

@@ -66,9 +66,11 @@ final class MotionStage {
         case .acceleration(let a, let t, _):
             if let b = out.baseline { trace?.append(TraceRecord.Baseline(t: t, up: [b.up.x, b.up.y, b.up.z])) }
             if let s = out.sample {
-                trace?.append(TraceRecord.Sample(t: s.t, seq: s.seq, accel: [s.accel.x, s.accel.y, s.accel.z],
-                                                 dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
-                                                 focal: [s.focal.x, s.focal.y]))
+                trace?.append(
+                    TraceRecord.Sample(
+                        t: s.t, seq: s.seq, accel: [s.accel.x, s.accel.y, s.accel.z],
+                        dpitch: s.tilt.dPitchRadians, droll: s.tilt.dRollRadians,
+                        focal: [s.focal.x, s.focal.y]))
             } else if let step = out.acceleration, let reading = Self.reading(a, step, at: t) {
                 trace?.append(reading)
             }
@@ -124,8 +126,9 @@ final class MotionStage {
         let accel = [a.x, a.y, a.z]
         switch step {
         case .collectingBaseline(_, _, let used):
-            return TraceRecord.Reading(t: t, accel: accel, use: used ? "baseline" : "rejected",
-                                       reason: used ? nil : "outside [0.5 g, 1.5 g] while collecting the baseline")
+            return TraceRecord.Reading(
+                t: t, accel: accel, use: used ? "baseline" : "rejected",
+                reason: used ? nil : "outside [0.5 g, 1.5 g] while collecting the baseline")
         case .rejected(let why):
             return TraceRecord.Reading(t: t, accel: accel, use: "rejected", reason: "\(why)")
         case .tilt:

@@ -42,8 +42,10 @@ package final class Pipeline {
         /// `Sink.demand`: paint only while someone looks (`Demand`), or always.
         package var demand: SinkDemand
 
-        package init(source: any SampleSource, sink: any FrameSink, renderer: CardRenderer,
-                     motion: MotionConfiguration, fps: Double, demand: SinkDemand = .auto) {
+        package init(
+            source: any SampleSource, sink: any FrameSink, renderer: CardRenderer,
+            motion: MotionConfiguration, fps: Double, demand: SinkDemand = .auto
+        ) {
             self.source = source
             self.sink = sink
             self.renderer = renderer
@@ -101,11 +103,13 @@ package final class Pipeline {
     /// - Parameter wait: `ReadinessPoll.waitReadable`, or a `TraceClock`'s.
     /// - Parameter frameTime: CLOCK_MONOTONIC nanoseconds, stamped on each frame (`FrameInfo`).
     /// - Parameter onFrame: called after each published frame with its number and time.
-    package init(parts: Parts, trace: TraceWriter?, log: Logger, notifier: any ServiceNotifying, clock: @escaping () -> Double,
-                 counters: RunCounters = RunCounters(),
-                 wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
-                 bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds,
-                 onFrame: ((UInt64, Double) -> Void)? = nil) {
+    package init(
+        parts: Parts, trace: TraceWriter?, log: Logger, notifier: any ServiceNotifying, clock: @escaping () -> Double,
+        counters: RunCounters = RunCounters(),
+        wait: @escaping Wait = { ReadinessPoll.waitReadable($0, timeoutSeconds: $1, into: &$2) },
+        bus: (any StatusChannel)? = nil, frameTime: @escaping () -> UInt64 = MonotonicClock.nanoseconds,
+        onFrame: ((UInt64, Double) -> Void)? = nil
+    ) {
         self.bus = bus
         self.parts = parts
         self.trace = trace
@@ -115,8 +119,9 @@ package final class Pipeline {
         self.counters = counters
         self.wait = wait
         motion = MotionStage(parts.motion)
-        publisher = FramePublisher(sink: parts.sink, renderer: parts.renderer, counters: counters, log: log,
-                                   frameTime: frameTime, onFrame: onFrame)
+        publisher = FramePublisher(
+            sink: parts.sink, renderer: parts.renderer, counters: counters, log: log,
+            frameTime: frameTime, onFrame: onFrame)
         // A source carried over from the pipeline this one replaces may be reading slowly,
         // or not at all (nobody looked): this pipeline decides again at its first wakeup.
         parts.source.setIdle(period: nil)
@@ -183,9 +188,9 @@ package final class Pipeline {
             parts.source.appendFileDescriptors(to: &fds)
             parts.sink.appendFileDescriptors(to: &fds)
             appendSinkWriteWatch(to: &fds)
-            if let s = signals.fileDescriptor { fds.append(s) }   // a signal wakes the loop at once
+            if let s = signals.fileDescriptor { fds.append(s) }  // a signal wakes the loop at once
             if let bus {
-                let request = bus.pollRequest()    // after publishStatus: what it queued is polled for
+                let request = bus.pollRequest()  // after publishStatus: what it queued is polled for
                 fds.append(request.fd)
                 if let t = request.timeoutSeconds { timeout = min(timeout, t) }
             }
@@ -199,7 +204,7 @@ package final class Pipeline {
     private func takeEvents(at now: Double, readable: [Int32], into events: inout [SensorEvent]) {
         events.removeAll(keepingCapacity: true)
         if events.capacity < parts.source.maximumEventsPerWakeup {
-            events.reserveCapacity(parts.source.maximumEventsPerWakeup)   // after an attach, not per wakeup
+            events.reserveCapacity(parts.source.maximumEventsPerWakeup)  // after an attach, not per wakeup
         }
         parts.source.handle(now: now, readable: readable, into: &events)
         let before = motion.samples
@@ -210,12 +215,14 @@ package final class Pipeline {
             case .waiting(let why): notifier.status("waiting for an accelerometer: \(why)")
             case .log(let level, let message): log.log(level, "sensor \(parts.source.summary): \(message)")
             case .gyroscopeDisagreed(let why):
-                log.warning("sensor \(parts.source.summary): the gyroscope disagrees with the accelerometer (\(why)); "
-                            + "weighing it by how well it explains the motion until it fits again (check "
-                            + "Sensor.gyro_mount_matrix, or set Sensor.gyro = none)")
+                log.warning(
+                    "sensor \(parts.source.summary): the gyroscope disagrees with the accelerometer (\(why)); "
+                        + "weighing it by how well it explains the motion until it fits again (check "
+                        + "Sensor.gyro_mount_matrix, or set Sensor.gyro = none)")
             case .gyroscopeAgrees(let why):
-                log.notice("sensor \(parts.source.summary): the gyroscope agrees with the accelerometer again (\(why)); "
-                           + "fusing it fully again")
+                log.notice(
+                    "sensor \(parts.source.summary): the gyroscope agrees with the accelerometer again (\(why)); "
+                        + "fusing it fully again")
             }
         }
         counters.took(samples: motion.samples - before)
@@ -224,7 +231,9 @@ package final class Pipeline {
     /// A frame when one is due: at most fps, only while the drawn point moves, published
     /// only when some dot changed (or a full frame is owed).
     private func frameIfDue(_ pacer: inout FramePacer, at now: Double) {
-        guard pacer.frame(at: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame) else { return }
+        guard pacer.frame(at: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame) else {
+            return
+        }
         let focal = motion.point(at: now)
         if publisher.update(focal) || pacer.owesFrame {
             publisher.publish(focal, at: now, trace: trace, clock: clock)
@@ -246,7 +255,7 @@ package final class Pipeline {
         if requests.recalibrate {
             motion.recapture("D-Bus Recalibrate() from \(requests.recalibrateCaller)", at: now, trace: trace)
         }
-        if requests.claimsChanged { busStateChangedAt = now }    // `Claims` is signalled even while idle
+        if requests.claimsChanged { busStateChangedAt = now }  // `Claims` is signalled even while idle
     }
 
     /// The properties' present values, gathered only when a `PropertiesChanged` may go out
@@ -275,8 +284,10 @@ package final class Pipeline {
         guard idle != sourceIdle else { return }
         sourceIdle = idle
         parts.source.setIdle(period: idle ? Pipeline.idlePeriod : nil)
-        log.debug(idle ? "device still: reading every \(Pipeline.idlePeriod) s or waiting for it to say it moved"
-                  : "device moving: full rate")
+        log.debug(
+            idle
+                ? "device still: reading every \(Pipeline.idlePeriod) s or waiting for it to say it moved"
+                : "device moving: full rate")
     }
 
     /// Seconds until the sensor, the next frame, the sink's maintenance, the trace's flush,
@@ -289,10 +300,14 @@ package final class Pipeline {
         if !isIdle {
             // Neither needs its exact time: a wakeup that comes anyway within `timerSlack`
             // serves them (no wakeup of their own while the device is read 10 times a second).
-            if let maintenanceIn = parts.sink.maintenanceIn { timeout = min(timeout, maintenanceIn + Pipeline.timerSlack) }
+            if let maintenanceIn = parts.sink.maintenanceIn {
+                timeout = min(timeout, maintenanceIn + Pipeline.timerSlack)
+            }
             if let flushIn = trace?.flushIn(now: now) { timeout = min(timeout, flushIn + Pipeline.timerSlack) }
-            if let frameIn = pacer.frameIn(now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
-                                           sampleIn: parts.source.nextSampleExpected(now: now)) {
+            if let frameIn = pacer.frameIn(
+                now: now, moving: !motion.isSettled(at: now), sinkReady: parts.sink.isReadyForFrame,
+                sampleIn: parts.source.nextSampleExpected(now: now))
+            {
                 timeout = min(timeout, frameIn)
             }
         }

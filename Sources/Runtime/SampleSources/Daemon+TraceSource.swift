@@ -9,27 +9,37 @@ extension Daemon {
     /// what the run will play are logged here.
     func traceSource(_ file: String, _ c: Configuration) throws(Failure) -> TraceSource {
         guard let traceClock else {
-            throw Failure(.configuration, "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
+            throw Failure(
+                .configuration,
+                "Sensor.device = trace:\(file): a run that started on a device cannot switch to a trace; restart it")
         }
-        let source = TraceSource(stream: try ConfigurationCheck.openTrace(file, c), clock: traceClock,
-                                 gyroscope: c.sensor.gyro != GyroSelector.none)
+        let source = TraceSource(
+            stream: try ConfigurationCheck.openTrace(file, c), clock: traceClock,
+            gyroscope: c.sensor.gyro != GyroSelector.none)
         if let failure = source.failure { throw ConfigurationCheck.traceFailure(failure, c) }
         if source.isFullyRead && source.truncatedLastLine { logPartialLastLine(file) }
         if !source.isComplete && source.hasBaseline {
-            log.notice("trace \(file) has no reading records (written before they existed): the baseline comes from its first samples, so tilts may differ from the recording")
+            log.notice(
+                "trace \(file) has no reading records (written before they existed): the baseline comes from its first samples, so tilts may differ from the recording"
+            )
         }
         if let recorded = source.header?.attitude {
             var differ: [String] = []
             if recorded.filter != c.attitude.filter.rawValue { differ.append("Attitude.filter=\(recorded.filter)") }
-            if recorded.baselineSamples != c.attitude.baselineSamples { differ.append("Attitude.baseline_samples=\(recorded.baselineSamples)") }
+            if recorded.baselineSamples != c.attitude.baselineSamples {
+                differ.append("Attitude.baseline_samples=\(recorded.baselineSamples)")
+            }
             if !differ.isEmpty {
-                log.notice("trace \(file) was recorded with " + differ.joined(separator: ", ") + "; replaying with this run's configuration")
+                log.notice(
+                    "trace \(file) was recorded with " + differ.joined(separator: ", ")
+                        + "; replaying with this run's configuration")
             }
         }
         let speed = c.sensor.traceSpeed.map { "speed \(formatNumber($0))" } ?? "as fast as possible"
         let readings = source.readings
         let gyro = source.gyroCount > 0 ? ", \(source.gyroCount) gyroscope readings" : ""
-        let counts = source.isFullyRead
+        let counts =
+            source.isFullyRead
             ? "\(readings.count) readings\(gyro)"
             : "\(readings.count) readings\(gyro) read ahead, the rest read as it plays"
         log.notice("sensor: trace \(file), \(counts), \(speed)", ["sensor.device": "trace:" + file])
@@ -37,12 +47,15 @@ extension Daemon {
             let say = { [log] (seconds: Double, from: Double) in
                 // Played at its recorded times: a trace cut from a long run, or with a pause,
                 // waits that long in real time; say so rather than wait silently.
-                log.notice("trace \(file): \(formatNumber(seconds)) s without a reading "
-                           + (from == 0 ? "before the first one" : "after t = \(formatNumber(from)) s")
-                           + "; at speed \(formatNumber(s)) that is \(formatNumber(seconds / s)) s of waiting (Sensor.trace_speed = max plays it at once)",
-                           ["sensor.device": "trace:" + file])
+                log.notice(
+                    "trace \(file): \(formatNumber(seconds)) s without a reading "
+                        + (from == 0 ? "before the first one" : "after t = \(formatNumber(from)) s")
+                        + "; at speed \(formatNumber(s)) that is \(formatNumber(seconds / s)) s of waiting (Sensor.trace_speed = max plays it at once)",
+                    ["sensor.device": "trace:" + file])
             }
-            if let wait = Self.longestWait(readings.map(\.t)), wait.seconds > Self.longWait { say(wait.seconds, wait.from) }
+            if let wait = Self.longestWait(readings.map(\.t)), wait.seconds > Self.longWait {
+                say(wait.seconds, wait.from)
+            }
             source.sayLongWaits(say)
         }
         return source

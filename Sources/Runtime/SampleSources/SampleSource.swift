@@ -59,7 +59,8 @@ extension SampleSource {
 
 extension AccelerometerService: SampleSource {
     package var summary: String {
-        attachment.map { "\($0.device.displayName) (\($0.mode))" } ?? "waiting for an accelerometer (\(settings.device))"
+        attachment.map { "\($0.device.displayName) (\($0.mode))" }
+            ?? "waiting for an accelerometer (\(settings.device))"
     }
 
     package func release() { detach() }
@@ -79,7 +80,7 @@ package final class SimulatedSource: SampleSource {
     }
 
     package var summary: String { "simulated accelerometer (scripted tilt path)" }
-    package func appendFileDescriptors(to fds: inout [Int32]) {}   // timed: nothing to poll
+    package func appendFileDescriptors(to fds: inout [Int32]) {}  // timed: nothing to poll
     package func nextTimeout(now: Double) -> Double { max(0, next - now) }
 
     package func handle(now: Double, readable: [Int32], into events: inout [SensorEvent]) {

@@ -143,7 +143,7 @@ package final class TraceSource: SampleSource {
         "trace \(path) (item \(delivered)" + (isFullyRead ? " of \(delivered - index + ahead.count))" : ")")
     }
     package var isExhausted: Bool { index >= ahead.count && isFullyRead }
-    package func appendFileDescriptors(to fds: inout [Int32]) {}   // trace time: nothing to poll
+    package func appendFileDescriptors(to fds: inout [Int32]) {}  // trace time: nothing to poll
 
     package func nextTimeout(now: Double) -> Double {
         guard let base else { return 0 }
@@ -165,10 +165,14 @@ package final class TraceSource: SampleSource {
             guard index < ahead.count, base + ahead[index].t <= now else { break }
             let item = ahead[index]
             for r in item.recaptures {
-                events.append(.motion(r.rest == true ? .recaptureAtRest(r.reason, at: now) : .recapture(r.reason, at: now)))
+                events.append(
+                    .motion(r.rest == true ? .recaptureAtRest(r.reason, at: now) : .recapture(r.reason, at: now)))
             }
-            events.append(.motion(item.isGyro ? .angularVelocity(radiansPerSecond: item.value, at: now)
-                                              : .acceleration(metersPerSecondSquared: item.value, at: now)))
+            events.append(
+                .motion(
+                    item.isGyro
+                        ? .angularVelocity(radiansPerSecond: item.value, at: now)
+                        : .acceleration(metersPerSecondSquared: item.value, at: now)))
             index += 1
             delivered += 1
         }

@@ -12,8 +12,9 @@ extension AccelerometerDescription {
         let gyro = f.flatMap(InputUnits.gyroscope)
         let scale = (try? units?.get())?.scale ?? Vector3(1, 1, 1)
         facts = IIODeviceFacts(input: s)
-        axes = AxisChannels(inputAxes: f.map { e in [AbsoluteAxis.x, .y, .z].filter { e.axes[$0] != nil } } ?? [],
-                            scale: scale)
+        axes = AxisChannels(
+            inputAxes: f.map { e in [AbsoluteAxis.x, .y, .z].filter { e.axes[$0] != nil } } ?? [],
+            scale: scale)
         udevProperties = s.udevProperties
         if let l = s.udevProperties["ACCEL_LOCATION"].flatMap({ AccelLocation(rawValue: $0) }) {
             (location, locationSource) = (l, "udev:ACCEL_LOCATION")
@@ -28,26 +29,39 @@ extension AccelerometerDescription {
             eventNumber: s.number, inputSyspath: s.inputSyspath, parentSyspath: s.parentSyspath,
             vendor: vp?.vendor, product: vp?.product,
             placement: InputPlacement(inputSyspath: s.inputSyspath, bus: s.bus),
-            controller: s.joystickSibling.map { "part of a game controller: \($0) beside it under the same parent"
-                + "\(s.parentSyspath.map { " (\($0))" } ?? "") is a joystick (ID_INPUT_JOYSTICK=1)" },
-            axesSource: vp.flatMap { ControllerAxes.entry(vendor: $0.vendor, product: $0.product) }.map { "\($0.model): \($0.source)" },
+            controller: s.joystickSibling.map {
+                "part of a game controller: \($0) beside it under the same parent"
+                    + "\(s.parentSyspath.map { " (\($0))" } ?? "") is a joystick (ID_INPUT_JOYSTICK=1)"
+            },
+            axesSource: vp.flatMap { ControllerAxes.entry(vendor: $0.vendor, product: $0.product) }.map {
+                "\($0.model): \($0.source)"
+            },
             unitsSource: (try? units?.get())?.source, gyroScale: gyro?.scale, gyroUnitsSource: gyro?.source,
             timestamps: f?.timestamps ?? false, poller: InputPollInterval(attribute: s.attribute),
-            bufferEvents: InputDeviceFacts.kernelBufferEvents(absoluteAxes: f?.absoluteAxisCount ?? 3,
-                                                             relativeAxes: f?.relativeAxisCount ?? 0),
+            bufferEvents: InputDeviceFacts.kernelBufferEvents(
+                absoluteAxes: f?.absoluteAxisCount ?? 3,
+                relativeAxes: f?.relativeAxisCount ?? 0),
             eventsPerReport: axisCount + (f?.timestamps == true ? 1 : 0) + 1)
         skipReason = Self.inputSkipReason(s, units: units, axes: axes.channels)
     }
 
     /// Why an input device cannot be read as an accelerometer; nil when it can.
-    private static func inputSkipReason(_ s: InputDeviceSnapshot, units: Result<(scale: Vector3, source: String),
-                                        InputUnits.UnitsProblem>?, axes: [String]) -> String? {
+    private static func inputSkipReason(
+        _ s: InputDeviceSnapshot,
+        units: Result<
+            (scale: Vector3, source: String),
+            InputUnits.UnitsProblem
+        >?, axes: [String]
+    ) -> String? {
         switch s.evdev {
         case nil: return "not opened"
         case .failure(let e)?: return "cannot read \(s.devnode ?? s.sysname): \(e)"
         case .success?: break
         }
-        if axes.count < 3 { return "not an accelerometer: it has \(axes.isEmpty ? "none" : axes.joined(separator: ", ")) of ABS_X, ABS_Y and ABS_Z" }
+        if axes.count < 3 {
+            return
+                "not an accelerometer: it has \(axes.isEmpty ? "none" : axes.joined(separator: ", ")) of ABS_X, ABS_Y and ABS_Z"
+        }
         if case .failure(let p)? = units { return "no units: \(p)" }
         return nil
     }
@@ -55,15 +69,18 @@ extension AccelerometerDescription {
     /// Config > udev `ACCEL_MOUNT_MATRIX` > the controller table > identity; a malformed
     /// udev matrix is reported and skipped.
     private static func inputMountMatrix(_ s: InputDeviceSnapshot, configured: MountMatrix?)
-        -> (MountMatrix, String, [MountMatrixProblem]) {
+        -> (MountMatrix, String, [MountMatrixProblem])
+    {
         if let configured { return (configured, "config:Sensor.mount_matrix", []) }
         var problems: [MountMatrixProblem] = []
         if let text = s.udevProperties["ACCEL_MOUNT_MATRIX"] {
             switch MountMatrix.parse(text) {
             case .success(let m): return (m, "udev:ACCEL_MOUNT_MATRIX", [])
             case .failure(let e):
-                problems.append(MountMatrixProblem(source: "udev:ACCEL_MOUNT_MATRIX",
-                                                   text: String(text[...].trimmingASCIIWhitespace()), error: e))
+                problems.append(
+                    MountMatrixProblem(
+                        source: "udev:ACCEL_MOUNT_MATRIX",
+                        text: String(text[...].trimmingASCIIWhitespace()), error: e))
             }
         }
         if let vp = s.vendorProduct, let c = ControllerAxes.entry(vendor: vp.vendor, product: vp.product) {

@@ -92,9 +92,12 @@ package struct AccelerometerDescription: IIODeviceDescription {
 
     /// Config > udev > sysfs names > identity; malformed sources and matrices that are no
     /// rotation are reported and skipped.
-    private static func mountMatrix(_ s: AttributeSnapshot, configured: MountMatrix?) -> (MountMatrix, String, [MountMatrixProblem]) {
+    private static func mountMatrix(_ s: AttributeSnapshot, configured: MountMatrix?) -> (
+        MountMatrix, String, [MountMatrixProblem]
+    ) {
         if let configured { return (configured, "config:Sensor.mount_matrix", []) }
-        return MountMatrixProblem.choose([("udev:ACCEL_MOUNT_MATRIX", s.udevProperties["ACCEL_MOUNT_MATRIX"])]
-                                         + mountMatrixAttributes.map { ("sysfs:\($0)", s.attributes[$0]) })
+        return MountMatrixProblem.choose(
+            [("udev:ACCEL_MOUNT_MATRIX", s.udevProperties["ACCEL_MOUNT_MATRIX"])]
+                + mountMatrixAttributes.map { ("sysfs:\($0)", s.attributes[$0]) })
     }
 }

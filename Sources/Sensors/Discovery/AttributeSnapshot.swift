@@ -1,3 +1,5 @@
+import Motion
+
 /// What discovery knows about one IIO device before interpreting it: its sysfs
 /// attribute texts by file name (relative to the device directory, e.g.
 /// `in_accel_scale`, `scan_elements/in_accel_x_type`, `trigger/current_trigger`) and
@@ -20,8 +22,10 @@ package struct AttributeSnapshot: Sendable {
     /// runs). Local devices only.
     package var unreadable: Set<String> = []
 
-    package init(id: String, index: Int, syspath: String?, devnode: String?, attributes: [String: String],
-                 udevProperties: [String: String], triggerNames: [String]) {
+    package init(
+        id: String, index: Int, syspath: String?, devnode: String?, attributes: [String: String],
+        udevProperties: [String: String], triggerNames: [String]
+    ) {
         self.id = id
         self.index = index
         self.syspath = syspath
@@ -39,17 +43,21 @@ package struct AttributeSnapshot: Sendable {
     /// The attribute files discovery reads for an accelerometer and a gyroscope, besides
     /// the device's own list and every file of its `scan_elements` directory.
     package static let interestingAttributes: [String] = {
-        var names = ["name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
-                     "in_accel_scale", "in_accel_offset", "sampling_frequency", "sampling_frequency_available",
-                     "in_accel_sampling_frequency", "in_accel_sampling_frequency_available",
-                     "trigger/current_trigger", "buffer/enable", "buffer/length", "current_timestamp_clock",
-                     "in_accel_hysteresis"]
+        var names = [
+            "name", "label", "location", "mount_matrix", "in_accel_mount_matrix", "in_mount_matrix",
+            "in_accel_scale", "in_accel_offset", "sampling_frequency", "sampling_frequency_available",
+            "in_accel_sampling_frequency", "in_accel_sampling_frequency_available",
+            "trigger/current_trigger", "buffer/enable", "buffer/length", "current_timestamp_clock",
+            "in_accel_hysteresis",
+        ]
         for a in ["x", "y", "z"] {
             names += ["in_accel_\(a)_raw", "in_accel_\(a)_scale", "in_accel_\(a)_offset"]
         }
         // The gyroscope of a combined IMU or a HID hub (docs/TILT.md, "With a gyroscope").
-        names += ["in_anglvel_mount_matrix", "in_anglvel_scale", "in_anglvel_offset",
-                  "in_anglvel_sampling_frequency", "in_anglvel_sampling_frequency_available"]
+        names += [
+            "in_anglvel_mount_matrix", "in_anglvel_scale", "in_anglvel_offset",
+            "in_anglvel_sampling_frequency", "in_anglvel_sampling_frequency_available",
+        ]
         for a in ["x", "y", "z"] {
             names += ["in_anglvel_\(a)_raw", "in_anglvel_\(a)_scale", "in_anglvel_\(a)_offset"]
         }
@@ -59,5 +67,3 @@ package struct AttributeSnapshot: Sendable {
         return names
     }()
 }
-
-import Motion

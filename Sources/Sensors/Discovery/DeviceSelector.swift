@@ -1,3 +1,5 @@
+import Motion
+
 /// `Sensor.device` (config/shimmerd.conf).
 package enum DeviceSelector: Hashable, Sendable, CustomStringConvertible {
     /// The display accelerometer over the base one, then the lowest index.
@@ -67,5 +69,3 @@ package struct SelectorParseError: Error, Sendable, CustomStringConvertible {
     package let expected: String
     package var description: String { "invalid \(key) \"\(value)\": expected \(expected)" }
 }
-
-import Motion

@@ -1,13 +1,18 @@
 import IIO
 import LinuxSystem
+import Motion
 import Udev
 
 /// Finds IIO devices and describes them: through libudev for this machine (udev
 /// properties included), through libiio for a remote context.
 package enum Discovery {
     /// Every device of the `iio` subsystem (triggers excepted), in index order.
-    package static func local(udev: UdevContext, configuredMatrix: MountMatrix?) throws(SensorError) -> [AccelerometerDescription] {
-        try localSnapshots(udev: udev).map { AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix) }
+    package static func local(udev: UdevContext, configuredMatrix: MountMatrix?) throws(SensorError)
+        -> [AccelerometerDescription]
+    {
+        try localSnapshots(udev: udev).map {
+            AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix)
+        }
     }
 
     /// The snapshot of every `iio:deviceN` of this machine, in index order.
@@ -26,7 +31,9 @@ package enum Discovery {
     /// The snapshot of one udev device, nil unless it is an `iio:deviceN`.
     package static func snapshot(of d: UdevDevice, triggerNames: [String]) -> AttributeSnapshot? {
         let sysname = d.sysname
-        guard sysname.hasPrefix("iio:device"), let index = Int(sysname.dropFirst("iio:device".count)) else { return nil }
+        guard sysname.hasPrefix("iio:device"), let index = Int(sysname.dropFirst("iio:device".count)) else {
+            return nil
+        }
         var attributes: [String: String] = [:]
         var unreadable: Set<String> = []
         let listed = Set(d.sysattrNames)
@@ -35,10 +42,15 @@ package enum Discovery {
         let scanFiles = ((try? FileSystem.list(d.syspath + "/scan_elements")) ?? []).map { "scan_elements/" + $0 }
         let eventFiles = ((try? FileSystem.list(d.syspath + "/events")) ?? []).map { "events/" + $0 }
         for name in listed.union(AttributeSnapshot.interestingAttributes).union(scanFiles).union(eventFiles) {
-            if let v = d.sysattr(name) { attributes[name] = v } else if listed.contains(name) { unreadable.insert(name) }
+            if let v = d.sysattr(name) {
+                attributes[name] = v
+            } else if listed.contains(name) {
+                unreadable.insert(name)
+            }
         }
-        var s = AttributeSnapshot(id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,
-                                  attributes: attributes, udevProperties: d.properties, triggerNames: triggerNames)
+        var s = AttributeSnapshot(
+            id: sysname, index: index, syspath: d.syspath, devnode: d.devnode,
+            attributes: attributes, udevProperties: d.properties, triggerNames: triggerNames)
         s.unreadable = unreadable
         return s
     }
@@ -46,7 +58,9 @@ package enum Discovery {
     /// Every device of a libiio context, described from libiio's attributes mapped back
     /// to their sysfs file names (`iio_channel_attr_get_filename()`).
     package static func remote(context: Context, configuredMatrix: MountMatrix?) -> [AccelerometerDescription] {
-        remoteSnapshots(context: context).map { AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix) }
+        remoteSnapshots(context: context).map {
+            AccelerometerDescription(snapshot: $0, configuredMatrix: configuredMatrix)
+        }
     }
 
     /// The snapshot of every device of a libiio context, in index order.
@@ -80,13 +94,13 @@ package enum Discovery {
                 let base = "scan_elements/in_\(c.id)"
                 attributes["\(base)_en"] = c.isEnabled ? "1" : "0"
                 attributes["\(base)_index"] = String(i)
-                attributes["\(base)_type"] = "\(f.isBigEndian ? "be" : "le"):\(f.isSigned ? "s" : "u")\(f.bits)/\(f.length)"
+                attributes["\(base)_type"] =
+                    "\(f.isBigEndian ? "be" : "le"):\(f.isSigned ? "s" : "u")\(f.bits)/\(f.length)"
                     + (f.repeatCount > 1 ? "X\(f.repeatCount)" : "") + ">>\(f.shift)"
             }
         }
-        return AttributeSnapshot(id: d.id, index: index, syspath: nil, devnode: nil, attributes: attributes,
-                                 udevProperties: [:], triggerNames: triggerNames)
+        return AttributeSnapshot(
+            id: d.id, index: index, syspath: nil, devnode: nil, attributes: attributes,
+            udevProperties: [:], triggerNames: triggerNames)
     }
 }
-
-import Motion

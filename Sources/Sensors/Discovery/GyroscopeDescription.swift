@@ -34,10 +34,12 @@ package struct GyroscopeDescription: IIODeviceDescription {
         guard !axes.channels.isEmpty else { return nil }
         facts = IIODeviceFacts(snapshot: s)
         samplingFrequency = SamplingFrequencyInfo(snapshot: s, channel: "anglvel")
-        (ownMatrix, ownMatrixSource, ownMatrixProblems) = MountMatrixProblem.choose(Self.mountMatrixAttributes.map {
-            ("sysfs:\($0)", s.attributes[$0])
-        })
-        skipReason = axes.valueProblem
+        (ownMatrix, ownMatrixSource, ownMatrixProblems) = MountMatrixProblem.choose(
+            Self.mountMatrixAttributes.map {
+                ("sysfs:\($0)", s.attributes[$0])
+            })
+        skipReason =
+            axes.valueProblem
             ?? (!axes.pollCapable && !axes.bufferCapable
                 ? "angular velocity channels incomplete: \(axes.channels.joined(separator: ", "))" : nil)
     }
@@ -67,8 +69,10 @@ package enum GyroSelector: Hashable, Sendable, CustomStringConvertible {
         case .success(.name(let n)): return .success(.name(n))
         case .success(.label(let n)): return .success(.label(n))
         default:
-            return .failure(ParseError(key: "Sensor.gyro", value: text,
-                                       expected: "auto, none, iio:deviceN, name:NAME or label:LABEL"))
+            return .failure(
+                ParseError(
+                    key: "Sensor.gyro", value: text,
+                    expected: "auto, none, iio:deviceN, name:NAME or label:LABEL"))
         }
     }
 
@@ -103,8 +107,10 @@ package struct GyroPairing: Sendable {
 
     /// - Parameters:
     ///   - configuredMatrix: `Sensor.gyro_mount_matrix` when not `auto`.
-    package static func pair(accelerometer a: AccelerometerDescription, gyroscopes: [GyroscopeDescription],
-                             selector: GyroSelector, configuredMatrix: MountMatrix?) -> GyroPairing {
+    package static func pair(
+        accelerometer a: AccelerometerDescription, gyroscopes: [GyroscopeDescription],
+        selector: GyroSelector, configuredMatrix: MountMatrix?
+    ) -> GyroPairing {
         // An input device's gyroscope is read with its own accelerometer only (one node).
         let usable = gyroscopes.filter { $0.isUsable && (!$0.fromInputDevice || $0.id == a.id) }
         let chosen: GyroscopeDescription?
@@ -114,23 +120,35 @@ package struct GyroPairing: Sendable {
             return GyroPairing(gyro: nil, reason: "Sensor.gyro = none", calibration: nil, matrixSource: nil)
         case .auto:
             if let g = usable.first(where: { relation(a, $0) == .sameDevice }) {
-                (chosen, reason) = (g, g.fromInputDevice ? "the accelerometer's own event node (ABS_RX, ABS_RY, ABS_RZ)"
-                                        : "the accelerometer's own IIO device")
+                (chosen, reason) = (
+                    g,
+                    g.fromInputDevice
+                        ? "the accelerometer's own event node (ABS_RX, ABS_RY, ABS_RZ)"
+                        : "the accelerometer's own IIO device"
+                )
             } else if let g = usable.first(where: { if case .sameParent = relation(a, $0) { true } else { false } }),
-                      case .sameParent(let parent) = relation(a, g) {
+                case .sameParent(let parent) = relation(a, g)
+            {
                 (chosen, reason) = (g, "same parent device as the accelerometer (\(parent))")
             } else {
                 let others = usable.map(\.displayName)
-                return GyroPairing(gyro: nil, reason: others.isEmpty ? "no gyroscope found"
-                                   : "no gyroscope in the accelerometer's own device or under its parent (not paired: "
-                                     + others.joined(separator: ", ") + ")",
-                                   calibration: nil, matrixSource: nil)
+                return GyroPairing(
+                    gyro: nil,
+                    reason: others.isEmpty
+                        ? "no gyroscope found"
+                        : "no gyroscope in the accelerometer's own device or under its parent (not paired: "
+                            + others.joined(separator: ", ") + ")",
+                    calibration: nil, matrixSource: nil)
             }
         case .iioDevice(let n):
-            (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.index == n }, "Sensor.gyro = iio:device\(n)")
+            (chosen, reason) = (
+                gyroscopes.first { !$0.fromInputDevice && $0.index == n }, "Sensor.gyro = iio:device\(n)"
+            )
         case .name(let n):
-            (chosen, reason) = (gyroscopes.first { $0.name == n && (!$0.fromInputDevice || $0.id == a.id) },
-                                "Sensor.gyro = name:\(n)")
+            (chosen, reason) = (
+                gyroscopes.first { $0.name == n && (!$0.fromInputDevice || $0.id == a.id) },
+                "Sensor.gyro = name:\(n)"
+            )
         case .label(let l):
             (chosen, reason) = (gyroscopes.first { !$0.fromInputDevice && $0.label == l }, "Sensor.gyro = label:\(l)")
         }
@@ -138,18 +156,22 @@ package struct GyroPairing: Sendable {
             return GyroPairing(gyro: nil, reason: "\(reason): no such gyroscope", calibration: nil, matrixSource: nil)
         }
         if let why = g.skipReason {
-            return GyroPairing(gyro: nil, reason: "\(reason): \(g.displayName) unusable: \(why)", calibration: nil, matrixSource: nil)
+            return GyroPairing(
+                gyro: nil, reason: "\(reason): \(g.displayName) unusable: \(why)", calibration: nil, matrixSource: nil)
         }
         let (matrix, sign, source) = frame(accelerometer: a, gyroscope: g, configured: configuredMatrix)
-        return GyroPairing(gyro: g, reason: reason,
-                           calibration: RateCalibration(scale: g.scale, offset: g.offset, mountMatrix: matrix, sign: sign),
-                           matrixSource: source)
+        return GyroPairing(
+            gyro: g, reason: reason,
+            calibration: RateCalibration(scale: g.scale, offset: g.offset, mountMatrix: matrix, sign: sign),
+            matrixSource: source)
     }
 
     /// The matrix rule of docs/TILT.md, "With a gyroscope": the configuration; else, for one chip or one hub,
     /// the accelerometer's effective matrix as det(M) * M; else the gyroscope's own.
-    static func frame(accelerometer a: AccelerometerDescription, gyroscope g: GyroscopeDescription,
-                      configured: MountMatrix?) -> (MountMatrix, Double, String) {
+    static func frame(
+        accelerometer a: AccelerometerDescription, gyroscope g: GyroscopeDescription,
+        configured: MountMatrix?
+    ) -> (MountMatrix, Double, String) {
         if let configured { return (configured, 1, "config:Sensor.gyro_mount_matrix") }
         if relation(a, g) != .unrelated {
             let det = a.mountMatrix.determinant

@@ -63,7 +63,9 @@ package struct AxisChannels: Sendable {
         bufferCapable = scans.count == 3 && (s.devnode != nil || s.syspath == nil)
 
         var problem: String?
-        switch AxisValueResolver.resolve(channel: channel, kind: "scale", defaultValue: nil, lookup: { s.attributes[$0] }) {
+        switch AxisValueResolver.resolve(
+            channel: channel, kind: "scale", defaultValue: nil, lookup: { s.attributes[$0] })
+        {
         case .success(let r?):
             (scale, scaleSources) = r
             if !(scale.x > 0 && scale.y > 0 && scale.z > 0) { problem = "scale \(scale) is not positive" }
@@ -74,7 +76,9 @@ package struct AxisChannels: Sendable {
             (scale, scaleSources) = (Vector3(1, 1, 1), [:])
             problem = "bad scale: \(f)"
         }
-        switch AxisValueResolver.resolve(channel: channel, kind: "offset", defaultValue: 0, lookup: { s.attributes[$0] }) {
+        switch AxisValueResolver.resolve(
+            channel: channel, kind: "offset", defaultValue: 0, lookup: { s.attributes[$0] })
+        {
         case .success(let r?): (offset, offsetSources) = r
         case .success(nil): (offset, offsetSources) = (.zero, [:])
         case .failure(let f):

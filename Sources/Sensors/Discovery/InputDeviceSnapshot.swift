@@ -30,9 +30,11 @@ package struct InputDeviceSnapshot: Sendable {
     /// What the node says when opened (`EvdevFacts`), or why it would not open.
     package var evdev: Result<EvdevFacts, EvdevError>?
 
-    package init(sysname: String, number: Int, syspath: String, devnode: String?, inputSyspath: String?,
-                 parentSyspath: String?, udevProperties: [String: String], inputAttributes: [String: String],
-                 joystickSibling: String? = nil, evdev: Result<EvdevFacts, EvdevError>? = nil) {
+    package init(
+        sysname: String, number: Int, syspath: String, devnode: String?, inputSyspath: String?,
+        parentSyspath: String?, udevProperties: [String: String], inputAttributes: [String: String],
+        joystickSibling: String? = nil, evdev: Result<EvdevFacts, EvdevError>? = nil
+    ) {
         self.sysname = sysname
         self.number = number
         self.syspath = syspath
@@ -61,7 +63,8 @@ package struct InputDeviceSnapshot: Sendable {
     package var vendorProduct: (vendor: UInt16, product: UInt16)? {
         if case .success(let f)? = evdev { return (f.id.vendor, f.id.product) }
         guard let v = attribute("id/vendor").flatMap({ UInt16($0, radix: 16) }),
-              let p = attribute("id/product").flatMap({ UInt16($0, radix: 16) }) else { return nil }
+            let p = attribute("id/product").flatMap({ UInt16($0, radix: 16) })
+        else { return nil }
         return (v, p)
     }
 
@@ -94,8 +97,10 @@ package struct EvdevFacts: Sendable {
     package var absoluteAxisCount: Int
     package var relativeAxisCount: Int
 
-    package init(name: String, id: InputID, accelerometerProperty: Bool, axes: [AbsoluteAxis: AbsInfo],
-                 timestamps: Bool, absoluteAxisCount: Int, relativeAxisCount: Int) {
+    package init(
+        name: String, id: InputID, accelerometerProperty: Bool, axes: [AbsoluteAxis: AbsInfo],
+        timestamps: Bool, absoluteAxisCount: Int, relativeAxisCount: Int
+    ) {
         self.name = name
         self.id = id
         self.accelerometerProperty = accelerometerProperty
@@ -109,8 +114,9 @@ package struct EvdevFacts: Sendable {
     package init(_ d: EvdevDevice) {
         var axes: [AbsoluteAxis: AbsInfo] = [:]
         for a in [AbsoluteAxis.x, .y, .z, .rx, .ry, .rz] { axes[a] = d.absInfo(a) }
-        self.init(name: d.name, id: d.id, accelerometerProperty: d.has(.accelerometer), axes: axes,
-                  timestamps: d.has(.miscellaneous, code: EventCode.timestamp),
-                  absoluteAxisCount: d.codeCount(.absolute), relativeAxisCount: d.codeCount(.relative))
+        self.init(
+            name: d.name, id: d.id, accelerometerProperty: d.has(.accelerometer), axes: axes,
+            timestamps: d.has(.miscellaneous, code: EventCode.timestamp),
+            absoluteAxisCount: d.codeCount(.absolute), relativeAxisCount: d.codeCount(.relative))
     }
 }

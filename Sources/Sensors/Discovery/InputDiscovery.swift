@@ -18,11 +18,15 @@ package enum InputDiscovery {
     package static func snapshots(udev: UdevContext) throws(SensorError) -> [InputDeviceSnapshot] {
         let all: [UdevDevice]
         do { all = try udev.devices(subsystem: "input") } catch { throw SensorError(device: "udev", "\(error)") }
-        let entries = all.map { Entry(sysname: $0.sysname, syspath: $0.syspath, parentSyspath: $0.parentSyspath,
-                                      joystick: $0.property("ID_INPUT_JOYSTICK") == "1") }
+        let entries = all.map {
+            Entry(
+                sysname: $0.sysname, syspath: $0.syspath, parentSyspath: $0.parentSyspath,
+                joystick: $0.property("ID_INPUT_JOYSTICK") == "1")
+        }
         return all.compactMap { d -> InputDeviceSnapshot? in
             guard d.sysname.hasPrefix("event"), let n = Int(d.sysname.dropFirst("event".count)),
-                  d.property("ID_INPUT_ACCELEROMETER") == "1" else { return nil }
+                d.property("ID_INPUT_ACCELEROMETER") == "1"
+            else { return nil }
             return snapshot(of: d, number: n, udev: udev, entries: entries)
         }.sorted { $0.number < $1.number }
     }
@@ -37,10 +41,11 @@ package enum InputDiscovery {
             if let v = input?.sysattr(name) { attributes[name] = v }
         }
         let parent = input?.parentSyspath
-        var s = InputDeviceSnapshot(sysname: d.sysname, number: number, syspath: d.syspath, devnode: d.devnode,
-                                    inputSyspath: inputPath, parentSyspath: parent, udevProperties: d.properties,
-                                    inputAttributes: attributes,
-                                    joystickSibling: joystickSibling(of: inputPath, parent: parent, in: entries))
+        var s = InputDeviceSnapshot(
+            sysname: d.sysname, number: number, syspath: d.syspath, devnode: d.devnode,
+            inputSyspath: inputPath, parentSyspath: parent, udevProperties: d.properties,
+            inputAttributes: attributes,
+            joystickSibling: joystickSibling(of: inputPath, parent: parent, in: entries))
         if let node = d.devnode {
             do throws(EvdevError) {
                 let dev = try EvdevDevice(path: node)
@@ -60,6 +65,7 @@ package enum InputDiscovery {
         guard let parent, !parent.isEmpty else { return nil }
         let siblings = entries.filter { $0.parentSyspath == parent && $0.syspath != input }
         // udev marks the joystick's input device and its nodes (js0, eventN) alike.
-        return siblings.first { s in s.joystick || entries.contains { $0.parentSyspath == s.syspath && $0.joystick } }?.sysname
+        return siblings.first { s in s.joystick || entries.contains { $0.parentSyspath == s.syspath && $0.joystick } }?
+            .sysname
     }
 }

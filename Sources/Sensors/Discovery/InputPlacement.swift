@@ -28,7 +28,10 @@ package struct InputPlacement: Hashable, Sendable, CustomStringConvertible {
         if path.hasPrefix("/sys/devices/virtual/") {
             self.init(builtIn: false, description: "virtual (\(path))")
         } else if let b = bus, let outside = Self.outsideBuses[b] {
-            self.init(builtIn: false, description: outside == "virtual" ? "virtual (BUS_VIRTUAL, \(path))" : "on the \(outside) bus (\(path))")
+            self.init(
+                builtIn: false,
+                description: outside == "virtual" ? "virtual (BUS_VIRTUAL, \(path))" : "on the \(outside) bus (\(path))"
+            )
         } else {
             let name = bus.map { Self.busNames[$0] ?? "bus 0x\(String($0, radix: 16))" } ?? "bus unknown"
             self.init(builtIn: true, description: "built in (\(name), \(path))")

@@ -24,10 +24,11 @@ package enum InputUnits {
     package static let table: [Entry] = [
         // hp_accel (HP laptops) and the lis3lv02d SPI/I2C glue all register this device
         // through lis3lv02d_joystick_enable().
-        Entry(name: "ST LIS3LV02DL Accelerometer", countsPerG: 1000,
-              source: "lis3lv02d: milli-g (drivers/misc/lis3lv02d/lis3lv02d.c: lis3lv02d_get_xyz() scales every "
+        Entry(
+            name: "ST LIS3LV02DL Accelerometer", countsPerG: 1000,
+            source: "lis3lv02d: milli-g (drivers/misc/lis3lv02d/lis3lv02d.c: lis3lv02d_get_xyz() scales every "
                 + "reading by LIS3_SENSITIVITY_12B or _8B / LIS3_ACCURACY, \"1LSB is "
-                    + "1000/1024 mG\", \"18 mG / digit\")"),
+                + "1000/1024 mG\", \"18 mG / digit\")")
     ]
 
     /// m/s^2 per count of each accelerometer axis and where it comes from, or why there is
@@ -37,18 +38,23 @@ package enum InputUnits {
         if f.accelerometerProperty, res.allSatisfy({ $0 > 0 }) {
             let g = AttitudeConfiguration.standardGravity
             let text = res.allSatisfy { $0 == res[0] } ? "\(res[0])" : res.map { "\($0)" }.joined(separator: ", ")
-            return .success((Vector3(g / Double(res[0]), g / Double(res[1]), g / Double(res[2])),
-                             "evdev: resolution \(text) counts per g (INPUT_PROP_ACCELEROMETER)"))
+            return .success(
+                (
+                    Vector3(g / Double(res[0]), g / Double(res[1]), g / Double(res[2])),
+                    "evdev: resolution \(text) counts per g (INPUT_PROP_ACCELEROMETER)"
+                ))
         }
         if let e = table.first(where: { $0.name == f.name }) {
             let s = AttitudeConfiguration.standardGravity / e.countsPerG
             return .success((Vector3(s, s, s), "table: \(e.source)"))
         }
-        return .failure(UnitsProblem(description: f.accelerometerProperty
-            ? "ABS_X, ABS_Y and ABS_Z give resolution \(res.map { "\($0)" }.joined(separator: ", ")) "
-                + "(counts per g), and \"\(f.name)\" is not in shimmerd's table of input accelerometers' units"
-            : "no INPUT_PROP_ACCELEROMETER (so no resolution in counts per g), and \"\(f.name)\" is not in shimmerd's "
-                + "table of input accelerometers' units"))
+        return .failure(
+            UnitsProblem(
+                description: f.accelerometerProperty
+                    ? "ABS_X, ABS_Y and ABS_Z give resolution \(res.map { "\($0)" }.joined(separator: ", ")) "
+                        + "(counts per g), and \"\(f.name)\" is not in shimmerd's table of input accelerometers' units"
+                    : "no INPUT_PROP_ACCELEROMETER (so no resolution in counts per g), and \"\(f.name)\" is not in shimmerd's "
+                        + "table of input accelerometers' units"))
     }
 
     /// rad/s per count of ABS_RX, ABS_RY and ABS_RZ and where it comes from; nil when the
@@ -59,8 +65,10 @@ package enum InputUnits {
         guard f.accelerometerProperty, res.allSatisfy({ $0 > 0 }) else { return nil }
         let rad = Double.pi / 180
         let text = res.allSatisfy { $0 == res[0] } ? "\(res[0])" : res.map { "\($0)" }.joined(separator: ", ")
-        return (Vector3(rad / Double(res[0]), rad / Double(res[1]), rad / Double(res[2])),
-                "evdev: resolution \(text) counts per degree per second (INPUT_PROP_ACCELEROMETER)")
+        return (
+            Vector3(rad / Double(res[0]), rad / Double(res[1]), rad / Double(res[2])),
+            "evdev: resolution \(text) counts per degree per second (INPUT_PROP_ACCELEROMETER)"
+        )
     }
 
     /// Why an input accelerometer's readings cannot be turned into m/s^2.

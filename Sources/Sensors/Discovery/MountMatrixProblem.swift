@@ -29,7 +29,8 @@ package struct MountMatrixProblem: Sendable, Equatable, CustomStringConvertible 
             switch MountMatrix.parse(text) {
             case .success(let m): return (m, source, problems)
             case .failure(let e):
-                problems.append(MountMatrixProblem(source: source, text: String(text[...].trimmingASCIIWhitespace()), error: e))
+                problems.append(
+                    MountMatrixProblem(source: source, text: String(text[...].trimmingASCIIWhitespace()), error: e))
             }
         }
         return (.identity, "default:identity", problems)

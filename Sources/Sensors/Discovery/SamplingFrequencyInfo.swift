@@ -20,8 +20,12 @@ package struct SamplingFrequencyInfo: Hashable, Sendable {
     /// - Parameter channel: `accel` or `anglvel`: whose per-type attribute wins over the
     ///   device's shared one.
     init?(snapshot s: AttributeSnapshot, channel: String = "accel") {
-        guard let attr = ["in_\(channel)_sampling_frequency", "sampling_frequency"].first(where: { s.attributes[$0] != nil }),
-              let text = s.text(attr) else { return nil }
+        guard
+            let attr = ["in_\(channel)_sampling_frequency", "sampling_frequency"].first(where: {
+                s.attributes[$0] != nil
+            }),
+            let text = s.text(attr)
+        else { return nil }
         attribute = attr
         currentText = text
         currentHz = try? SysfsNumber.parse(text).get()
@@ -29,8 +33,11 @@ package struct SamplingFrequencyInfo: Hashable, Sendable {
         availableText = list
         var usable: [Double] = []
         for entry in list.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) {
-            if let v = try? SysfsNumber.parse(entry).get(), v > 0, v <= Self.highestHz { usable.append(v) }
-            else { unusableEntries.append(String(entry)) }
+            if let v = try? SysfsNumber.parse(entry).get(), v > 0, v <= Self.highestHz {
+                usable.append(v)
+            } else {
+                unusableEntries.append(String(entry))
+            }
         }
         availableHz = usable.sorted()
     }

@@ -4,8 +4,10 @@
 /// USB or Bluetooth one (`InputPlacement`), then the lowest event number; `input:eventN`
 /// and `name:NAME` take any, controllers included.
 extension SensorSelection {
-    static func withInputDevices(_ iio: SensorSelection, _ selector: DeviceSelector,
-                                 _ inputs: [AccelerometerDescription]) -> SensorSelection {
+    static func withInputDevices(
+        _ iio: SensorSelection, _ selector: DeviceSelector,
+        _ inputs: [AccelerometerDescription]
+    ) -> SensorSelection {
         var s = iio
         for d in inputs where !d.isUsable { s.notChosen[d.id] = d.skipReason }
         let usable = inputs.filter(\.isUsable)
@@ -15,7 +17,8 @@ extension SensorSelection {
         case .auto:
             for d in usable {
                 if let why = d.input?.controller {
-                    s.notChosen[d.id] = "\(why); auto leaves game controllers alone (name it: Sensor.device = \(d.id) "
+                    s.notChosen[d.id] =
+                        "\(why); auto leaves game controllers alone (name it: Sensor.device = \(d.id) "
                         + "or name:\(d.name ?? "NAME"))"
                 }
             }
@@ -28,7 +31,9 @@ extension SensorSelection {
             // Built in first; the order by event number is kept within each (a stable sort).
             candidates = usable.filter { $0.input?.controller == nil }.enumerated()
                 .sorted { a, b in
-                    let (x, y) = (a.element.input?.placement.builtIn == true, b.element.input?.placement.builtIn == true)
+                    let (x, y) = (
+                        a.element.input?.placement.builtIn == true, b.element.input?.placement.builtIn == true
+                    )
                     return x != y ? x : a.offset < b.offset
                 }.map(\.element)
             what = "auto"
@@ -39,10 +44,15 @@ extension SensorSelection {
             candidates = usable.filter { $0.name == n }
             what = "name:\(n)"
         default:
-            for d in usable { s.notChosen[d.id] = s.chosen.map { c in d.name != nil && d.name == c.name
-                ? "\(selector) also matches it, but \(c.id) "
-                    + "(an IIO device) is taken first" : "does not match \(selector)" }
-                ?? "does not match \(selector)" }
+            for d in usable {
+                s.notChosen[d.id] =
+                    s.chosen.map { c in
+                        d.name != nil && d.name == c.name
+                            ? "\(selector) also matches it, but \(c.id) "
+                                + "(an IIO device) is taken first" : "does not match \(selector)"
+                    }
+                    ?? "does not match \(selector)"
+            }
             return s
         }
         guard let first = candidates.first else {
@@ -64,13 +74,20 @@ extension SensorSelection {
         }
         let kind = first.input?.controller != nil ? "a game controller's motion sensors" : "an input accelerometer"
         let others = candidates.filter { $0.input?.placement.builtIn != true && $0.id != first.id }.count
-        let placed = firstPlacement.map { p in
-            ", \(p)" + (!p.builtIn ? "; no built-in input accelerometer"
-                : others > 0 ? "; preferred over \(others) virtual, USB or Bluetooth one\(others == 1 ? "" : "s")" : "")
-        } ?? ""
-        let why = selector == .auto ? "no usable IIO accelerometer; \(kind), not part of a game controller\(placed)"
-            : candidates.count == 1 ? "the only usable accelerometer matching \(what) (\(kind))"
-            : "the lowest event number of \(candidates.count) usable input accelerometers matching \(what) (\(kind))"
+        let placed =
+            firstPlacement.map { p in
+                ", \(p)"
+                    + (!p.builtIn
+                        ? "; no built-in input accelerometer"
+                        : others > 0
+                            ? "; preferred over \(others) virtual, USB or Bluetooth one\(others == 1 ? "" : "s")" : "")
+            } ?? ""
+        let why =
+            selector == .auto
+            ? "no usable IIO accelerometer; \(kind), not part of a game controller\(placed)"
+            : candidates.count == 1
+                ? "the only usable accelerometer matching \(what) (\(kind))"
+                : "the lowest event number of \(candidates.count) usable input accelerometers matching \(what) (\(kind))"
         s.chosen = first
         s.reason = "\(first.displayName): \(why)"
         return s

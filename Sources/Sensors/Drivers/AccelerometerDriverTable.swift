@@ -77,81 +77,111 @@ struct AccelerometerDriverTable {
     /// An input device (an evdev node, `InputDeviceAccelerometer`): its events read through
     /// libevdev, whatever `Sensor.mode` says (it chooses between an IIO device's buffer and
     /// its raw attributes). IIO devices are passed on.
-    static let input = Driver(name: "input", probe: { c, _ in
-        guard c.device.isInput else { return .next(nil) }
-        let why = "an input device: its event node read through libevdev"
-        return .use(c.mode == .auto ? why : "\(why) (Sensor.mode = \(c.mode.rawValue) applies to IIO devices)")
-    }, open: { c in
-        do throws(SensorError) { return .success(try InputDeviceAccelerometer(device: c.device, gyro: c.gyro)) }
-        catch { return .failure(error) }
-    }, openFailed: { _, error in .refuse(error) })
+    static let input = Driver(
+        name: "input",
+        probe: { c, _ in
+            guard c.device.isInput else { return .next(nil) }
+            let why = "an input device: its event node read through libevdev"
+            return .use(c.mode == .auto ? why : "\(why) (Sensor.mode = \(c.mode.rawValue) applies to IIO devices)")
+        },
+        open: { c in
+            do throws(SensorError) {
+                return .success(try InputDeviceAccelerometer(device: c.device, gyro: c.gyro))
+            } catch { return .failure(error) }
+        }, openFailed: { _, error in .refuse(error) })
 
     /// Buffer mode: scan elements, a trigger and buffer attributes the process may write,
     /// and no other reader that may want the buffer.
-    static let buffer = Driver(name: "buffer", probe: { c, _ in
-        guard c.context != nil, c.mode != .poll else { return .next(nil) }
-        if let shared = c.shared {
-            return .next(.leaveAlone("\(c.mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(shared)"))
-        }
-        if let p = BufferPermission.problem(c.device, local: c.local) {
-            if c.mode == .buffer { return .refuse(SensorError(device: c.device.displayName, "Sensor.mode = buffer, but \(p)")) }
-            return .next(.auto(p, refusal: SensorError(device: c.device.displayName, p)))
-        }
-        return .use(c.mode == .buffer ? "Sensor.mode = buffer"
-            : "auto: the device has scan elements and a trigger, and its buffer attributes are writable")
-    }, open: { c in
-        do throws(SensorError) {
-            return .success(try IIOBufferedAccelerometer(device: c.device, context: c.context!, scansPerWakeup: c.scansPerWakeup,
-                                                         gyro: c.gyro))
-        } catch { return .failure(error) }
-    }, openFailed: { c, error in
-        if error.errno == EBUSY {
-            // The IIO character device opens once (iio_chrdev_open: EBUSY for a second
-            // opener): another program reads the device. What the failed setup wrote
-            // (trigger, length, watermark) is put back as the buffer is released.
-            let why = BufferSharing.nodeHeldReason(devnode: c.device.devnode ?? "/dev/\(c.device.id)")
-            return .next(.leaveAlone("\(c.mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(why)"))
-        }
-        if c.mode == .buffer { return .refuse(error) }
-        return .next(.auto("buffer setup failed (\(error))", refusal: error))
-    })
+    static let buffer = Driver(
+        name: "buffer",
+        probe: { c, _ in
+            guard c.context != nil, c.mode != .poll else { return .next(nil) }
+            if let shared = c.shared {
+                return .next(.leaveAlone("\(c.mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(shared)"))
+            }
+            if let p = BufferPermission.problem(c.device, local: c.local) {
+                if c.mode == .buffer {
+                    return .refuse(SensorError(device: c.device.displayName, "Sensor.mode = buffer, but \(p)"))
+                }
+                return .next(.auto(p, refusal: SensorError(device: c.device.displayName, p)))
+            }
+            return .use(
+                c.mode == .buffer
+                    ? "Sensor.mode = buffer"
+                    : "auto: the device has scan elements and a trigger, and its buffer attributes are writable")
+        },
+        open: { c in
+            do throws(SensorError) {
+                return .success(
+                    try IIOBufferedAccelerometer(
+                        device: c.device, context: c.context!, scansPerWakeup: c.scansPerWakeup,
+                        gyro: c.gyro))
+            } catch { return .failure(error) }
+        },
+        openFailed: { c, error in
+            if error.errno == EBUSY {
+                // The IIO character device opens once (iio_chrdev_open: EBUSY for a second
+                // opener): another program reads the device. What the failed setup wrote
+                // (trigger, length, watermark) is put back as the buffer is released.
+                let why = BufferSharing.nodeHeldReason(devnode: c.device.devnode ?? "/dev/\(c.device.id)")
+                return .next(.leaveAlone("\(c.mode == .buffer ? "Sensor.mode = buffer, but" : "auto:") \(why)"))
+            }
+            if c.mode == .buffer { return .refuse(error) }
+            return .next(.auto("buffer setup failed (\(error))", refusal: error))
+        })
 
     /// Raw attributes read through libiio: `Sensor.mode = poll`, or what the buffer
     /// passed on.
-    static let poll = Driver(name: "poll", probe: { c, passed in
-        guard c.context != nil else { return .next(passed) }
-        let d = c.device
-        switch passed {
-        case .leaveAlone(let why)?:
-            if d.pollCapable { return .use("\(why): polling, the buffer left alone") }
-            guard d.unreadableRaws.isEmpty else {
-                return .refuse(SensorError(device: d.displayName, "\(why), and the kernel refuses its raw attributes while that "
-                    + "buffer runs (\(d.unreadableRaws.joined(separator: ", ")) would not "
-                        + "read); looking again every second"))
+    static let poll = Driver(
+        name: "poll",
+        probe: { c, passed in
+            guard c.context != nil else { return .next(passed) }
+            let d = c.device
+            switch passed {
+            case .leaveAlone(let why)?:
+                if d.pollCapable { return .use("\(why): polling, the buffer left alone") }
+                guard d.unreadableRaws.isEmpty else {
+                    return .refuse(
+                        SensorError(
+                            device: d.displayName,
+                            "\(why), and the kernel refuses its raw attributes while that "
+                                + "buffer runs (\(d.unreadableRaws.joined(separator: ", ")) would not "
+                                + "read); looking again every second"))
+                }
+                return .refuse(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
+            case .auto(let why, let refusal)?:
+                return d.pollCapable ? .use("auto: \(why)") : .refuse(refusal)
+            case nil:
+                return .use("Sensor.mode = poll")
             }
-            return .refuse(SensorError(device: d.displayName, "\(why), and it has no raw attributes to poll"))
-        case .auto(let why, let refusal)?:
-            return d.pollCapable ? .use("auto: \(why)") : .refuse(refusal)
-        case nil:
-            return .use("Sensor.mode = poll")
-        }
-    }, open: { c in
-        do throws(SensorError) { return .success(try IIOPolledAccelerometer(device: c.device, context: c.context!, gyro: c.gyro)) }
-        catch {
-            // A gyroscope that libiio cannot read must not cost the accelerometer.
-            guard c.gyro != nil else { return .failure(error) }
-            do throws(SensorError) { return .success(try IIOPolledAccelerometer(device: c.device, context: c.context!)) }
-            catch { return .failure(error) }
-        }
-    }, openFailed: { _, error in .refuse(error) })
+        },
+        open: { c in
+            do throws(SensorError) {
+                return .success(try IIOPolledAccelerometer(device: c.device, context: c.context!, gyro: c.gyro))
+            } catch {
+                // A gyroscope that libiio cannot read must not cost the accelerometer.
+                guard c.gyro != nil else { return .failure(error) }
+                do throws(SensorError) {
+                    return .success(try IIOPolledAccelerometer(device: c.device, context: c.context!))
+                } catch { return .failure(error) }
+            }
+        }, openFailed: { _, error in .refuse(error) })
 
     /// Sysfs read directly, where libiio cannot build a local context.
-    static let sysfsPoll = Driver(name: "sysfs-poll", probe: { c, _ in
-        let why = "libiio cannot build a local context "
-            + "(\(c.contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
-        if c.mode == .buffer { return .refuse(SensorError(device: c.device.displayName, "Sensor.mode = buffer, but \(why)")) }
-        return .use(why)
-    }, open: { c in
-        do throws(SensorError) { return .success(try SysfsPolledAccelerometer(device: c.device)) } catch { return .failure(error) }
-    }, openFailed: { _, error in .refuse(error) })
+    static let sysfsPoll = Driver(
+        name: "sysfs-poll",
+        probe: { c, _ in
+            let why =
+                "libiio cannot build a local context "
+                + "(\(c.contextError.map { "\($0)" } ?? "unknown error")); reading sysfs directly"
+            if c.mode == .buffer {
+                return .refuse(SensorError(device: c.device.displayName, "Sensor.mode = buffer, but \(why)"))
+            }
+            return .use(why)
+        },
+        open: { c in
+            do throws(SensorError) { return .success(try SysfsPolledAccelerometer(device: c.device)) } catch {
+                return .failure(error)
+            }
+        }, openFailed: { _, error in .refuse(error) })
 }

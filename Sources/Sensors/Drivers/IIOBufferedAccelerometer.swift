@@ -34,8 +34,10 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
 
     /// - Parameter gyro: decode `anglvel_{x,y,z}` of the same scan too (the device's own
     ///   gyroscope, paired).
-    package init(device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1,
-                 gyro: GyroscopeDescription? = nil) throws(SensorError) {
+    package init(
+        device: AccelerometerDescription, context: Context, scansPerWakeup: Int = 1,
+        gyro: GyroscopeDescription? = nil
+    ) throws(SensorError) {
         self.device = device
         let layout = try device.scanLayout.get()
         guard let accel = layout.axisElements(of: "accel") else {
@@ -53,15 +55,16 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
 
     package func read(at now: Double, into events: inout [DriverEvent]) {
         var newest: AccelerometerReading?
-        scans.drain(scans: { bytes, count in
-            // Every scan that carries a gyroscope's rates is a reading: rates are
-            // integrated, so one left out is a turn lost. Of the accelerometer alone the
-            // newest scan is enough: it is the attitude now.
-            for k in (gyroAxes == nil ? count - 1 : 0)..<count {
-                if gyroAxes != nil, let n = newest { events.append(.reading(n)) }
-                newest = decode(scans.scan(k, of: bytes))
-            }
-        }, problem: { events.append(.problem($0)) })
+        scans.drain(
+            scans: { bytes, count in
+                // Every scan that carries a gyroscope's rates is a reading: rates are
+                // integrated, so one left out is a turn lost. Of the accelerometer alone the
+                // newest scan is enough: it is the attitude now.
+                for k in (gyroAxes == nil ? count - 1 : 0)..<count {
+                    if gyroAxes != nil, let n = newest { events.append(.reading(n)) }
+                    newest = decode(scans.scan(k, of: bytes))
+                }
+            }, problem: { events.append(.problem($0)) })
         if let newest { events.append(.reading(newest)) }
     }
 
@@ -73,7 +76,8 @@ package final class IIOBufferedAccelerometer: AccelerometerDriver {
             w = ReadingUnits.angularVelocity(counts: layout.vector(g, in: scan), scale: u.scale, offset: u.offset)
         }
         return AccelerometerReading(
-            acceleration: ReadingUnits.acceleration(counts: layout.vector(axes, in: scan), scale: device.scale, offset: device.offset),
+            acceleration: ReadingUnits.acceleration(
+                counts: layout.vector(axes, in: scan), scale: device.scale, offset: device.offset),
             timestampNs: timestampElement.map { layout.firstValue(of: $0, in: scan) }, angularVelocity: w)
     }
 

@@ -41,18 +41,23 @@ package final class IIOBufferedGyroscope: GyroscopeDriver {
 
     package func read(into readings: inout [GyroReading], problems: inout [ReadProblem]) {
         let layout = scans.layout
-        scans.drain(scans: { bytes, count in
-            for i in 0..<count {
-                let scan = scans.scan(i, of: bytes)
-                switch ReadingUnits.angularVelocity(counts: layout.vector(axes, in: scan), scale: device.scale,
-                                                    offset: device.offset) {
-                case .success(let w):
-                    readings.append(GyroReading(radiansPerSecond: w, timestampNs: layout.firstValue(of: timestampElement, in: scan)))
-                case .failure(let p):
-                    problems.append(p)
+        scans.drain(
+            scans: { bytes, count in
+                for i in 0..<count {
+                    let scan = scans.scan(i, of: bytes)
+                    switch ReadingUnits.angularVelocity(
+                        counts: layout.vector(axes, in: scan), scale: device.scale,
+                        offset: device.offset)
+                    {
+                    case .success(let w):
+                        readings.append(
+                            GyroReading(
+                                radiansPerSecond: w, timestampNs: layout.firstValue(of: timestampElement, in: scan)))
+                    case .failure(let p):
+                        problems.append(p)
+                    }
                 }
-            }
-        }, problem: { problems.append($0) })
+            }, problem: { problems.append($0) })
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

@@ -16,11 +16,14 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
     private let gyro: IIOPolledGyroscope?
 
     /// - Parameter gyro: the device's own gyroscope to read with each reading, if paired.
-    package init(device: AccelerometerDescription, context: Context, gyro: GyroscopeDescription? = nil) throws(SensorError) {
+    package init(device: AccelerometerDescription, context: Context, gyro: GyroscopeDescription? = nil)
+        throws(SensorError)
+    {
         self.device = device
         let channels: [Channel]
-        (iio, channels) = try Self.rawChannels(device.id, ["accel_x", "accel_y", "accel_z"], in: context,
-                                               deviceName: device.displayName)
+        (iio, channels) = try Self.rawChannels(
+            device.id, ["accel_x", "accel_y", "accel_z"], in: context,
+            deviceName: device.displayName)
         axes = RawAttributes(iio, channels)
         self.gyro = try gyro.map { g throws(SensorError) in try IIOPolledGyroscope(device: g, context: context) }
     }
@@ -28,8 +31,10 @@ package final class IIOPolledAccelerometer: AccelerometerDriver {
     package func read(at now: Double, into events: inout [DriverEvent]) {
         switch axes.counts(channel: "accel") {
         case .success(let counts):
-            var r = AccelerometerReading(acceleration: ReadingUnits.acceleration(counts: counts, scale: device.scale,
-                                                                                 offset: device.offset))
+            var r = AccelerometerReading(
+                acceleration: ReadingUnits.acceleration(
+                    counts: counts, scale: device.scale,
+                    offset: device.offset))
             if let gyro {
                 switch gyro.read() {
                 case .success(let w): r.angularVelocity = .success(w)
@@ -124,8 +129,10 @@ struct RawAttributes {
         return withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buf -> Result<String, Failure> in
             switch files[i].read(into: buf) {
             case .success(let n) where n > 0:
-                return .success(String(decoding: UnsafeRawBufferPointer(rebasing: buf[..<(n - 1)]).prefix { $0 != 0 },
-                                       as: UTF8.self))
+                return .success(
+                    String(
+                        decoding: UnsafeRawBufferPointer(rebasing: buf[..<(n - 1)]).prefix { $0 != 0 },
+                        as: UTF8.self))
             case .success:
                 return .failure(Failure(description: "read \(files[i].path): empty (libiio: errno \(EIO))"))
             case .failure(let e):

@@ -15,8 +15,9 @@ package final class IIOPolledGyroscope: GyroscopeDriver {
     package init(device: GyroscopeDescription, context: Context) throws(SensorError) {
         self.device = device
         let channels: [Channel]
-        (iio, channels) = try IIOPolledAccelerometer.rawChannels(device.id, ["anglvel_x", "anglvel_y", "anglvel_z"],
-                                                                 in: context, deviceName: device.displayName)
+        (iio, channels) = try IIOPolledAccelerometer.rawChannels(
+            device.id, ["anglvel_x", "anglvel_y", "anglvel_z"],
+            in: context, deviceName: device.displayName)
         axes = RawAttributes(iio, channels)
     }
 

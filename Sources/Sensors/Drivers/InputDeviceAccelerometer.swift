@@ -98,9 +98,12 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
             guard handled < maximumEventsPerRead else {
                 if !overran {
                     overran = true
-                    events.append(.limited(cause: "flood", "\(maximumEventsPerRead) events at one read of \(node.path), "
-                        + "the most a read handles (a device reporting faster than a frame's read can take); the rest "
-                        + "waits for the next frame, and what the kernel cannot keep meanwhile it drops"))
+                    events.append(
+                        .limited(
+                            cause: "flood",
+                            "\(maximumEventsPerRead) events at one read of \(node.path), "
+                                + "the most a read handles (a device reporting faster than a frame's read can take); the rest "
+                                + "waits for the next frame, and what the kernel cannot keep meanwhile it drops"))
                 }
                 break
             }
@@ -121,7 +124,10 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
                 reports += 1
                 let placed = clock.place(deviceNs: reportTimestamp, arrivalNs: e.timeNanoseconds)
                 if let why = placed.implausible {
-                    events.append(.limited(cause: "timestamps", "\(why); using the reports' arrival times until it is plausible again"))
+                    events.append(
+                        .limited(
+                            cause: "timestamps", "\(why); using the reports' arrival times until it is plausible again")
+                    )
                 }
                 let r = reading(node, timestampNs: placed.ns, gyro: readsGyroscope)
                 reportTimestamp = nil
@@ -146,7 +152,8 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
         if let newest { events.append(.reading(newest)) }
         let said = node.takeMessages()
         for line in said.lines {
-            events.append(.limited(cause: "libevdev", "libevdev: \(line)" + (said.more > 0 ? " (and \(said.more) more)" : "")))
+            events.append(
+                .limited(cause: "libevdev", "libevdev: \(line)" + (said.more > 0 ? " (and \(said.more) more)" : "")))
         }
     }
 
@@ -157,18 +164,22 @@ package final class InputDeviceAccelerometer: AccelerometerDriver {
         }
         var w: Result<Vector3, ReadProblem>?
         if gyro, let u = gyroUnits {
-            w = ReadingUnits.angularVelocity(counts: counts(.rx, .ry, .rz), scale: u.scale, offset: u.offset,
-                                             attributes: Self.gyroscopeAxes)
+            w = ReadingUnits.angularVelocity(
+                counts: counts(.rx, .ry, .rz), scale: u.scale, offset: u.offset,
+                attributes: Self.gyroscopeAxes)
         }
         return AccelerometerReading(
-            acceleration: ReadingUnits.acceleration(counts: counts(.x, .y, .z), scale: device.scale, offset: device.offset,
-                                                    attributes: Self.accelerometerAxes),
+            acceleration: ReadingUnits.acceleration(
+                counts: counts(.x, .y, .z), scale: device.scale, offset: device.offset,
+                attributes: Self.accelerometerAxes),
             timestampNs: timestampNs, angularVelocity: w)
     }
 
     /// Writes an attribute of the input device (`poll`, the poller's interval).
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {
-        guard let dir = facts.inputSyspath else { throw SensorError(device: device.displayName, "no input device directory") }
+        guard let dir = facts.inputSyspath else {
+            throw SensorError(device: device.displayName, "no input device directory")
+        }
         if case .failure(let e) = SysfsAttributeFile.write("\(dir)/\(file)", value) {
             throw SensorError(device: device.displayName, "\(e)")
         }
@@ -264,7 +275,8 @@ struct InputReportClock: Sendable {
     /// Why a step of the device's clock does not fit the step of the arrival times; nil
     /// when it does.
     static func implausibility(deviceStep: Int64, arrivalStep: Int64) -> String? {
-        let ok = deviceStep > 0 && deviceStep <= arrivalStep + aheadTolerance && deviceStep >= arrivalStep - behindTolerance
+        let ok =
+            deviceStep > 0 && deviceStep <= arrivalStep + aheadTolerance && deviceStep >= arrivalStep - behindTolerance
         guard !ok else { return nil }
         return "implausible MSC_TIMESTAMP: the device's clock moved \(deviceStep / 1000) us between two reports that "
             + "arrived \(arrivalStep / 1000) us apart"

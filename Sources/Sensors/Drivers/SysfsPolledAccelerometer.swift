@@ -13,7 +13,9 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
 
     package init(device: AccelerometerDescription) throws(SensorError) {
         guard let p = device.syspath else { throw SensorError(device: device.displayName, "no sysfs path") }
-        guard device.pollCapable else { throw SensorError(device: device.displayName, "no in_accel_[xyz]_raw attributes") }
+        guard device.pollCapable else {
+            throw SensorError(device: device.displayName, "no in_accel_[xyz]_raw attributes")
+        }
         self.device = device
         directory = p
         axes = ["x", "y", "z"].map { SysfsAttributeFile.Reader(path: "\(p)/in_accel_\($0)_raw") }
@@ -24,8 +26,11 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
         // allocation), parsed as before.
         var texts = ("", "", "")
         for i in 0..<3 {
-            let text = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { buf -> Result<String, SysfsError> in
-                axes[i].read(into: buf).map { String(decoding: UnsafeRawBufferPointer(rebasing: buf[..<$0]), as: UTF8.self) }
+            let text = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) {
+                buf -> Result<String, SysfsError> in
+                axes[i].read(into: buf).map {
+                    String(decoding: UnsafeRawBufferPointer(rebasing: buf[..<$0]), as: UTF8.self)
+                }
             }
             switch text {
             case .success(let t):
@@ -39,9 +44,11 @@ package final class SysfsPolledAccelerometer: AccelerometerDriver {
                 return
             }
         }
-        events.append(ReadingUnits.counts(channel: "accel", texts.0, texts.1, texts.2).map { c in
-            AccelerometerReading(acceleration: ReadingUnits.acceleration(counts: c, scale: device.scale, offset: device.offset))
-        }.driverEvent)
+        events.append(
+            ReadingUnits.counts(channel: "accel", texts.0, texts.1, texts.2).map { c in
+                AccelerometerReading(
+                    acceleration: ReadingUnits.acceleration(counts: c, scale: device.scale, offset: device.offset))
+            }.driverEvent)
     }
 
     package func writeAttribute(_ file: String, _ value: String) throws(SensorError) {

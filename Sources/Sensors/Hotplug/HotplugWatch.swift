@@ -74,10 +74,13 @@ final class HotplugWatch {
         for sw in TabletModeSwitch.find(udev: u) {
             do {
                 tabletSwitches.append(try TabletModeSwitch(devnode: sw.devnode, name: sw.name))
-                log.info("tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
+                log.info(
+                    "tablet-mode switch \(sw.devnode) (\(sw.name)): a change captures a new baseline",
                     ["input.device": sw.devnode])
             } catch {
-                log.notice("tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode])
+                log.notice(
+                    "tablet-mode switch \(sw.devnode) (\(sw.name)) not readable: \(error)", ["input.device": sw.devnode]
+                )
             }
         }
     }
@@ -116,8 +119,9 @@ final class HotplugWatch {
                 log.debug("udev \(action) \(d.sysname)", ["udev.action": action, "udev.syspath": d.syspath])
                 if action == "remove" { removed.insert(d.syspath) }
                 if action == "add" { removed.remove(d.syspath) }
-                let change = Self.change(action: action, syspath: d.syspath, bufferOf: bufferOf, sensorProxy: sensorProxyState,
-                                         sensorProxyType: Discovery.snapshot(of: d, triggerNames: [])?.sensorProxyType)
+                let change = Self.change(
+                    action: action, syspath: d.syspath, bufferOf: bufferOf, sensorProxy: sensorProxyState,
+                    sensorProxyType: Discovery.snapshot(of: d, triggerNames: [])?.sensorProxyType)
                 if let change { changes.append(change) }
             }
         }
@@ -134,8 +138,10 @@ final class HotplugWatch {
     /// there; a `change` of the device whose buffer is read (`bufferOf`) that iio-sensor-proxy
     /// may now read (`sensorProxyType`, its udev tag, looked at only then) wants the buffer
     /// back. Other actions (`bind`, `unbind`, `move`) say nothing.
-    static func change(action: String, syspath: String, bufferOf: String?, sensorProxy: BufferSharing.SensorProxy,
-                       sensorProxyType: @autoclosure () -> String?) -> Change? {
+    static func change(
+        action: String, syspath: String, bufferOf: String?, sensorProxy: BufferSharing.SensorProxy,
+        sensorProxyType: @autoclosure () -> String?
+    ) -> Change? {
         switch action {
         case "remove":
             return .removed(syspath: syspath)
@@ -160,8 +166,9 @@ final class HotplugWatch {
             let told = proxyOutages.gone(now: now)
             if proxyBeforeLoss == nil { proxyBeforeLoss = proxySaid }
             guard told.say else { return }
-            log.info("iio-sensor-proxy: \(Self.text(state))"
-                     + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
+            log.info(
+                "iio-sensor-proxy: \(Self.text(state))"
+                    + (told.untold > 0 ? " (lost \(told.untold) more times since the last such line)" : ""))
         } else if let before = proxyBeforeLoss {
             proxyBeforeLoss = nil
             guard proxyOutages.back() || state != before else {
@@ -201,14 +208,17 @@ final class HotplugWatch {
                     let why = "tablet-mode switch \(sw.name): \(value != 0 ? "tablet mode" : "laptop mode")"
                     let (allowed, held) = switchLines.allow(sw.devnode, now: now)
                     if allowed {
-                        log.notice("\(why); capturing a new baseline" + (held > 0 ? " (\(held) more changes since the last report)" : ""),
-                                   ["input.device": sw.devnode])
+                        log.notice(
+                            "\(why); capturing a new baseline"
+                                + (held > 0 ? " (\(held) more changes since the last report)" : ""),
+                            ["input.device": sw.devnode])
                     }
                     switchChanges.changed(why)
                 }
                 i += 1
             } catch {
-                log.warning("tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
+                log.warning(
+                    "tablet-mode switch \(sw.devnode) (\(sw.name)) stopped: \(error)", ["input.device": sw.devnode])
                 tabletSwitches.remove(at: i)
             }
         }

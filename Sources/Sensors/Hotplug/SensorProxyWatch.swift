@@ -65,7 +65,7 @@ final class SensorProxyWatch {
         guard let link, let readiness, readable.contains(readiness.fileDescriptor) || now >= dueAt else { return false }
         switch link.process(now: now) {
         case .lost?:
-            readiness.watch(nil)    // a new connection may get the same descriptor number
+            readiness.watch(nil)  // a new connection may get the same descriptor number
             (known, changed) = (.disconnected, true)
         case .reconnected?, .stillGone?, nil:
             break

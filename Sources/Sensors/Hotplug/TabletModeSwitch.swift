@@ -36,9 +36,12 @@ package final class TabletModeSwitch {
         var found: [(devnode: String, name: String)] = []
         for d in devices where d.sysname.hasPrefix("event") && d.property("ID_INPUT_SWITCH") == "1" {
             guard let node = d.devnode, let parent = d.parentSyspath,
-                  case .success(let caps) = SysfsAttributeFile.read(parent + "/capabilities/sw"),
-                  hasTabletModeBit(caps) else { continue }
-            let name = (try? SysfsAttributeFile.read(parent + "/name").get()).map { String($0[...].trimmingASCIIWhitespace()) }
+                case .success(let caps) = SysfsAttributeFile.read(parent + "/capabilities/sw"),
+                hasTabletModeBit(caps)
+            else { continue }
+            let name = (try? SysfsAttributeFile.read(parent + "/name").get()).map {
+                String($0[...].trimmingASCIIWhitespace())
+            }
             found.append((node, name ?? d.sysname))
         }
         return found
@@ -48,7 +51,8 @@ package final class TabletModeSwitch {
     /// significant first, separated by spaces); SW_TABLET_MODE is bit 1 of the last word.
     static func hasTabletModeBit(_ text: String) -> Bool {
         guard let last = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).last,
-              let word = UInt64(last, radix: 16) else { return false }
+            let word = UInt64(last, radix: 16)
+        else { return false }
         return word & (1 << UInt64(EventCode.tabletMode)) != 0
     }
 

@@ -15,8 +15,10 @@ package struct AccelerometerReading: Hashable, Sendable {
     /// the values are no rate; nil when the driver reads none.
     package var angularVelocity: Result<Vector3, ReadProblem>?
 
-    package init(acceleration: Result<Vector3, ReadProblem>, timestampNs: Int64? = nil,
-                 angularVelocity: Result<Vector3, ReadProblem>? = nil) {
+    package init(
+        acceleration: Result<Vector3, ReadProblem>, timestampNs: Int64? = nil,
+        angularVelocity: Result<Vector3, ReadProblem>? = nil
+    ) {
         self.acceleration = acceleration
         self.timestampNs = timestampNs
         self.angularVelocity = angularVelocity

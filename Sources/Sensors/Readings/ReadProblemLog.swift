@@ -19,8 +19,9 @@ final class ReadProblemLog {
     func report(_ p: ReadProblem, device: AccelerometerDescription, now: Double, what: String = "sample") {
         let (allowed, suppressed) = limiter.allow("\(device.id)|\(p.cause)", now: now)
         guard allowed else { return }
-        logger.warning("\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
-            + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
+        logger.warning(
+            "\(device.displayName): \(what) skipped: \(p.attribute) = \"\(p.value)\": \(p.reason)"
+                + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
             ["sensor.device": device.id, "sensor.attribute": p.attribute, "sensor.value": p.value])
     }
 
@@ -29,8 +30,9 @@ final class ReadProblemLog {
     func resynchronised(_ why: String, device: AccelerometerDescription, now: Double) {
         let (allowed, suppressed) = limiter.allow("\(device.id)|resynchronised", now: now)
         guard allowed else { return }
-        logger.warning("\(device.displayName): \(why); the tilt goes on from the state now"
-            + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""), ["sensor.device": device.id])
+        logger.warning(
+            "\(device.displayName): \(why); the tilt goes on from the state now"
+                + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""), ["sensor.device": device.id])
     }
 
     /// A condition of the device (a flood of events, a clock that cannot be trusted): one
@@ -38,7 +40,8 @@ final class ReadProblemLog {
     func condition(_ text: String, cause: String, device: AccelerometerDescription, now: Double) {
         let (allowed, suppressed) = conditions.allow("\(device.id)|\(cause)", now: now)
         guard allowed else { return }
-        logger.warning("\(device.displayName): \(text)" + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
-                       ["sensor.device": device.id])
+        logger.warning(
+            "\(device.displayName): \(text)" + (suppressed > 0 ? " (\(suppressed) more since the last report)" : ""),
+            ["sensor.device": device.id])
     }
 }

@@ -21,10 +21,13 @@ enum ReadingUnits {
     /// m/s^2 in the sensor frame, or why `counts` are no acceleration: not finite, zero,
     /// too large to compute (`SampleRejection`), or over 32 g. `attributes`: what the
     /// problem names as the source of the counts.
-    static func acceleration(counts: Vector3, scale: Vector3, offset: Vector3,
-                             attributes: String = accelerometerAttributes) -> Result<Vector3, ReadProblem> {
+    static func acceleration(
+        counts: Vector3, scale: Vector3, offset: Vector3,
+        attributes: String = accelerometerAttributes
+    ) -> Result<Vector3, ReadProblem> {
         let a = (counts + offset).scaled(by: scale)
-        let why = SampleRejection.check(a).map { "\($0)" }
+        let why =
+            SampleRejection.check(a).map { "\($0)" }
             ?? (a.length > implausibleAcceleration ? "implausible acceleration (over 32 g)" : nil)
         guard let why else { return .success(a) }
         return .failure(ReadProblem(attribute: attributes, value: text(counts), reason: why))
@@ -32,8 +35,10 @@ enum ReadingUnits {
 
     /// rad/s in the sensor frame, or why `counts` are no rate: not finite, or beyond any
     /// gyroscope's range (`SampleRejection.checkRate`).
-    static func angularVelocity(counts: Vector3, scale: Vector3, offset: Vector3,
-                                attributes: String = gyroscopeAttributes) -> Result<Vector3, ReadProblem> {
+    static func angularVelocity(
+        counts: Vector3, scale: Vector3, offset: Vector3,
+        attributes: String = gyroscopeAttributes
+    ) -> Result<Vector3, ReadProblem> {
         let w = (counts + offset).scaled(by: scale)
         guard let why = SampleRejection.checkRate(w) else { return .success(w) }
         return .failure(ReadProblem(attribute: attributes, value: text(counts), reason: "\(why)"))
@@ -48,8 +53,10 @@ enum ReadingUnits {
     /// then z).
     static func counts(channel: String, _ x: String, _ y: String, _ z: String) -> Result<Vector3, ReadProblem> {
         do throws(ReadProblem) {
-            return .success(Vector3(try value(channel, .x, x).get(), try value(channel, .y, y).get(),
-                                    try value(channel, .z, z).get()))
+            return .success(
+                Vector3(
+                    try value(channel, .x, x).get(), try value(channel, .y, y).get(),
+                    try value(channel, .z, z).get()))
         } catch {
             return .failure(error)
         }
@@ -57,8 +64,9 @@ enum ReadingUnits {
 
     private static func value(_ channel: String, _ axis: Axis, _ text: String) -> Result<Double, ReadProblem> {
         SysfsNumber.parse(text).mapError { f in
-            ReadProblem(attribute: "in_\(channel)_\(axis.rawValue)_raw", value: String(text[...].trimmingASCIIWhitespace()),
-                        reason: "\(f)")
+            ReadProblem(
+                attribute: "in_\(channel)_\(axis.rawValue)_raw", value: String(text[...].trimmingASCIIWhitespace()),
+                reason: "\(f)")
         }
     }
 }

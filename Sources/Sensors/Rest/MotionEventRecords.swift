@@ -24,7 +24,8 @@ package struct MotionEventRecords: Sendable, Equatable {
             if channelType == Self.accelerationChannel {
                 motions += 1
             } else if problem == nil {
-                problem = "an event of channel type \(channelType), not an acceleration "
+                problem =
+                    "an event of channel type \(channelType), not an acceleration "
                     + "(code 0x\(String(code, radix: 16)))"
             }
         }

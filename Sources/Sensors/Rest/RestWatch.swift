@@ -27,25 +27,40 @@ package enum RestWatch: String, Sendable, Equatable {
 
     /// The watch for `device` read in `mode` (`AccelerometerDriver.mode`), and why, in
     /// the words of the attach line and `shimmerd sensors`.
-    package static func choose(_ device: AccelerometerDescription, mode: DriverMode) -> (watch: RestWatch, why: String) {
+    package static func choose(_ device: AccelerometerDescription, mode: DriverMode) -> (watch: RestWatch, why: String)
+    {
         if mode == .input {
-            return (.node, "the input core passes only changes beyond the axes' fuzz: its "
-                + "event node is waited on at rest")
+            return (
+                .node,
+                "the input core passes only changes beyond the axes' fuzz: its "
+                    + "event node is waited on at rest"
+            )
         }
         if !device.motionEventEnables.isEmpty {
-            return (.events, "its motion events (\(device.motionEventEnables.map { $0.dropFirst(7) }.joined(separator: ", "))) "
-                + "enabled at rest, its event stream waited on, a read every \(eventBackstop.plainText) s besides")
+            return (
+                .events,
+                "its motion events (\(device.motionEventEnables.map { $0.dropFirst(7) }.joined(separator: ", "))) "
+                    + "enabled at rest, its event stream waited on, a read every \(eventBackstop.plainText) s besides"
+            )
         }
         if device.hysteresisWritable {
             guard mode == .buffer else {
-                return (.read, "a HID hub's change sensitivity needs buffer mode (\(mode) mode reads on a "
-                    + "timer): read every 0.1 s at rest")
+                return (
+                    .read,
+                    "a HID hub's change sensitivity needs buffer mode (\(mode) mode reads on a "
+                        + "timer): read every 0.1 s at rest"
+                )
             }
-            return (.hysteresis, "a HID sensor hub: in_accel_hysteresis set to "
-                + "\(HysteresisCompliance.valueText) g at rest, "
-                + "its buffer's node waited on")
+            return (
+                .hysteresis,
+                "a HID sensor hub: in_accel_hysteresis set to "
+                    + "\(HysteresisCompliance.valueText) g at rest, "
+                    + "its buffer's node waited on"
+            )
         }
-        if let why = device.motionEventsRefused { return (.read, "motion events unusable (\(why)): read every 0.1 s at rest") }
+        if let why = device.motionEventsRefused {
+            return (.read, "motion events unusable (\(why)): read every 0.1 s at rest")
+        }
         return (.read, "no motion report of its own: read every 0.1 s at rest")
     }
 

@@ -52,7 +52,8 @@ final class IIOScanBuffer {
         syspath = device.syspath
         layout = try device.scanLayout.get()
         if let p = device.syspath {
-            let files = ["buffer/length", "buffer/watermark"] + device.scanElements.map { "scan_elements/in_\($0.name)_en" }
+            let files =
+                ["buffer/length", "buffer/watermark"] + device.scanElements.map { "scan_elements/in_\($0.name)_en" }
             for f in files {
                 if let text = SysfsAttributeFile.value("\(p)/\(f)") { previousAttributes.append((f, text)) }
             }
@@ -72,8 +73,9 @@ final class IIOScanBuffer {
         }
         let step = (try? d.sampleSize()) ?? layout.scanBytes
         if step != layout.scanBytes {
-            throw SensorError(device: device.displayName,
-                              "libiio scan size \(step) B differs from the kernel layout \(layout.scanBytes) B")
+            throw SensorError(
+                device: device.displayName,
+                "libiio scan size \(step) B differs from the kernel layout \(layout.scanBytes) B")
         }
         try openBuffer()
     }
@@ -85,7 +87,7 @@ final class IIOScanBuffer {
             // libiio's network backend has no non-blocking mode (ENOSYS): a remote
             // buffer blocks in refill until iiod has a scan, which is still one scan
             // per read at the sensor's rate.
-            do { try b.setBlocking(false) } catch where error.code == ENOSYS {}
+            do { try b.setBlocking(false) } catch  where error.code == ENOSYS {}
             buffer = b
             pollDescriptor = try? b.pollFileDescriptor()
         } catch {
@@ -114,10 +116,10 @@ final class IIOScanBuffer {
         let size = layout.scanBytes
         for _ in 0..<Self.maxRefillsPerDrain {
             do {
-                guard let n = try b.refill(), n > 0 else { break }   // nil: nothing more waiting
+                guard let n = try b.refill(), n > 0 else { break }  // nil: nothing more waiting
             } catch {
                 problem(.failedRead(of: node, error))
-                buffer = nil                     // created again on the next drain
+                buffer = nil  // created again on the next drain
                 pollDescriptor = nil
                 break
             }
@@ -130,8 +132,10 @@ final class IIOScanBuffer {
             // scan size); a partial one is a driver or transport fault. Its bytes cannot
             // be placed in the layout, so they are dropped, never decoded.
             if leftover > 0 {
-                problem(ReadProblem(attribute: node, value: "\(leftover) bytes",
-                                    reason: "short scan (a scan is \(size) bytes); discarded"))
+                problem(
+                    ReadProblem(
+                        attribute: node, value: "\(leftover) bytes",
+                        reason: "short scan (a scan is \(size) bytes); discarded"))
             }
         }
     }
@@ -155,7 +159,9 @@ final class IIOScanBuffer {
         if let p = syspath {
             for (f, text) in previousAttributes {
                 guard let now = SysfsAttributeFile.value("\(p)/\(f)"), now != text else { continue }
-                if case .failure(let e) = SysfsAttributeFile.write("\(p)/\(f)", text) { failed.append("\(f) = \(text) (\(e))") }
+                if case .failure(let e) = SysfsAttributeFile.write("\(p)/\(f)", text) {
+                    failed.append("\(f) = \(text) (\(e))")
+                }
             }
         }
         previousAttributes = []

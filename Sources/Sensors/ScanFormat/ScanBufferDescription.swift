@@ -39,10 +39,13 @@ extension ScanBufferDescription {
         for e in scanElements {
             switch ScanType.parse(e.type) {
             case .success(let t): channels.append((e.name, e.index, t))
-            case .failure(let err): return .failure(SensorError(device: displayName, "scan_elements/in_\(e.name)_type: \(err)"))
+            case .failure(let err):
+                return .failure(SensorError(device: displayName, "scan_elements/in_\(e.name)_type: \(err)"))
             }
         }
-        guard let l = ScanLayout(channels) else { return .failure(SensorError(device: displayName, "scan elements have duplicate indices")) }
+        guard let l = ScanLayout(channels) else {
+            return .failure(SensorError(device: displayName, "scan elements have duplicate indices"))
+        }
         return .success(l)
     }
 }

@@ -44,33 +44,43 @@ extension AccelerometerService {
         let selection = SensorSelection.select(settings.device, from: found.accelerometers)
         guard let chosen = selection.chosen else {
             let skipped = selection.notChosen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-            return .failure(NotFound(reason: selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")")))
+            return .failure(
+                NotFound(
+                    reason: selection.reason + (skipped.isEmpty ? "" : " (" + skipped.joined(separator: "; ") + ")")))
         }
         for p in chosen.mountMatrixProblems {
-            log.warning("\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
+            log.warning(
+                "\(chosen.displayName): \(p.logText); using \(chosen.mountMatrixSource)",
                 ["sensor.device": chosen.id, "sensor.attribute": p.source])
         }
         if found.context == nil, !chosen.isInput {
             do { found.context = try Context() } catch { found.contextError = error }
         }
-        let pairing = GyroPairing.pair(accelerometer: chosen, gyroscopes: found.gyroscopes, selector: settings.gyro,
-                                       configuredMatrix: settings.gyroMountMatrix)
+        let pairing = GyroPairing.pair(
+            accelerometer: chosen, gyroscopes: found.gyroscopes, selector: settings.gyro,
+            configuredMatrix: settings.gyroMountMatrix)
         // The rate the device will sample at once `sampling_frequency` is set.
-        let deviceHz = chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
+        let deviceHz =
+            chosen.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz }
             ?? settings.rateHz
         // Scans per buffer wakeup. Over the network a refill blocks until its scans came
         // (libiio's network backend has no poll descriptor): one scan per read there.
         let local = chosen.syspath != nil
         let shared = BufferSharing.reason(chosen, sensorProxy: watch.sensorProxyState)
         let scansPerWakeup = local ? settings.scansPerWakeup(deviceHz: deviceHz) : 1
-        let made = AccelerometerDriverTable.open(.init(
-            device: chosen, context: found.context, contextError: found.contextError, mode: settings.mode, local: local,
-            scansPerWakeup: scansPerWakeup, gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil }, shared: shared))
+        let made = AccelerometerDriverTable.open(
+            .init(
+                device: chosen, context: found.context, contextError: found.contextError, mode: settings.mode,
+                local: local,
+                scansPerWakeup: scansPerWakeup, gyro: pairing.gyro.flatMap { $0.id == chosen.id ? $0 : nil },
+                shared: shared))
         switch made {
         case .success(let (driver, modeReason)):
-            return .success(Opened(driver: driver, modeReason: modeReason, selection: selection.reason, pairing: pairing,
-                                   context: found.context, shared: shared != nil,
-                                   batchInterval: Double(scansPerWakeup) / deviceHz))
+            return .success(
+                Opened(
+                    driver: driver, modeReason: modeReason, selection: selection.reason, pairing: pairing,
+                    context: found.context, shared: shared != nil,
+                    batchInterval: Double(scansPerWakeup) / deviceHz))
         case .failure(let e):
             return .failure(NotFound(reason: "\(e)"))
         }
@@ -78,16 +88,22 @@ extension AccelerometerService {
 
     /// The devices of `Sensor.device`'s kind: a remote context's, or udev's local ones
     /// (less those `removed`); or why none can be looked at.
-    static func discover(_ settings: AccelerometerSettings, udev: UdevContext?,
-                         removed: (String?) -> Bool) -> Result<Found, NotFound> {
+    static func discover(
+        _ settings: AccelerometerSettings, udev: UdevContext?,
+        removed: (String?) -> Bool
+    ) -> Result<Found, NotFound> {
         switch settings.device {
         case .uri(let uri):
             do {
                 let c = try Context(uri: uri)
                 try? c.setTimeout(milliseconds: 5000)
                 let snapshots = Discovery.remoteSnapshots(context: c)
-                return .success(Found(accelerometers: snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) },
-                                      gyroscopes: Discovery.gyroscopes(snapshots), context: c))
+                return .success(
+                    Found(
+                        accelerometers: snapshots.map {
+                            AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix)
+                        },
+                        gyroscopes: Discovery.gyroscopes(snapshots), context: c))
             } catch {
                 return .failure(NotFound(reason: "cannot open libiio context \(uri): \(error)"))
             }
@@ -100,9 +116,14 @@ extension AccelerometerService {
                 // Input accelerometers beside them (an enumeration that fails leaves IIO alone).
                 let inputs = ((try? InputDiscovery.snapshots(udev: udev)) ?? []).filter { !removed($0.syspath) }
                     .map { AccelerometerDescription(input: $0, configuredMatrix: settings.mountMatrix) }
-                return .success(Found(accelerometers: snapshots.map { AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix) }
-                                          + inputs,
-                                      gyroscopes: Discovery.gyroscopes(snapshots) + inputs.compactMap(GyroscopeDescription.init(input:))))
+                return .success(
+                    Found(
+                        accelerometers: snapshots.map {
+                            AccelerometerDescription(snapshot: $0, configuredMatrix: settings.mountMatrix)
+                        }
+                            + inputs,
+                        gyroscopes: Discovery.gyroscopes(snapshots)
+                            + inputs.compactMap(GyroscopeDescription.init(input:))))
             } catch {
                 return .failure(NotFound(reason: "\(error)"))
             }
@@ -120,7 +141,8 @@ extension AccelerometerService {
         let d = a.device
         // The selection's reason names the device first, as `shimmerd sensors` lists it;
         // this line has named it already.
-        let chosenWhy = a.selectionReason.hasPrefix(d.displayName + ": ")
+        let chosenWhy =
+            a.selectionReason.hasPrefix(d.displayName + ": ")
             ? String(a.selectionReason.dropFirst(d.displayName.count + 2)) : a.selectionReason
         return "using \(d.displayName) in \(a.mode) mode: \(a.modeReason); chosen: \(chosenWhy); "
             + "mount matrix \(d.mountMatrix) from \(d.mountMatrixSource); "

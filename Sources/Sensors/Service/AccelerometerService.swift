@@ -170,7 +170,8 @@ package final class AccelerometerService {
     /// after the last one; otherwise the next timed read.
     package func nextSampleExpected(now: Double) -> Double {
         if suspended { return .infinity }
-        return accelerometer == nil ? nextTimeout(now: now)
+        return accelerometer == nil
+            ? nextTimeout(now: now)
             : schedule.nextSampleExpected(now: now, waitedOnNode: bufferDescriptor != nil)
     }
 
@@ -193,7 +194,7 @@ package final class AccelerometerService {
         let woke = waited.map { readable.contains($0) } ?? false
         if woke, schedule.watchesAtRest, acc.restWatch == .events {
             acc.drainRestEvents()
-            if acc.restWatch != .events {     // the stream failed: read on a timer from now on
+            if acc.restWatch != .events {  // the stream failed: read on a timer from now on
                 restDescriptor = nil
                 schedule.restBackstop = nil
             }
@@ -207,7 +208,7 @@ package final class AccelerometerService {
         let gotData = accelerometer?.gotData ?? false
         if woke, gotData, schedule.watchesAtRest, accelerometer?.restScans(now: now) == false {
             restDescriptor = nil
-            schedule.restBackstop = nil    // read on a timer at rest from now on
+            schedule.restBackstop = nil  // read on a timer at rest from now on
         }
         accelerometer?.noteSilence(now: now, interval: idlePeriod ?? schedule.batchInterval ?? period)
         schedule.didRead(now: now, waited: waited != nil, woke: woke, gotData: gotData)
@@ -243,14 +244,16 @@ package final class AccelerometerService {
                 // The gyroscope's scans up to this reading's first, or its polled reading.
                 var rate = r.angularVelocity
                 if buffered {
-                    gyro.emitDrained(upTo: r.timestampNs, accelerometer: d, timeline: &timeline, report: problems, into: &events)
+                    gyro.emitDrained(
+                        upTo: r.timestampNs, accelerometer: d, timeline: &timeline, report: problems, into: &events)
                 } else if gyro.siblingDevice != nil {
                     rate = gyro.poll(now: now, accelerometer: d, report: problems, into: &events).map { .success($0) }
                 }
                 let t = timeline.time(ofNs: r.timestampNs)
                 if let w = rate { gyro.emit(w, at: t, accelerometer: d, report: problems, into: &events) }
                 if let a = acc.acceleration(of: r, now: now) {
-                    events.append(.motion(.acceleration(metersPerSecondSquared: a, at: t, scanTimestampNs: r.timestampNs)))
+                    events.append(
+                        .motion(.acceleration(metersPerSecondSquared: a, at: t, scanTimestampNs: r.timestampNs)))
                 }
             }
         }
@@ -262,7 +265,8 @@ package final class AccelerometerService {
     /// timestamps, the newest at `now`. A node readable without data (an emulated one at
     /// its end) is not waited on again until a read finds data.
     private func readGyroscopeAlone(_ d: AccelerometerDescription, now: Double, into events: inout [SensorEvent]) {
-        guard gyro.drainBuffer(now: now, accelerometer: d, report: problems, into: &events), !gyro.noteEmptyWakeup() else { return }
+        guard gyro.drainBuffer(now: now, accelerometer: d, report: problems, into: &events), !gyro.noteEmptyWakeup()
+        else { return }
         timeline.begin(now: now, newestNs: gyro.newestDrainedNs)
         gyro.emitDrained(upTo: .max, accelerometer: d, timeline: &timeline, report: problems, into: &events)
     }
@@ -277,20 +281,28 @@ package final class AccelerometerService {
         case .removed(let syspath):
             if let d = accelerometer?.device, d.syspath == syspath {
                 let reason = "udev remove event for \(syspath)"
-                release(reason, deviceGone: true, lookAgainAt: now, into: &events,
-                        "accelerometer \(d.displayName) disappeared (\(reason)); released "
-                            + "it, waiting for it to come back")
+                release(
+                    reason, deviceGone: true, lookAgainAt: now, into: &events,
+                    "accelerometer \(d.displayName) disappeared (\(reason)); released "
+                        + "it, waiting for it to come back")
             } else if let acc = accelerometer, let g = gyro.siblingDevice, g.syspath == syspath {
-                events.append(gyro.drop(g.displayName, why: "udev remove event for \(syspath)", deviceGone: true,
-                                        accelerometer: acc.device, log: log))
+                events.append(
+                    gyro.drop(
+                        g.displayName, why: "udev remove event for \(syspath)", deviceGone: true,
+                        accelerometer: acc.device, log: log))
             }
         case .appeared:
-            if accelerometer == nil { nextAttachAttempt = now } else { gyro.noteDeviceAppeared(selector: configured.gyro) }
+            if accelerometer == nil {
+                nextAttachAttempt = now
+            } else {
+                gyro.noteDeviceAppeared(selector: configured.gyro)
+            }
         case .bufferWanted(let syspath, let why):
             if bufferSyspath == syspath { giveBackBuffer(why: why, now: now, into: &events) }
         case .sensorProxy(let state):
             guard bufferSyspath != nil, let d = accelerometer?.device,
-                  let why = BufferSharing.reason(sensorProxyType: d.sensorProxyType, sensorProxy: state) else { return }
+                let why = BufferSharing.reason(sensorProxyType: d.sensorProxyType, sensorProxy: state)
+            else { return }
             giveBackBuffer(why: why, now: now, into: &events)
         case .tabletMode(let why):
             // The switch fires while the lid still moves: the baseline waits for rest.
@@ -300,8 +312,10 @@ package final class AccelerometerService {
 
     /// Releases the device for `reason` with one line (a warning when it went away, else a
     /// notice) and looks for it again at `lookAgainAt`.
-    private func release(_ reason: String, deviceGone: Bool, lookAgainAt: Double, into events: inout [SensorEvent],
-                         _ line: String) {
+    private func release(
+        _ reason: String, deviceGone: Bool, lookAgainAt: Double, into events: inout [SensorEvent],
+        _ line: String
+    ) {
         guard let d = accelerometer?.device else { return }
         detach(deviceGone: deviceGone)
         nextAttachAttempt = lookAgainAt
@@ -313,8 +327,9 @@ package final class AccelerometerService {
     /// attaches again at once, polling.
     private func giveBackBuffer(why: String, now: Double, into events: inout [SensorEvent]) {
         guard let d = accelerometer?.device else { return }
-        release(why, deviceGone: false, lookAgainAt: now, into: &events,
-                "\(d.displayName): \(why); giving its buffer back, polling from now on")
+        release(
+            why, deviceGone: false, lookAgainAt: now, into: &events,
+            "\(d.displayName): \(why); giving its buffer back, polling from now on")
     }
 
     /// A device polled because `Sensor.mode = auto` found its buffer attributes not
@@ -323,11 +338,13 @@ package final class AccelerometerService {
     /// handed them over. Looked at once a second; a few access(2) calls.
     private func attachAgainForBuffer(now: Double, into events: inout [SensorEvent]) {
         guard configured.mode == .auto, let a = accelerometer?.attachment, a.mode == .poll, a.device.bufferCapable,
-              BufferPermission.isPermission(a.modeReason),
-              BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil else { return }
-        release("its buffer attributes became writable", deviceGone: false, lookAgainAt: now, into: &events,
-                "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); "
-                    + "attaching it again for buffer mode")
+            BufferPermission.isPermission(a.modeReason),
+            BufferPermission.problem(a.device, local: a.device.syspath != nil) == nil
+        else { return }
+        release(
+            "its buffer attributes became writable", deviceGone: false, lookAgainAt: now, into: &events,
+            "\(a.device.displayName): its buffer attributes are writable now (udev handed them over); "
+                + "attaching it again for buffer mode")
     }
 
     /// A remote sensor (`uri:`) whose reads have failed for `remoteGiveUp` seconds is
@@ -337,20 +354,25 @@ package final class AccelerometerService {
     /// through udev and keep reporting read errors otherwise.)
     private func dropUnreachableRemote(now: Double, into events: inout [SensorEvent]) {
         guard case .uri(let uri) = configured.device, let acc = accelerometer,
-              let reason = acc.unreachable(now: now, source: uri, giveUpAfter: Self.remoteGiveUp) else { return }
-        release(reason, deviceGone: true, lookAgainAt: now, into: &events,
-                "accelerometer \(acc.device.displayName) unreachable: \(reason); "
-                    + "released it, reconnecting every second")
+            let reason = acc.unreachable(now: now, source: uri, giveUpAfter: Self.remoteGiveUp)
+        else { return }
+        release(
+            reason, deviceGone: true, lookAgainAt: now, into: &events,
+            "accelerometer \(acc.device.displayName) unreachable: \(reason); "
+                + "released it, reconnecting every second")
     }
 
     /// A read of an input device's event node failed: the device is gone (ENODEV once
     /// unplugged) or cannot be read. One line; released, and looked for again as on a
     /// udev `remove`.
-    private func inputNodeFailed(_ p: ReadProblem, device: AccelerometerDescription, now: Double,
-                                 into events: inout [SensorEvent]) {
+    private func inputNodeFailed(
+        _ p: ReadProblem, device: AccelerometerDescription, now: Double,
+        into events: inout [SensorEvent]
+    ) {
         let reason = "\(p.attribute): \(p.reason)"
-        release(reason, deviceGone: true, lookAgainAt: now + 1, into: &events,
-                "accelerometer \(device.displayName) vanished (\(reason)); released it, waiting for it to come back")
+        release(
+            reason, deviceGone: true, lookAgainAt: now + 1, into: &events,
+            "accelerometer \(device.displayName) vanished (\(reason)); released it, waiting for it to come back")
     }
 
     // MARK: attaching
@@ -365,21 +387,25 @@ package final class AccelerometerService {
         case .failure(let why): return waiting(why.reason, into: &events)
         }
         let chosen = o.driver.device
-        let acc = AttachedAccelerometer(driver: o.driver, context: o.context, settings: configured, shared: o.shared,
-                                        modeReason: o.modeReason, selection: o.selection, now: now, log: log,
-                                        problems: problems)
+        let acc = AttachedAccelerometer(
+            driver: o.driver, context: o.context, settings: configured, shared: o.shared,
+            modeReason: o.modeReason, selection: o.selection, now: now, log: log,
+            problems: problems)
         accelerometer = acc
         // An input device is drained once a frame, from the last read (one per frame,
         // `Sink.fps`, else `Sensor.rate`: the device's own rate costs no wakeups); IIO
         // devices are read at Sensor.rate (or woken by their buffer).
         let inputPeriod = 1 / max(configured.framesPerSecond ?? configured.rateHz, 0.1)
-        schedule.pace(period: chosen.isInput ? inputPeriod : 1 / max(configured.rateHz, 0.1), fromLastRead: chosen.isInput)
+        schedule.pace(
+            period: chosen.isInput ? inputPeriod : 1 / max(configured.rateHz, 0.1), fromLastRead: chosen.isInput)
         // The batch interval counts only while a buffer wakes the caller.
         schedule.attached(now: now, batchInterval: o.batchInterval)
-        let how = gyro.start(o.pairing, accelerometer: chosen, driver: o.driver, context: o.context,
-                             local: chosen.syspath != nil, settings: configured, sensorProxy: watch.sensorProxyState)
+        let how = gyro.start(
+            o.pairing, accelerometer: chosen, driver: o.driver, context: o.context,
+            local: chosen.syspath != nil, settings: configured, sensorProxy: watch.sensorProxyState)
         lastWaitingReason = nil
-        log.notice(Self.attachLine(acc.attachment, gyroscope: gyro.isUsed ? how : "none (\(how))"),
+        log.notice(
+            Self.attachLine(acc.attachment, gyroscope: gyro.isUsed ? how : "none (\(how))"),
             ["sensor.device": chosen.id, "sensor.mode": o.driver.mode.rawValue])
         if let a = attachment { events.append(.attached(a)) }
     }
@@ -401,14 +427,17 @@ package final class AccelerometerService {
         do { gyroscopes = try Self.localGyroscopes(udev: udev, removed: watch.isRemoved) } catch {
             return log.debug("no gyroscope looked for: \(error)")
         }
-        switch gyro.takeUp(accelerometer: acc.device, driver: acc.driver, gyroscopes: gyroscopes, settings: configured,
-                           sensorProxy: watch.sensorProxyState) {
+        switch gyro.takeUp(
+            accelerometer: acc.device, driver: acc.driver, gyroscopes: gyroscopes, settings: configured,
+            sensorProxy: watch.sensorProxyState)
+        {
         case .nothing(let why):
             log.debug("no gyroscope to take up: \(why)")
         case .refused(let line, let saidBefore):
             if !saidBefore { log.notice(line, ["sensor.device": acc.device.id]) }
         case .taken(let pairing, let how):
-            log.notice("now using gyroscope \(how) (it appeared after the accelerometer attached)",
+            log.notice(
+                "now using gyroscope \(how) (it appeared after the accelerometer attached)",
                 ["sensor.device": acc.device.id, "sensor.gyro": pairing.gyro?.id ?? ""])
             events.append(.gyroAttached(pairing, how: how))
         }

@@ -24,9 +24,11 @@ package struct AccelerometerSettings: Hashable, Sendable {
     /// `Sensor.gyro_mount_matrix`; nil = `auto` (the rule of docs/TILT.md, "With a gyroscope").
     package var gyroMountMatrix: MountMatrix?
 
-    package init(device: DeviceSelector = .auto, mode: SensorMode = .auto, rateHz: Double = 60,
-                 mountMatrix: MountMatrix? = nil, invert: Bool = false, framesPerSecond: Double? = nil,
-                 gyro: GyroSelector = .auto, gyroMountMatrix: MountMatrix? = nil) {
+    package init(
+        device: DeviceSelector = .auto, mode: SensorMode = .auto, rateHz: Double = 60,
+        mountMatrix: MountMatrix? = nil, invert: Bool = false, framesPerSecond: Double? = nil,
+        gyro: GyroSelector = .auto, gyroMountMatrix: MountMatrix? = nil
+    ) {
         self.gyro = gyro
         self.gyroMountMatrix = gyroMountMatrix
         self.device = device

@@ -61,8 +61,10 @@ final class AttachedAccelerometer {
     /// - Parameters:
     ///   - shared: another reader may use the device (`BufferSharing`): its rate is only raised.
     ///   - modeReason, selection: why this mode and this device, for the status.
-    init(driver: any AccelerometerDriver, context: Context?, settings: AccelerometerSettings, shared: Bool,
-         modeReason: String, selection: String, now: Double, log: Logger, problems: ReadProblemLog) {
+    init(
+        driver: any AccelerometerDriver, context: Context?, settings: AccelerometerSettings, shared: Bool,
+        modeReason: String, selection: String, now: Double, log: Logger, problems: ReadProblemLog
+    ) {
         let d = driver.device
         reader = driver
         libiio = context
@@ -76,8 +78,9 @@ final class AttachedAccelerometer {
         if rest == .node || rest == .hysteresis, driver.restDescriptor == nil {
             (rest, restWhy) = (.read, "the driver has no descriptor to wait on: read every 0.1 s at rest")
         }
-        status = .init(device: d, mode: driver.mode, modeReason: modeReason, selectionReason: selection,
-                       samplingFrequency: freq, restWatch: rest.rawValue, restWatchReason: restWhy)
+        status = .init(
+            device: d, mode: driver.mode, modeReason: modeReason, selectionReason: selection,
+            samplingFrequency: freq, restWatch: rest.rawValue, restWatchReason: restWhy)
         driverEvents.reserveCapacity(driver.maximumReadingsPerRead + 8)
     }
 
@@ -100,8 +103,10 @@ final class AttachedAccelerometer {
     var newestTimestampNs: Int64? { newestNs }
 
     /// The rate written for `rateHz`, said for the attach line, and what to put back.
-    private static func setRate(_ d: AccelerometerDescription, driver: any AccelerometerDriver, rateHz: Double,
-                                shared: Bool) -> (String, FrequencyRestore?) {
+    private static func setRate(
+        _ d: AccelerometerDescription, driver: any AccelerometerDriver, rateHz: Double,
+        shared: Bool
+    ) -> (String, FrequencyRestore?) {
         if d.isInput {
             guard let p = d.input?.poller, let dir = d.input?.inputSyspath else {
                 return ("no poll interval (the device reports on its own)", nil)
@@ -109,8 +114,9 @@ final class AttachedAccelerometer {
             return InputPollInterval.set(p, rateHz: rateHz, syspath: dir, shared: shared, write: driver.writeAttribute)
         }
         guard let info = d.samplingFrequency else { return ("no sampling_frequency attribute", nil) }
-        return SamplingFrequencyControl.set(info, rateHz: rateHz, syspath: d.syspath, shared: shared,
-                                            write: driver.writeAttribute)
+        return SamplingFrequencyControl.set(
+            info, rateHz: rateHz, syspath: d.syspath, shared: shared,
+            write: driver.writeAttribute)
     }
 
     /// One read of the driver into `readEvents`: whether it gave data, its transport
@@ -146,9 +152,10 @@ final class AttachedAccelerometer {
         }
         guard !rawReadsRefused else { return }
         rawReadsRefused = true
-        log.warning("\(device.displayName): the kernel refuses raw reads (\(p.attribute): "
-            + "\(p.reason)): another program "
-            + "has its buffer enabled; shimmerd leaves it alone and retries every \(Int(Self.refusedRetry)) s",
+        log.warning(
+            "\(device.displayName): the kernel refuses raw reads (\(p.attribute): "
+                + "\(p.reason)): another program "
+                + "has its buffer enabled; shimmerd leaves it alone and retries every \(Int(Self.refusedRetry)) s",
             ["sensor.device": device.id, "sensor.attribute": p.attribute])
     }
 
@@ -171,13 +178,15 @@ final class AttachedAccelerometer {
         let node = device.devnode ?? device.id
         switch change {
         case .silent(let seconds):
-            log.warning("accelerometer \(device.displayName): no scan from \(node) for "
-                + "\(seconds.rounded().plainText) s "
-                + "although the device is still there; the card keeps its last attitude until scans come again",
+            log.warning(
+                "accelerometer \(device.displayName): no scan from \(node) for "
+                    + "\(seconds.rounded().plainText) s "
+                    + "although the device is still there; the card keeps its last attitude until scans come again",
                 ["sensor.device": device.id])
         case .delivering(let seconds):
-            log.info("accelerometer \(device.displayName): \(node) delivering again after "
-                + "\(seconds.rounded().plainText) s without a scan",
+            log.info(
+                "accelerometer \(device.displayName): \(node) delivering again after "
+                    + "\(seconds.rounded().plainText) s without a scan",
                 ["sensor.device": device.id])
         }
         return change
@@ -233,7 +242,8 @@ final class AttachedAccelerometer {
         while true {
             let n: Int
             do {
-                n = try eventBytes.withUnsafeMutableBytes { (b: UnsafeMutableRawBufferPointer) throws(IIOError) -> Int in
+                n = try eventBytes.withUnsafeMutableBytes {
+                    (b: UnsafeMutableRawBufferPointer) throws(IIOError) -> Int in
                     try stream.read(into: b)
                 }
             } catch {
@@ -247,12 +257,15 @@ final class AttachedAccelerometer {
             motions += records.motions
             if let p = records.problem, !badRecordSaid {
                 badRecordSaid = true
-                log.warning("\(device.displayName): event stream: \(p); ignored, the device is read all the same",
-                            ["sensor.device": device.id])
+                log.warning(
+                    "\(device.displayName): event stream: \(p); ignored, the device is read all the same",
+                    ["sensor.device": device.id])
             }
             if n < eventBytes.count { break }
         }
-        if motions > 0 { log.debug("\(device.displayName): \(motions) motion event(s) at rest", ["sensor.device": device.id]) }
+        if motions > 0 {
+            log.debug("\(device.displayName): \(motions) motion event(s) at rest", ["sensor.device": device.id])
+        }
     }
 
     /// Writes `1` to the device's motion event enables and opens its event stream; the
@@ -261,13 +274,14 @@ final class AttachedAccelerometer {
         if events == nil {
             do {
                 if let fd = reader.pollDescriptor {
-                    events = try EventStream(deviceDescriptor: fd, device: device.id)    // libiio's, in buffer mode
+                    events = try EventStream(deviceDescriptor: fd, device: device.id)  // libiio's, in buffer mode
                 } else if let node = device.devnode {
                     events = try EventStream(node: node, device: device.id)
                 }
             } catch {
-                fallBack("\(error.operation) on \(device.devnode ?? device.id) failed: "
-                    + "\(error.message) (errno \(error.code))")
+                fallBack(
+                    "\(error.operation) on \(device.devnode ?? device.id) failed: "
+                        + "\(error.message) (errno \(error.code))")
                 return nil
             }
         }
@@ -281,8 +295,9 @@ final class AttachedAccelerometer {
             }
             restWritten.append(FrequencyRestore(file: file, text: old, written: "1", syspath: dir))
         }
-        log.debug("\(device.displayName): at rest: \(device.motionEventEnables.joined(separator: ", ")) = 1",
-                  ["sensor.device": device.id])
+        log.debug(
+            "\(device.displayName): at rest: \(device.motionEventEnables.joined(separator: ", ")) = 1",
+            ["sensor.device": device.id])
         return stream.fileDescriptor
     }
 
@@ -292,9 +307,10 @@ final class AttachedAccelerometer {
     /// when the watch was given up so.
     func restScans(now: Double) -> Bool {
         guard rest == .hysteresis, let rate = compliance.scans(at: now) else { return true }
-        fallBack("still sends \(((rate * 10).rounded() / 10).plainText) scans a second at "
-            + "rest with in_accel_hysteresis = "
-                 + "\(HysteresisCompliance.valueText): the hub ignores its change sensitivity")
+        fallBack(
+            "still sends \(((rate * 10).rounded() / 10).plainText) scans a second at "
+                + "rest with in_accel_hysteresis = "
+                + "\(HysteresisCompliance.valueText): the hub ignores its change sensitivity")
         endRest()
         return false
     }
@@ -322,8 +338,9 @@ final class AttachedAccelerometer {
 
     /// The watch given up for `why`: one line; read on a timer at rest for this attach.
     private func fallBack(_ why: String) {
-        log.warning("\(device.displayName): \(why); reading "
-            + "it every 0.1 s at rest instead", ["sensor.device": device.id])
+        log.warning(
+            "\(device.displayName): \(why); reading "
+                + "it every 0.1 s at rest instead", ["sensor.device": device.id])
         (rest, restWhy) = (.read, why)
     }
 

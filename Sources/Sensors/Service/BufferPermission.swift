@@ -7,7 +7,8 @@ package enum BufferPermission {
     /// Nil when buffer mode can work; else why not.
     package static func problem(_ d: AccelerometerDescription, local: Bool) -> String? {
         guard d.bufferCapable else {
-            return d.channels.isEmpty ? "no accelerometer channels" : "no scan_elements for accel x, y and z (poll only)"
+            return d.channels.isEmpty
+                ? "no accelerometer channels" : "no scan_elements for accel x, y and z (poll only)"
         }
         return problem(scanning: d, local: local)
     }

@@ -41,12 +41,13 @@ package enum BufferSharing {
     /// iio-sensor-proxy may read a device tagged `sensorProxyType`.
     package static func reason(sensorProxyType: String?, sensorProxy: SensorProxy) -> String? {
         if let type = sensorProxyType, sensorProxy != .noBus {
-            let state = switch sensorProxy {
-            case .bus(running: true): "running"
-            case .bus(running: false): "not running now, but may start at any time"
-            case .disconnected: "not known: the connection to the bus was lost"
-            default: "not known yet"
-            }
+            let state =
+                switch sensorProxy {
+                case .bus(running: true): "running"
+                case .bus(running: false): "not running now, but may start at any time"
+                case .disconnected: "not known: the connection to the bus was lost"
+                default: "not known yet"
+                }
             return "iio-sensor-proxy may read it (udev IIO_SENSOR_PROXY_TYPE = \(type); "
                 + "\(sensorProxyBusName) on the system bus: \(state))"
         }

@@ -46,23 +46,31 @@ package struct InputPollInterval: Hashable, Sendable {
 
     /// Writes the interval that fits `rateHz` where the process may; says what was done,
     /// and what to put back on release. `syspath`: the input device's directory.
-    static func set(_ p: InputPollInterval, rateHz: Double, syspath: String, shared: Bool,
-                    write: (String, String) throws(SensorError) -> Void) -> (String, restore: FrequencyRestore?) {
+    static func set(
+        _ p: InputPollInterval, rateHz: Double, syspath: String, shared: Bool,
+        write: (String, String) throws(SensorError) -> Void
+    ) -> (String, restore: FrequencyRestore?) {
         guard let ms = p.target(forRate: rateHz, shared: shared) else {
-            return (shared && p.target(forRate: rateHz) != nil
-                ? "poll = \(p.currentMs) ms kept: another reader may use the device, and "
-                    + "it is never lengthened under one"
-                : "poll = \(p.currentMs) ms (\(hz(p.currentMs)) Hz) already fits Sensor.rate", nil)
+            return (
+                shared && p.target(forRate: rateHz) != nil
+                    ? "poll = \(p.currentMs) ms kept: another reader may use the device, and "
+                        + "it is never lengthened under one"
+                    : "poll = \(p.currentMs) ms (\(hz(p.currentMs)) Hz) already fits Sensor.rate", nil
+            )
         }
         guard SysfsAttributeFile.isWritable(syspath + "/poll") else {
             return ("poll = \(p.currentMs) ms kept: not writable by this process", nil)
         }
         do {
             try write("poll", String(ms))
-            return ("poll \(p.currentMs) -> \(ms) ms (\(hz(ms)) Hz, the input poller's "
-                + "interval); restored on exit unless "
-                    + "changed meanwhile", FrequencyRestore(file: "poll", text: String(p.currentMs), written: String(ms),
-                                                             syspath: syspath))
+            return (
+                "poll \(p.currentMs) -> \(ms) ms (\(hz(ms)) Hz, the input poller's "
+                    + "interval); restored on exit unless "
+                    + "changed meanwhile",
+                FrequencyRestore(
+                    file: "poll", text: String(p.currentMs), written: String(ms),
+                    syspath: syspath)
+            )
         } catch {
             return ("poll = \(p.currentMs) ms kept: \(error)", nil)
         }

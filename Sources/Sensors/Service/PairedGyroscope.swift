@@ -67,20 +67,25 @@ final class PairedGyroscope {
     ///   - context: the libiio context to read a sibling through; nil when there is none.
     ///   - local: the devices are this machine's (their sysfs files can be checked).
     ///   - sensorProxy: what is known of iio-sensor-proxy (`BufferSharing`).
-    func start(_ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
-               context: Context?, local: Bool, settings: AccelerometerSettings,
-               sensorProxy: BufferSharing.SensorProxy = .noBus) -> String {
-        let how = open(p, accelerometer: accelerometer, driver: driver, context: context, local: local, settings: settings,
-                       sensorProxy: sensorProxy)
+    func start(
+        _ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
+        context: Context?, local: Bool, settings: AccelerometerSettings,
+        sensorProxy: BufferSharing.SensorProxy = .noBus
+    ) -> String {
+        let how = open(
+            p, accelerometer: accelerometer, driver: driver, context: context, local: local, settings: settings,
+            sensorProxy: sensorProxy)
         verdict = isUsed ? p : GyroPairing(gyro: nil, reason: how)
         lastRefusal = nil
         if let n = sibling?.maximumReadingsPerRead { readings.reserveCapacity(n) }
         return how
     }
 
-    private func open(_ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
-                      context: Context?, local: Bool, settings: AccelerometerSettings,
-                      sensorProxy: BufferSharing.SensorProxy) -> String {
+    private func open(
+        _ p: GyroPairing, accelerometer: AccelerometerDescription, driver: any AccelerometerDriver,
+        context: Context?, local: Bool, settings: AccelerometerSettings,
+        sensorProxy: BufferSharing.SensorProxy
+    ) -> String {
         release(deviceGone: false)
         failures = 0
         bufferWakesUs = true
@@ -99,12 +104,15 @@ final class PairedGyroscope {
         }
         guard let context else { return "\(g.displayName) needs libiio" }
         // The rate it will sample at once its sampling frequency is set.
-        let deviceHz = g.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz } ?? settings.rateHz
+        let deviceHz =
+            g.samplingFrequency.flatMap { $0.target(forRate: settings.rateHz) ?? $0.currentHz } ?? settings.rateHz
         let made: (any GyroscopeDriver, String)
         let sharedWhy = BufferSharing.reason(g, sensorProxy: sensorProxy)
         shared = sharedWhy != nil
-        switch Self.makeDriver(g, accelerometer: accelerometer, bufferMode: driver.mode == .buffer, context: context,
-                               local: local, shared: sharedWhy, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz)) {
+        switch Self.makeDriver(
+            g, accelerometer: accelerometer, bufferMode: driver.mode == .buffer, context: context,
+            local: local, shared: sharedWhy, scansPerRefill: 2 * settings.scansPerWakeup(deviceHz: deviceHz))
+        {
         case .success(let m): made = m
         case .failure(let e): return "\(e)"
         }
@@ -120,26 +128,34 @@ final class PairedGyroscope {
     /// when the accelerometer is read from its buffer and the gyroscope's can be used
     /// (`BufferPermission`'s rules, timestamps on the accelerometer's clock), else polled
     /// with each reading; says which and why.
-    static func makeDriver(_ g: GyroscopeDescription, accelerometer a: AccelerometerDescription, bufferMode: Bool,
-                           context: Context, local: Bool, shared: String? = nil, scansPerRefill: Int)
+    static func makeDriver(
+        _ g: GyroscopeDescription, accelerometer a: AccelerometerDescription, bufferMode: Bool,
+        context: Context, local: Bool, shared: String? = nil, scansPerRefill: Int
+    )
         -> Result<(any GyroscopeDriver, String), SensorError>
     {
         func poll(_ how: String) -> Result<(any GyroscopeDriver, String), SensorError> {
-            do { return .success((try IIOPolledGyroscope(device: g, context: context), how)) }
-            catch { return .failure(error) }
+            do { return .success((try IIOPolledGyroscope(device: g, context: context), how)) } catch {
+                return .failure(error)
+            }
         }
         guard bufferMode else { return poll("polled with each reading") }
         var problem = shared.map { "\($0), so its buffer is left alone" } ?? BufferPermission.problem(g, local: local)
         if problem == nil, g.timestampClock != a.timestampClock {
             // Its scans are placed among the accelerometer's by their timestamps.
-            problem = "its timestamps are on clock \(g.timestampClock ?? "(unknown)"), "
+            problem =
+                "its timestamps are on clock \(g.timestampClock ?? "(unknown)"), "
                 + "the accelerometer's on \(a.timestampClock ?? "(unknown)")"
         }
         if let problem { return poll("polled with each reading, not from its buffer: \(problem)") }
         do {
             let b = try IIOBufferedGyroscope(device: g, context: context, scansPerRefill: scansPerRefill)
-            return .success((b, "read from its own buffer (trigger \(g.trigger ?? "?"), "
-                + "\(b.scansPerRefill) scans per refill)"))
+            return .success(
+                (
+                    b,
+                    "read from its own buffer (trigger \(g.trigger ?? "?"), "
+                        + "\(b.scansPerRefill) scans per refill)"
+                ))
         } catch {
             return poll("polled with each reading, not from its buffer: \(error.message)")
         }
@@ -149,8 +165,9 @@ final class PairedGyroscope {
     /// frequency is put back when it is released, as the accelerometer's is.
     private func setSamplingFrequency(_ d: any GyroscopeDriver, rateHz: Double) -> String {
         guard let info = d.device.samplingFrequency else { return "no sampling_frequency attribute" }
-        let (text, restore) = SamplingFrequencyControl.set(info, rateHz: rateHz, syspath: d.device.syspath,
-                                                                        shared: shared, write: d.writeAttribute)
+        let (text, restore) = SamplingFrequencyControl.set(
+            info, rateHz: rateHz, syspath: d.device.syspath,
+            shared: shared, write: d.writeAttribute)
         restoreFrequency = restore
         return text
     }
@@ -206,18 +223,22 @@ final class PairedGyroscope {
     /// Takes up a gyroscope among `gyroscopes` for the attached accelerometer (one
     /// appeared, or the one in use came back), or says why not. An input device's
     /// gyroscope is its own node's, read from the attach on: nothing to take up.
-    func takeUp(accelerometer a: AccelerometerDescription, driver: any AccelerometerDriver,
-                gyroscopes: [GyroscopeDescription], settings: AccelerometerSettings,
-                sensorProxy: BufferSharing.SensorProxy) -> TakeUp {
+    func takeUp(
+        accelerometer a: AccelerometerDescription, driver: any AccelerometerDriver,
+        gyroscopes: [GyroscopeDescription], settings: AccelerometerSettings,
+        sensorProxy: BufferSharing.SensorProxy
+    ) -> TakeUp {
         guard !a.isInput, !isUsed else { return .nothing("one is in use, or the accelerometer's node has its own") }
-        let p = GyroPairing.pair(accelerometer: a, gyroscopes: gyroscopes, selector: settings.gyro,
-                                 configuredMatrix: settings.gyroMountMatrix)
+        let p = GyroPairing.pair(
+            accelerometer: a, gyroscopes: gyroscopes, selector: settings.gyro,
+            configuredMatrix: settings.gyroMountMatrix)
         guard p.gyro != nil else { return .nothing(p.reason) }
         // The accelerometer's libiio context was built before this device existed.
         let context = try? Context()
         let before = (verdict, lastRefusal)
-        let how = start(p, accelerometer: a, driver: driver, context: context, local: true, settings: settings,
-                        sensorProxy: sensorProxy)
+        let how = start(
+            p, accelerometer: a, driver: driver, context: context, local: true, settings: settings,
+            sensorProxy: sensorProxy)
         guard isUsed else {
             // The status keeps saying why none is used since the attach.
             verdict = before.0
@@ -233,8 +254,10 @@ final class PairedGyroscope {
     /// Drains the sibling's buffer (every scan since the last read, oldest first) for
     /// `emitBuffered`; false unless the gyroscope is used and read from its own buffer.
     /// Problems are reported as `failed` reports them.
-    func drainBuffer(now: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
-                     into events: inout [SensorEvent]) -> Bool {
+    func drainBuffer(
+        now: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
+        into events: inout [SensorEvent]
+    ) -> Bool {
         readings.removeAll(keepingCapacity: true)
         nextReading = 0
         guard buffered, let s = sibling else { return false }
@@ -262,12 +285,15 @@ final class PairedGyroscope {
 
     /// Hands on the drained scans up to the timestamp `ns` (all when `ns` or a scan's is
     /// nil; all that are left when `ns` is `.max`), placed in time by `timeline`.
-    func emitDrained(upTo ns: Int64?, accelerometer: AccelerometerDescription, timeline: inout ReadingTimeline,
-                     report: ReadProblemLog, into events: inout [SensorEvent]) {
+    func emitDrained(
+        upTo ns: Int64?, accelerometer: AccelerometerDescription, timeline: inout ReadingTimeline,
+        report: ReadProblemLog, into events: inout [SensorEvent]
+    ) {
         while nextReading < readings.count, Self.notAfter(readings[nextReading].timestampNs, ns) {
             let r = readings[nextReading]
-            emit(.success(r.radiansPerSecond), at: timeline.time(ofNs: r.timestampNs), accelerometer: accelerometer,
-                 report: report, into: &events)
+            emit(
+                .success(r.radiansPerSecond), at: timeline.time(ofNs: r.timestampNs), accelerometer: accelerometer,
+                report: report, into: &events)
             nextReading += 1
         }
     }
@@ -281,8 +307,10 @@ final class PairedGyroscope {
 
     /// The polled sibling's rate (rad/s, sensor frame) for the reading in hand, or nil
     /// (none, or a problem reported).
-    func poll(now: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
-              into events: inout [SensorEvent]) -> Vector3? {
+    func poll(
+        now: Double, accelerometer: AccelerometerDescription, report: ReadProblemLog,
+        into events: inout [SensorEvent]
+    ) -> Vector3? {
         guard let s = sibling else { return nil }
         readings.removeAll(keepingCapacity: true)
         problems.removeAll(keepingCapacity: true)
@@ -295,8 +323,10 @@ final class PairedGyroscope {
     /// A rate (rad/s, sensor frame, as the driver handed it over) in the device frame:
     /// the pairing's mount matrix and sign (`RateCalibration`; the driver applied the
     /// scale and offset); a value the driver found bad is reported and skipped.
-    func emit(_ rate: Result<Vector3, ReadProblem>, at t: Double, accelerometer: AccelerometerDescription,
-              report: ReadProblemLog, into events: inout [SensorEvent]) {
+    func emit(
+        _ rate: Result<Vector3, ReadProblem>, at t: Double, accelerometer: AccelerometerDescription,
+        report: ReadProblemLog, into events: inout [SensorEvent]
+    ) {
         guard let cal = calibration else { return }
         switch rate {
         case .success(let w):
@@ -310,29 +340,36 @@ final class PairedGyroscope {
     /// A gyroscope read that failed: a bad value is reported and skipped like a bad
     /// sample; `giveUpAfter` reads in a row that fail (the device went away) give the
     /// gyroscope up with one line.
-    func failed(_ p: ReadProblem, accelerometer: AccelerometerDescription, now: Double, report: ReadProblemLog,
-                into events: inout [SensorEvent]) {
+    func failed(
+        _ p: ReadProblem, accelerometer: AccelerometerDescription, now: Double, report: ReadProblemLog,
+        into events: inout [SensorEvent]
+    ) {
         guard isUsed else { return }
         if p.isReadFailure { failures += 1 }
         guard failures >= Self.giveUpAfter else {
             return report.report(p, device: accelerometer, now: now, what: "gyroscope reading")
         }
         let name = sibling?.device.displayName ?? accelerometer.displayName
-        events.append(drop(name, why: "\(p.attribute) = \"\(p.value)\": \(p.reason)", deviceGone: true,
-                           accelerometer: accelerometer, log: report.log, attribute: p.attribute))
+        events.append(
+            drop(
+                name, why: "\(p.attribute) = \"\(p.value)\": \(p.reason)", deviceGone: true,
+                accelerometer: accelerometer, log: report.log, attribute: p.attribute))
     }
 
     /// Stops using the gyroscope with one line; the accelerometer goes on alone.
-    func drop(_ name: String, why: String, deviceGone: Bool, accelerometer: AccelerometerDescription, log: Logger,
-              attribute: String? = nil) -> SensorEvent {
+    func drop(
+        _ name: String, why: String, deviceGone: Bool, accelerometer: AccelerometerDescription, log: Logger,
+        attribute: String? = nil
+    ) -> SensorEvent {
         for e in release(deviceGone: deviceGone) {
             log.warning("\(e)", ["sensor.device": accelerometer.id])
         }
         verdict = GyroPairing(gyro: nil, reason: "\(name) went away: \(why)")
         var metadata = ["sensor.device": accelerometer.id]
         if let attribute { metadata["sensor.attribute"] = attribute }
-        log.warning("gyroscope \(name) stopped giving readings (\(why)); "
-            + "continuing with the accelerometer alone", metadata)
+        log.warning(
+            "gyroscope \(name) stopped giving readings (\(why)); "
+                + "continuing with the accelerometer alone", metadata)
         return .gyroDetached(name, reason: why)
     }
 }

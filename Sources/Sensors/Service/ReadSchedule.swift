@@ -75,7 +75,7 @@ struct ReadSchedule: Sendable {
     var restBackstop: Double? {
         get { backstop }
         set {
-            if newValue == nil, backstop != nil, idle != nil { nextReadAt = 0 }    // timed reads from now on
+            if newValue == nil, backstop != nil, idle != nil { nextReadAt = 0 }  // timed reads from now on
             backstop = newValue
             closerReadsLeft = 0
         }
@@ -165,7 +165,7 @@ struct ReadSchedule: Sendable {
             lastData = nil
             nextReadAt = now + period
         } else {
-            nextReadAt = now + expected    // a late batch: the node wakes the caller when it comes
+            nextReadAt = now + expected  // a late batch: the node wakes the caller when it comes
         }
     }
 }
