@@ -4,12 +4,6 @@ package struct HSL: Hashable, Sendable {
     package var saturation: Double
     package var lightness: Double
 
-    package init(hue: Double, saturation: Double, lightness: Double) {
-        self.hue = hue
-        self.saturation = saturation
-        self.lightness = lightness
-    }
-
     /// The standard HSL to RGB conversion, channels in [0, 1].
     ///
     /// This equals the seed's route through HSB

@@ -21,11 +21,6 @@ package enum APNG {
     package struct Delay: Equatable, Sendable {
         package var numerator: UInt16
         package var denominator: UInt16
-
-        package init(numerator: UInt16, denominator: UInt16) {
-            self.numerator = numerator
-            self.denominator = denominator
-        }
     }
 
     /// Delays for frames shown from `times` (seconds, ascending) on, the last until `end`:

@@ -8,12 +8,6 @@ package struct ReplayFrame: Sendable, Equatable {
     package var t: Double
     /// Points.
     package var focal: FocalPoint
-
-    package init(index: Int, t: Double, focal: FocalPoint) {
-        self.index = index
-        self.t = t
-        self.focal = focal
-    }
 }
 
 /// The frames a trace describes (pure: `shimmerd replay`).

@@ -36,10 +36,4 @@ package struct WaylandGlobal: Sendable, Equatable {
     /// Its interface, e.g. "wl_output", "zwlr_layer_shell_v1".
     package var interface: String
     package var version: UInt32
-
-    package init(name: UInt32, interface: String, version: UInt32) {
-        self.name = name
-        self.interface = interface
-        self.version = version
-    }
 }

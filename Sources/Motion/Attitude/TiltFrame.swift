@@ -4,11 +4,6 @@ package struct Tilt: Hashable, Sendable {
     package var dPitchRadians: Double
     package var dRollRadians: Double
 
-    package init(dPitchRadians: Double, dRollRadians: Double) {
-        self.dPitchRadians = dPitchRadians
-        self.dRollRadians = dRollRadians
-    }
-
     package static let zero = Tilt(dPitchRadians: 0, dRollRadians: 0)
 }
 

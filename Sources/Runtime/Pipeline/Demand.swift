@@ -19,11 +19,6 @@ package struct Demand: Equatable, Sendable {
     package var looking: Bool
     package var reason: String
 
-    package init(looking: Bool, reason: String) {
-        self.looking = looking
-        self.reason = reason
-    }
-
     /// - Parameter claims: connections holding a claim; nil when the daemon found no system
     ///   bus at start (a bus that went away later holds none: 0).
     package static func of(_ setting: SinkDemand, audience: FrameAudience, claims: Int?) -> Demand {
