@@ -3,13 +3,9 @@ package struct RGB8: Hashable, Sendable, CustomStringConvertible {
     package var r: UInt8
     package var g: UInt8
     package var b: UInt8
+}
 
-    package init(r: UInt8, g: UInt8, b: UInt8) {
-        self.r = r
-        self.g = g
-        self.b = b
-    }
-
+extension RGB8 {
     /// From channel values in [0, 1]: `round(v * 255)`, no gamma change (docs/CARD.md).
     package init(unit r: Double, _ g: Double, _ b: Double) {
         func channel(_ v: Double) -> UInt8 { UInt8(clip01(v) * 255 + 0.5) }

@@ -19,12 +19,6 @@ package struct DRMError: Error, Sendable, CustomStringConvertible {
     package let device: String
     package let code: Int32
 
-    package init(operation: String, device: String, code: Int32) {
-        self.operation = operation
-        self.device = device
-        self.code = code
-    }
-
     /// Another program is DRM master (EBUSY), or this one may not become master or do
     /// what only the master may (EACCES, EPERM): a compositor or another console owns it.
     package var isMasterConflict: Bool { code == EBUSY || code == EACCES || code == EPERM }

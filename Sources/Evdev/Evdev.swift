@@ -18,12 +18,6 @@ package struct EvdevError: Error, Sendable, CustomStringConvertible {
     package let device: String
     package let code: Int32
 
-    package init(operation: String, device: String, code: Int32) {
-        self.operation = operation
-        self.device = device
-        self.code = code
-    }
-
     /// The device went away (the kernel answers ENODEV once it is unplugged).
     package var isGone: Bool { code == ENODEV }
 

@@ -9,12 +9,6 @@ package struct IIOError: Error, Sendable, CustomStringConvertible {
     /// The positive errno value.
     package let code: Int32
 
-    package init(operation: String, target: String, code: Int32) {
-        self.operation = operation
-        self.target = target
-        self.code = code
-    }
-
     /// Text from `iio_strerror()`.
     package var message: String {
         var buf = [CChar](repeating: 0, count: 256)

@@ -1,8 +1,8 @@
-import Evdev
 import Motion
 import TestSupport
 import Testing
 
+@testable import Evdev
 @testable import Sensors
 
 /// Input accelerometers described, selected and timed: written from the kernel drivers'
