@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "Tests", "IntegrationTests"))
 if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = (os.environ.get("LD_PRELOAD", "") + " libumockdev-preload.so.0").strip()
     os.execv(sys.executable, [sys.executable] + sys.argv)
-import harness  # noqa: E402
+from support import harness  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import shmread  # noqa: E402
 

@@ -15,7 +15,7 @@ if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
+from support import harness  # noqa: E402
 
 
 @pytest.fixture

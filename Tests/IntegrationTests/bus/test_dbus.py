@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from harness import REPO, WAIT, Device, SystemBus, pose, wait_until
-from raw_dbus import METHOD_RETURN, RawBus
+from support.harness import REPO, WAIT, Device, SystemBus, pose, wait_until
+from support.raw_dbus import METHOD_RETURN, RawBus
 from test_least_privilege import unprivileged_bed, viewer_group  # noqa: F401 (a fixture)
 
 # Some tests add the shimmerd user and group that test_package.py's install test watches

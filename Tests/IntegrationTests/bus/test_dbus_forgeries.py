@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from harness import HERE, WAIT, frames_published, pose, wait_until
+from support.harness import HERE, WAIT, frames_published, pose, wait_until
 from test_dbus import busctl, prop
 from test_dbus_hostile import NOBODY, rss_kib, shipped_bus, start_daemon
 from test_demand import claiming_viewer
@@ -44,7 +44,7 @@ def unique_name_of(bus, pid):
 def forge(bus, destination, count, kind, *args):
     """raw_dbus.py as nobody sends `count` forgeries of `kind` to `destination`; returns
     once they are delivered (its own round trips after them are answered)."""
-    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "raw_dbus.py"), bus.address, "forge",
+    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "forge",
                           destination, str(count), kind, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     try:

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from harness import HERE, REPO, WAIT, Device, SystemBus, frames_published, pose, wait_until
-from raw_dbus import IFACE, NAME, PATH, PROPERTIES, RawBus
+from support.harness import HERE, REPO, WAIT, Device, SystemBus, frames_published, pose, wait_until
+from support.raw_dbus import IFACE, NAME, PATH, PROPERTIES, RawBus
 from test_dbus import BMC150, POLICY, SYSTEM_DEFAULTS, busctl
 
 pytestmark = pytest.mark.xdist_group("machine")
@@ -41,7 +41,7 @@ def rss_kib(pid):
 
 def attacker(bed, bus, *args):
     """raw_dbus.py run as nobody: returns once it says everything is sent."""
-    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "raw_dbus.py"), bus.address, *args],
+    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     bed.children.append(p)
     return p
@@ -329,7 +329,7 @@ def test_recalibrate_called_thousands_of_times_gives_a_bounded_number_of_lines(b
     try:
         dev, bed, d = start_daemon(bed_factory, bus)
         before = len(d.logs)
-        caller = subprocess.Popen([sys.executable, os.path.join(HERE, "raw_dbus.py"), bus.address, "flood",
+        caller = subprocess.Popen([sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "flood",
                                    "Recalibrate", "3"], stdout=subprocess.PIPE, text=True)
         bed.children.append(caller)
         assert caller.stdout.readline().strip() == "sent"

@@ -17,7 +17,7 @@ import time
 import pytest
 from gi.repository import Gio, GLib
 
-from harness import (FIXTURES, HERE, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published,
+from support.harness import (FIXTURES, HERE, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published,
                      in_the_hand, move_in_the_hand, pose, read_trace, tilt, wait_until)
 from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
 from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
@@ -454,7 +454,7 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
         written_before, lines_before, cpu_before = len(writes.names), len(d.logs), cpu_seconds(d.p.pid)
         t0 = time.monotonic()
         storm = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                os.path.join(HERE, "raw_dbus.py"), bus.address, "claim-storm", "10", answers],
+                                os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "claim-storm", "10", answers],
                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         t1 = time.monotonic()
         cpu_storm = cpu_seconds(d.p.pid) - cpu_before
@@ -497,7 +497,7 @@ def test_a_viewer_refused_by_a_full_claim_table_claims_once_a_place_is_free(bed_
         dev, bed, d = start(bed_factory, bus, shm_name, trace)
         d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
         filler = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                   os.path.join(HERE, "raw_dbus.py"), bus.address, "fill-claims", "256"],
+                                   os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "fill-claims", "256"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         bed.children.append(filler)
         assert filler.stdout.readline().strip() == "sent", filler.stderr.read()

@@ -6,7 +6,7 @@ import pty
 import re
 import subprocess
 
-from harness import SHIMMERD, drain_terminal
+from support.harness import SHIMMERD, drain_terminal
 
 
 def test_bench_relations():

@@ -12,7 +12,7 @@ import tty
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT, drain_terminal
+from support.harness import REPO, SHIMMERD, WAIT, drain_terminal
 
 QUIET = ["--set", "Log.level=notice"]
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import SHIMMERD, WAIT
+from support.harness import SHIMMERD, WAIT
 
 DRIVER = r'''
 source "$1"

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness import REPO, SHIMMERD, Device, pose, read_trace, tilt, wait_trace
+from support.harness import REPO, SHIMMERD, Device, pose, read_trace, tilt, wait_trace
 from test_render_cli import png_rgba, png_size
 
 SVG = "{http://www.w3.org/2000/svg}"

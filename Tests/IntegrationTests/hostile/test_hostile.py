@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
+from support.harness import SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from harness import Device, close_to, free_port, pose, shm_header, system_group, wait_until
+from support.harness import Device, close_to, free_port, pose, shm_header, system_group, wait_until
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]

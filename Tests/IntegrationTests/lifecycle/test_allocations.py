@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from harness import AllocationCount, Device, ScanPipe, frames_published, pose, wait_until
+from support.harness import AllocationCount, Device, ScanPipe, frames_published, pose, wait_until
 
 ACCELEROMETER = "bmc150_bosc0200_ideapad_d330"
 IMU = "inv_mpu6500_combined_imu"

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt, wait_trace
+from support.harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt, wait_trace
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def expected_focal(dp, dr, max_offset=100.0):

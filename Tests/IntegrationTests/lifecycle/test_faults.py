@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import (SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, read_trace, shm_header, tilt_until_exit, trace_text,
+from support.harness import (SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, read_trace, shm_header, tilt_until_exit, trace_text,
                      wait_trace, wait_until)
 
 FIXTURE = "bmc150_bosc0200_ideapad_d330"

@@ -27,7 +27,7 @@ import time
 
 import pytest
 
-from harness import (REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, system_group,
+from support.harness import (REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, system_group,
                      wait_trace, wait_until)
 from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, snapshot
 from test_least_privilege import NOBODY, readable_testbed

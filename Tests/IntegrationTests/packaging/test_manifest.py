@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 
-from harness import REPO, SHIMMERD
+from support.harness import REPO, SHIMMERD
 
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", re.M)
 

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from harness import REPO, SHIMMERD, WAIT
+from support.harness import REPO, SHIMMERD, WAIT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="installs packages with dpkg: needs root")
 # The install test changes the machine (packages, the shimmerd account) and compares its

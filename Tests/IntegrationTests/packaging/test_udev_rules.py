@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from harness import FIXTURES, REPO
+from support.harness import FIXTURES, REPO
 
 RULES = os.path.join(REPO, "systemd", "60-shimmerd.rules")
 ACL = "/usr/bin/setfacl -m g:shimmerd:r $devnode"

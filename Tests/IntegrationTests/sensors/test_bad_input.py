@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from harness import Device, close_to
+from support.harness import Device, close_to
 
 ARGS = ["--json", "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=2", "--set", "Sensor.mode=poll"]
 

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from harness import (FIXTURES, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, frames_published, mat_inv,
+from support.harness import (FIXTURES, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, frames_published, mat_inv,
                      mat_vec, norm, pose, read_trace, wait_until)
 # The allocation counter and the release build it counts in (fixtures, used by name below).
 

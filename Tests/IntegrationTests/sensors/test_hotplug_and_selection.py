@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from harness import Device, close_to, pose
+from support.harness import Device, close_to, pose
 
 ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 

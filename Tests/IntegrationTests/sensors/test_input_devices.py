@@ -29,8 +29,8 @@ import time
 
 import pytest
 
-from evdev_emulation import ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, EvdevNode
-from harness import G, block_of, mat_inv, mat_vec, pose, read_trace, tilt, wait_trace, wait_until
+from support.evdev_emulation import ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, EvdevNode
+from support.harness import FIXTURES, G, block_of, mat_inv, mat_vec, pose, read_trace, tilt, wait_trace, wait_until
 from test_demand import wakeups
 from test_motion_path import LEAN, STILL, SWEEP, HandHeld, matched, true_reading
 
@@ -664,7 +664,7 @@ def test_a_250_hz_controller_moving_costs_at_most_fps_plus_10_wakeups_a_second(b
 
 def test_a_named_controller_is_waited_for_attached_released_with_one_line_and_taken_again(bed_factory, tmp_path):
     bed = bed_factory(DUALSENSE)
-    with open(os.path.join(os.path.dirname(__file__), "fixtures", DUALSENSE + ".umockdev")) as f:
+    with open(os.path.join(FIXTURES, DUALSENSE + ".umockdev")) as f:
         text = f.read()
     # Given as a file, not a pty: umockdev makes a node's pty once per testbed.
     motion = (block_of(text, MOTION[len("/sys"):]).replace("N: input/event21\n", "N: input/event21=00\n") + "\n"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness import OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, pose, tilt
+from support.harness import OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, pose, tilt
 
 NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 

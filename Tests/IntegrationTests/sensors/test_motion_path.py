@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from harness import Device, ScanPipe, norm, pose, read_trace, tilt, wait_until
+from support.harness import Device, ScanPipe, norm, pose, read_trace, tilt, wait_until
 
 # Fed in real time at 100 Hz: ahead of the rest of a parallel run (conftest.py's
 # `realtime`), and one at a time.

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
+from support.harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
 from test_dbus_hostile import Heartbeats
 
 SWITCH = "intel_vbtn_tablet_mode_switch"

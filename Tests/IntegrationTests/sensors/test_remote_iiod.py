@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from harness import Device, close_to, free_port, pose, tilt
+from support.harness import Device, close_to, free_port, pose, tilt
 
 ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 

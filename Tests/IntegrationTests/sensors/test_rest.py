@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from harness import G, SHIMMERD, read_trace
+from support.harness import G, SHIMMERD, read_trace
 
 ACCEL_LSB = 0.009582          # m/s^2 per count, +-2 g 12-bit
 GYRO_LSB = 0.0010653          # rad/s per count, +-2000 deg/s 16-bit

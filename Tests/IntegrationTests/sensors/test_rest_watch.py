@@ -25,9 +25,9 @@ import time
 
 import pytest
 
-from evdev_emulation import EvdevNode
-from iio_events_emulation import EventStream
-from harness import G, Device, ScanPipe, pose, wait_until
+from support.evdev_emulation import EvdevNode
+from support.iio_events_emulation import EventStream
+from support.harness import G, Device, ScanPipe, pose, wait_until
 from test_demand import wakeups
 from test_input_devices import LIS3, LIS3_INPUT, lis3_counts, sensors_json
 

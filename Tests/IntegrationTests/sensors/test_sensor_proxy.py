@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_trace, wait_until
+from support.harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_trace, wait_until
 
 BMC150 = "bmc150_bosc0200_ideapad_d330"      # I2C: iio-sensor-proxy polls in_accel_*_raw
 HID = "hid_accel3d_ish_convertible"          # HID sensor hub: iio-sensor-proxy uses the buffer

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from harness import OWN_FIXTURES, PUBLIC_FIXTURES, expect
+from support.harness import OWN_FIXTURES, PUBLIC_FIXTURES, expect
 
 ALL = PUBLIC_FIXTURES + OWN_FIXTURES
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness import Device, close_to, pose, tilt
+from support.harness import Device, close_to, pose, tilt
 
 FIXTURE = "sysfs_fallback_broken_adc"
 

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-import xshot
-from harness import REPO, SHIMMERD, WAIT, Daemon, SystemBus, frames_published, wait_until
+from support import xshot
+from support.harness import REPO, SHIMMERD, WAIT, Daemon, SystemBus, frames_published, wait_until
 from test_dbus import POLICY, SYSTEM_DEFAULTS, prop
 from test_demand import wakeups
 from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env

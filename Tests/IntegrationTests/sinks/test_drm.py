@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-import drm_emulation as de
-from harness import SHIMMERD, WAIT, pose, read_trace, wait_until
+from support import drm_emulation as de
+from support.harness import SHIMMERD, WAIT, pose, read_trace, wait_until
 from test_sinks import CARD_H, CARD_W, FIXTURE, PATH, QUIET, Tilter, add_framebuffer, frames_in, reference_card
 
 DRM = ["--set", "Sink.type=drm"]

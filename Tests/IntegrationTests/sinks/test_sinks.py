@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-import scene_colors
-from harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, read_trace, wait_trace, wait_until
+from support import scene_colors
+from support.harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, read_trace, wait_trace, wait_until
 
 READER = os.path.join(REPO, "tools", "shmread.py")
 CARD_W, CARD_H = 700, 467

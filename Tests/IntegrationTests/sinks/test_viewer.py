@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-import scene_colors
-import xshot
-from harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment, machine_wide
+from support import scene_colors
+from support import xshot
+from support.harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment, machine_wide
 from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env, wait_until
 
 sys.path.insert(0, os.path.join(REPO, "tools"))

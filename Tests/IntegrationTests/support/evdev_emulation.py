@@ -38,7 +38,7 @@ import gi
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
-from harness import FIXTURES  # noqa: E402
+from support.harness import FIXTURES  # noqa: E402
 
 ENOENT, ENODEV, ENOTTY, EINVAL = 2, 19, 25, 22
 EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW, EV_LED, EV_SND, EV_FF = 0, 1, 2, 3, 4, 5, 0x11, 0x12, 0x15

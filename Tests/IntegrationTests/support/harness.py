@@ -26,7 +26,8 @@ import gi
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+SUPPORT = os.path.dirname(os.path.abspath(__file__))    # Tests/IntegrationTests/support
+HERE = os.path.dirname(SUPPORT)                         # Tests/IntegrationTests
 REPO = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(HERE, "fixtures")
 SHIMMERD = os.path.abspath(os.path.join(REPO, os.environ.get("SHIMMERD", ".build/debug/shimmerd")))
