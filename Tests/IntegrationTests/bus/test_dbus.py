@@ -17,48 +17,14 @@ import time
 
 import pytest
 
-from support.harness import REPO, WAIT, Device, SystemBus, pose, wait_until
-from support.raw_dbus import METHOD_RETURN, RawBus
-from test_least_privilege import unprivileged_bed, viewer_group  # noqa: F401 (a fixture)
+from support.bus import POLICY, SYSTEM_DEFAULTS, busctl, prop, start_daemon
+from support.harness import BMC150, WAIT, Device, SystemBus, pose, wait_until
+from support.privileges import unprivileged_bed
+from support.raw_dbus import IFACE, METHOD_RETURN, NAME, PATH, RawBus
 
 # Some tests add the shimmerd user and group that test_package.py's install test watches
 # for: one worker runs them all, one after the other.
 pytestmark = pytest.mark.xdist_group("machine")
-
-BMC150 = "bmc150_bosc0200_ideapad_d330"
-NAME, PATH, IFACE = "org.shimmerd.Shimmerd1", "/org/shimmerd/Shimmerd1", "org.shimmerd.Shimmerd1"
-POLICY = os.path.join(REPO, "dbus", "org.shimmerd.Shimmerd1.conf")
-# Debian's system bus defaults (/usr/share/dbus-1/system.conf): nothing may be owned and no
-# method called unless a policy allows it; replies and signals flow; the bus itself answers.
-SYSTEM_DEFAULTS = """
-<policy context="default">
-  <allow user="*"/>
-  <deny own="*"/>
-  <deny send_type="method_call"/>
-  <allow send_type="signal"/>
-  <allow send_requested_reply="true" send_type="method_return"/>
-  <allow send_requested_reply="true" send_type="error"/>
-  <allow receive_type="method_call"/>
-  <allow receive_type="method_return"/>
-  <allow receive_type="error"/>
-  <allow receive_type="signal"/>
-  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-</policy>
-"""
-
-
-def busctl(bus, *args, prefix=(), check=True):
-    r = subprocess.run([*prefix, "busctl", "--address=" + bus.address, "--json=short", *args],
-                       capture_output=True, text=True, timeout=WAIT)
-    if check:
-        assert r.returncode == 0, r.stderr
-    return r
-
-
-def prop(bus, name):
-    return json.loads(busctl(bus, "get-property", NAME, PATH, IFACE, name).stdout)["data"]
 
 
 def properties_changed(bus, bed):
@@ -82,21 +48,10 @@ def swaying(bed, dev, moving):
     threading.Thread(target=sway, daemon=True).start()
 
 
-def start(bed_factory, bus):
-    dev = Device(BMC150)
-    bed = bed_factory(BMC150)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Attitude.filter=none",
-                  "--set", "Attitude.baseline_samples=3", extra_env=bus.env)
-    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken")
-    wait_until(lambda: prop(bus, "BaselineAge") >= 0, "a baseline", daemon=d)
-    return dev, bed, d
-
-
 def test_properties_follow_a_tilt_and_recalibrate_makes_a_new_baseline(bed_factory):
     bus = SystemBus()
     try:
-        dev, bed, d = start(bed_factory, bus)
+        dev, bed, d = start_daemon(bed_factory, bus, baseline=True)
         assert prop(bus, "Sensor").startswith("iio:device0 (")
         assert prop(bus, "SensorMode") == "poll"
         assert prop(bus, "State") in ("moving", "still")
@@ -159,7 +114,7 @@ def test_the_policy_lets_root_and_group_shimmerd_view_recalibrate_and_others_rea
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # other users reach the socket
     try:
-        _, _, d = start(bed_factory, bus)
+        _, _, d = start_daemon(bed_factory, bus, baseline=True)
         nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
         member = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=%d" % viewer_group)
         service_group = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + shimmerd_group)
@@ -241,7 +196,7 @@ def test_properties_changed_at_most_ten_times_a_second_while_the_card_moves(bed_
     bus = SystemBus()
     moving = threading.Event()
     try:
-        dev, bed, d = start(bed_factory, bus)
+        dev, bed, d = start_daemon(bed_factory, bus, baseline=True)
         signals = properties_changed(bus, bed)
         moving.set()
         swaying(bed, dev, moving)
@@ -296,7 +251,7 @@ def test_claims_are_one_per_connection_and_end_with_release_or_the_connection(be
     open bus: busctl monitor may eavesdrop; who may claim is the next test's.)"""
     bus = SystemBus()
     try:
-        _, bed, d = start(bed_factory, bus)
+        _, bed, d = start_daemon(bed_factory, bus, baseline=True)
         signals = properties_changed(bus, bed)
         signalled = []
 
@@ -343,7 +298,7 @@ def test_the_policy_lets_anyone_claim_but_not_recalibrate(bed_factory):
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # other users reach the socket
     try:
-        _, _, d = start(bed_factory, bus)
+        _, _, d = start_daemon(bed_factory, bus, baseline=True)
         nobody = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
         for member in ("Claim", "Release"):
             busctl(bus, "call", NAME, PATH, IFACE, member, prefix=nobody)

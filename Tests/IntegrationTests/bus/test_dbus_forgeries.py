@@ -13,11 +13,9 @@ import time
 
 import pytest
 
-from support.harness import HERE, WAIT, frames_published, pose, wait_until
-from test_dbus import busctl, prop
-from test_dbus_hostile import NOBODY, rss_kib, shipped_bus, start_daemon
-from test_demand import claiming_viewer
-from test_viewer import xserver  # noqa: F401 (a fixture)
+from support.bus import busctl, prop, shipped_bus, start_daemon
+from support.harness import AS_NOBODY, SUPPORT, frames_published, pose, rss_kib, wait_until
+from support.viewer import claiming_viewer
 
 pytestmark = [pytest.mark.xdist_group("machine"),
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the forger as another user")]
@@ -41,10 +39,10 @@ def unique_name_of(bus, pid):
     return wait_until(find, "the connection of process %d" % pid)
 
 
-def forge(bus, destination, count, kind, *args):
+def forge_as_nobody(bus, destination, count, kind, *args):
     """raw_dbus.py as nobody sends `count` forgeries of `kind` to `destination`; returns
     once they are delivered (its own round trips after them are answered)."""
-    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "forge",
+    p = subprocess.Popen([*AS_NOBODY, sys.executable, os.path.join(SUPPORT, "raw_dbus.py"), bus.address, "forge",
                           destination, str(count), kind, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     try:
@@ -78,9 +76,9 @@ def test_forged_name_owner_changed_leaves_the_viewers_claim_and_the_viewer_claim
         daemon_name, viewer_name = owner_of(bus, "org.shimmerd.Shimmerd1"), unique_name_of(bus, v.d.p.pid)
         claims_before = sum("view: claimed the frames" in line for line in v.d.logs)
 
-        forge(bus, daemon_name, 3, "noc", viewer_name, viewer_name, "")
+        forge_as_nobody(bus, daemon_name, 3, "noc", viewer_name, viewer_name, "")
         claims_now = prop(bus, "Claims")
-        forge(bus, viewer_name, 5000, "noc", "org.shimmerd.Shimmerd1", "", ":1.9999")
+        forge_as_nobody(bus, viewer_name, 5000, "noc", "org.shimmerd.Shimmerd1", "", ":1.9999")
         before = frames_published(shm_name)
         tilting(bed, dev, 2.0)
         after = frames_published(shm_name)
@@ -109,7 +107,7 @@ def test_forged_name_lost_and_acquired_signals_change_nothing_and_say_nothing(be
     try:
         dev, bed, d = start_daemon(bed_factory, bus)
         before = len(d.logs)
-        forge(bus, owner_of(bus, "org.shimmerd.Shimmerd1"), 5000, "lost-acquired", "org.shimmerd.Shimmerd1")
+        forge_as_nobody(bus, owner_of(bus, "org.shimmerd.Shimmerd1"), 5000, "lost-acquired", "org.shimmerd.Shimmerd1")
         assert prop(bus, "SensorMode") == "poll"
         new = [line for line in d.logs[before:] if "org.shimmerd.Shimmerd1" in line]
         print("%d log lines about the bus after 10,000 forged signals" % len(new))
@@ -133,7 +131,7 @@ def test_forged_properties_changed_is_not_shown_by_monitor_dbus_nor_grows_it(bed
         name = unique_name_of(bus, watcher.p.pid)
         seen = len(watcher.records)
         rss_before = rss_kib(watcher.p.pid)
-        forge(bus, name, 20, "props", "50000")
+        forge_as_nobody(bus, name, 20, "props", "50000")
         # A real change after them: once monitor shows it, it has read every forgery.
         bed.set_raw(dev, dev.raw_for(pose(0.3, 0)))
         watcher.wait_for(lambda r: r.get("type") == "status" and abs(r.get("DRoll", 0) - 0.3) < 0.01,

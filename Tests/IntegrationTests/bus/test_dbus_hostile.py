@@ -8,7 +8,6 @@ import json
 import math
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -16,32 +15,19 @@ import time
 
 import pytest
 
-from support.harness import HERE, REPO, WAIT, Device, SystemBus, frames_published, pose, wait_until
+from support.bus import busctl, shipped_bus, start_daemon
+from support.harness import (AS_NOBODY, BMC150, REPO, SUPPORT, WAIT, Device, Heartbeats, SystemBus, cpu_seconds,
+                             frames_published, pose, rss_kib, wait_until)
 from support.raw_dbus import IFACE, NAME, PATH, PROPERTIES, RawBus
-from test_dbus import BMC150, POLICY, SYSTEM_DEFAULTS, busctl
 
 pytestmark = pytest.mark.xdist_group("machine")
 
-NOBODY = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups")
 MIB = 1024 * 1024
-
-
-def shipped_bus():
-    """A private system bus with Debian's defaults and the shipped policy, reachable by
-    other users."""
-    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
-    os.chmod(bus.dir, 0o755)
-    return bus
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        return int([line for line in f if line.startswith("VmRSS:")][0].split()[1])
 
 
 def attacker(bed, bus, *args):
     """raw_dbus.py run as nobody: returns once it says everything is sent."""
-    p = subprocess.Popen([*NOBODY, sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, *args],
+    p = subprocess.Popen([*AS_NOBODY, sys.executable, os.path.join(SUPPORT, "raw_dbus.py"), bus.address, *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     bed.children.append(p)
     return p
@@ -61,17 +47,6 @@ def get_property_seconds(bus, name="SensorMode"):
     took = time.monotonic() - t0
     assert r.returncode == 0, (took, r.stderr)
     return took
-
-
-def start_daemon(bed_factory, bus, *args, extra_env=None, binary=None):
-    dev = Device(BMC150)
-    bed = bed_factory(BMC150)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Attitude.filter=none",
-                  "--set", "Attitude.baseline_samples=3", *args, extra_env=dict(bus.env, **(extra_env or {})),
-                  binary=binary)
-    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken")
-    return dev, bed, d
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the attacker as another user")
@@ -130,44 +105,6 @@ def test_get_calls_with_huge_names_never_read_leave_memory_and_other_callers_alo
         assert d.stop() == 0
     finally:
         bus.close()
-
-
-class Heartbeats:
-    """The service manager's side of sd_notify: a datagram socket, every message kept
-    with the monotonic time it came."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(path)
-        self.sock.settimeout(0.2)
-        self.env = {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"}
-        self.messages = []
-        self.open = True
-        threading.Thread(target=self._receive, daemon=True).start()
-
-    def _receive(self):
-        while self.open:
-            try:
-                self.messages.append((time.monotonic(), self.sock.recv(4096).decode()))
-            except socket.timeout:
-                pass
-            except OSError:     # closed
-                return
-
-    def longest_gap(self, t0, t1):
-        beats = [t for t, m in self.messages if m == "WATCHDOG=1" and t0 <= t <= t1]
-        assert len(beats) >= 2, beats
-        return max(b - a for a, b in zip(beats, beats[1:]))
-
-    def close(self):
-        self.open = False
-        self.sock.close()
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 SWAY = """
@@ -329,7 +266,7 @@ def test_recalibrate_called_thousands_of_times_gives_a_bounded_number_of_lines(b
     try:
         dev, bed, d = start_daemon(bed_factory, bus)
         before = len(d.logs)
-        caller = subprocess.Popen([sys.executable, os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "flood",
+        caller = subprocess.Popen([sys.executable, os.path.join(SUPPORT, "raw_dbus.py"), bus.address, "flood",
                                    "Recalibrate", "3"], stdout=subprocess.PIPE, text=True)
         bed.children.append(caller)
         assert caller.stdout.readline().strip() == "sent"

@@ -15,73 +15,24 @@ import threading
 import time
 
 import pytest
-from gi.repository import Gio, GLib
 
-from support.harness import (FIXTURES, HERE, REPO, WAIT, Bed, Device, ScanPipe, SystemBus, following, frames_published,
-                     in_the_hand, move_in_the_hand, pose, read_trace, tilt, wait_until)
-from test_dbus import IFACE, NAME, PATH, POLICY, SYSTEM_DEFAULTS, prop
-from test_viewer import Viewer, wait_for_frame_on_screen, xserver  # noqa: F401 (a fixture)
-
-BMC150 = "bmc150_bosc0200_ideapad_d330"
-
-
-class Claimant:
-    """A reader on the bus: its own connection, which holds a claim after `claim()` and
-    loses it with `release()` or `close()` (the connection ends)."""
-
-    def __init__(self, bus):
-        self.conn = Gio.DBusConnection.new_for_address_sync(
-            bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-            None, None)
-
-    def call(self, method):
-        self.conn.call_sync(NAME, PATH, IFACE, method, None, None, Gio.DBusCallFlags.NONE, int(WAIT * 1000), None)
-
-    def claim(self):
-        self.call("Claim")
-
-    def release(self):
-        self.call("Release")
-
-    def close(self):
-        self.conn.close_sync(None)
-
-
-def wakeups(pid):
-    """Voluntary context switches of all the process's threads: the times it slept and
-    was woken (preemptions, the machine's load, are counted apart by the kernel)."""
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
-            for line in f:
-                if line.startswith("voluntary_ctxt_switches:"):
-                    total += int(line.split()[1])
-    return total
+from support.bus import Claimant, prop, shipped_bus, start_daemon
+from support.harness import (BMC150, FIXTURES, REPO, SUPPORT, WAIT, Device, ScanPipe, cpu_seconds, following,
+                             frames_in, frames_published, in_the_hand, move_in_the_hand, pose, read_trace, tilt,
+                             wait_until, wakeups)
+from support.raw_dbus import IFACE, NAME, PATH
+from support.viewer import Viewer, claiming_viewer, wait_for_frame_on_screen
 
 
 def demand_records(trace):
     return [r for r in read_trace(trace) if r["type"] == "demand"]
 
 
-def frames(trace):
-    return [r for r in read_trace(trace) if r["type"] == "frame"]
-
-
-@pytest.fixture
-def shipped_bus():
-    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
-    yield bus
-    bus.close()
-
-
 def start(bed_factory, bus, shm_name, trace, *extra):
-    dev = Device(BMC150)
-    bed = bed_factory(BMC150)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d = bed.spawn("run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Sensor.rate=50",
-                  "--set", "Attitude.baseline_samples=3", "--set", "Trace.path=" + trace, *extra, extra_env=bus.env)
-    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
-    return dev, bed, d
+    """The daemon on `bus` writing shared-memory frames, idle until claimed, with the
+    default attitude filter."""
+    return start_daemon(bed_factory, bus, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                        "--set", "Trace.path=" + trace, *extra, attitude_filter=None)
 
 
 def move(bed, dev, seconds, step=0.1):
@@ -153,7 +104,7 @@ def test_a_claim_brings_a_frame_within_half_a_second_and_the_card_follows(bed_fa
     assert states[:2] == ["idle", "resumed"]
     resumed = demand_records(trace)[1]
     assert resumed["reason"] == "1 claim on the system bus"
-    first_frame = next(r for r in frames(trace) if r["t"] >= resumed["t"])
+    first_frame = next(r for r in frames_in(trace) if r["t"] >= resumed["t"])
     assert first_frame["t"] - resumed["t"] < 0.5
 
 
@@ -342,18 +293,6 @@ def test_idle_disables_the_buffer_and_puts_the_sampling_frequency_back(bed_facto
         stop.set()
 
 
-def claiming_viewer(display, shm_name, bus, daemon, monkeypatch):
-    """`shimmerd view` on `bus`, opened once `daemon` idles at its start: returns it once its
-    claim is counted and frames come for it."""
-    daemon.wait_log(r"idle: nobody has claimed the frames", "idle at start")
-    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address)
-    v = Viewer(display, shm_name)
-    v.d.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the viewer's claim")
-    wait_until(lambda: prop(bus, "Claims") == 1, "Claims 1 while the window is open", daemon=daemon)
-    wait_until(lambda: frames_published(shm_name) > 0, "frames for the viewer", daemon=daemon)
-    return v
-
-
 def test_shimmerd_view_claims_while_its_window_is_open_and_again_after_the_bus_restarts(
         bed_factory, shipped_bus, shm_name, tmp_path, xserver, monkeypatch):
     """The viewer's window claims the frames: the idle daemon paints them. dbus-daemon then
@@ -413,12 +352,6 @@ class SysfsWrites:
         os.close(self.fd)
 
 
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the caller as another user")
 @pytest.mark.parametrize("answers", ["answered", "unanswered"])
 def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(bed_factory, shm_name, tmp_path,
@@ -432,8 +365,7 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
     sampling_frequency...) and 4 demand records. The answered storm costs at most 30 % of
     a core; the unanswered one is a flood, which the bus's share of the loop bounds (half
     of its time, `ReconnectingBus`): at most 75 % of a core, heartbeat and frames included."""
-    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
-    os.chmod(bus.dir, 0o755)      # user nobody reaches the socket
+    bus = shipped_bus()      # user nobody reaches the socket
     trace = str(tmp_path / "trace.jsonl")
     dev = Device(BMC150)
     with open(os.path.join(FIXTURES, BMC150 + ".umockdev")) as f:      # buffer mode: see the test above
@@ -454,7 +386,7 @@ def test_a_claim_storm_from_one_connection_resumes_once_and_idles_once_after_it(
         written_before, lines_before, cpu_before = len(writes.names), len(d.logs), cpu_seconds(d.p.pid)
         t0 = time.monotonic()
         storm = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "claim-storm", "10", answers],
+                                os.path.join(SUPPORT, "raw_dbus.py"), bus.address, "claim-storm", "10", answers],
                                capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         t1 = time.monotonic()
         cpu_storm = cpu_seconds(d.p.pid) - cpu_before
@@ -490,14 +422,13 @@ def test_a_viewer_refused_by_a_full_claim_table_claims_once_a_place_is_free(bed_
     the viewer's Claim() is refused. Once that user leaves, the viewer, asking again,
     holds the claim within 5 s, and frames keep coming while the device is tilted long
     after the second the daemon waits before it idles."""
-    bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
-    os.chmod(bus.dir, 0o755)      # user nobody reaches the socket
+    bus = shipped_bus()      # user nobody reaches the socket
     trace = str(tmp_path / "trace.jsonl")
     try:
         dev, bed, d = start(bed_factory, bus, shm_name, trace)
         d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
         filler = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
-                                   os.path.join(HERE, "support", "raw_dbus.py"), bus.address, "fill-claims", "256"],
+                                   os.path.join(SUPPORT, "raw_dbus.py"), bus.address, "fill-claims", "256"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         bed.children.append(filler)
         assert filler.stdout.readline().strip() == "sent", filler.stderr.read()

@@ -12,17 +12,13 @@ import tty
 
 import pytest
 
-from support.harness import REPO, SHIMMERD, WAIT, drain_terminal
+from support.harness import REPO, SHIMMERD, WAIT, drain_terminal, run_shimmerd
 
 QUIET = ["--set", "Log.level=notice"]
 
 
-def run(*args, **kw):
-    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=WAIT, **kw)
-
-
 def usage_line(command):
-    return run(command, "--help").stdout.splitlines()[0]
+    return run_shimmerd(command, "--help").stdout.splitlines()[0]
 
 
 @pytest.mark.parametrize("command,synopsis", [
@@ -32,16 +28,16 @@ def usage_line(command):
 ])
 def test_synopsis_shows_required_options_without_brackets(command, synopsis):
     assert usage_line(command) == "Usage: shimmerd " + synopsis
-    page = run("man", "shimmerd.8").stdout
+    page = run_shimmerd("man", "shimmerd.8").stdout
     plain = re.sub(r"\\f[BIR]", "", page).replace("\\-", "-")
     assert "\nshimmerd " + synopsis + "\n" in plain, plain.split(".SH \"DESCRIPTION\"")[0]
 
 
 def test_render_help_and_manual_say_config_has_no_default():
     """render reads only the built-in defaults unless --config is given."""
-    line = [l for l in run("render", "--help").stdout.splitlines() if l.strip().startswith("--config")][0]
+    line = [l for l in run_shimmerd("render", "--help").stdout.splitlines() if l.strip().startswith("--config")][0]
     assert "/etc/shimmerd" not in line and "built-in defaults only" in line, line
-    page = run("man", "shimmerd.8").stdout
+    page = run_shimmerd("man", "shimmerd.8").stdout
     render = page.split('.SS "render"', 1)[1].split(".SS", 1)[0]
     assert "/etc/shimmerd" not in render and "built\\-in defaults only" in render, render
     run_section = page.split('.SS "run"', 1)[1].split(".SS", 1)[0]
@@ -50,14 +46,14 @@ def test_render_help_and_manual_say_config_has_no_default():
 
 def test_man_takes_page_names_with_or_without_their_section():
     for name, full in [("shimmerd", "shimmerd.8"), ("shimmerd.conf", "shimmerd.conf.5")]:
-        short, long = run("man", name), run("man", full)
+        short, long = run_shimmerd("man", name), run_shimmerd("man", full)
         assert short.returncode == 0 and short.stdout == long.stdout and short.stdout.startswith(".\\\""), short.stderr
-    r = run("man", "shimmerd.1")
+    r = run_shimmerd("man", "shimmerd.1")
     assert r.returncode == 64 and "shimmerd.8" in r.stderr
 
 
 def test_manual_describes_drm_and_lists_the_devices_it_opens():
-    page = run("man", "shimmerd").stdout.replace("\\-", "-")
+    page = run_shimmerd("man", "shimmerd").stdout.replace("\\-", "-")
     description = page.split('.SH "DESCRIPTION"', 1)[1].split(".SH", 1)[0]
     assert "DRM/KMS" in description
     files = page.split('.SH "FILES"', 1)[1].split(".SH", 1)[0]
@@ -68,8 +64,8 @@ def test_manual_describes_drm_and_lists_the_devices_it_opens():
 
 
 def test_version_takes_no_arguments():
-    assert run("--version").returncode == 0
-    r = run("--version", "extra")
+    assert run_shimmerd("--version").returncode == 0
+    r = run_shimmerd("--version", "extra")
     assert r.returncode == 64 and r.stdout == "" and '"extra"' in r.stderr, r.stderr
 
 
@@ -81,7 +77,7 @@ def test_version_takes_no_arguments():
 def test_configuration_errors_name_file_line_and_why(tmp_path, text, line, mention):
     conf = tmp_path / "s.conf"
     conf.write_bytes(text)
-    r = run("check-config", "--config", str(conf))
+    r = run_shimmerd("check-config", "--config", str(conf))
     assert r.returncode == 78, r.stdout
     assert r.stderr.startswith("shimmerd: %s:%d: " % (conf, line)) and mention in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
@@ -119,7 +115,7 @@ def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_facto
 ])
 def test_outputs_with_another_format_s_extension_are_refused(tmp_path, args, accepted):
     (tmp_path / "trace.jsonl").write_text("")
-    r = run(*args, cwd=tmp_path)
+    r = run_shimmerd(*args, cwd=tmp_path)
     assert r.returncode == 64 and accepted in r.stderr and args[-1] in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 1 and list(p.name for p in tmp_path.iterdir()) == ["trace.jsonl"]
 
@@ -149,7 +145,7 @@ def test_raw_frames_are_not_written_to_a_terminal_unless_named(bed_factory):
 
 @pytest.mark.parametrize("setting", ["Sink.type=shm", "Sink.path=elsewhere"])
 def test_demo_refuses_another_sink_up_front(tmp_path, setting):
-    r = run("demo", "--out", str(tmp_path / "demo"), "--set", setting)
+    r = run_shimmerd("demo", "--out", str(tmp_path / "demo"), "--set", setting)
     assert r.returncode == 78 and r.stdout == "", r.stdout
     assert len(r.stderr.splitlines()) == 1 and "--set " + setting in r.stderr and "png sink" in r.stderr, r.stderr
 
@@ -176,7 +172,7 @@ def test_check_config_refuses_what_run_refuses_with_the_same_line(bed_factory, l
 def documented_defaults():
     """Section.key -> default, from `check-config --documented` (the shipped file's source)."""
     keys, section = {}, None
-    for line in run("check-config", "--documented").stdout.splitlines():
+    for line in run_shimmerd("check-config", "--documented").stdout.splitlines():
         if m := re.match(r"^\[(\w+)\]$", line):
             section = m.group(1)
         elif m := re.match(r"^#(\w+) = (.*)$", line):
@@ -187,7 +183,7 @@ def documented_defaults():
 def test_readme_synopses_and_stated_defaults_are_the_program_s():
     readme = open(os.path.join(REPO, "README.md")).read()
     running = readme.split("\n## Running\n", 1)[1].split("\n## ", 1)[0]
-    commands = re.findall(r"^  (\S+)  ", run("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0], re.M)
+    commands = re.findall(r"^  (\S+)  ", run_shimmerd("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0], re.M)
     listed = {}
     for line in running.splitlines():
         if m := re.match(r"^    shimmerd ([a-z][a-z-]*)\b(.*?)(?:\s{2,}\(.*\))?$", line):

@@ -4,73 +4,25 @@ Exit codes and messages are contracts (spec/interfaces.md); a bad input must nev
 leave an empty or partial PNG behind.
 """
 import os
-import struct
-import subprocess
-import zlib
 
 import pytest
 
-SHIMMERD = os.environ.get("SHIMMERD", ".build/debug/shimmerd")
-
-
-def run(*args, **kw):
-    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=60, **kw)
-
-
-def png_size(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
-    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return struct.unpack(">II", head[16:24])
-
-
-def png_rgba(path):
-    """Decodes our own 8-bit RGBA, non-interlaced PNG (what libpng's simplified API writes)."""
-    data = open(path, "rb").read()
-    pos, idat, width, height = 8, b"", 0, 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, color = struct.unpack(">IIBB", body[:10])
-            assert (depth, color) == (8, 6), "expected 8-bit RGBA"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * 4
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - 4] if i >= 4 else 0
-            b = prev[i]
-            c = prev[i - 4] if i >= 4 else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return width, height, rows
+from support.harness import run_shimmerd
+from support.images import png_rgba, png_size
 
 
 def test_version_and_help():
-    r = run("--version")
+    r = run_shimmerd("--version")
     assert r.returncode == 0 and r.stdout.startswith("shimmerd ")
-    r = run("--help")
+    r = run_shimmerd("--help")
     assert r.returncode == 0 and "render" in r.stdout and "check-config" in r.stdout
-    r = run("render", "--help")
+    r = run_shimmerd("render", "--help")
     assert r.returncode == 0 and "--focal X,Y" in r.stdout
 
 
 def test_render_default_card(tmp_path):
     out = tmp_path / "card.png"
-    r = run("render", "--focal", "175,233.333", "--out", str(out))
+    r = run_shimmerd("render", "--focal", "175,233.333", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert png_size(out) == (700, 467)
     w, h, rows = png_rgba(out)
@@ -85,7 +37,7 @@ def test_render_default_card(tmp_path):
 
 def test_render_size_and_scale_from_set(tmp_path):
     out = tmp_path / "small.png"
-    r = run("render", "--focal", "0,0", "--out", str(out), "--set", "Card.width=200", "--set", "Card.scale=1.5")
+    r = run_shimmerd("render", "--focal", "0,0", "--out", str(out), "--set", "Card.width=200", "--set", "Card.scale=1.5")
     assert r.returncode == 0, r.stderr
     assert png_size(out) == (300, 200)
 
@@ -104,7 +56,7 @@ def test_render_size_and_scale_from_set(tmp_path):
 ])
 def test_render_bad_input(tmp_path, args, code, mention):
     out = tmp_path / "x.png"
-    r = run("render", *args, "--out", str(out))
+    r = run_shimmerd("render", *args, "--out", str(out))
     assert r.returncode == code, r.stderr
     assert mention in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -122,7 +74,7 @@ def test_render_unwritable_output(tmp_path):
                 target = str(tmp_path / "file" / "x.png")
             else:
                 locked.chmod(0o500)
-        r = run("render", "--focal", "1,1", "--out", target)
+        r = run_shimmerd("render", "--focal", "1,1", "--out", target)
         assert r.returncode == 73, r.stderr
         assert target in r.stderr
     assert list(locked.iterdir()) == []
@@ -131,17 +83,17 @@ def test_render_unwritable_output(tmp_path):
 def test_render_keeps_an_existing_file_when_it_fails(tmp_path):
     out = tmp_path / "keep.png"
     out.write_bytes(b"old")
-    r = run("render", "--focal", "nan,1", "--out", str(out))
+    r = run_shimmerd("render", "--focal", "nan,1", "--out", str(out))
     assert r.returncode == 64 and out.read_bytes() == b"old"
 
 
 def test_check_config(tmp_path):
     conf = tmp_path / "s.conf"
     conf.write_text("[Sink]\ntype = null\n")
-    r = run("check-config", "--config", str(conf))
+    r = run_shimmerd("check-config", "--config", str(conf))
     assert r.returncode == 0 and "type = null" in r.stdout
     conf.write_text("[Sink]\n\ntype = window\n")
-    r = run("check-config", "--config", str(conf))
+    r = run_shimmerd("check-config", "--config", str(conf))
     assert r.returncode == 78 and f"{conf}:3" in r.stderr
-    r = run("check-config", "--config", str(tmp_path / "missing.conf"))
+    r = run_shimmerd("check-config", "--config", str(tmp_path / "missing.conf"))
     assert r.returncode == 66

@@ -5,7 +5,6 @@ raw frames, `plot` to SVG, the reader's tolerance and its errors, size rotation.
 Traces are compared record by record with exact equality: JSON numbers are written in
 their shortest round-trip form and Python reads them back to the same doubles."""
 import json
-import math
 import os
 import pty
 import re
@@ -17,47 +16,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from support.harness import REPO, SHIMMERD, Device, pose, read_trace, tilt, wait_trace
-from test_render_cli import png_rgba, png_size
+from support.harness import REPO, SHIMMERD, Device, pose, read_trace, run_shimmerd, wait_trace
+from support.images import png_rgba, png_size
+from support.traces import H, header, synthetic_trace
 
 SVG = "{http://www.w3.org/2000/svg}"
-H = 350 * 2 / 3
-
-
-def run(*args, **kw):
-    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=120, **kw)
-
-
-def mapper(dp, dr):
-    clamp = lambda v: max(-100.0, min(100.0, v))  # noqa: E731
-    return [175 + clamp(dr / 0.2 * 100), H + clamp(dp / 0.1 * 100)]
-
-
-def header(scale=1, fps=30):
-    return {"type": "header", "version": 1, "sensor": {"selector": "test", "rate": 60},
-            "card": {"width": 350, "height": H, "scale": scale, "origin": [175, H]},
-            "mapper": {"roll_range": 0.2, "pitch_range": 0.1, "max_offset": 100, "clamp": True},
-            "sink": {"type": "null", "fps": fps}}
-
-
-def synthetic_trace(path, seconds=5.0, rate=60, fps=30):
-    """A trace as the spec defines it: samples from t = 0 to t = `seconds`, tilting on a
-    loop (roll and pitch out of phase), baseline readings first, a baseline record."""
-    base = pose(0, 0)
-    lines = [header(fps=fps)]
-    for i in range(3):
-        lines.append({"type": "reading", "t": i / 1000, "accel": base, "use": "baseline"})
-    lines.append({"type": "baseline", "t": 0.0, "up": [-x / math.sqrt(sum(y * y for y in base)) for x in base]})
-    n = int(round(seconds * rate))
-    for i in range(n + 1):
-        t = i / rate
-        a = pose(0.12 * math.sin(2 * math.pi * t / seconds), 0.06 * math.sin(4 * math.pi * t / seconds))
-        dp, dr = tilt(base, a)
-        lines.append({"type": "sample", "t": t, "seq": i, "accel": a, "dpitch": dp, "droll": dr, "focal": mapper(dp, dr)})
-    with open(path, "w") as f:
-        for r in lines:
-            f.write(json.dumps(r) + "\n")
-    return lines
 
 
 # --- a trace as the sensor ----------------------------------------------------------
@@ -106,7 +69,7 @@ SAMPLE_FIELDS = ["t", "seq", "accel", "dpitch", "droll", "focal"]
 @pytest.mark.parametrize("speed", ["max", "1"])
 def test_trace_as_sensor_reproduces_the_recording_bit_for_bit(fixture_trace, tmp_path, speed):
     out = str(tmp_path / "again.jsonl")
-    r = run("run", "--set", "Sensor.device=trace:" + fixture_trace, "--set", "Sensor.trace_speed=" + speed,
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + fixture_trace, "--set", "Sensor.trace_speed=" + speed,
             "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
     first, second = read_trace(fixture_trace, "sample", final=True), read_trace(out, "sample", final=True)
@@ -138,7 +101,7 @@ def test_trace_as_sensor_replays_a_recapture(bed_factory, tmp_path):
     assert last["droll"] < -0.15
 
     out = str(tmp_path / "again.jsonl")
-    r = run("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max",
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max",
             "--set", "Attitude.filter=none", "--set", "Sink.type=null", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
     again = read_trace(out, "sample", final=True)
@@ -154,11 +117,11 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
     """The One Euro filter depends on the time between samples: on the trace clock the
     times are the recorded ones, so even the filtered tilts come back bit for bit."""
     demo = tmp_path / "demo"
-    r = r_demo = run("demo", "--out", str(demo))
+    r = r_demo = run_shimmerd("demo", "--out", str(demo))
     assert r.returncode == 0, r.stderr
     rec = str(demo / "trace.jsonl")
     out = str(tmp_path / "again.jsonl")
-    r = run("run", "--set", "Sensor.device=trace:" + rec, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + rec, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
             "--set", "Trace.path=" + out, "--set", "Card.scale=1", "--set", "Sink.fps=15")
     assert r.returncode == 0, r.stderr
     first, second = read_trace(rec, "sample", final=True), read_trace(out, "sample", final=True)
@@ -182,7 +145,7 @@ def test_trace_as_sensor_is_deterministic_with_the_filter_on(tmp_path):
 
 
 def test_trace_sensor_missing_file_is_66(tmp_path):
-    r = run("run", "--set", "Sensor.device=trace:" + str(tmp_path / "none.jsonl"), "--set", "Sink.type=null")
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + str(tmp_path / "none.jsonl"), "--set", "Sink.type=null")
     assert r.returncode == 66 and "none.jsonl" in r.stderr
 
 
@@ -216,7 +179,7 @@ def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
     trace = str(tmp_path / "five.jsonl")
     synthetic_trace(trace, seconds=5.0, fps=30)
     frames_dir = tmp_path / "frames"
-    r = run("replay", trace, "--out", str(frames_dir) + "/")
+    r = run_shimmerd("replay", trace, "--out", str(frames_dir) + "/")
     assert r.returncode == 0, r.stderr
     # 5 s at the header's 30 fps: frames at 0, 1/30, ... 5 s: 151.
     pngs = sorted(p for p in os.listdir(frames_dir) if p.startswith("frame-"))
@@ -228,13 +191,13 @@ def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
     fx, fy = index[k]["focal"]
     assert abs(fx - 175) > 30
     rendered = tmp_path / "render.png"
-    r = run("render", "--focal", "%r,%r" % (fx, fy), "--set", "Card.scale=1", "--out", str(rendered))
+    r = run_shimmerd("render", "--focal", "%r,%r" % (fx, fy), "--set", "Card.scale=1", "--out", str(rendered))
     assert r.returncode == 0, r.stderr
     assert png_rgba(str(frames_dir / pngs[k])) == png_rgba(str(rendered))
 
     # The same frames as raw XRGB8888 (bytes B, G, R, X), stride width * 4.
     raw = tmp_path / "five.raw"
-    r = run("replay", trace, "--out", str(raw))
+    r = run_shimmerd("replay", trace, "--out", str(raw))
     assert r.returncode == 0, r.stderr
     w, h, rows = png_rgba(str(rendered))
     frame_bytes = w * h * 4
@@ -250,7 +213,7 @@ def test_replay_5s_trace_frame_count_and_a_frame_equals_render(tmp_path):
 
     # An animated PNG, and --set overriding the recorded frame rate.
     anim = tmp_path / "five.apng"
-    r = run("replay", trace, "--out", str(anim), "--set", "Sink.fps=10")
+    r = run_shimmerd("replay", trace, "--out", str(anim), "--set", "Sink.fps=10")
     assert r.returncode == 0, r.stderr
     assert apng_frame_count(anim) == 51
 
@@ -278,19 +241,19 @@ def test_replay_output_kind_follows_the_name(tmp_path):
     synthetic_trace(trace, seconds=1.0, fps=10)
     frame_bytes = 350 * 233 * 4
 
-    assert run("replay", trace, "--out", str(tmp_path / "r.png")).returncode == 0
+    assert run_shimmerd("replay", trace, "--out", str(tmp_path / "r.png")).returncode == 0
     assert (tmp_path / "r.png").is_file() and apng_frame_count(tmp_path / "r.png") == 11
     existing = tmp_path / "existing"
     existing.mkdir()
-    assert run("replay", trace, "--out", str(existing)).returncode == 0
+    assert run_shimmerd("replay", trace, "--out", str(existing)).returncode == 0
     assert len([n for n in os.listdir(existing) if n.startswith("frame-")]) == 11
-    assert run("replay", trace, "--out", str(tmp_path / "new") + "/").returncode == 0
+    assert run_shimmerd("replay", trace, "--out", str(tmp_path / "new") + "/").returncode == 0
     assert len([n for n in os.listdir(tmp_path / "new") if n.startswith("frame-")]) == 11
     r = subprocess.run([SHIMMERD, "replay", trace, "--out", "-"], capture_output=True, timeout=120)
     assert r.returncode == 0 and len(r.stdout) == 11 * frame_bytes
 
     for name in ("r.mp4", "frames"):
-        r = run("replay", trace, "--out", str(tmp_path / name))
+        r = run_shimmerd("replay", trace, "--out", str(tmp_path / name))
         assert r.returncode == 64, r.stderr
         assert r.stderr.count("\n") == 1 and "--out %s: not an output replay knows by its name" % (tmp_path / name) in r.stderr
         for kind in ("DIR/", "an existing directory", "FILE.png", "FILE.apng", "FILE.raw", "- (raw"):
@@ -310,7 +273,7 @@ def test_replay_recipe_of_the_traces_document_makes_a_video_of_the_demo(tmp_path
               if line.startswith("    ") and ("--print-size" in line or ("--out -" in line and "ffmpeg" in line))]
     assert len(recipe) == 2, recipe
     demo = tmp_path / "demo"
-    assert run("demo", "--out", str(demo)).returncode == 0
+    assert run_shimmerd("demo", "--out", str(demo)).returncode == 0
     script = "\n".join(recipe).replace("trace.jsonl", str(demo / "trace.jsonl"))
     script = script.replace("shimmer.mp4", str(tmp_path / "shimmer.mp4"))
     env = dict(os.environ, PATH=os.path.dirname(SHIMMERD) + ":" + os.environ["PATH"])
@@ -358,7 +321,7 @@ def test_replay_ends_with_a_one_line_summary(tmp_path):
     trace = str(tmp_path / "one.jsonl")
     synthetic_trace(trace, seconds=1.0, fps=10)
     out = str(tmp_path / "x.raw")
-    r = run("replay", trace, "--out", out)
+    r = run_shimmerd("replay", trace, "--out", out)
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [
         "shimmerd: wrote 11 frames (1.10 s at 10.00 fps, 350 x 233 px, focal points from samples) to %s" % out], r.stderr
@@ -377,7 +340,7 @@ def test_replay_at_the_recorded_times_paints_the_frames_the_daemon_painted(bed_f
     assert rec.d.stop() == 0
     recorded = read_trace(rec.path, "frame", final=True)
     replayed = tmp_path / "replayed"
-    r = run("replay", rec.path, "--at", "frames", "--out", str(replayed) + "/")
+    r = run_shimmerd("replay", rec.path, "--at", "frames", "--out", str(replayed) + "/")
     assert r.returncode == 0, r.stderr
     index = read_trace(str(replayed / "frames.jsonl"), final=True)
     assert len(index) == len(recorded) > 20
@@ -398,7 +361,7 @@ def test_replay_from_frames_holds_the_recorded_points(tmp_path):
              {"type": "frame", "t": 0.5, "frame": 2, "focal": [120, 200], "dots": 175, "pixels": 1},
              {"type": "frame", "t": 1.0, "frame": 3, "focal": [230, 260], "dots": 175, "pixels": 1}]
     trace.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    r = run("replay", str(trace), "--out", str(tmp_path / "out") + "/", "--from", "frames")
+    r = run_shimmerd("replay", str(trace), "--out", str(tmp_path / "out") + "/", "--from", "frames")
     assert r.returncode == 0, r.stderr
     assert [f["focal"] for f in read_trace(str(tmp_path / "out" / "frames.jsonl"), final=True)] == \
         [[175, H], [175, H], [120, 200], [120, 200], [230, 260]]
@@ -411,7 +374,7 @@ def test_plot_counts_one_baseline_in_the_singular(tmp_path):
     lines = synthetic_trace(trace, seconds=1.0, fps=10)
     assert sum(1 for x in lines if x["type"] == "baseline") == 1
     svg = str(tmp_path / "t.svg")
-    r = run("plot", trace, "--out", svg)
+    r = run_shimmerd("plot", trace, "--out", svg)
     assert r.returncode == 0, r.stderr
     samples = sum(1 for x in lines if x["type"] == "sample")
     assert r.stderr.splitlines() == ["shimmerd: wrote %s: %d samples, 1 baseline" % (svg, samples)], r.stderr
@@ -423,7 +386,7 @@ def test_plot_is_valid_svg_with_series_axes_and_baselines(tmp_path):
     with open(trace, "a") as f:  # a second capture (SIGUSR1) later in the run
         f.write(json.dumps({"type": "baseline", "t": 3.0, "up": [0, 1, 0]}) + "\n")
     svg = tmp_path / "t.svg"
-    r = run("plot", trace, "--out", str(svg))
+    r = run_shimmerd("plot", trace, "--out", str(svg))
     assert r.returncode == 0, r.stderr
     root = ET.parse(svg).getroot()
     assert root.tag == SVG + "svg"
@@ -463,14 +426,14 @@ def test_truncated_last_line_unknown_type_and_field_are_read(tmp_path):
     lines[6]["gyro"] = [0.1, 0.2, 0.3]                              # an unknown field
     lines.insert(8, {"type": "temperature", "t": 0.05, "celsius": 41})  # an unknown record type
     path = damaged(tmp_path, lines, '{"type":"sample","t":1.01,"seq":61,"acc')  # a crash mid-write
-    r = run("plot", path, "--out", str(tmp_path / "p.svg"))
+    r = run_shimmerd("plot", path, "--out", str(tmp_path / "p.svg"))
     assert r.returncode == 0, r.stderr
     assert "partial last line" in r.stderr
-    r = run("replay", path, "--out", str(tmp_path / "p.raw"))
+    r = run_shimmerd("replay", path, "--out", str(tmp_path / "p.raw"))
     assert r.returncode == 0, r.stderr
     assert os.path.getsize(tmp_path / "p.raw") == 11 * 350 * 233 * 4
     out = str(tmp_path / "again.jsonl")
-    r = run("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + path, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
             "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Trace.path=" + out)
     assert r.returncode == 0, r.stderr
     # 3 readings + 61 samples; the 3-sample baseline completes on the third reading.
@@ -490,10 +453,10 @@ def test_a_run_that_dropped_frames_plots_and_replays_its_dropped_records(bed_fac
     dropped = read_trace(rec.path, "dropped", final=True)
     assert dropped and all(d["reason"] == "no reader" and len(d["focal"]) == 2 for d in dropped)
     svg = tmp_path / "p.svg"
-    r = run("plot", rec.path, "--out", str(svg))
+    r = run_shimmerd("plot", rec.path, "--out", str(svg))
     assert r.returncode == 0 and "unknown" not in r.stderr, r.stderr
     assert ", %d dropped" % len(dropped) in svg.read_text()
-    r = run("replay", rec.path, "--out", str(tmp_path / "p.raw"))
+    r = run_shimmerd("replay", rec.path, "--out", str(tmp_path / "p.raw"))
     assert r.returncode == 0 and "unknown" not in r.stderr, r.stderr
     assert os.path.getsize(tmp_path / "p.raw") > 0
 
@@ -508,7 +471,7 @@ def test_malformed_middle_line_is_65_naming_the_line(tmp_path, command):
     args = {"plot": ["plot", str(path), "--out", str(tmp_path / "p.svg")],
             "replay": ["replay", str(path), "--out", str(tmp_path / "p.raw")],
             "run": ["run", "--set", "Sensor.device=trace:%s" % path, "--set", "Sink.type=null"]}[command]
-    r = run(*args)
+    r = run_shimmerd(*args)
     assert r.returncode == 65
     assert "%s:10:" % path in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
@@ -518,7 +481,7 @@ def test_malformed_middle_line_is_65_naming_the_line(tmp_path, command):
 @pytest.mark.parametrize("command", ["plot", "replay"])
 def test_missing_trace_is_66(tmp_path, command):
     out = tmp_path / ("x.svg" if command == "plot" else "x.raw")
-    r = run(command, str(tmp_path / "none.jsonl"), "--out", str(out))
+    r = run_shimmerd(command, str(tmp_path / "none.jsonl"), "--out", str(out))
     assert r.returncode == 66 and "none.jsonl" in r.stderr
 
 
@@ -528,7 +491,7 @@ def test_trace_rotates_by_size_and_every_file_explains_itself(tmp_path):
     src = str(tmp_path / "src.jsonl")
     synthetic_trace(src, seconds=5.0)
     out = str(tmp_path / "rot.jsonl")
-    r = run("run", "--set", "Sensor.device=trace:" + src, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
+    r = run_shimmerd("run", "--set", "Sensor.device=trace:" + src, "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null",
             "--set", "Trace.path=" + out, "--set", "Trace.max_size=16K", "--set", "Trace.max_files=3")
     assert r.returncode == 0, r.stderr
     names = sorted(os.listdir(tmp_path))

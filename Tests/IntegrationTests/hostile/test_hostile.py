@@ -6,7 +6,6 @@ hanging or writing where it must not."""
 import json
 import os
 import pathlib
-import re
 import select
 import signal
 import stat
@@ -18,48 +17,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from support.harness import SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit, wait_trace, wait_until
+from support.harness import BMC150 as FIXTURE
+from support.harness import (AS_NOBODY, SHIMMERD, WAIT, Device, SystemBus, close_to, pose, read_trace, tilt_until_exit,
+                             wait_trace, wait_until)
+from support.runs import QUIET, Run
 
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
-QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
-         "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
-NOBODY = 65534
-AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"]
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to mount, or to act as another user)")
-
-
-class Run:
-    """shimmerd run with a trace; `tilt` waits for a sample and the sink's answer to it
-    (a `frame` or a `dropped` record)."""
-
-    def __init__(self, bed, tmp_path, *extra, prefix=()):
-        self.bed = bed
-        self.dev = Device(FIXTURE)
-        self.trace = str(tmp_path / "trace.jsonl")
-        self.roll = 0.0
-        bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
-        self.d = bed.spawn("run", *QUIET, "--set", "Trace.path=" + self.trace, *extra, prefix=prefix)
-        self.wait(lambda r: r["type"] == "baseline", "baseline")
-
-    def wait(self, predicate, what, start=0):
-        return wait_trace(self.trace, predicate, what, self.d, start)
-
-    def tilt(self, what="frames", or_log=None):
-        """The sink's answer to a new tilt; with `or_log`, a log line matching it counts
-        as the answer too (a frame the sink failed to write leaves no record)."""
-        self.roll = -0.1 if self.roll > 0 else 0.1 + 0.001 * (len(read_trace(self.trace)) % 40)
-        raw = self.dev.raw_for(pose(self.roll, 0.02))
-        self.bed.set_raw(self.dev, raw)
-        got = self.dev.accel_of(raw)
-        i, s = self.wait(lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "the sample (%s)" % what)
-        logged = (lambda: any(re.search(or_log, line) for line in self.d.logs)) if or_log else (lambda: False)
-        answer = self.wait(lambda r: logged() or (r["type"] in ("frame", "dropped") and r["t"] >= s["t"]),
-                           "the sink's answer (%s)" % what, i)[1]
-        return None if logged() else answer
-
-    def stop(self):
-        assert self.d.poll() is None, "shimmerd exited (%s); log:\n%s" % (self.d.poll(), "\n".join(self.d.logs[-20:]))
-        assert self.d.stop() == 0, "\n".join(self.d.logs[-20:])
 
 
 @pytest.fixture
@@ -99,12 +62,12 @@ def test_raw_fifo_swapped_for_a_symlink_is_never_followed(bed_factory, tmp_path,
     bed = bed_factory(FIXTURE)
     fifo = os.path.join(open_dir, "frames.raw")
     os.mkfifo(fifo, 0o666)
-    run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo)
-    assert run.tilt("before the swap")["type"] == "dropped"
+    run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=" + fifo, config=False)
+    assert run.answer("before the swap")["type"] == "dropped"
     os.unlink(fifo)
     os.symlink(str(victim), fifo)
     for k in range(3):
-        answer = run.tilt("after the swap %d" % k)
+        answer = run.answer("after the swap %d" % k)
         assert answer["type"] == "dropped" and answer["reason"] == "no reader", answer
     assert victim.read_bytes() == b"root only"
     run.stop()
@@ -119,7 +82,6 @@ def test_world_writable_sink_mode_is_refused(bed_factory):
         assert r.returncode == 78, (mode, r.stdout, r.stderr)
         assert "Sink.mode" in r.stderr and mode in r.stderr and "group or others write" in r.stderr, r.stderr
     assert bed.run("check-config", "--set", "Sink.mode=0644").returncode == 0
-
 
 
 @pytest.mark.parametrize("mode", ["0666", "0777"])
@@ -138,7 +100,7 @@ def test_run_refuses_a_world_writable_sink_mode_with_check_configs_line(bed_fact
 def shm_run(bed, tmp_path, name, *extra):
     """A run of its own directory (its own trace) writing segment `name`."""
     d = tempfile.mkdtemp(dir=tmp_path)
-    return Run(bed, pathlib.Path(d), "--set", "Sink.type=shm", "--set", "Sink.name=" + name, *extra)
+    return Run(bed, pathlib.Path(d), "--set", "Sink.type=shm", "--set", "Sink.name=" + name, *extra, config=False)
 
 
 def patch_header(name, offset, fmt, value):
@@ -152,7 +114,7 @@ def test_segment_that_was_world_writable_is_replaced_not_reused(bed_factory, tmp
     The restart makes a new object; truncating the old one harms nobody."""
     bed = bed_factory(FIXTURE)
     first = shm_run(bed, tmp_path, shm_name)
-    first.tilt()
+    first.answer()
     first.stop()
     seg = "/dev/shm/" + shm_name
     os.chmod(seg, 0o666)
@@ -165,7 +127,7 @@ def test_segment_that_was_world_writable_is_replaced_not_reused(bed_factory, tmp
         assert stat.S_IMODE(os.stat(seg).st_mode) == 0o640
         os.ftruncate(old, 0)
         for _ in range(3):
-            assert again.tilt("after the old object was truncated")["type"] == "frame"
+            assert again.answer("after the old object was truncated")["type"] == "frame"
         again.stop()
     finally:
         os.close(old)
@@ -179,14 +141,14 @@ def test_segment_that_was_world_writable_is_replaced_not_reused(bed_factory, tmp
 def test_crafted_header_of_a_left_segment_is_not_trusted(bed_factory, tmp_path, shm_name, field, offset, fmt, value, why):
     bed = bed_factory(FIXTURE)
     first = shm_run(bed, tmp_path, shm_name)
-    first.tilt()
+    first.answer()
     first.stop()
     patch_header(shm_name, offset, fmt, value)
     again = shm_run(bed, tmp_path, shm_name)
     _, line = again.d.wait_log(r"replaced it", "the replacement")
     assert why in line, line
     for _ in range(2):
-        assert again.tilt("after the replacement")["type"] == "frame"
+        assert again.answer("after the replacement")["type"] == "frame"
     again.stop()
 
 
@@ -196,7 +158,7 @@ def test_segment_left_by_root_is_refused_with_what_to_do(bed_factory, tmp_path, 
     says whose it is and the command that frees the name; exit 73."""
     bed = bed_factory(FIXTURE)
     first = shm_run(bed, tmp_path, shm_name)
-    first.tilt()
+    first.answer()
     first.stop()
     os.chmod(bed.root, 0o755)
     r = subprocess.run([*AS_NOBODY, SHIMMERD, "run", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
@@ -240,10 +202,11 @@ def test_raw_file_on_a_full_disk_keeps_whole_frames(bed_factory, tmp_path):
         pytest.skip("cannot mount a tmpfs here (%s)" % r.stderr.strip())
     try:
         out = mnt / "frames.raw"
-        run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=%s" % out, "--set", "Card.scale=0.5")
+        run = Run(bed, tmp_path, "--set", "Sink.type=raw", "--set", "Sink.path=%s" % out, "--set", "Card.scale=0.5",
+                  config=False)
         frame = 175 * 117 * 4
         for _ in range(8):
-            if run.tilt(or_log="No space left on device") is None:
+            if run.answer(or_log="No space left on device") is None:
                 break
         _, line = run.d.wait_log(r"No space left on device", "the full disk")
         assert "the partial frame was removed (12 whole frames in the file)" in line, line
@@ -278,7 +241,6 @@ def test_raw_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path)
     ended = [l for l in logs if "ended" in l]
     assert len(ended) == 1 and "went away (EPIPE) after 0 frames; the raw sink has ended" in ended[0], logs
     assert [l for l in logs if "stopped after" in l][0].split("stopped after ")[1].startswith("0 frames"), logs
-
 
 
 def test_a_fifo_reader_leaving_mid_frame_gets_the_epipe_line(bed_factory, tmp_path):
@@ -619,7 +581,7 @@ def test_a_garbage_frequency_list_is_not_obeyed(bed_factory, tmp_path, garbage):
     dev = Device(FIXTURE)
     bed.set_attr(dev.syspath, "in_accel_sampling_frequency_available", garbage + "\n")
     before = bed.attr(dev.syspath, "in_accel_sampling_frequency")
-    run = Run(bed, tmp_path, "--set", "Sink.type=null")
+    run = Run(bed, tmp_path, "--set", "Sink.type=null", config=False)
     _, line = run.d.wait_log(r"using iio:device0", "the attach line")
     assert 'in_accel_sampling_frequency = %s kept: its _available list "%s" holds no frequency' % (before.strip(), garbage) \
         in line, line

@@ -17,43 +17,14 @@ import sys
 
 import pytest
 
-from support.harness import Device, close_to, free_port, pose, shm_header, system_group, wait_until
+from support.harness import BMC150 as FIXTURE
+from support.harness import NOBODY_UID as NOBODY
+from support.harness import Device, free_port, pose, shm_header, wait_until
+from support.privileges import unprivileged_bed
 
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
 QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
-NOBODY = 65534
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop to nobody, or to be refused as root)")
 
-
-
-
-
-
-def readable_testbed(bed):
-    """What a udev rule gives an unprivileged user in poll mode: read access to sysfs,
-    nothing writable (0644 files, directories enterable)."""
-    for dirpath, _, filenames in os.walk(bed.root):
-        os.chmod(dirpath, 0o755)
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o644)
-    os.chmod(bed.root, 0o755)
-    parent = os.path.dirname(bed.root)
-    os.chmod(parent, os.stat(parent).st_mode | 0o005)
-
-
-def unprivileged_bed(bed_factory, fixture, open_dir):
-    """A testbed of `fixture` lying flat that an unprivileged user may read, and an empty
-    configuration file anyone may read: (device, bed, configuration path)."""
-    dev = Device(fixture)
-    bed = bed_factory(fixture)
-    bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    readable_testbed(bed)
-    conf = os.path.join(open_dir, "shimmerd.conf")
-    open(conf, "w").close()
-    os.chmod(conf, 0o644)
-    return dev, bed, conf
 
 def run_as_nobody(bed_factory, open_dir, shm_name, *args, prefix=None):
     """The daemon as user nobody (no other group, unless `prefix` says otherwise) in
@@ -92,13 +63,6 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
     assert "not writable" in line
     assert os.stat(trace).st_uid == NOBODY
     assert d.stop() == 0
-
-
-@pytest.fixture
-def viewer_group():
-    """The gid of group shimmerd-view, the viewers' (made when missing)."""
-    with system_group("shimmerd-view") as gid:
-        yield gid
 
 
 @needs_root

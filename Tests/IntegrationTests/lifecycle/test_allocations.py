@@ -20,10 +20,8 @@ import time
 
 import pytest
 
-from support.harness import AllocationCount, Device, ScanPipe, frames_published, pose, wait_until
-
-ACCELEROMETER = "bmc150_bosc0200_ideapad_d330"
-IMU = "inv_mpu6500_combined_imu"
+from support.harness import BMC150 as ACCELEROMETER
+from support.harness import IMU, AllocationCount, Device, ScanPipe, frames_published, pose, wait_until
 
 
 def turn_between(a, b):

@@ -12,19 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from support.harness import REPO, SHIMMERD, WAIT, Device, close_to, pose, read_trace, tilt, wait_trace
-
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
-
-
-def expected_focal(dp, dr, max_offset=100.0):
-    """scene.md's mapper: the ranges (0.2 rad roll, 0.1 rad pitch) give the full offset
-    (Mapper.max_offset points), then each offset is clamped to it."""
-    clamp = lambda v: max(-max_offset, min(max_offset, v))  # noqa: E731
-    return [175 + clamp(dr / 0.2 * max_offset), 350 * 2 / 3 + clamp(dp / 0.1 * max_offset)]
+from support.harness import BMC150 as FIXTURE
+from support.harness import REPO, SHIMMERD, WAIT, Device, close_to, expected_focal, pose, read_trace, tilt, wait_trace
 
 
-def start_daemon(bed, tmp_path, *extra, config_text=""):
+def png_daemon(bed, tmp_path, *extra, config_text=""):
+    """The daemon writing PNG frames to tmp_path/frames, with a trace, on the fixture's
+    device polled at 30 Hz: (daemon, trace path, frames folder)."""
     conf = tmp_path / "shimmerd.conf"
     if not conf.exists():
         conf.write_text(config_text)
@@ -51,7 +45,7 @@ def test_tilt_path_png_sink_and_trace(bed_factory, tmp_path):
     base_raw = dev.raw_for(pose(0, 0))
     bed.set_raw(dev, base_raw)
     baseline = dev.accel_of(base_raw)
-    d, trace, frames = start_daemon(bed, tmp_path)
+    d, trace, frames = png_daemon(bed, tmp_path)
     i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
     # Rolls and top-edge tilts through and past the mapper's range (clamping).
     path = [(0.1, 0.0), (0.0, -0.05), (0.15, 0.03), (-0.3, 0.0), (0.0, 0.2), (0.05, -0.02), (0.0, 0.0)]
@@ -101,7 +95,7 @@ def test_still_device_writes_no_frames(bed_factory, tmp_path):
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0.05, 0.02)))
-    d, trace, frames = start_daemon(bed, tmp_path, "--set", "Attitude.filter=one-euro")
+    d, trace, frames = png_daemon(bed, tmp_path, "--set", "Attitude.filter=one-euro")
     wait_trace(trace, lambda r: r["type"] == "sample", "first sample", daemon=d)
     # A tilt, then stillness: frames follow the move, then stop once the point settles.
     i, _ = feed(bed, dev, trace, d, pose(0.12, -0.04), 0)
@@ -135,7 +129,7 @@ def test_sighup_reloads_valid_and_keeps_running_on_invalid(bed_factory, tmp_path
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     conf = tmp_path / "shimmerd.conf"
     conf.write_text("[Mapper]\nmax_offset = 100\n")
-    d, trace, _ = start_daemon(bed, tmp_path)
+    d, trace, _ = png_daemon(bed, tmp_path)
     i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
     i, s = feed(bed, dev, trace, d, pose(0.15, 0), i)
     assert s["droll"] == pytest.approx(0.15, abs=0.004)
@@ -170,7 +164,7 @@ def test_sigterm_flushes_the_trace_promptly(bed_factory, tmp_path):
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d, trace, _ = start_daemon(bed, tmp_path, "--set", "Sensor.rate=100")
+    d, trace, _ = png_daemon(bed, tmp_path, "--set", "Sensor.rate=100")
     wait_trace(trace, lambda r: r["type"] == "sample", "a sample", daemon=d)
     assert d.stop() == 0
     _, stopped = d.wait_log(r"stopped after", "stop summary")
@@ -200,7 +194,7 @@ def test_each_documented_signal_does_what_the_manual_page_says(bed_factory, tmp_
     dev = Device(FIXTURE)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d, trace, _ = start_daemon(bed, tmp_path)
+    d, trace, _ = png_daemon(bed, tmp_path)
     i, _ = wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", daemon=d)
     n = len(d.logs)
     d.p.send_signal(getattr(signal, name))
@@ -227,7 +221,7 @@ def test_each_documented_signal_does_what_the_manual_page_says(bed_factory, tmp_
 
 def test_duration_stops_cleanly(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
-    d, trace, _ = start_daemon(bed, tmp_path, "--duration", "1.5")
+    d, trace, _ = png_daemon(bed, tmp_path, "--duration", "1.5")
     assert d.wait(timeout=WAIT) == 0
     assert read_trace(trace)[0]["type"] == "header"
 

@@ -4,7 +4,6 @@ log line names the cause (at most one a second for a cause that persists), that 
 resume once the cause is gone, and that the trace written before the fault is intact:
 the final file starts with exactly the bytes it held before the fault, every line is
 whole JSON, and sample numbers run on without a gap. docs/RELIABILITY.md lists them."""
-import json
 import math
 import os
 import re
@@ -15,81 +14,11 @@ import time
 
 import pytest
 
-from support.harness import (SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, read_trace, shm_header, tilt_until_exit, trace_text,
-                     wait_trace, wait_until)
-
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
-QUIET = ["--set", "Sensor.mode=poll", "--set", "Sensor.rate=30", "--set", "Sink.fps=30",
-         "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
-
-
-# --- the trace ---
-
-def snapshot(path):
-    """The trace's whole lines now: what must survive the fault byte for byte."""
-    text = trace_text(path)
-    return text[:text.rfind("\n") + 1]
-
-
-def check_trace_intact(path, before):
-    text = trace_text(path)
-    assert text.startswith(before), "the trace written before the fault changed"
-    assert text.endswith("\n"), "the trace ends in a partial line"
-    seq = None
-    for n, line in enumerate(text.split("\n")[:-1], 1):
-        r = json.loads(line)          # every line is whole JSON
-        if r["type"] == "header":
-            seq = None                # a (re)built pipeline counts from 0 again
-        elif r["type"] == "sample":
-            assert r["seq"] == (0 if seq is None else seq + 1), "line %d: sample %d after %s" % (n, r["seq"], seq)
-            seq = r["seq"]
-    return [json.loads(line) for line in text.split("\n")[:-1]]
-
-
-class Run:
-    """shimmerd run with a trace, and a tilt to show that frames flow."""
-
-    def __init__(self, bed, tmp_path, *extra, dev=None, prefix=()):
-        self.bed = bed
-        self.dev = dev or Device(FIXTURE)
-        self.trace = str(tmp_path / "trace.jsonl")
-        self.conf = tmp_path / "shimmerd.conf"
-        if not self.conf.exists():
-            self.conf.write_text("")
-        self.roll = 0.0
-        bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
-        self.d = bed.spawn("run", "--config", str(self.conf), *QUIET, "--set", "Trace.path=" + self.trace, *extra,
-                           prefix=prefix)
-        wait_trace(self.trace, lambda r: r["type"] == "baseline", "baseline", self.d)
-
-    def wait_baseline(self, start):
-        """A baseline record at or after index `start` (after a reload or re-attach: a
-        tilt made before it would become the baseline and move nothing)."""
-        return wait_trace(self.trace, lambda r: r["type"] == "baseline", "a new baseline", self.d, start)
-
-    def frames(self):
-        return [r for r in read_trace(self.trace) if r["type"] == "frame"]
-
-    def tilt(self, what="frames"):
-        """A new pose: waits for its sample, then for a frame drawn after it."""
-        self.roll = -0.1 if self.roll > 0 else 0.1 + 0.01 * len(self.frames()) % 0.05
-        raw = self.dev.raw_for(pose(self.roll, 0.02))
-        # Only records traced from now on: the same pose may have been held before.
-        start = len(read_trace(self.trace))
-        self.bed.set_raw(self.dev, raw)
-        got = self.dev.accel_of(raw)
-        i, s = wait_trace(self.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
-                           "the sample of roll %.3f (%s)" % (self.roll, what), self.d, start)
-        wait_trace(self.trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame after it (%s)" % what, self.d, i)
-        return s
-
-    def lines(self, pattern, start=0):
-        rx = re.compile(pattern)
-        return [l for l in self.d.logs[start:] if rx.search(l)]
-
-    def stop(self):
-        assert self.d.poll() is None, "shimmerd exited (%s); log:\n%s" % (self.d.poll(), "\n".join(self.d.logs[-20:]))
-        assert self.d.stop() == 0, "\n".join(self.d.logs[-20:])
+from support.harness import BMC150 as FIXTURE
+from support.harness import (SHIMMERD, WAIT, Device, ScanPipe, close_to, pose, read_trace, shm_header, tilt_until_exit,
+                             wait_trace, wait_until)
+from support.runs import QUIET, Run, check_trace_intact, trace_snapshot
+from support.sinks import SCREEN_H, SCREEN_W, add_framebuffer
 
 
 # --- the sensor ---
@@ -98,7 +27,7 @@ def test_accelerometer_removed_mid_run_and_added_back(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=null")
     run.tilt("before the fault")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     n = len(run.d.logs)
     bed.remove(run.dev.syspath)
     _, line = run.d.wait_log(r"disappeared", "the removal line", start=n)
@@ -127,7 +56,7 @@ def test_channel_attribute_turns_bad_then_back(bed_factory, tmp_path, value, rea
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=null")
     run.tilt("before the fault")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     n = len(run.d.logs)
     t0 = time.monotonic()
     bed.set_attr(run.dev.syspath, "in_accel_x_raw", value + "\n")
@@ -150,7 +79,7 @@ def test_all_bad_values_in_a_row_then_back(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=null")
     run.tilt("before the fault")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     n = len(run.d.logs)
     for value, reason in [("garbage", "not a number"), ("", "empty value"), ("99999999999999999999", "out of range")]:
         bed.set_attr(run.dev.syspath, "in_accel_y_raw", value + "\n")
@@ -183,7 +112,7 @@ def test_buffer_delivers_a_short_or_corrupt_scan(bed_factory, tmp_path, fault, r
     wait_until(lambda: pipe.pose(0, 0) and time.sleep(0.1) is None and any(r["type"] == "baseline" for r in read_trace(trace)),
                "baseline", d)
     good(0.1, "before the fault")
-    before = snapshot(trace)
+    before = trace_snapshot(trace)
     n = len(d.logs)
     if fault == "short":
         pipe.send(dev.scans(pose(-0.2, 0))[:5])
@@ -244,20 +173,6 @@ def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_fact
 
 # --- the sinks ---
 
-SCREEN_W, SCREEN_H = 800, 600
-
-
-def add_framebuffer(bed, name="fb0", fill=b"\x5a"):
-    bed.add("P: /devices/platform/vfb.0/graphics/%s\nE: SUBSYSTEM=graphics\nE: DEVNAME=/dev/%s\n"
-            "A: virtual_size=%d,%d\nA: bits_per_pixel=32\nA: stride=%d\n" % (name, name, SCREEN_W, SCREEN_H, SCREEN_W * 4))
-    os.makedirs(os.path.join(bed.root, "dev"), exist_ok=True)
-    path = os.path.join(bed.root, "dev", name)
-    tmp = path + ".new"
-    with open(tmp, "wb") as f:
-        f.write(fill * (SCREEN_W * 4 * SCREEN_H))
-    os.replace(tmp, path)     # a new node (inode), as a re-plugged device gets
-    return path
-
 
 def card_row(path, fill=b"\x5a"):
     """Whether the card's middle row (centered card) holds something other than the fill."""
@@ -275,8 +190,8 @@ def test_framebuffer_missing_at_start_then_appears(bed_factory, tmp_path):
     run = Run(bed, tmp_path, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0")
     run.d.wait_log(r"framebuffer /dev/fb0 unavailable: .*No such file or directory; retrying with backoff", "unavailable")
     run.tilt("while the device is missing")          # rendering goes on into the shadow
-    before = snapshot(run.trace)
-    path = add_framebuffer(bed)
+    before = trace_snapshot(run.trace)
+    path, _ = add_framebuffer(bed, fill=b"\x5a")
     run.d.wait_log(r"framebuffer /dev/fb0: 800 x 600", "attached after the device appeared")
     wait_until(lambda: card_row(path), "the card on the device", run.d)
     run.tilt("after attaching")
@@ -287,12 +202,12 @@ def test_framebuffer_missing_at_start_then_appears(bed_factory, tmp_path):
 
 def test_framebuffer_vanishes_mid_run_and_comes_back(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
-    path = add_framebuffer(bed)
+    path, _ = add_framebuffer(bed, fill=b"\x5a")
     run = Run(bed, tmp_path, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0")
     run.d.wait_log(r"framebuffer /dev/fb0: 800 x 600", "attached")
     run.tilt("before the fault")
     wait_until(lambda: card_row(path), "the card on the device", run.d)
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     n = len(run.d.logs)
     bed.remove("/sys/devices/platform/vfb.0/graphics/fb0")   # driver unbound, device unplugged
     if os.path.exists(path):
@@ -300,7 +215,7 @@ def test_framebuffer_vanishes_mid_run_and_comes_back(bed_factory, tmp_path):
     _, line = run.d.wait_log(r"framebuffer /dev/fb0 vanished", "the vanished line", start=n)
     assert "No such file or directory" in line and "retrying with backoff" in line
     run.tilt("while the device is gone")
-    path = add_framebuffer(bed)                       # a new node: drawn in full at once
+    path, _ = add_framebuffer(bed, fill=b"\x5a")                       # a new node: drawn in full at once
     run.d.wait_log(r"framebuffer /dev/fb0: 800 x 600", "attached again", start=n)
     wait_until(lambda: card_row(path), "the card on the new device", run.d)
     run.tilt("after it came back")
@@ -317,7 +232,7 @@ def test_shm_segment_deleted_by_someone_else_is_recreated(bed_factory, tmp_path,
     old_ino = os.stat(path).st_ino
     _, old_frame, _ = shm_header(shm_name)
     with open(path, "rb") as held:                    # a reader that keeps the old object
-        before = snapshot(run.trace)
+        before = trace_snapshot(run.trace)
         n = len(run.d.logs)
         os.unlink(path)
         _, line = run.d.wait_log(r"was deleted while in use; created it again", "the recreated line", start=n)
@@ -346,7 +261,7 @@ def test_shm_name_taken_after_deletion_is_not_taken_over(bed_factory, tmp_path, 
     run = Run(bed, tmp_path, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name)
     run.tilt("before the fault")
     path = "/dev/shm/" + shm_name
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     n = len(run.d.logs)
     os.unlink(path)
     with open(path, "wb") as f:
@@ -387,7 +302,7 @@ def test_trace_disk_full_then_space_returns(bed_factory, tmp_path, small_tmpfs, 
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
     wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
-    before = snapshot(trace)
+    before = trace_snapshot(trace)
     # Fill the file system: a filler takes every block the trace does not have.
     filler = small_tmpfs / "filler"
     with open(filler, "wb", buffering=0) as f:
@@ -483,7 +398,7 @@ def test_raw_reader_exits(bed_factory, tmp_path):
             chunk = reader.read(min(frame, 2 * frame - got))
             assert chunk, "the stream ended early"
             got += len(chunk)
-        before = snapshot(trace)
+        before = trace_snapshot(trace)
     # The pipe has no reader now: the next frame ends the sink, and the run.
     tilt_until_exit(bed, dev, p, roll)
     assert p.wait(timeout=WAIT) == 0, logs
@@ -503,7 +418,7 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=null")
     run.tilt("before the fault")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     conf = run.conf
     cases = [
         ("a syntax error", lambda: conf.write_text("[Mapper\n"), r"%s:1.*malformed section header" % re.escape(str(conf))),
@@ -544,7 +459,7 @@ def test_burst_of_a_thousand_signals_then_sigterm(bed_factory, tmp_path):
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=null")
     run.tilt("before the burst")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     pid = run.d.p.pid
     for k in range(1000):
         os.kill(pid, signal.SIGHUP if k % 3 else signal.SIGUSR1)

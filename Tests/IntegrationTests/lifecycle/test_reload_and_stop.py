@@ -27,21 +27,20 @@ import time
 
 import pytest
 
-from support.harness import (REPO, SHIMMERD, WAIT, Device, close_to, machine_wide, pose, read_trace, shm_header, system_group,
-                     wait_trace, wait_until)
-from test_faults import FIXTURE, QUIET, Run, add_framebuffer, check_trace_intact, snapshot
-from test_least_privilege import NOBODY, readable_testbed
-from test_traces import synthetic_trace
+from support.harness import BMC150 as FIXTURE
+from support.harness import NOBODY_UID as NOBODY
+from support.harness import (REPO, SHIMMERD, WAIT, Device, close_to, frames_in, machine_wide, pose, read_trace, shm_header,
+                             system_group, wait_trace, wait_until)
+from support.privileges import readable_testbed
+from support.runs import QUIET, Run, check_trace_intact, trace_snapshot
+from support.sinks import add_framebuffer
+from support.traces import synthetic_trace
 
 FRAME = 700 * 467 * 4      # bytes of one raw frame of the default card
 
 
 def dropped(trace):
     return [r for r in read_trace(trace) if r["type"] == "dropped"]
-
-
-def frames(trace):
-    return [r for r in read_trace(trace) if r["type"] == "frame"]
 
 
 def swing(run, what):
@@ -139,7 +138,7 @@ def test_sigterm_with_a_stalled_raw_reader(bed_factory, tmp_path):
     while len(dropped(run.trace)) < 10:
         swing(run, "with the reader stalled")
         time.sleep(0.1)
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     run.d.p.send_signal(signal.SIGTERM)
     assert run.d.wait(timeout=WAIT) == 0, "\n".join(run.d.logs[-20:])
     elapsed = time.monotonic() - started
@@ -166,16 +165,15 @@ def test_a_reader_that_stalls_then_resumes_gets_whole_frames(bed_factory, tmp_pa
         swing(run, "reader paused")
         time.sleep(0.1)
     reader.paused.clear()
-    n = len(frames(run.trace))
+    n = len(frames_in(run.trace))
     run.tilt("reader reading again")
-    assert len(frames(run.trace)) > n
+    assert len(frames_in(run.trace)) > n
     run.stop()
     reader.finish()
     published, _, dropped_count = stop_line(run.d)
     assert dropped_count >= 5
-    assert published == len(frames(run.trace))
+    assert published == len(frames_in(run.trace))
     assert reader.bytes == published * FRAME, (reader.bytes, published)
-
 
 
 class TimedFifoReader(FifoReader):
@@ -319,7 +317,7 @@ def test_a_crash_still_writes_the_queued_trace(bed_factory, tmp_path, fault):
     run = Run(bed, tmp_path, "--set", "Sink.type=null",
               prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
     run.tilt("before the fault")
-    before = snapshot(run.trace)
+    before = trace_snapshot(run.trace)
     wanted = []
     for roll in (0.05, 0.1, 0.15):
         raw = run.dev.raw_for(pose(roll, 0.01))
@@ -350,7 +348,7 @@ def test_sighup_keeps_a_fifo_reader_and_counts_frames_over_reloads(bed_factory, 
     run.stop()
     reader.finish()
     published, _, _ = stop_line(run.d)
-    assert published == len(frames(run.trace)) >= 3
+    assert published == len(frames_in(run.trace)) >= 3
     assert reader.bytes == published * FRAME
 
 
@@ -365,7 +363,7 @@ def test_sighup_and_a_second_run_continue_a_raw_file(bed_factory, tmp_path):
     line = reload(run)
     run.tilt("after the reload")
     run.stop()
-    first_run = len(frames(run.trace))
+    first_run = len(frames_in(run.trace))
     data = out.read_bytes()
     assert data.startswith(before), "the reload truncated the raw file"
     assert len(data) == first_run * FRAME
@@ -378,7 +376,7 @@ def test_sighup_and_a_second_run_continue_a_raw_file(bed_factory, tmp_path):
     again.stop()
     data2 = out.read_bytes()
     assert data2.startswith(data), "a second run truncated the raw file"
-    assert len(data2) == (first_run + len(frames(again.trace))) * FRAME
+    assert len(data2) == (first_run + len(frames_in(again.trace))) * FRAME
 
 
 def test_sighup_continues_png_numbering(bed_factory, tmp_path):
@@ -394,7 +392,7 @@ def test_sighup_continues_png_numbering(bed_factory, tmp_path):
     run.stop()
     published, _, _ = stop_line(run.d)
     names = sorted(os.listdir(out))
-    assert published == len(frames(run.trace)) == len(names)
+    assert published == len(frames_in(run.trace)) == len(names)
     assert names == ["frame-%06d.png" % k for k in range(1, published + 1)]
 
     (tmp_path / "again").mkdir()
@@ -404,7 +402,7 @@ def test_sighup_continues_png_numbering(bed_factory, tmp_path):
                      "the continued numbering")
     again.tilt("second run")
     again.stop()
-    total = published + len(frames(again.trace))
+    total = published + len(frames_in(again.trace))
     assert sorted(os.listdir(out)) == ["frame-%06d.png" % k for k in range(1, total + 1)]
 
 
@@ -458,7 +456,7 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
     trace = str(tmp_path / "trace.jsonl")
     d, conf, dev = spawn_with_config(bed, "[Sink]\ntype = null\n[Trace]\npath = %s\n" % trace)
     wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
-    before, captured = snapshot(trace), baselines(trace)
+    before, captured = trace_snapshot(trace), baselines(trace)
     line = refused_reload(d, conf, "[Sink]\ntype = null\n[Trace]\npath = /proc/shimmerd-none/trace.jsonl\n")
     for roll in (0.1, -0.1):
         raw = dev.raw_for(pose(roll, 0))
@@ -638,7 +636,7 @@ def test_the_daemon_opens_the_console_with_the_units_privileges(bed_factory, ope
     /dev/tty0 (write-only: group tty may not read it) and reaches the console ioctls,
     which umockdev answers itself; the card is drawn all the same."""
     bed = bed_factory(FIXTURE)
-    fb = add_framebuffer(bed)
+    fb, _ = add_framebuffer(bed, fill=b"\x5a")
     readable_testbed(bed)
     os.chmod(fb, 0o666)      # what group video gets on a real framebuffer
     for dirpath, _, names in os.walk(bed.root):     # umockdev's ioctl sockets: connect needs write access

@@ -17,24 +17,18 @@ import time
 
 import pytest
 
-from support.harness import (FIXTURES, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, frames_published, mat_inv,
-                     mat_vec, norm, pose, read_trace, wait_until)
+from support.harness import (FIXTURES, HUB, IMU, G, AllocationCount, ScanPipe, block_of, close_to, cross, dot, expect,
+                             frames_published, mat_inv, mat_vec, monitor, norm, pose, read_trace, wait_until)
 # The allocation counter and the release build it counts in (fixtures, used by name below).
 
-IMU = "inv_mpu6500_combined_imu"
-HUB = "hid_sensor_hub_accel_gyro"
 WRONG = "kxtf9_mpu3050_wrong_gyro_matrix"
+SETTLED = ["--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=50"]     # of every monitor run
 IMU_PATH = "/sys/devices/pci0000:00/0000:00:15.1/i2c_designware.1/i2c-1/i2c-INVN6500:00/iio:device0"
 HUB_ROOT = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0003"
 HUB_ACCEL = HUB_ROOT + "/HID-SENSOR-200073.2.auto/iio:device2"
 HUB_GYRO = HUB_ROOT + "/HID-SENSOR-200076.3.auto/iio:device3"
 A500_ACCEL = "/sys/devices/platform/7000c000.i2c/i2c-0/0-0068/i2c-4/4-000f/iio:device1"
 A500_GYRO = "/sys/devices/platform/7000c000.i2c/i2c-0/0-0068/iio:device0"
-
-
-def expect(name):
-    with open(os.path.join(FIXTURES, name + ".expect.json")) as f:
-        return json.load(f)
 
 
 def set_vec(bed, syspath, channel, raw):
@@ -52,11 +46,6 @@ def tilted(pitch):
     return [0.0, -G * math.sin(pitch), -G * math.cos(pitch)]
 
 
-def monitor(bed, *extra):
-    d = bed.spawn("monitor", "--json", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=50", *extra)
-    return d
-
-
 def lying_level(bed, e, accel_path, gyro_path):
     """Both sensors read the device lying level and still (`e`: the fixture's expect.json)."""
     set_vec(bed, accel_path, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
@@ -69,7 +58,7 @@ def polled_with_gyroscope(bed_factory, fixture, accel_path, gyro_path):
     e = expect(fixture)
     bed = bed_factory(fixture)
     lying_level(bed, e, accel_path, gyro_path)
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll")
     d.wait_for(lambda r: r["type"] == "gyro", "first gyro record")
     return e, bed, d
 
@@ -142,7 +131,7 @@ def test_angular_velocity_in_rad_per_second_in_the_device_frame(bed_factory, fix
     set_vec(bed, accel_path, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
     raw = [100, -50, 20]
     set_vec(bed, gyro_path, "anglvel", raw)
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll")
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attach")
     assert attached["gyro"] == ("iio:device0" if fixture == IMU else "iio:device3")
     _, r = d.wait_for(lambda r: r["type"] == "gyro", "a gyro record")
@@ -194,7 +183,7 @@ def test_fusion_rides_through_hand_held_acceleration_that_fools_the_acceleromete
     for gyro in ("auto", "none"):
         bed = bed_factory(IMU)
         lying_level(bed, e, IMU_PATH, IMU_PATH)
-        d = monitor(bed, "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sensor.gyro=" + gyro)
+        d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sensor.gyro=" + gyro)
         d.wait_for(lambda r: r["type"] == "sample", "first sample")
         time.sleep(1.0)   # lying still: the gyroscope's offset is learnt
         mark = len(d.records)
@@ -236,7 +225,7 @@ def turning_a500(bed_factory, *extra):
     bed = bed_factory(WRONG)
     m = e["mount_matrix"]
     lying_level(bed, e, A500_ACCEL, A500_GYRO)
-    d = monitor(bed, "--set", "Sensor.mode=poll", "--set", "Sensor.gyro=name:mpu3050", *extra)
+    d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll", "--set", "Sensor.gyro=name:mpu3050", *extra)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attach")
     assert attached["gyro"] == "iio:device0"
     d.wait_for(lambda r: r["type"] == "sample", "first sample")
@@ -287,7 +276,7 @@ def test_the_right_frame_passes_the_self_check(bed_factory):
     try:
         # Four turns of a second each: more than the three windows that would condemn it.
         mark = len(d.records)
-        from harness import wait_until
+        from support.harness import wait_until
         wait_until(lambda: sum(1 for r in d.records[mark:] if r["type"] == "sample") >= 200, "200 samples", daemon=d)
     finally:
         stop.set()
@@ -351,7 +340,7 @@ def test_a_sibling_gyroscopes_sampling_frequency_is_set_and_restored(bed_factory
     bed = bed_factory(HUB)
     lying_level(bed, e, HUB_ACCEL, HUB_GYRO)
     before = bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency")
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll")
     d.wait_log(r"gyroscope: iio:device3 \(gyro_3d\).*in_anglvel_sampling_frequency 10.000000 -> 50 .*restored on exit",
                "the gyroscope's frequency in the attach line")
     assert bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency").strip() == "50"
@@ -376,7 +365,7 @@ def test_a_sibling_gyroscope_that_appears_later_is_taken_up_dropped_when_removed
     set_vec(bed, HUB_ACCEL, "accel", accel_raw(e["mount_matrix"], e["scale"], tilted(0)))
     gyro_block = umockdev_block(HUB, HUB_GYRO)
     bed.remove(HUB_GYRO)                     # not there when the daemon starts
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll")
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attach")
     assert attached["gyro"] is None
     d.wait_for(lambda r: r["type"] == "sample", "samples without a gyroscope")

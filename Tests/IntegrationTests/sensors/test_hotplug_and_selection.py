@@ -5,9 +5,8 @@ import re
 
 import pytest
 
+from support.harness import NO_FILTER as ARGS
 from support.harness import Device, close_to, pose
-
-ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 
 
 @pytest.mark.parametrize("mode", ["poll", "buffer"])

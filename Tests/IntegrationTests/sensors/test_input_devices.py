@@ -16,7 +16,6 @@ lis3lv02d on an HP laptop with a hwdb mount matrix. What is checked, with figure
   accelerometer alone;
 - hotplug: a named controller waited for, attached, gone with one line, back again."""
 import collections
-import json
 import math
 import os
 import random
@@ -29,28 +28,26 @@ import time
 
 import pytest
 
-from support.evdev_emulation import ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, EvdevNode
-from support.harness import FIXTURES, G, block_of, mat_inv, mat_vec, pose, read_trace, tilt, wait_trace, wait_until
-from test_demand import wakeups
-from test_motion_path import LEAN, STILL, SWEEP, HandHeld, matched, true_reading
+from support.evdev_emulation import (ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, LIS3, LIS3_INPUT, LIS3_MATRIX, EvdevNode,
+                                     lis3_counts, sensors_json)
+from support.harness import (FIXTURES, G, Heartbeats, block_of, mat_inv, mat_vec, pose, read_trace, rss_kib, tilt,
+                             wait_trace, wait_until, wakeups)
+from support.motion_paths import LEAN, STILL, SWEEP, HandHeld, matched, true_reading
 
 DUALSENSE = "dualsense_usb"
-LIS3 = "lis3lv02d_hp_elitebook"
 HID = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
 MOTION = HID + "/input/input21/event21"
 MOTION_NAME = "Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors"
-LIS3_INPUT = "/sys/devices/platform/lis3lv02d/input/input6"
 # The controller table's frame for Sony's controllers (x right, y out of the face, z toward
 # the player; +1 g up at rest), as a screen held like the controller sees it: device = M *
 # sensor for the accelerometer, det(M) * M = -M for the gyroscope.
 SONY = [[-1, 0, 0], [0, 0, 1], [0, -1, 0]]
 # hid-playstation: DS_ACC_RES_PER_G, DS_GYRO_RES_PER_DEG_S.
 ACC_PER_G, GYRO_PER_DPS = 8192, 1024
-# lis3lv02d: milli-g; the fixture's udev ACCEL_MOUNT_MATRIX.
-LIS3_MATRIX = [[0, -1, 0], [-1, 0, 0], [0, 0, -1]]
 RATE = 250
 # MSC_TIMESTAMP starts 2 s before its 32 bits wrap: every run crosses the wrap.
 WRAP_START = (1 << 32) - 2_000_000
+
 
 def in_real_time(test):
     """A test whose daemon keeps up with a device in real time: ahead of the rest of a
@@ -74,10 +71,6 @@ def controller_counts(accel, rate, mirrored_axis=None):
 def controller_accel(state):
     """The reading the daemon makes of the node's state (m/s^2, screen frame)."""
     return mat_vec(SONY, [state[c] * (G / ACC_PER_G) for c in (ABS_X, ABS_Y, ABS_Z)])
-
-
-def lis3_counts(accel):
-    return dict(zip((ABS_X, ABS_Y, ABS_Z), [round(a / G * 1000) for a in mat_vec(mat_inv(LIS3_MATRIX), accel)]))
 
 
 def lis3_accel(state):
@@ -138,13 +131,6 @@ def run_daemon(bed, tmp_path, *extra, name="trace", binary=None, extra_env=None)
     d = bed.spawn("run", "--config", str(conf), "--set", "Sink.type=null", "--set", "Trace.path=" + trace, *extra,
                   binary=binary, extra_env=extra_env)
     return d, trace
-
-
-def sensors_json(bed, *extra, status=0):
-    """The report of `shimmerd sensors --json`; it exits 69 when nothing is usable."""
-    r = bed.run("sensors", "--json", *extra)
-    assert r.returncode == status, r.stderr
-    return json.loads(r.stdout)
 
 
 # --- discovery and selection ---
@@ -769,11 +755,6 @@ def flood_reports(node, poses):
     return ",".join(out)
 
 
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        return int([line for line in f if line.startswith("VmRSS:")][0].split()[1])
-
-
 def test_a_flood_of_60000_reports_a_second_keeps_the_heartbeat_and_memory_bounded(bed_factory, tmp_path):
     """A controller that reports as fast as its node can be written (60,000 reports a
     second or more, 8 events each: the six axes, MSC_TIMESTAMP, SYN_REPORT) for 20 s, named and
@@ -785,7 +766,6 @@ def test_a_flood_of_60000_reports_a_second_keeps_the_heartbeat_and_memory_bounde
     least 8 a second in every second of the flood, the RSS grows by at most 5 MB, the
     lines (SYN_DROPPED, the flood itself, libevdev's own) come at most one a second, and
     samples go on."""
-    from test_dbus_hostile import Heartbeats
     bed = bed_factory(DUALSENSE)
     node = EvdevNode(bed, DUALSENSE + ".event21")
     rest = controller_counts(pose(0, LEAN), [0, 0, 0])

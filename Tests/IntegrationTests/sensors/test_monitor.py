@@ -7,13 +7,8 @@ import time
 
 import pytest
 
-from support.harness import OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, pose, tilt
-
-NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
-
-
-def monitor(bed, *args):
-    return bed.spawn("monitor", "--json", *NO_FILTER, *args)
+from support.harness import (NO_FILTER, OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, expected_focal, monitor, pose,
+                             tilt)
 
 
 @pytest.mark.parametrize("mode", ["poll", "buffer"])
@@ -21,7 +16,7 @@ def monitor(bed, *args):
 def test_samples_match_expected_ms2(bed_factory, fixture, mode):
     dev = Device(fixture)
     bed = bed_factory(fixture)
-    d = monitor(bed, "--set", "Sensor.mode=" + mode)
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=" + mode)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert attached["device"] == dev.id and attached["mode"] == mode
     assert attached["mount_matrix"] == dev.matrix
@@ -39,11 +34,6 @@ def test_samples_match_expected_ms2(bed_factory, fixture, mode):
     else:
         assert "scan_timestamp_ns" not in s
     assert d.stop() == 0
-
-
-def expected_focal(dp, dr):
-    clamp = lambda v: max(-100.0, min(100.0, v))  # noqa: E731
-    return [175 + clamp(dr / 0.2 * 100), 350 * 2 / 3 + clamp(dp / 0.1 * 100)]
 
 
 def follow_path(bed, d, dev, baseline_accel, steps, feed):
@@ -68,7 +58,7 @@ def test_poll_tilt_path_moves_dpitch_and_droll(bed_factory):
     bed = bed_factory(dev.fixture)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     baseline = dev.accel_of(dev.raw_for(pose(0, 0)))
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=poll")
     d.wait_for(lambda r: r["type"] == "sample", "first sample")
     # (roll, lean back): dRoll = roll, dPitch = -lean for single-axis moves.
     path = [(0.1, 0.0), (0.0, -0.05), (0.0, 0.08), (-0.15, 0.0), (0.12, -0.06), (0.0, 0.0)]
@@ -88,7 +78,7 @@ def test_buffer_tilt_path_big_endian_portrait(bed_factory):
     dev = Device("mxc4005_aquarius_cmp_ns483")
     bed = bed_factory(dev.fixture)
     baseline = dev.exp["accel_ms2"]
-    d = monitor(bed, "--set", "Sensor.mode=buffer")
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=buffer")
     d.wait_for(lambda r: r["type"] == "sample", "first sample")
 
     def turned(v, r):  # clockwise in-plane turn of a reading
@@ -111,7 +101,7 @@ def test_buffer_batches_a_frame_interval_and_uses_the_newest_scan(bed_factory, f
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture)
     pipe = ScanPipe(bed, dev)      # the device node as a FIFO: scans arrive when written
-    d = monitor(bed, "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100", "--set", "Sink.fps=%d" % fps,
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100", "--set", "Sink.fps=%d" % fps,
                 "--set", "Attitude.baseline_samples=1")
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert attached["mode"] == "buffer"
@@ -135,7 +125,7 @@ def test_buffer_batches_a_frame_interval_and_uses_the_newest_scan(bed_factory, f
 def test_sampling_frequency_set_and_restored(bed_factory):
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture)
-    d = monitor(bed, "--set", "Sensor.mode=poll")
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=poll")
     _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert "125.000000 -> 62.500000" in a["sampling_frequency"]
     assert bed.attr(dev.syspath, "in_accel_sampling_frequency").strip() == "62.500000"
@@ -146,7 +136,7 @@ def test_sampling_frequency_set_and_restored(bed_factory):
 def test_sampling_frequency_never_below_10_hz(bed_factory):
     dev = Device("st_lis2dh12_lenovo_miix320")
     bed = bed_factory(dev.fixture)
-    d = monitor(bed, "--set", "Sensor.rate=2")
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.rate=2")
     _, a = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert bed.attr(dev.syspath, "sampling_frequency").strip() == "10"
     d.wait_for(lambda r: r["type"] == "sample", "sample")

@@ -15,7 +15,6 @@ stays small; with `Sensor.gyro = none` the same scans, read by the accelerometer
 show the hand's acceleration as tilt: the test shows both, so it cannot pass by accident.
 Angles, not times: the feeder's timing moves when scans arrive, not what they say."""
 import math
-import os
 import random
 import struct
 import subprocess
@@ -25,26 +24,14 @@ import time
 
 import pytest
 
-from support.harness import Device, ScanPipe, norm, pose, read_trace, tilt, wait_until
+from support.harness import HUB, IMU, Device, ScanPipe, read_trace, tilt, wait_until
+from support.motion_paths import STILL, SWEEP, HandHeld, matched, true_reading
 
 # Fed in real time at 100 Hz: ahead of the rest of a parallel run (conftest.py's
 # `realtime`), and one at a time.
 pytestmark = [pytest.mark.usefixtures("realtime"), pytest.mark.xdist_group("realtime")]
 
-IMU = "inv_mpu6500_combined_imu"
-HUB = "hid_sensor_hub_accel_gyro"
 RATE = 100
-LEAN = math.radians(30)        # held like a tablet: the screen leaned back from upright
-STILL = 1.5                    # seconds lying still before the sweep (baseline, offset learnt)
-SWEEP = 6.0                    # seconds of hand-held sweep
-
-
-def true_reading(t):
-    """Gravity's direction times g in the device frame at t seconds (no hand motion)."""
-    s = max(0.0, t - STILL)
-    pitch = LEAN + math.radians(4) * math.sin(2 * math.pi * 0.5 * s)
-    roll = math.radians(8) * math.sin(2 * math.pi * 0.3 * s)
-    return pose(roll, pitch)
 
 
 def body_rate(t, h=1e-4):
@@ -56,20 +43,6 @@ def body_rate(t, h=1e-4):
     n2 = sum(x * x for x in a)
     return [(da[1] * a[2] - da[2] * a[1]) / n2, (da[2] * a[0] - da[0] * a[2]) / n2,
             (da[0] * a[1] - da[1] * a[0]) / n2]
-
-
-class HandHeld:
-    """Linear acceleration of a hand: per axis a sum of sinusoids, `rms` m/s^2 RMS as a
-    vector, from the start of the sweep."""
-
-    def __init__(self, rng, rms=0.5):
-        self.parts = [[(rng.uniform(0.7, 2.3), rng.uniform(0, 2 * math.pi)) for _ in range(3)] for _ in range(3)]
-        self.amplitude = rms / math.sqrt(3) * math.sqrt(2 / 3)   # 3 axes x 3 sinusoids
-
-    def __call__(self, t):
-        if t < STILL:
-            return [0.0, 0.0, 0.0]
-        return [sum(self.amplitude * math.sin(2 * math.pi * f * t + ph) for f, ph in axis) for axis in self.parts]
 
 
 class SensorModel:
@@ -104,21 +77,6 @@ class SensorModel:
             return struct.pack("<3i4xq", *raw, ts_ns)
         gyro_raw = [r + int(round(self.rng.gauss(0, 1.0))) for r in self.dev.gyro_raw_for(w)]
         return self.dev.scans(None, count=1, ts0=ts_ns, raw=raw, gyro_raw=gyro_raw)
-
-
-def matched(samples, made):
-    """(sample, true tilt) pairs: each sample is the next scan, in order, whose reading it
-    carries (the daemon reads scans in order; the baseline's readings are not samples)."""
-    pairs, i = [], 0
-    for s in samples:
-        j = i
-        while j < len(made) and max(abs(p - q) for p, q in zip(made[j][0], s["accel"])) > 2e-6:
-            j += 1
-        if j == len(made):
-            continue
-        pairs.append((s, made[j][1]))
-        i = j + 1
-    return pairs
 
 
 def run_path(bed_factory, tmp_path, gyro, fixture=IMU, hand_rms=0.5, sweep=SWEEP, extra=(), verdict=None, late=None):

@@ -17,8 +17,7 @@ import time
 
 import pytest
 
-from support.harness import G, Device, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
-from test_dbus_hostile import Heartbeats
+from support.harness import G, Device, Heartbeats, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -107,7 +106,7 @@ def test_resting_far_from_the_baseline_captures_a_new_one(tmp_path):
     conf = tmp_path / "empty.conf"
     conf.write_text("")
     out = tmp_path / "out.jsonl"
-    from harness import SHIMMERD
+    from support.harness import SHIMMERD
     import subprocess
     p = subprocess.run([SHIMMERD, "run", "--config", str(conf), "--set", "Sensor.device=trace:%s" % src,
                         "--set", "Sensor.trace_speed=max", "--set", "Sink.type=null", "--set", "Trace.path=%s" % out],

@@ -5,9 +5,8 @@ import json
 
 import pytest
 
+from support.harness import NO_FILTER as ARGS
 from support.harness import Device, close_to, free_port, pose, tilt
-
-ARGS = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
 
 
 @pytest.fixture

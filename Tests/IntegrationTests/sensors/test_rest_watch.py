@@ -17,7 +17,6 @@ Figures: over 20 s from 2 s after rest, at most 1.5 wakeups a second (voluntary 
 switches of all the daemon's threads, test_demand.wakeups); the first motion after a rest
 drawn (the shm header's focal point moves) within 100 ms at p95 and 150 ms at most over 20
 trials."""
-import os
 import random
 import struct
 import threading
@@ -25,13 +24,10 @@ import time
 
 import pytest
 
-from support.evdev_emulation import EvdevNode
+from support.evdev_emulation import LIS3, LIS3_INPUT, EvdevNode, lis3_counts, sensors_json
+from support.harness import HID, G, Device, ScanPipe, pose, wait_until, wakeups
 from support.iio_events_emulation import EventStream
-from support.harness import G, Device, ScanPipe, pose, wait_until
-from test_demand import wakeups
-from test_input_devices import LIS3, LIS3_INPUT, lis3_counts, sensors_json
 
-HID = "hid_accel3d_ish_convertible"
 HID_DEV = Device(HID)
 REST = r"device still: reading every"
 MOVING = r"device moving: full rate"

@@ -14,16 +14,14 @@ import time
 
 import pytest
 
-from support.harness import HERE, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_trace, wait_until
+from support.harness import BMC150, HID, SUPPORT, WAIT, Device, Lines, ScanPipe, SystemBus, pose, wait_trace, wait_until
 
-BMC150 = "bmc150_bosc0200_ideapad_d330"      # I2C: iio-sensor-proxy polls in_accel_*_raw
-HID = "hid_accel3d_ish_convertible"          # HID sensor hub: iio-sensor-proxy uses the buffer
+# Its fixtures: BMC150 (I2C: iio-sensor-proxy polls in_accel_*_raw) and HID (a HID sensor
+# hub: iio-sensor-proxy uses the buffer).
 SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
 # The poses of the test and the orientation iio-sensor-proxy reports for each: upright,
 # turned a quarter clockwise, upright, a quarter anticlockwise, upright.
 TURNS = [(1.5708, "left-up"), (0.0, "normal"), (-1.5708, "right-up"), (0.0, "normal")]
-
-
 RATE = "in_accel_sampling_frequency"          # both fixtures' (no shared sampling_frequency)
 
 
@@ -87,7 +85,6 @@ def start_shimmerd(bed, bus):
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     d.wait_for(lambda r: r["type"] == "baseline", "baseline")
     return d, attached
-
 
 
 def turn_through(device, mon, seen, d, bed, dev, left):
@@ -255,7 +252,7 @@ class RefusingFile:
         self.serve(text)
         open(self.count, "w").close()
         env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
-        self.p = subprocess.Popen([sys.executable, os.path.join(HERE, "support", "refusing_file.py"), "--in", where,
+        self.p = subprocess.Popen([sys.executable, os.path.join(SUPPORT, "refusing_file.py"), "--in", where,
                                    "--count", self.count, path, self.control], env=env)
         wait_until(lambda: self.mounted() or self.p.poll() is not None, "the FUSE mount on " + path)
         assert self.mounted(), "refusing_file.py did not mount %s (exit %s)" % (path, self.p.poll())

@@ -11,25 +11,20 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
 from support import xshot
-from support.harness import REPO, SHIMMERD, WAIT, Daemon, SystemBus, frames_published, wait_until
-from test_dbus import POLICY, SYSTEM_DEFAULTS, prop
-from test_demand import wakeups
-from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env
+from support.bus import prop
+from support.harness import AS_NOBODY as NOBODY
+from support.harness import BMC150 as FIXTURE
+from support.harness import REPO, SHIMMERD, WAIT, Daemon, frames_published, wait_until, wakeups
+from support.sinks import CARD_H, CARD_W, PATH, Tilter, reader_env, shm_daemon, shmread
 
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import shmread  # noqa: E402
-
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 FILL = "#336699"
 FILL_RGB = (0x33, 0x66, 0x99)
-CARD_W, CARD_H = 700, 467
 RADIUS_PT = 12          # docs/CARD.md: the card's corners
 CARD_WIDTH_PT = 350     # docs/CARD.md: the default card; its frame's scale is width / 350
 
@@ -137,36 +132,19 @@ def sway():
     s.close()
 
 
-@pytest.fixture
-def bus():
-    """A private system bus with the shipped policy, its socket reachable by nobody."""
-    b = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
-    os.chmod(b.dir, 0o755)
-    yield b
-    b.close()
-
-
-def start_daemon(bed, bus, name, trace):
-    """The daemon, its segment readable by nobody (Sink.mode 0644), idle until claimed."""
-    d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Sink.mode=0644",
-                  "--set", "Trace.path=" + trace, extra_env=bus.env)
-    d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
-    return d
-
-
-def start_background(sway, bus, name, fill=FILL):
+def start_background(sway, shipped_bus, name, fill=FILL):
     """The background as nobody; `fill` None: the default fill."""
-    env = dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    env = dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=shipped_bus.address)
     return Daemon(NOBODY + [SHIMMERD, "view", "--name", name, "--background"] + (["--fill", fill] if fill else []), env)
 
 
-def daemon_and_background(bed_factory, sway, bus, shm_name, tmp_path):
+def daemon_and_background(bed_factory, sway, shipped_bus, shm_name, tmp_path):
     """The daemon on the fixture accelerometer, its tilter, and the background, claimed."""
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
-    d = start_daemon(bed, bus, shm_name, trace)
-    bg = start_background(sway, bus, shm_name)
+    d = shm_daemon(bed, shm_name, trace, "--set", "Sink.mode=0644", bus=shipped_bus)
+    bg = start_background(sway, shipped_bus, shm_name)
     bg.wait_log(r"view: claimed the frames of org\.shimmerd\.Shimmerd1", "the claim")
     return d, bg, tilter
 
@@ -274,11 +252,11 @@ def card_on_screen(sway, name, output="HEADLESS-1", at=(290, 126), daemon=None, 
 
 
 def test_the_card_is_pixel_exact_and_centred_with_the_fill_around_it_and_in_its_corners(
-        bed_factory, sway, bus, shm_name, tmp_path):
-    d, bg, tilter = daemon_and_background(bed_factory, sway, bus, shm_name, tmp_path)
+        bed_factory, sway, shipped_bus, shm_name, tmp_path):
+    d, bg, tilter = daemon_and_background(bed_factory, sway, shipped_bus, shm_name, tmp_path)
     assert any(re.search(r"view: output HEADLESS-1 \(1280 x 720 px, scale 2\): a layer surface on the bottom layer", line)
                for line in bg.logs), bg.logs
-    assert prop(bus, "Claims") == 1
+    assert prop(shipped_bus, "Claims") == 1
     target = tilter.step(*PATH[0], d)
     header, shot, (equal, off_by_one, worst) = card_on_screen(sway, shm_name, daemon=d)
     assert abs(header["focal_x"] - target[0]) < 8 and abs(header["focal_y"] - target[1]) < 8
@@ -319,14 +297,14 @@ class Client:
         return self.lines.p.wait(timeout=WAIT)
 
 
-def test_the_background_is_above_swaybg_started_after_or_before_it(bed_factory, sway, bus, shm_name, tmp_path):
+def test_the_background_is_above_swaybg_started_after_or_before_it(bed_factory, sway, shipped_bus, shm_name, tmp_path):
     """A typical sway config starts swaybg, on the `background` layer: another surface
     there mapped after it is hidden under it (sway 1.7 keeps the first on top). The card
     is on the `bottom` layer: above swaybg whichever started first."""
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
-    d = start_daemon(bed, bus, shm_name, trace)
-    bg = start_background(sway, bus, shm_name)
+    d = shm_daemon(bed, shm_name, trace, "--set", "Sink.mode=0644", bus=shipped_bus)
+    bg = start_background(sway, shipped_bus, shm_name)
     card_on_screen(sway, shm_name, daemon=d)
     # swaybg after the card: its magenta is mapped (committed, and taken by sway), but
     # not one pixel of it shows.
@@ -341,7 +319,7 @@ def test_the_background_is_above_swaybg_started_after_or_before_it(bed_factory, 
     under = wait_until(lambda: (lambda n: n if n == 1280 * 720 else None)(magenta_pixels(sway.shot())),
                        "swaybg's magenta on the whole output once the card closed", sway)
     # The card started after swaybg: above it too.
-    bg = start_background(sway, bus, shm_name)
+    bg = start_background(sway, shipped_bus, shm_name)
     _, shot, _ = card_on_screen(sway, shm_name, daemon=d)
     before = magenta_pixels(shot)
     assert before == 0, "%d pixels of swaybg show through" % before
@@ -388,8 +366,8 @@ def scaled_card_on(sway, output, box, daemon):
     return time.monotonic() - t0, shot
 
 
-def test_a_second_output_shows_the_card_within_a_second(bed_factory, sway, bus, shm_name, tmp_path):
-    d, bg, tilter = daemon_and_background(bed_factory, sway, bus, shm_name, tmp_path)
+def test_a_second_output_shows_the_card_within_a_second(bed_factory, sway, shipped_bus, shm_name, tmp_path):
+    d, bg, tilter = daemon_and_background(bed_factory, sway, shipped_bus, shm_name, tmp_path)
     tilter.step(*PATH[1], d)
     card_on_screen(sway, shm_name, daemon=d)
     # A new output (sway makes it 1920 x 1080, scale 1): the 700 x 467 card keeps its
@@ -448,9 +426,9 @@ def open_window_on(sway, output):
     return p
 
 
-def two_outputs_with_the_card(bed_factory, sway, bus, shm_name, tmp_path):
+def two_outputs_with_the_card(bed_factory, sway, shipped_bus, shm_name, tmp_path):
     sway.msg("create_output")
-    d, bg, tilter = daemon_and_background(bed_factory, sway, bus, shm_name, tmp_path)
+    d, bg, tilter = daemon_and_background(bed_factory, sway, shipped_bus, shm_name, tmp_path)
     tilter.step(*PATH[0], d)
     card_on_screen(sway, shm_name, daemon=d)
     bg.wait_log(r"view: output HEADLESS-2: the background is seen", "the second output's card")
@@ -458,15 +436,15 @@ def two_outputs_with_the_card(bed_factory, sway, bus, shm_name, tmp_path):
 
 
 def test_a_fullscreen_window_on_every_output_releases_the_claim_and_closing_them_brings_the_card_back(
-        bed_factory, sway, bus, shm_name, tmp_path):
+        bed_factory, sway, shipped_bus, shm_name, tmp_path):
     """sway sends no frame callbacks to a surface a fullscreen window covers: once every
     output has one, nobody sees the card and the claim goes (within 2 s); closing the
     windows shows it again: claimed, and a new frame on screen within 1 s."""
-    d, bg, tilter = two_outputs_with_the_card(bed_factory, sway, bus, shm_name, tmp_path)
-    assert prop(bus, "Claims") == 1
+    d, bg, tilter = two_outputs_with_the_card(bed_factory, sway, shipped_bus, shm_name, tmp_path)
+    assert prop(shipped_bus, "Claims") == 1
     first = open_window_on(sway, "HEADLESS-1")
     time.sleep(2.5)     # one output covered: the other still shows the card, the claim stays
-    assert prop(bus, "Claims") == 1, "one output still shows the card"
+    assert prop(shipped_bus, "Claims") == 1, "one output still shows the card"
     mark, daemon_mark = len(bg.logs), len(d.logs)
     second = open_window_on(sway, "HEADLESS-2")
     covered = time.monotonic()
@@ -474,7 +452,7 @@ def test_a_fullscreen_window_on_every_output_releases_the_claim_and_closing_them
     bg.wait_log(r"view: released the frames of org\.shimmerd\.Shimmerd1", "the release", start=mark)
     released = time.monotonic() - covered
     assert released <= 2.0, "released %.2f s after the last output was covered" % released
-    assert prop(bus, "Claims") == 0
+    assert prop(shipped_bus, "Claims") == 0
     # The daemon idles a second after the last claim ended.
     d.wait_log(r"idle: nobody has claimed the frames", "the daemon idle", start=daemon_mark)
     before = frames_published(shm_name)
@@ -482,7 +460,7 @@ def test_a_fullscreen_window_on_every_output_releases_the_claim_and_closing_them
     first.kill()
     second.kill()
     shown = time.monotonic()
-    wait_until(lambda: prop(bus, "Claims") == 1, "the claim again", bg)
+    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "the claim again", bg)
     claimed = time.monotonic() - shown
     wait_until(lambda: frames_published(shm_name) > before, "a new frame", d)
     new_frame = time.monotonic() - shown
@@ -496,8 +474,8 @@ def test_a_fullscreen_window_on_every_output_releases_the_claim_and_closing_them
     assert d.stop() == 0
 
 
-def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, bus, shm_name, tmp_path):
-    d, bg, tilter = two_outputs_with_the_card(bed_factory, sway, bus, shm_name, tmp_path)
+def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, shipped_bus, shm_name, tmp_path):
+    d, bg, tilter = two_outputs_with_the_card(bed_factory, sway, shipped_bus, shm_name, tmp_path)
     pid = bg.p.pid
     time.sleep(2)           # the last frame's callbacks answered: still
 
@@ -522,7 +500,7 @@ def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, bus, 
     assert shown <= 2.0, "%.2f wakeups a second while still and shown" % shown
     first = open_window_on(sway, "HEADLESS-1")
     second = open_window_on(sway, "HEADLESS-2")
-    wait_until(lambda: prop(bus, "Claims") == 0, "the claim released", bg)
+    wait_until(lambda: prop(shipped_bus, "Claims") == 0, "the claim released", bg)
     time.sleep(1)
     hidden = rate(10)
     assert hidden <= 2.0, "%.2f wakeups a second while hidden" % hidden
@@ -535,11 +513,11 @@ def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, bus, 
     assert d.stop() == 0
 
 
-def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(bed_factory, sway, bus, shm_name, tmp_path):
+def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(bed_factory, sway, shipped_bus, shm_name, tmp_path):
     bed = bed_factory(FIXTURE)
-    d = start_daemon(bed, bus, shm_name, str(tmp_path / "trace.jsonl"))
-    bg = start_background(sway, bus, shm_name, fill=None)
-    wait_until(lambda: prop(bus, "Claims") == 1, "the claim", bg)
+    d = shm_daemon(bed, shm_name, str(tmp_path / "trace.jsonl"), "--set", "Sink.mode=0644", bus=shipped_bus)
+    bg = start_background(sway, shipped_bus, shm_name, fill=None)
+    wait_until(lambda: prop(shipped_bus, "Claims") == 1, "the claim", bg)
     # Without --fill, the window's grey (#202020) is around the card.
     wait_until(lambda: non_fill_box(sway.shot(), fill=(0x20, 0x20, 0x20)) == (290, 126, 990, 593), "the default fill", bg)
     sway.p.kill()
@@ -549,37 +527,37 @@ def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(
     assert status == 0, "exit status %s (negative: a signal)" % status
     assert gone <= 2.0, gone
     assert any("the compositor closed the connection" in line for line in bg.logs), bg.logs
-    wait_until(lambda: prop(bus, "Claims") == 0, "the claim gone with the connection", d)
+    wait_until(lambda: prop(shipped_bus, "Claims") == 0, "the claim gone with the connection", d)
     print("\ncompositor killed: the background exited %d after %.2f s; Claims 0" % (status, gone))
     assert d.stop() == 0
 
 
 def test_the_daemon_restarted_or_the_bus_back_brings_the_card_back_within_three_seconds(
-        bed_factory, sway, bus, shm_name, tmp_path):
+        bed_factory, sway, shipped_bus, shm_name, tmp_path):
     bed = bed_factory(FIXTURE)
-    d = start_daemon(bed, bus, shm_name, str(tmp_path / "trace.jsonl"))
-    bg = start_background(sway, bus, shm_name)
+    d = shm_daemon(bed, shm_name, str(tmp_path / "trace.jsonl"), "--set", "Sink.mode=0644", bus=shipped_bus)
+    bg = start_background(sway, shipped_bus, shm_name)
     card_on_screen(sway, shm_name, daemon=d)
     assert d.stop() == 0
     before = frames_published(shm_name)
     started = time.monotonic()
-    d2 = start_daemon(bed, bus, shm_name, str(tmp_path / "trace2.jsonl"))
+    d2 = shm_daemon(bed, shm_name, str(tmp_path / "trace2.jsonl"), "--set", "Sink.mode=0644", bus=shipped_bus)
     header, _, _ = card_on_screen(sway, shm_name, daemon=d2, min_frame=before + 1)
     restart = time.monotonic() - started
     assert header["writer_pid"] == d2.p.pid
     assert restart <= 3.0, "the card back %.2f s after the daemon restarted" % restart
-    assert prop(bus, "Claims") == 1
+    assert prop(shipped_bus, "Claims") == 1
 
     # The bus restarts (an upgrade of dbus): every claim ends with it; both come back.
-    bus.stop()
+    shipped_bus.stop()
     d2.wait_log(r"idle: nobody has claimed the frames", "idle without the bus", start=len(d2.logs) - 3)
     before = frames_published(shm_name)
-    bus.start()
+    shipped_bus.start()
     back = time.monotonic()
     header, _, _ = card_on_screen(sway, shm_name, daemon=d2, min_frame=before + 1)
     bus_back = time.monotonic() - back
     assert bus_back <= 3.0, "the card back %.2f s after the bus came back" % bus_back
-    assert prop(bus, "Claims") == 1
+    assert prop(shipped_bus, "Claims") == 1
     print("\ndaemon restarted: claimed again and the new daemon's frame %d on screen %.2f s after it started; "
           "bus back: claimed and a new frame on screen after %.2f s" % (header["frame"], restart, bus_back))
     assert bg.stop() == 0
@@ -661,12 +639,12 @@ def fitted_card(shot):
     return box if fits and corners and abs(w / h - CARD_W / CARD_H) < 0.02 else None
 
 
-def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_factory, sway, bus, shm_name, tmp_path):
+def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_factory, sway, shipped_bus, shm_name, tmp_path):
     nested = Sway(parent=sway)
     try:
         nested.msg("create_output")
         wait_until(lambda: "WL-2" in nested.outputs(), "WL-2", nested)
-        d, bg, tilter = daemon_and_background(bed_factory, nested, bus, shm_name, tmp_path)
+        d, bg, tilter = daemon_and_background(bed_factory, nested, shipped_bus, shm_name, tmp_path)
         for name in ("WL-1", "WL-2"):
             bg.wait_log(r"view: output %s: the background is seen" % name, "the card on %s" % name)
         tilter.step(*PATH[0], d)
@@ -684,7 +662,7 @@ def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_fact
         assert bg.poll() is None
         problems = [line for line in bg.logs if "error" in line or ("warning" in line and "bus" not in line)]
         assert problems == [], problems
-        assert prop(bus, "Claims") == 1
+        assert prop(shipped_bus, "Claims") == 1
         print("\noutput removed: no error, the client kept running and claiming; WL-1's card %s, then %s once WL-1 "
               "grew; %s" % (narrow, wide, [l for l in bg.logs if "WL-2" in l][-1]))
         assert bg.stop() == 0
@@ -707,7 +685,7 @@ def test_the_startup_lines_of_each_desktop_are_the_same_in_the_manual_readme_and
             assert "| `%s` |" % line in text, (doc, line)
 
 
-def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_without_input(bed_factory, sway, bus, shm_name,
+def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_without_input(bed_factory, sway, shipped_bus, shm_name,
                                                                                            tmp_path):
     """What the client asks of sway, as libwayland-client logs it (WAYLAND_DEBUG): per
     output a layer surface on the bottom layer (1), anchored to all four edges (15), the
@@ -716,9 +694,9 @@ def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_with
     scale."""
     sway.msg("create_output")
     bed = bed_factory(FIXTURE)
-    d = start_daemon(bed, bus, shm_name, str(tmp_path / "trace.jsonl"))
+    d = shm_daemon(bed, shm_name, str(tmp_path / "trace.jsonl"), "--set", "Sink.mode=0644", bus=shipped_bus)
     bg = Daemon(NOBODY + [SHIMMERD, "view", "--name", shm_name, "--background"],
-                dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=bus.address, WAYLAND_DEBUG="1"))
+                dict(sway.env, DBUS_SYSTEM_BUS_ADDRESS=shipped_bus.address, WAYLAND_DEBUG="1"))
     for name in ("HEADLESS-1", "HEADLESS-2"):
         bg.wait_log(r"view: output %s: the background is seen" % name, "the card on %s" % name)
     sent = [re.sub(r"^\[[\d. ]+\]\s+-> ", "", line) for line in bg.logs if " -> " in line]

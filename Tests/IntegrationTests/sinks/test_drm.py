@@ -12,7 +12,10 @@ import pytest
 
 from support import drm_emulation as de
 from support.harness import SHIMMERD, WAIT, pose, read_trace, wait_until
-from test_sinks import CARD_H, CARD_W, FIXTURE, PATH, QUIET, Tilter, add_framebuffer, frames_in, reference_card
+from support.harness import BMC150 as FIXTURE
+from support.harness import frames_in
+from support.sinks import CARD_H, CARD_W, PATH, Tilter, add_framebuffer, reference_card
+from support.sinks import SINK_QUIET as QUIET
 
 DRM = ["--set", "Sink.type=drm"]
 

@@ -10,67 +10,18 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import pytest
 
 from support import scene_colors
-from support.harness import craft_segment, REPO, SHIMMERD, WAIT, Device, pose, read_trace, wait_trace, wait_until
-
-READER = os.path.join(REPO, "tools", "shmread.py")
-CARD_W, CARD_H = 700, 467
-FIXTURE = "bmc150_bosc0200_ideapad_d330"
-QUIET = ["--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
-# A tilt path: (roll, lean back) in radians; each step moves the focal point.
-PATH = [(0.1, 0.0), (0.1, -0.05), (-0.08, 0.04), (0.05, 0.06)]
-
-
-def reader_env():
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    env.pop("UMOCKDEV_DIR", None)
-    return env
-
-
-def frames_in(path):
-    return read_trace(path, "frame")
-
-
-
-
-class Tilter:
-    """Drives the fixture accelerometer through PATH and waits until the trace shows a
-    frame whose focal point is the mapper's target for that step (the smoother settled)."""
-
-    def __init__(self, bed, trace):
-        self.dev = Device(FIXTURE)
-        self.bed, self.trace = bed, trace
-        self.since = -1.0   # trace time of the previous step's sample
-        bed.set_raw(self.dev, self.dev.raw_for(pose(0, 0)))
-
-    def step(self, roll, lean, daemon):
-        # Move only once the baseline is captured (at rest), or the move becomes the baseline.
-        wait_trace(self.trace, lambda r: r["type"] == "baseline", "baseline", daemon)
-        self.bed.set_raw(self.dev, self.dev.raw_for(pose(roll, lean)))
-        accel = self.dev.accel_of(self.dev.raw_for(pose(roll, lean)))
-
-        def sample():
-            s = [r for r in read_trace(self.trace) if r["type"] == "sample" and r["t"] > self.since
-                 and all(abs(a - b) < 1e-6 for a, b in zip(r["accel"], accel))]
-            return s[0] if s else None
-        s = wait_until(sample, "sample of pose %s" % ((roll, lean),), daemon)
-        self.since = s["t"]
-        target = s["focal"]
-
-        # Frames are published only when some dot's color changes (colors step every
-        # ~6 pt of distance), so the last frame stops within a few points of the target.
-        def near():
-            return [f for f in frames_in(self.trace) if f["t"] >= s["t"]
-                    and abs(f["focal"][0] - target[0]) < 8 and abs(f["focal"][1] - target[1]) < 8]
-        wait_until(near, "frames reaching focal %s" % target, daemon)
-        return target
+from support.harness import BMC150 as FIXTURE
+from support.harness import (REPO, SHIMMERD, WAIT, Device, craft_segment, frames_in, pose, read_trace, wait_trace,
+                             wait_until)
+from support.sinks import (CARD_H, CARD_W, PATH, READER, SCREEN_H, SCREEN_W, Tilter, add_framebuffer, reader_env,
+                           reference_card)
+from support.sinks import SINK_QUIET as QUIET
 
 
 def check_dot_pixels(pixels, stride, focal, where):
@@ -299,20 +250,6 @@ def test_killing_ffmpeg_ends_the_raw_sink_cleanly(bed_factory, tmp_path):
 
 # --- framebuffer ---
 
-SCREEN_W, SCREEN_H = 800, 600
-PATTERN = bytes(range(7, 256, 13))   # any bytes not written by the sink
-
-
-def add_framebuffer(bed, bpp, stride, name="fb0"):
-    bed.add("P: /devices/platform/vfb.0/graphics/%s\nE: SUBSYSTEM=graphics\nE: DEVNAME=/dev/%s\n"
-            "A: virtual_size=%d,%d\nA: bits_per_pixel=%d\nA: stride=%d\n" % (name, name, SCREEN_W, SCREEN_H, bpp, stride))
-    size = stride * SCREEN_H
-    original = (PATTERN * (size // len(PATTERN) + 1))[:size]
-    os.makedirs(os.path.join(bed.root, "dev"), exist_ok=True)
-    with open(os.path.join(bed.root, "dev", name), "wb") as f:
-        f.write(original)
-    return original
-
 
 def fb_pixel(rgb, bpp):
     r, g, b = rgb
@@ -320,22 +257,6 @@ def fb_pixel(rgb, bpp):
         return bytes((b, g, r, 0))
     v = (r >> 3) << 11 | (g >> 2) << 5 | (b >> 3)   # RGB565, the conventional 16 bpp layout
     return struct.pack("<H", v)
-
-
-def reference_card(tmp_path, focal):
-    """The card for `focal` from `shimmerd render` (straight RGBA PNG), decoded by ffmpeg
-    and premultiplied back to what an XRGB8888 frame holds (black outside the corners)."""
-    png = tmp_path / "ref.png"
-    r = subprocess.run([SHIMMERD, "render", "--focal", "%r,%r" % tuple(focal), "--out", str(png)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    rgba = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(png), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
-                          capture_output=True, check=True).stdout
-    assert len(rgba) == CARD_W * CARD_H * 4
-    px = []
-    for i in range(0, len(rgba), 4):
-        a = rgba[i + 3]
-        px.append(tuple((c * a + 127) // 255 for c in rgba[i:i + 3]))
-    return px
 
 
 @pytest.mark.parametrize("bpp,stride,position", [
@@ -346,7 +267,7 @@ def reference_card(tmp_path, focal):
 ])
 def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_factory, tmp_path, bpp, stride, position):
     bed = bed_factory(FIXTURE)
-    original = add_framebuffer(bed, bpp, stride)
+    _, original = add_framebuffer(bed, bpp, stride)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
     extra = ["--set", "Sink.position=%d,%d" % position] if position else []
@@ -413,7 +334,7 @@ def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_facto
 def framebuffer_on_a_console(bed_factory, tmp_path, prefix=()):
     """The daemon drawing on an emulated /dev/fb0 with drm_emulation's console (/dev/tty0):
     (bed, console, trace path, tilter, daemon)."""
-    from drm_emulation import Console
+    from support.drm_emulation import Console
     bed = bed_factory(FIXTURE)
     add_framebuffer(bed, 32, SCREEN_W * 4)
     console = Console(bed)
@@ -430,7 +351,7 @@ def test_framebuffer_gives_the_console_back_on_a_stop_and_on_a_crash(bed_factory
     to KD_TEXT when the daemon stops, and also when it dies of a fault: the crash handler
     sets the mode back before the process dies, or the console would stay blank for good.
     The VT is drm_emulation's /dev/tty0 (KDGETMODE and KDSETMODE, recorded in order)."""
-    from drm_emulation import KD_GRAPHICS, KD_TEXT
+    from support.drm_emulation import KD_GRAPHICS, KD_TEXT
     bed, console, trace, tilter, d = framebuffer_on_a_console(
         bed_factory, tmp_path, prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
     d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
@@ -449,7 +370,7 @@ def test_framebuffer_missing_device_is_reported_once_then_attached(bed_factory, 
                   "--set", "Trace.path=" + trace)
     d.wait_log(r"framebuffer /dev/fb1 unavailable: open /dev/fb1: No such file or directory", "unavailable")
     wait_until(lambda: frames_in(trace), "a frame while the device is missing", d)
-    original = add_framebuffer(bed, 32, SCREEN_W * 4, name="fb1")
+    _, original = add_framebuffer(bed, 32, SCREEN_W * 4, name="fb1")
     d.wait_log(r"framebuffer /dev/fb1: 800 x 600", "attached after the device appeared")
     assert d.stop() == 0
     assert sum("unavailable" in l for l in d.logs) == 1, d.logs
@@ -478,7 +399,6 @@ def test_shmread_refuses_a_segment_owned_by_another_user_unless_trusted(shm_name
     assert "%s: owned by nobody (uid 65534), not by root (uid 0)" % path in r.stderr and "--trust-user" in r.stderr, r.stderr
     r = shmread("--name", shm_name, "--trust-user", "nobody", "header")
     assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
-
 
 
 @pytest.mark.parametrize("mode", [0o660, 0o620, 0o666])
@@ -526,7 +446,7 @@ def test_framebuffer_is_let_go_while_another_vt_is_in_front(bed_factory, tmp_pat
     signal, SIGUSR2) the sink stops writing it and the console's mode is set back, the
     daemon idles (no reads, no frames); after the switch back the whole card is drawn
     again at once, from a new baseline."""
-    from drm_emulation import KD_GRAPHICS, KD_TEXT, VT_ACKACQ, VT_AUTO, VT_PROCESS
+    from support.drm_emulation import KD_GRAPHICS, KD_TEXT, VT_ACKACQ, VT_AUTO, VT_PROCESS
     bed, console, trace, tilter, d = framebuffer_on_a_console(bed_factory, tmp_path)
     first, _ = d.wait_log(r"framebuffer /dev/fb0: %d x %d" % (SCREEN_W, SCREEN_H), "attached")
     tilter.step(*PATH[0], d)

@@ -8,122 +8,17 @@ desktop sends them: XTEST key presses (xdotool) and a WM_DELETE_WINDOW client me
 import grp
 import os
 import re
-import signal
 import subprocess
-import sys
 
 import pytest
 
 from support import scene_colors
-from support import xshot
-from support.harness import REPO, SHIMMERD, WAIT, Daemon, craft_segment, machine_wide
-from test_sinks import FIXTURE, PATH, QUIET, Tilter, reader_env, wait_until
-
-sys.path.insert(0, os.path.join(REPO, "tools"))
-import shmread  # noqa: E402
-
-CARD_W, CARD_H = 700, 467
+from support.harness import BMC150 as FIXTURE
+from support.harness import REPO, SHIMMERD, WAIT, craft_segment, wait_until
+from support.sinks import SINK_QUIET as QUIET
+from support.sinks import CARD_H, CARD_W, PATH, Tilter, reader_env, shm_daemon
+from support.viewer import Viewer, dot_mismatches, wait_for_frame_on_screen
 BACKGROUND = (0x20, 0x20, 0x20)   # the window around the card (Viewer.swift)
-
-
-@pytest.fixture
-def xserver():
-    """An Xvfb server of its own: the display name, e.g. ":5". Servers start and stop one
-    at a time across a parallel run's workers, so that a starting server never takes a
-    display number, and its socket path, that a stopping one still holds or is removing."""
-    r, w = os.pipe()
-    with machine_wide("xvfb"):
-        p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(w)
-        with os.fdopen(r) as f:
-            number = f.readline().strip()
-    assert number, "Xvfb did not start"
-    yield ":" + number
-    with machine_wide("xvfb"):
-        p.terminate()
-        p.wait(timeout=WAIT)
-
-
-class Viewer:
-    """`shimmerd view` on `display`, outside the umockdev testbed (it reads no sensor)."""
-
-    def __init__(self, display, name, prefix=()):
-        self.display, self.name = display, name
-        self.env = dict(reader_env(), DISPLAY=display, SDL_VIDEODRIVER="x11", LC_ALL="C")
-        self.d = Daemon([*prefix, SHIMMERD, "view", "--name", name], self.env)
-        # The mapped window, moved to the screen's top-left, so no size tried below reaches
-        # past the screen's edge (xwd only captures what is on screen). Found again if it
-        # is gone by the time it is moved (BadWindow: SDL may replace a window it has just
-        # created while it sets up its renderer).
-        self.window = int(wait_until(self._find_and_move_window, "the viewer's window, mapped and moved", self.d))
-
-    def _find_and_move_window(self):
-        r = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", r"^shimmer \(%s\)" % re.escape(self.name)],
-                           env=self.env, capture_output=True, text=True, timeout=WAIT)
-        if r.returncode != 0 or not r.stdout.strip():
-            return None
-        window = r.stdout.split()[0]
-        moved = subprocess.run(["xdotool", "windowmove", "--sync", window, "0", "0"], env=self.env,
-                               capture_output=True, text=True, timeout=WAIT)
-        return window if moved.returncode == 0 else None
-
-    def shot(self):
-        return xshot.window(self.display, self.window, env=self.env)
-
-    def xdotool(self, *args):
-        r = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=WAIT)
-        assert r.returncode == 0, r.stderr
-
-    def maps(self):
-        """Lines of /proc/PID/maps naming the segment."""
-        with open("/proc/%d/maps" % self.d.p.pid) as f:
-            return [l.split() for l in f if l.rstrip().endswith("/dev/shm/" + self.name)]
-
-    def stop(self):
-        return self.d.stop()
-
-
-def dot_mismatches(shot, focal):
-    """(checked, first mismatch) of scene.md's dot pixels for `focal` in a 1:1 shot."""
-    checked, bad = 0, None
-    for px, py, rgb, what in scene_colors.samples(*focal):
-        got = shot.pixel(px, py)
-        if max(abs(g - e) for g, e in zip(got, rgb)) > 3:
-            bad = bad or "%s pixel (%d, %d) is %s, scene.md says %s" % (what, px, py, got, rgb)
-        checked += 1
-    return checked, bad
-
-
-def wait_for_frame_on_screen(viewer, name, daemon=None):
-    """Waits until the window shows the segment's newest frame (the header is the same
-    before and after the screenshot, and the dot pixels match its focal point); returns
-    that header. Fails with the last mismatch."""
-    last = {}
-
-    def matches():
-        seg = shmread.Segment(name)
-        try:
-            before = seg.header()
-            shot = viewer.shot()
-            after = seg.header()
-        finally:
-            seg.close()
-        if before["frame"] == 0 or before["frame"] != after["frame"]:
-            last["why"] = "no settled frame (%s -> %s)" % (before["frame"], after["frame"])
-            return None
-        if (shot.width, shot.height) != (CARD_W, CARD_H):
-            last["why"] = "window is %dx%d" % (shot.width, shot.height)
-            return None
-        checked, bad = dot_mismatches(shot, (before["focal_x"], before["focal_y"]))
-        last["why"] = bad
-        if bad is None and checked > 200:
-            return before, shot
-        return None
-    try:
-        return wait_until(matches, "the window showing the newest frame", daemon)
-    except AssertionError as e:
-        raise AssertionError("%s; last: %s" % (e, last.get("why")))
 
 
 def futex_waiter(pid, address):
@@ -154,15 +49,11 @@ def card_box(shot):
     return min(xs), min(ys), max(xs) + 1, max(ys) + 1
 
 
-def start_daemon(bed, name, trace):
-    return bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Trace.path=" + trace)
-
-
 def test_window_shows_the_frames_and_follows_the_tilt(bed_factory, xserver, shm_name, tmp_path):
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
-    d = start_daemon(bed, shm_name, trace)
+    d = shm_daemon(bed, shm_name, trace)
     target = tilter.step(*PATH[0], d)
     v = Viewer(xserver, shm_name)
     v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d.p.pid), "showing the segment")
@@ -199,7 +90,7 @@ def test_resizing_keeps_the_card_aspect_ratio(bed_factory, xserver, shm_name, tm
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
-    d = start_daemon(bed, shm_name, trace)
+    d = shm_daemon(bed, shm_name, trace)
     tilter.step(*PATH[0], d)
     v = Viewer(xserver, shm_name)
     wait_for_frame_on_screen(v, shm_name, d)
@@ -262,7 +153,7 @@ def test_frames_appear_when_the_daemon_starts_later_and_survive_its_restart(bed_
     bed = bed_factory(FIXTURE)
     trace = str(tmp_path / "trace.jsonl")
     tilter = Tilter(bed, trace)
-    d = start_daemon(bed, shm_name, trace)
+    d = shm_daemon(bed, shm_name, trace)
     tilter.step(*PATH[0], d)
     h1, _ = wait_for_frame_on_screen(v, shm_name, d)
     assert h1["writer_pid"] == d.p.pid
@@ -277,7 +168,7 @@ def test_frames_appear_when_the_daemon_starts_later_and_survive_its_restart(bed_
     # It starts again: frames of the new writer appear, and follow the tilt.
     trace2 = str(tmp_path / "trace2.jsonl")
     tilter2 = Tilter(bed, trace2)
-    d2 = start_daemon(bed, shm_name, trace2)
+    d2 = shm_daemon(bed, shm_name, trace2)
     tilter2.step(*PATH[3], d2)
     v.d.wait_log(r"view: showing /dev/shm/%s \(writer pid %d\)" % (re.escape(shm_name), d2.p.pid), "the new writer")
     h2, _ = wait_for_frame_on_screen(v, shm_name, d2)
@@ -378,7 +269,6 @@ def test_a_segment_owned_by_another_user_is_not_shown(xserver, shm_name):
     wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
     assert v.maps() == []
     assert v.stop() == 0, v.d.logs
-
 
 
 @pytest.mark.parametrize("mode", [0o660, 0o666])

@@ -37,10 +37,7 @@ import struct
 import threading
 import time
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
+from gi.repository import UMockdev
 
 EAGAIN, EACCES, EBUSY, EINVAL, ENOENT, ENOTTY, ENOSPC = 11, 13, 16, 22, 2, 25, 28
 XR24 = 0x34325258

@@ -33,12 +33,9 @@ import termios
 import threading
 import time
 
-import gi
+from gi.repository import UMockdev
 
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
-
-from support.harness import FIXTURES  # noqa: E402
+from support.harness import FIXTURES, G, mat_inv, mat_vec
 
 ENOENT, ENODEV, ENOTTY, EINVAL = 2, 19, 25, 22
 EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW, EV_LED, EV_SND, EV_FF = 0, 1, 2, 3, 4, 5, 0x11, 0x12, 0x15
@@ -259,3 +256,21 @@ class EvdevNode:
         if nr == 0xA0:                                # EVIOCSCLOCKID
             return 0
         return None
+
+
+# The lis3lv02d of an HP EliteBook: its fixture, its input device, and its axes in milli-g
+# with the fixture's udev ACCEL_MOUNT_MATRIX.
+LIS3 = "lis3lv02d_hp_elitebook"
+LIS3_INPUT = "/sys/devices/platform/lis3lv02d/input/input6"
+LIS3_MATRIX = [[0, -1, 0], [-1, 0, 0], [0, 0, -1]]
+
+
+def lis3_counts(accel):
+    return dict(zip((ABS_X, ABS_Y, ABS_Z), [round(a / G * 1000) for a in mat_vec(mat_inv(LIS3_MATRIX), accel)]))
+
+
+def sensors_json(bed, *extra, status=0):
+    """The report of `shimmerd sensors --json`; it exits 69 when nothing is usable."""
+    r = bed.run("sensors", "--json", *extra)
+    assert r.returncode == status, r.stderr
+    return json.loads(r.stdout)

@@ -21,10 +21,7 @@ import tempfile
 import threading
 import time
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
+from gi.repository import UMockdev
 
 SUPPORT = os.path.dirname(os.path.abspath(__file__))    # Tests/IntegrationTests/support
 HERE = os.path.dirname(SUPPORT)                         # Tests/IntegrationTests
@@ -41,6 +38,17 @@ PUBLIC_FIXTURES = [
 ]
 OWN_FIXTURES = ["kxcjk_teclast_f6pro_convertible"]
 WAIT = 20.0  # seconds a test waits for an event before failing (a limit, not a measurement)
+# The fixtures most tests run on: an accelerometer read in poll or buffer mode, an
+# accelerometer and gyroscope in one scan, a HID sensor hub's accel_3d and gyro_3d, and a
+# HID sensor hub's accelerometer alone.
+BMC150 = "bmc150_bosc0200_ideapad_d330"
+IMU = "inv_mpu6500_combined_imu"
+HUB = "hid_sensor_hub_accel_gyro"
+HID = "hid_accel3d_ish_convertible"
+NOBODY_UID = 65534
+# The tilt as read: no attitude filter, a baseline of three samples.
+NO_FILTER = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3"]
+AS_NOBODY = ["setpriv", "--reuid=%d" % NOBODY_UID, "--regid=%d" % NOBODY_UID, "--clear-groups", "--"]
 
 
 def expect(name):
@@ -828,3 +836,84 @@ class Lines:
 
     def kill(self):
         self.p.kill()
+
+
+def wakeups(pid):
+    """Voluntary context switches of all the process's threads: the times it slept and
+    was woken (preemptions, the machine's load, are counted apart by the kernel)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+            for line in f:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def cpu_seconds(pid):
+    """User and system CPU time the process has used."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid):
+    """The process's resident set, KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        return int([line for line in f if line.startswith("VmRSS:")][0].split()[1])
+
+
+def frames_in(path):
+    """The frame records of a trace so far."""
+    return read_trace(path, "frame")
+
+
+def expected_focal(dp, dr, max_offset=100.0):
+    """scene.md's mapper: the ranges (0.2 rad roll, 0.1 rad pitch) give the full offset
+    (Mapper.max_offset points), then each offset is clamped to it."""
+    def clamp(v):
+        return max(-max_offset, min(max_offset, v))
+    return [175 + clamp(dr / 0.2 * max_offset), 350 * 2 / 3 + clamp(dp / 0.1 * max_offset)]
+
+
+def monitor(bed, *args):
+    """`shimmerd monitor --json` in the testbed."""
+    return bed.spawn("monitor", "--json", *args)
+
+
+def run_shimmerd(*args, timeout=120, **kw):
+    """A shimmerd command outside any testbed, its output as text."""
+    return subprocess.run([SHIMMERD, *args], capture_output=True, text=True, timeout=timeout, **kw)
+
+
+class Heartbeats:
+    """The service manager's side of sd_notify: a datagram socket, every message kept
+    with the monotonic time it came."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.env = {"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"}
+        self.messages = []
+        self.open = True
+        threading.Thread(target=self._receive, daemon=True).start()
+
+    def _receive(self):
+        while self.open:
+            try:
+                self.messages.append((time.monotonic(), self.sock.recv(4096).decode()))
+            except socket.timeout:
+                pass
+            except OSError:     # closed
+                return
+
+    def longest_gap(self, t0, t1):
+        beats = [t for t, m in self.messages if m == "WATCHDOG=1" and t0 <= t <= t1]
+        assert len(beats) >= 2, beats
+        return max(b - a for a, b in zip(beats, beats[1:]))
+
+    def close(self):
+        self.open = False
+        self.sock.close()
+

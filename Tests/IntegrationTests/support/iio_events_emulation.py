@@ -13,10 +13,7 @@ import struct
 import threading
 import time
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
+from gi.repository import UMockdev
 
 ENOTTY = 25
 IIO_GET_EVENT_FD_IOCTL = 0x80046990
