@@ -558,7 +558,8 @@ def measure(path, frames, baseline):
             for t, f in frames:
                 if t < path.step_at:
                     continue
-                moved = ((f[0] - before[0]) * (after[0] - before[0]) + (f[1] - before[1]) * (after[1] - before[1])) / total
+                moved = ((f[0] - before[0]) * (after[0] - before[0])
+                         + (f[1] - before[1]) * (after[1] - before[1])) / total
                 if moved >= fraction * total:
                     return (t - path.step_at) * 1000
             return None
@@ -904,12 +905,13 @@ def still_table(rows):
         return ""
     out = ["Still paths, the tilt and the folds over %d draws of the noise (seeds 1-%d): the drawn point's drift "
            "after 4 s still (tilt: its RMS error from 2 s on; folds: its RMS distance from the origin; as in the table "
-           "above), mean / worst (pt), and the most frames one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]),
+           "above), mean / worst (pt), and the most frames one draw drew after 4 s."
+           % (rows[0]["draws"], rows[0]["draws"]),
            "",
            "| path | sensors | drift, mean / worst (pt) | frames after 4 s, most |", "|---|---|---|---|"]
     for r in rows:
         out.append("| %s | %s | %.3f / %.3f | %d |" % (r["path"], r["sensors"], r["drift_mean_pt"], r["drift_worst_pt"],
-                                                    r["frames_still_most"]))
+                                                       r["frames_still_most"]))
     return "\n".join(out)
 
 
@@ -996,7 +998,8 @@ def field_tables(synthetic, broad):
             out.append("")
         out.append("BROAD: inclination error, RMS over the movement phases (degrees).")
         out.append("")
-        out.append("| trial | " + " | ".join(BROAD_COLUMNS) + " | shimmerd / VQF | frame verdicts | readings weighed down |")
+        out.append("| trial | " + " | ".join(BROAD_COLUMNS)
+                   + " | shimmerd / VQF | frame verdicts | readings weighed down |")
         out.append("|---" * (len(BROAD_COLUMNS) + 4) + "|")
         for trial, rows in broad:
             out.append("| %s | %s | %.3f | %s | %d |" % (
@@ -1028,12 +1031,16 @@ def svg_broad(np, trial, series, mask, fused, out, names=("shimmerd", "shimmerd 
     t1 = (n - 1) / RATE
     width, height, pad, top, h = 900, 360, 50, 40, 260
     ymax = 30.0
-    x = lambda t: pad + t / t1 * (width - 2 * pad)
-    y = lambda v: top + h - min(v, ymax) / ymax * h
+
+    def x(t):
+        return pad + t / t1 * (width - 2 * pad)
+
+    def y(v):
+        return top + h - min(v, ymax) / ymax * h
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
              % (width, height), '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="%d" y="20" font-size="14">BROAD %s: inclination error (degrees; above %g drawn at the top)</text>'
-             % (pad, trial, ymax)]
+             '<text x="%d" y="20" font-size="14">BROAD %s: inclination error (degrees; above %g drawn at the top)'
+             '</text>' % (pad, trial, ymax)]
     k = 0
     while k < n:
         if mask[k]:
@@ -1044,7 +1051,8 @@ def svg_broad(np, trial, series, mask, fused, out, names=("shimmerd", "shimmerd 
                          % (x(k / RATE), top, x((j - 1) / RATE) - x(k / RATE), h))
             k = j
         k += 1
-    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % (pad, top, width - 2 * pad, h))
+    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>'
+                 % (pad, top, width - 2 * pad, h))
     for v in (0, 10, 20, 30):
         parts.append('<text x="%d" y="%.0f" text-anchor="end">%d</text>' % (pad - 4, y(v) + 4, v))
     columns = width - 2 * pad

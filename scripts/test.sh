@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sets everything up and runs every test: the Swift unit tests (swift test), then the
-# end-to-end tests that run the real shimmerd binary under umockdev (pytest), then a
-# short `shimmerd bench --json` smoke that checks relations true on any machine, then a
-# short libFuzzer run of every parser (scripts/fuzz.sh).
+# Sets everything up and runs every test: flake8 over the Python (the end-to-end tests,
+# benchmarks/, tools/), the Swift unit tests (swift test), then the end-to-end tests that
+# run the real shimmerd binary under umockdev (pytest), then a short `shimmerd bench --json`
+# smoke that checks relations true on any machine, then a short libFuzzer run of every
+# parser (scripts/fuzz.sh).
 #
 # Where the time goes, and why the steps are ordered so: the builds keep both cores busy,
 # while the end-to-end tests mostly wait on daemons, so those run in parallel (pytest-xdist,
@@ -35,6 +36,9 @@ set -m     # the fuzz job in a process group of its own, so that an early exit e
 fuzz_pid=$!
 set +m
 trap 'kill -- -"$fuzz_pid" 2>/dev/null || true' EXIT
+
+echo "== flake8 (the Python: Tests/IntegrationTests, benchmarks/, tools/; settings in .flake8)"
+flake8
 
 echo "== build with the tests (imports must match the declared, one-way module dependencies)"
 set +e

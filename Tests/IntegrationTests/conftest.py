@@ -15,8 +15,8 @@ if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from support import harness  # noqa: E402  (after the re-exec: loaded once, in the process that runs the tests)
-from support.bus import shipped_bus  # noqa: E402
+from support import harness  # noqa: E402 (imported once re-executed under the preload library)
+from support.bus import shipped_bus  # noqa: E402 (imported once re-executed under the preload library)
 
 
 @pytest.fixture

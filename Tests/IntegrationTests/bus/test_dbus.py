@@ -1,6 +1,7 @@
 """shimmerd on the system bus (org.shimmerd.Shimmerd1), through the real binary on a
 private dbus-daemon, read and called with systemd's busctl: the properties follow a
-tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it), Recalibrate() captures a new baseline, and
+tilt, PropertiesChanged carries the change (and `shimmerd monitor --dbus` shows it),
+Recalibrate() captures a new baseline, and
 the shipped policy (dbus/org.shimmerd.Shimmerd1.conf) lets root and group shimmerd-view
 recalibrate while anyone else may only read and claim, and lets the service's own user,
 shimmerd, own the name. Claims are counted per connection and end with it. While the card
@@ -57,7 +58,8 @@ def test_properties_follow_a_tilt_and_recalibrate_makes_a_new_baseline(bed_facto
         assert prop(bus, "State") in ("moving", "still")
         assert prop(bus, "Sink") == "null"
         signals = subprocess.Popen(["busctl", "--address=" + bus.address, "--json=short", "monitor",
-                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',path='%s'" % PATH],
+                                    "--match=type='signal',interface='org.freedesktop.DBus.Properties',"
+                                    "path='%s'" % PATH],
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         bed.children.append(signals)
         watcher = bed.spawn("monitor", "--dbus", "--json", extra_env=bus.env)
@@ -110,7 +112,7 @@ def shimmerd_group():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to call as other users")
 def test_the_policy_lets_root_and_group_shimmerd_view_recalibrate_and_others_read(bed_factory, shimmerd_group,
-                                                                                    viewer_group):
+                                                                                  viewer_group):
     bus = SystemBus(policy=SYSTEM_DEFAULTS + "<include>%s</include>" % POLICY)
     os.chmod(bus.dir, 0o755)      # other users reach the socket
     try:

@@ -52,7 +52,7 @@ def get_property_seconds(bus, name="SensorMode"):
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the attacker as another user")
 @pytest.mark.parametrize("calls", [12, 40])
 def test_get_calls_with_huge_names_never_read_leave_memory_and_other_callers_alone(bed_factory, release_shimmerd,
-                                                                                    calls):
+                                                                                   calls):
     """User nobody sends `calls` Properties.Get with an interface and a property name of
     16,000,000 characters each (a 32 MB message: just under dbus-daemon's 32 MiB maximum)
     and never reads a reply. The daemon's RSS stays within 64 MiB of what it was before
@@ -134,7 +134,7 @@ def swaying_process(bed, dev):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the attacker as another user")
 def test_a_flood_of_no_reply_calls_leaves_the_heartbeat_and_the_frames_their_pace(bed_factory, release_shimmerd,
-                                                                                    shm_name, tmp_path):
+                                                                                  shm_name, tmp_path):
     """Eight connections of user nobody send GetAll calls flagged "no reply expected" (so
     dbus-daemon's limit of 128 pending replies does not hold them back) as fast as the
     bus takes them, for 5 s, while the device turns without pause. With WATCHDOG_USEC =
@@ -168,8 +168,8 @@ def test_a_flood_of_no_reply_calls_leaves_the_heartbeat_and_the_frames_their_pac
             assert f.poll() is None, "a flooder stopped early: %s" % f.stderr.read()
             f.kill()
             f.wait()
-        print("frames/s %.1f calm, %.1f flooded; heartbeat gap %.3f s calm, %.3f s flooded; CPU %.0f %% calm, %.0f %% flooded"
-              % (calm_fps, flood_fps, calm_gap, flood_gap, calm_cpu, flood_cpu))
+        print("frames/s %.1f calm, %.1f flooded; heartbeat gap %.3f s calm, %.3f s flooded; "
+              "CPU %.0f %% calm, %.0f %% flooded" % (calm_fps, flood_fps, calm_gap, flood_gap, calm_cpu, flood_cpu))
         assert flood_gap <= 0.25, flood_gap
         assert flood_fps >= calm_fps / 2, (calm_fps, flood_fps)
         print("get-property after the flood: %.2f s" % get_property_seconds(bus))
@@ -190,7 +190,8 @@ def test_the_name_is_served_again_after_the_bus_restarts(bed_factory):
         bus.stop()
         i, _ = d.wait_log(r"system bus: the connection was lost", "the loss")
         bus.start()
-        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name again", start=i)
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name again",
+                   start=i)
         assert json.loads(busctl(bus, "get-property", NAME, PATH, IFACE, "SensorMode").stdout)["data"] == "poll"
         busctl(bus, "call", NAME, PATH, IFACE, "Recalibrate")
         d.wait_log(r"D-Bus Recalibrate\(\) from :1\.\d+: recapturing the baseline", "a call on the new bus", start=i)
@@ -218,7 +219,8 @@ def test_a_name_held_by_another_process_at_start_is_taken_when_it_leaves(bed_fac
                           r"name's queue", "the wait")
         assert not any("serving org.shimmerd.Shimmerd1" in line for line in d.logs)
         holder.close()
-        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken", start=i)
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1 at /org/shimmerd/Shimmerd1", "the name taken",
+                   start=i)
         assert json.loads(busctl(bus, "get-property", NAME, PATH, IFACE, "SensorMode").stdout)["data"] == "poll"
         assert d.stop() == 0
     finally:
@@ -335,7 +337,8 @@ def test_fifteen_bus_restarts_give_at_most_twenty_lines(bed_factory):
     bus = shipped_bus()
     try:
         dev, bed, d = start_daemon(bed_factory, bus)
-        wait_until(lambda: any("iio-sensor-proxy" in line for line in d.logs), "the watch of iio-sensor-proxy", daemon=d)
+        wait_until(lambda: any("iio-sensor-proxy" in line for line in d.logs), "the watch of iio-sensor-proxy",
+                   daemon=d)
         before = len(d.logs)
         for _ in range(15):
             bus.stop()

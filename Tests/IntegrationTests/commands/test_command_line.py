@@ -23,7 +23,8 @@ def usage_line(command):
 
 @pytest.mark.parametrize("command,synopsis", [
     ("render", "render --focal X,Y --out FILE.png [--config PATH] [--set Section.key=value]..."),
-    ("replay", "replay TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] [--set Section.key=value]..."),
+    ("replay", "replay TRACE.jsonl [--out PATH] [--from samples|frames] [--at fps|frames] [--print-size] "
+               "[--set Section.key=value]..."),
     ("plot", "plot TRACE.jsonl --out FILE.svg"),
 ])
 def test_synopsis_shows_required_options_without_brackets(command, synopsis):
@@ -88,7 +89,8 @@ def test_sensors_on_a_machine_without_iio_says_so_plainly(bed_factory):
     r = bed.run("sensors")
     # Exit 69 (EX_UNAVAILABLE), so a script can tell: nothing usable is there.
     assert r.returncode == 69, r.stderr
-    assert r.stderr == "shimmerd: sensors: no usable accelerometer: no IIO devices (/sys/bus/iio/devices is absent)\n", r.stderr
+    assert r.stderr == ("shimmerd: sensors: no usable accelerometer: no IIO devices (/sys/bus/iio/devices is absent)"
+                        "\n"), r.stderr
     assert "why: no IIO devices (/sys/bus/iio/devices is absent)" in r.stdout, r.stdout
     assert "errno" not in r.stdout and "libiio cannot build" not in r.stdout, r.stdout
     r = bed.run("sensors", "--json")
@@ -183,7 +185,8 @@ def documented_defaults():
 def test_readme_synopses_and_stated_defaults_are_the_program_s():
     readme = open(os.path.join(REPO, "README.md")).read()
     running = readme.split("\n## Running\n", 1)[1].split("\n## ", 1)[0]
-    commands = re.findall(r"^  (\S+)  ", run_shimmerd("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0], re.M)
+    commands = re.findall(r"^  (\S+)  ", run_shimmerd("--help").stdout.split("Commands:\n", 1)[1].split("\n\n", 1)[0],
+                          re.M)
     listed = {}
     for line in running.splitlines():
         if m := re.match(r"^    shimmerd ([a-z][a-z-]*)\b(.*?)(?:\s{2,}\(.*\))?$", line):
@@ -195,7 +198,8 @@ def test_readme_synopses_and_stated_defaults_are_the_program_s():
     # the product's documents is the key table's default.
     defaults = documented_defaults()
     stated = []
-    for name in ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(REPO, "docs"))) if f.endswith(".md")]:
+    docs = ["docs/" + f for f in sorted(os.listdir(os.path.join(REPO, "docs"))) if f.endswith(".md")]
+    for name in ["README.md"] + docs:
         text = open(os.path.join(REPO, name)).read().replace("\n", " ")
         stated += [(name, k, v) for k, v in re.findall(r"[Tt]he default, `(\w+\.\w+) = ([^`]+)`", text)]
         stated += [(name, k, v) for k, v in re.findall(r"`(\w+\.\w+) = ([^`]+)` \((?:the )?default\)", text)]

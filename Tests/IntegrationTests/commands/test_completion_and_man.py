@@ -118,7 +118,8 @@ def test_set_completes_every_key_then_the_words_it_accepts(complete, tmp_path):
         for word in complete("shimmerd run --set %s=" % key):
             accepted = [subprocess.run([SHIMMERD, "check-config", "--config", str(empty), "--set", "Sink.path=frames",
                                         "--set", "%s=%s" % (key, v)],
-                                       capture_output=True, cwd=tmp_path).returncode in (0, 69) for v in (word, word + "0", word + "x")]
+                                       capture_output=True, cwd=tmp_path).returncode in (0, 69)
+                        for v in (word, word + "0", word + "x")]
             assert any(accepted), (key, word)
 
 

@@ -37,7 +37,8 @@ def test_render_default_card(tmp_path):
 
 def test_render_size_and_scale_from_set(tmp_path):
     out = tmp_path / "small.png"
-    r = run_shimmerd("render", "--focal", "0,0", "--out", str(out), "--set", "Card.width=200", "--set", "Card.scale=1.5")
+    r = run_shimmerd("render", "--focal", "0,0", "--out", str(out),
+                     "--set", "Card.width=200", "--set", "Card.scale=1.5")
     assert r.returncode == 0, r.stderr
     assert png_size(out) == (300, 200)
 

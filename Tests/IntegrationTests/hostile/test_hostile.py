@@ -97,6 +97,7 @@ def test_run_refuses_a_world_writable_sink_mode_with_check_configs_line(bed_fact
         (r.stderr, check.stderr)
     assert not os.path.lexists("/dev/shm/" + shm_name)
 
+
 def shm_run(bed, tmp_path, name, *extra):
     """A run of its own directory (its own trace) writing segment `name`."""
     d = tempfile.mkdtemp(dir=tmp_path)
@@ -138,7 +139,8 @@ def test_segment_that_was_world_writable_is_replaced_not_reused(bed_factory, tmp
     ("buffer_size", 40, "<Q", 2**63, "had no valid header"),
     ("width", 12, "<I", 2**30, "had no valid header"),
 ])
-def test_crafted_header_of_a_left_segment_is_not_trusted(bed_factory, tmp_path, shm_name, field, offset, fmt, value, why):
+def test_crafted_header_of_a_left_segment_is_not_trusted(bed_factory, tmp_path, shm_name, field, offset, fmt,
+                                                         value, why):
     bed = bed_factory(FIXTURE)
     first = shm_run(bed, tmp_path, shm_name)
     first.answer()
@@ -180,8 +182,8 @@ def in_small_namespace(mount_at, size, argv):
 @needs_root
 def test_full_dev_shm_is_one_line_not_sigbus(bed_factory, shm_name):
     bed = bed_factory(FIXTURE)
-    r = subprocess.run(in_small_namespace("/dev/shm", "1m", [SHIMMERD, "run", "--set", "Sink.type=shm", "--set",
-                                                              "Sink.name=" + shm_name, "--duration", "3"]),
+    r = subprocess.run(in_small_namespace("/dev/shm", "1m", [SHIMMERD, "run", "--set", "Sink.type=shm",
+                                                             "--set", "Sink.name=" + shm_name, "--duration", "3"]),
                        env=bed.env, capture_output=True, text=True, timeout=WAIT)
     assert r.returncode == 73, (r.returncode, r.stderr)
     assert "/dev/shm has no room for its" in r.stderr and "No space left on device" in r.stderr, r.stderr
@@ -395,7 +397,8 @@ def test_replay_of_a_day_long_trace_is_refused_before_writing(bed_factory, tmp_p
     out = tmp_path / "out.raw"
     r = bed.run("replay", str(trace), "--out", str(out), timeout=WAIT)
     assert r.returncode == 65, (r.returncode, r.stderr[-500:])
-    assert "t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes" in r.stderr, r.stderr
+    assert ("t spans 86400.000 s, 5184001 frames at 60.00 fps: more than the 216000 a replay writes"
+            in r.stderr), r.stderr
     assert not out.exists()
 
 
@@ -583,8 +586,9 @@ def test_a_garbage_frequency_list_is_not_obeyed(bed_factory, tmp_path, garbage):
     before = bed.attr(dev.syspath, "in_accel_sampling_frequency")
     run = Run(bed, tmp_path, "--set", "Sink.type=null", config=False)
     _, line = run.d.wait_log(r"using iio:device0", "the attach line")
-    assert 'in_accel_sampling_frequency = %s kept: its _available list "%s" holds no frequency' % (before.strip(), garbage) \
-        in line, line
+    kept = 'in_accel_sampling_frequency = %s kept: its _available list "%s" holds no frequency' % (
+        before.strip(), garbage)
+    assert kept in line, line
     run.stop()
     assert bed.attr(dev.syspath, "in_accel_sampling_frequency") == before
 
@@ -650,10 +654,12 @@ def test_a_damaged_line_beyond_the_first_batch_ends_the_run_naming_it(bed_factor
                 timeout=WAIT * 3)
     why = " = trace:%s:9000: not a JSON object" % source
     last = r.stderr.strip().splitlines()[-1]
-    assert r.returncode == 65 and last.startswith("shimmerd: Sensor.device (") and last.endswith(why), (r.returncode, r.stderr[-500:])
+    assert r.returncode == 65 and last.startswith("shimmerd: Sensor.device (") and last.endswith(why), \
+        (r.returncode, r.stderr[-500:])
     # Every reading before the damaged line was played: the baseline's as `reading`
     # records, the rest as samples.
-    played = [x for x in read_trace(out) if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
+    played = [x for x in read_trace(out)
+              if x["type"] == "sample" or (x["type"] == "reading" and x["use"] == "baseline")]
     assert len(played) == 8_999, len(played)
     c = bed.run("check-config", "--set", "Sensor.device=trace:%s" % source, timeout=WAIT)
     assert c.returncode == 78 and c.stderr.strip() == last, (c.returncode, c.stderr[-500:], last)

@@ -68,7 +68,7 @@ def test_runs_as_nobody_in_poll_mode_with_the_shm_sink(bed_factory, shm_name, op
 @needs_root
 @pytest.mark.xdist_group("machine")     # adds a group, as test_package.py's install test watches
 def test_the_segment_goes_to_the_viewers_group_which_may_read_it_and_nothing_more(bed_factory, shm_name, open_dir,
-                                                                                    viewer_group):
+                                                                                  viewer_group):
     """The daemon as the unit runs it, in group shimmerd-view besides its own: the segment
     is group shimmerd-view, mode 0640. A member of that group reads the frames and may not
     write them; a user in neither group may not read them. (Without the group the segment
@@ -78,7 +78,8 @@ def test_the_segment_goes_to_the_viewers_group_which_may_read_it_and_nothing_mor
     wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     st = os.stat("/dev/shm/" + shm_name)
     assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (NOBODY, viewer_group, 0o640)
-    probe = "import sys\ntry:\n    open(sys.argv[1], sys.argv[2]).close(); print('yes')\nexcept PermissionError:\n    print('no')\n"
+    probe = ("import sys\ntry:\n    open(sys.argv[1], sys.argv[2]).close(); print('yes')\n"
+             "except PermissionError:\n    print('no')\n")
 
     def may(mode, *groups):
         as_other = ["setpriv", "--reuid=65533", "--regid=65533"] + (["--groups=" + ",".join(map(str, groups))]
@@ -141,8 +142,8 @@ def test_no_network_sockets_with_a_local_sensor(bed_factory, tmp_path, shm_name)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     trace = str(tmp_path / "trace.jsonl")
-    d = bed.spawn("run", *QUIET, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
-                  "--set", "Trace.path=" + trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm",
+                  "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
     wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     mine, fam = socket_families(d.p.pid)
     assert mine, "the udev monitor's socket should be there"
@@ -157,7 +158,8 @@ def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
     bed = bed_factory(dev.fixture)
     port = free_port()
     bed.start_iiod(port)
-    d = bed.spawn("monitor", "--json", "--set", "Sensor.device=uri:ip:127.0.0.1:%d" % port, "--set", "Sensor.mode=poll", *QUIET)
+    d = bed.spawn("monitor", "--json", "--set", "Sensor.device=uri:ip:127.0.0.1:%d" % port, "--set", "Sensor.mode=poll",
+                  *QUIET)
     d.wait_for(lambda r: r["type"] == "sample", "a remote sample")
     _, fam = socket_families(d.p.pid)
     assert "tcp" in fam.values() or "tcp6" in fam.values(), fam
@@ -203,7 +205,8 @@ def test_configuration_writable_by_others_is_refused_as_root(bed_factory, tmp_pa
     refused_alike(bed, conf, "%s: writable by others (mode %s); refusing it as root" % (bad, mode))
     # Group-writable, it is refused as well: the group's members are other users.
     bad.chmod(0o775 if bad.is_dir() else 0o664)
-    refused_alike(bed, conf, "%s: writable by its group (mode %s); refusing it as root" % (bad, "775" if bad.is_dir() else "664"))
+    refused_alike(bed, conf,
+                  "%s: writable by its group (mode %s); refusing it as root" % (bad, "775" if bad.is_dir() else "664"))
     bad.chmod(0o755 if bad.is_dir() else 0o644)
     assert bed.run("check-config", "--config", str(conf)).returncode == 0
 
@@ -235,14 +238,16 @@ def test_a_directory_on_the_way_others_may_write_is_refused_unless_sticky(bed_fa
     open_dir = conf.parent
     open_dir.chmod(0o777)
     bed = bed_factory(FIXTURE)
-    refused_alike(bed, conf, "%s (on the way to %s): writable by others (mode 777); refusing it as root" % (open_dir, conf))
+    refused_alike(bed, conf,
+                  "%s (on the way to %s): writable by others (mode 777); refusing it as root" % (open_dir, conf))
     open_dir.chmod(0o1777)
     r = bed.run("check-config", "--config", str(conf))
     assert r.returncode == 0 and "fps = 30" in r.stdout, r.stderr
     # A directory above, group-writable, is refused as well.
     open_dir.chmod(0o755)
     tmp_path.chmod(0o775)
-    refused_alike(bed, conf, "%s (on the way to %s): writable by its group (mode 775); refusing it as root" % (tmp_path, conf))
+    refused_alike(bed, conf,
+                  "%s (on the way to %s): writable by its group (mode 775); refusing it as root" % (tmp_path, conf))
 
 
 @needs_root
@@ -272,7 +277,7 @@ SECRET = "root:$6$SECRETHASHxyz:19000:0:99999:7:::\n"
 @pytest.mark.parametrize("how", ["their link to the file", "a path through their link to a directory",
                                  "their link in a sticky drop-in directory", "root's link to a root-only file"])
 def test_links_in_configuration_paths_are_judged_as_given_and_a_root_only_file_is_never_quoted(bed_factory, tmp_path,
-                                                                                              how):
+                                                                                               how):
     """A root-only file (0600, like /etc/shadow) reached through symbolic links: a link that
     user nobody owns, or one in a directory nobody owns, is refused as a file of theirs would
     be, naming it; a link root made to it is followed, and the error about its text names
@@ -344,8 +349,9 @@ def test_buffer_attributes_handed_over_after_start_switch_it_to_buffer_mode(bed_
     d.wait_log(r"using iio:device0 .* in poll mode: auto: .*not writable", "poll mode first")
     # What the rule does: the buffer attributes become writable for the service's group.
     device_dir = bed.root + dev.syspath
-    for name in ["trigger/current_trigger", "sampling_frequency"] + ["buffer/" + f for f in os.listdir(device_dir + "/buffer")] + \
-            ["scan_elements/" + f for f in os.listdir(device_dir + "/scan_elements") if f.endswith("_en")]:
+    buffer = ["buffer/" + f for f in os.listdir(device_dir + "/buffer")]
+    enables = ["scan_elements/" + f for f in os.listdir(device_dir + "/scan_elements") if f.endswith("_en")]
+    for name in ["trigger/current_trigger", "sampling_frequency"] + buffer + enables:
         if os.path.exists(os.path.join(device_dir, name)):
             os.chmod(os.path.join(device_dir, name), 0o666)
     os.chmod(os.path.join(bed.root, "dev", "iio:device0"), 0o666)

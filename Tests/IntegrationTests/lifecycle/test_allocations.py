@@ -1,7 +1,7 @@
 """The running daemon allocates nothing per frame: the real shimmerd, in buffer mode on
 the bmc150 fixture (an accelerometer) and on the MPU-6500 (accelerometer and gyroscope in
-one scan: every scan's rates go through the fusion), with the shm sink, counted by an allocation counter preloaded ahead of
-everything else (support/malloc_count.c: every malloc, calloc, realloc and aligned
+one scan: every scan's rates go through the fusion), with the shm sink, counted by an
+allocation counter preloaded ahead of everything else (support/malloc_count.c: every malloc, calloc, realloc and aligned
 allocation of the process, umockdev's preload and the C libraries included).
 
 The binary is the release build that install.sh ships (scripts/build-release.sh, built
@@ -39,7 +39,7 @@ def turn_between(a, b):
 
 @pytest.mark.parametrize("fixture,radius", [(ACCELEROMETER, 0.12), (IMU, 0.03)])
 def test_the_running_daemon_allocates_nothing_per_frame(bed_factory, tmp_path, release_shimmerd, malloc_count_library,
-                                                         shm_name, fixture, radius):
+                                                        shm_name, fixture, radius):
     """`radius`: of the circle of tilts (radians). On the IMU the gyroscope reads no turn,
     so the circle is kept small enough that its self-check never gives it up (a turn of
     0.12 rad in half a second would): the fusion runs on every scan to the end."""

@@ -40,7 +40,8 @@ def test_accelerometer_removed_mid_run_and_added_back(bed_factory, tmp_path):
         block = re.sub(r"A: in_accel_%s_raw=.*" % axis, "A: in_accel_%s_raw=%d\\\\n" % (axis, v), block)
     bed.add(block + "\n")
     base_at = len(read_trace(run.trace))
-    wait_trace(run.trace, lambda r: r["type"] == "baseline", "a new baseline after the device came back", run.d, base_at)
+    wait_trace(run.trace, lambda r: r["type"] == "baseline", "a new baseline after the device came back", run.d,
+               base_at)
     run.tilt("after the device came back")
     assert len(run.lines(r"disappeared|detached")) == 1, run.d.logs
     run.stop()
@@ -106,11 +107,12 @@ def test_buffer_delivers_a_short_or_corrupt_scan(bed_factory, tmp_path, fault, r
 
     def good(roll, what, start=0):
         got = pipe.pose(roll, 0.02)
-        i, s = wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a good sample (%s)" % what, d, start)
+        i, s = wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
+                          "a good sample (%s)" % what, d, start)
         wait_trace(trace, lambda r: r["type"] == "frame" and r["t"] >= s["t"], "a frame (%s)" % what, d, i)
     # The driver takes the newest scan of each read: one read per write, three for the baseline.
-    wait_until(lambda: pipe.pose(0, 0) and time.sleep(0.1) is None and any(r["type"] == "baseline" for r in read_trace(trace)),
-               "baseline", d)
+    wait_until(lambda: pipe.pose(0, 0) and time.sleep(0.1) is None
+               and any(r["type"] == "baseline" for r in read_trace(trace)), "baseline", d)
     good(0.1, "before the fault")
     before = trace_snapshot(trace)
     n = len(d.logs)
@@ -148,7 +150,8 @@ def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_fact
     stop.set()
     feeder.join()
     n = len(d.logs)
-    _, line = d.wait_log(r"no scan from /dev/iio:device0 for \d+ s although the device is still there", "the silence line",
+    _, line = d.wait_log(r"no scan from /dev/iio:device0 for \d+ s although the device is still there",
+                         "the silence line",
                          start=n)
     assert line.startswith("shimmerd: warning: accelerometer iio:device0 (BMA253/"), line
     # Silent on, longer than the silence it took to say so: the timed reads go on
@@ -159,7 +162,8 @@ def test_a_buffer_that_stops_delivering_is_said_once_and_its_return_too(bed_fact
     start = len(read_trace(trace))
     stop = threading.Event()
     feeder = pipe.feed(bed, lambda t: (-0.1, 0.02), stop)
-    d.wait_log(r"^shimmerd: accelerometer iio:device0 \(.*\): /dev/iio:device0 delivering again after \d+ s without a scan",
+    d.wait_log(r"^shimmerd: accelerometer iio:device0 \(.*\): /dev/iio:device0 delivering again after \d+ s "
+               r"without a scan",
                "the delivering-again line", start=n)
     got = dev.accel_of(dev.raw_for(pose(-0.1, 0.02)))
     wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6), "a sample after", d, start)
@@ -188,7 +192,8 @@ def test_framebuffer_missing_at_start_then_appears(bed_factory, tmp_path):
     checks the pixels; this one the rest of the fault contract."""
     bed = bed_factory(FIXTURE)
     run = Run(bed, tmp_path, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0")
-    run.d.wait_log(r"framebuffer /dev/fb0 unavailable: .*No such file or directory; retrying with backoff", "unavailable")
+    run.d.wait_log(r"framebuffer /dev/fb0 unavailable: .*No such file or directory; retrying with backoff",
+                   "unavailable")
     run.tilt("while the device is missing")          # rendering goes on into the shadow
     before = trace_snapshot(run.trace)
     path, _ = add_framebuffer(bed, fill=b"\x5a")
@@ -244,7 +249,7 @@ def test_shm_segment_deleted_by_someone_else_is_recreated(bed_factory, tmp_path,
         assert struct.unpack("<I", held.read(4))[0] == 0, "the deleted object says its writer left"
     magic, frame, pid = shm_header(shm_name)
     assert magic == b"SHMR" and pid == run.d.p.pid and frame >= old_frame
-    s = run.tilt("after recreating")
+    run.tilt("after recreating")
     wait_until(lambda: shm_header(shm_name)[1] > frame, "frames in the new object", run.d)
     last = run.frames()[-1]["frame"]
     wait_until(lambda: shm_header(shm_name)[1] >= last, "the newest frame in the new object", run.d)
@@ -288,7 +293,8 @@ def small_tmpfs(tmp_path):
     fill it again before the test ends."""
     mnt = tmp_path / "small"
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", str(mnt)], capture_output=True, text=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0755", "tmpfs", str(mnt)], capture_output=True,
+                       text=True)
     if r.returncode != 0:
         pytest.skip("cannot mount a tmpfs here (%s): the disk-full test needs one" % r.stderr.strip())
     yield mnt
@@ -300,7 +306,8 @@ def test_trace_disk_full_then_space_returns(bed_factory, tmp_path, small_tmpfs, 
     trace = str(small_tmpfs / "trace.jsonl")
     dev = Device(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
+    d = bed.spawn("run", *QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + shm_name,
+                  "--set", "Trace.path=" + trace)
     wait_trace(trace, lambda r: r["type"] == "baseline", "baseline", d)
     before = trace_snapshot(trace)
     # Fill the file system: a filler takes every block the trace does not have.
@@ -330,7 +337,8 @@ def test_trace_disk_full_then_space_returns(bed_factory, tmp_path, small_tmpfs, 
     assert f1 >= frame0
     os.unlink(filler)                                 # space returns
     run_until = len(d.logs)
-    wait_until(lambda: move() is not None and any("writable again" in l for l in d.logs[run_until:]), "the recovery line", d)
+    wait_until(lambda: move() is not None and any("writable again" in l for l in d.logs[run_until:]),
+               "the recovery line", d)
     assert d.stop() == 0
     assert sum("cannot write trace" in l for l in d.logs) == 1, d.logs
     rs = check_trace_intact(trace, before)
@@ -421,8 +429,10 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
     before = trace_snapshot(run.trace)
     conf = run.conf
     cases = [
-        ("a syntax error", lambda: conf.write_text("[Mapper\n"), r"%s:1.*malformed section header" % re.escape(str(conf))),
-        ("an unknown key", lambda: conf.write_text("[Sink]\nfps = 30\ncolour = red\n"), r"%s:3.*colour" % re.escape(str(conf))),
+        ("a syntax error", lambda: conf.write_text("[Mapper\n"),
+         r"%s:1.*malformed section header" % re.escape(str(conf))),
+        ("an unknown key", lambda: conf.write_text("[Sink]\nfps = 30\ncolour = red\n"),
+         r"%s:3.*colour" % re.escape(str(conf))),
         ("a value out of range", lambda: conf.write_text("[Card]\nscale = -1\n"), r"%s:2" % re.escape(str(conf))),
         ("not UTF-8", lambda: conf.write_bytes(b"[Card]\nscale = \xff\n"), r"not UTF-8"),
         ("the file deleted", lambda: conf.unlink(), r"does not exist"),
@@ -443,7 +453,8 @@ def test_sighup_with_an_invalid_file(bed_factory, tmp_path):
         assert len(run.lines(r"not reloaded", n)) == 1
         if conf.exists():
             conf.chmod(0o644)
-    assert sum(1 for r in read_trace(run.trace) if r["type"] == "baseline") == baselines, "a rejected reload kept the baseline"
+    kept = sum(1 for r in read_trace(run.trace) if r["type"] == "baseline")
+    assert kept == baselines, "a rejected reload kept the baseline"
     conf.write_text("[Mapper]\nmax_offset = 50\n")
     n = len(run.d.logs)
     run.d.p.send_signal(signal.SIGHUP)
@@ -471,7 +482,7 @@ def test_burst_of_a_thousand_signals_then_sigterm(bed_factory, tmp_path):
         run.conf.write_text("[Mapper]\nmax_offset = %d\n" % max_offset)
         os.kill(pid, signal.SIGHUP)
         i, _ = wait_trace(run.trace, lambda r: r["type"] == "header" and r["mapper"]["max_offset"] == max_offset,
-                           "the header of the reload for max_offset = %d" % max_offset, run.d)
+                          "the header of the reload for max_offset = %d" % max_offset, run.d)
     run.wait_baseline(i)
     run.tilt("after the burst")
     reloads = len(run.lines(r"configuration reloaded"))

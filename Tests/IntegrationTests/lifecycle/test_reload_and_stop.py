@@ -29,8 +29,8 @@ import pytest
 
 from support.harness import BMC150 as FIXTURE
 from support.harness import NOBODY_UID as NOBODY
-from support.harness import (REPO, SHIMMERD, WAIT, Device, close_to, frames_in, machine_wide, pose, read_trace, shm_header,
-                             system_group, wait_trace, wait_until)
+from support.harness import (REPO, SHIMMERD, WAIT, Device, close_to, frames_in, machine_wide, pose, read_trace,
+                             shm_header, system_group, wait_trace, wait_until)
 from support.privileges import readable_testbed
 from support.runs import QUIET, Run, check_trace_intact, trace_snapshot
 from support.sinks import add_framebuffer
@@ -51,7 +51,7 @@ def swing(run, what):
     run.bed.set_raw(run.dev, raw)
     got = run.dev.accel_of(raw)
     return wait_trace(run.trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
-                       "the sample of roll %.2f (%s)" % (run.roll, what), run.d, start)
+                      "the sample of roll %.2f (%s)" % (run.roll, what), run.d, start)
 
 
 def stop_line(d):
@@ -398,7 +398,8 @@ def test_sighup_continues_png_numbering(bed_factory, tmp_path):
     (tmp_path / "again").mkdir()
     again = Run(bed, tmp_path / "again", "--set", "Sink.type=png", "--set", "Sink.path=" + str(out),
                 "--set", "Card.scale=0.5")
-    again.d.wait_log(r"already holds frames up to frame-%06d.png; continuing at frame-%06d.png" % (published, published + 1),
+    again.d.wait_log(r"already holds frames up to frame-%06d.png; continuing at frame-%06d.png"
+                     % (published, published + 1),
                      "the continued numbering")
     again.tilt("second run")
     again.stop()
@@ -463,11 +464,12 @@ def test_reload_with_a_trace_path_that_cannot_be_opened_keeps_tracing(bed_factor
         bed.set_raw(dev, raw)
         got = dev.accel_of(raw)
         wait_trace(trace, lambda r: r["type"] == "sample" and close_to(r["accel"], got, 1e-6),
-                    "a sample traced after the refused reload", d)
+                   "a sample traced after the refused reload", d)
     assert d.stop() == 0
     check_trace_intact(trace, before)
     assert baselines(trace) == captured, "the refused reload took a new baseline"
-    assert "keeping the running one" in line and "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
+    assert "keeping the running one" in line, line
+    assert "Trace.path = /proc/shimmerd-none/trace.jsonl (%s:4)" % conf in line, line
 
 
 def test_reload_with_a_sink_that_cannot_be_built_keeps_the_running_sink(bed_factory, tmp_path, shm_name):
@@ -578,7 +580,8 @@ except OSError as e:
 
 
 def console_mode():
-    out = subprocess.run(["/usr/bin/python3", "-c", CONSOLE_SEQUENCE.replace("fcntl.ioctl(fd, %d, %d)" % (KDSETMODE, KD_GRAPHICS), "pass")],
+    out = subprocess.run(["/usr/bin/python3", "-c",
+                          CONSOLE_SEQUENCE.replace("fcntl.ioctl(fd, %d, %d)" % (KDSETMODE, KD_GRAPHICS), "pass")],
                          env={"PATH": os.environ["PATH"]}, capture_output=True, text=True).stdout.split()
     return int(out[1]) if out and out[0] == "ok" else None
 
@@ -631,7 +634,7 @@ def test_the_units_privileges_allow_console_graphics_mode(debian_console, with_c
 
 
 @pytest.mark.xdist_group("machine")
-def test_the_daemon_opens_the_console_with_the_units_privileges(bed_factory, open_dir, debian_console):  # noqa: F811
+def test_the_daemon_opens_the_console_with_the_units_privileges(bed_factory, open_dir, debian_console):
     """The framebuffer sink run with the unit's user, groups and capabilities opens
     /dev/tty0 (write-only: group tty may not read it) and reaches the console ioctls,
     which umockdev answers itself; the card is drawn all the same."""

@@ -13,7 +13,8 @@ import subprocess
 
 from support.harness import REPO, SHIMMERD
 
-IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)", re.M)
+IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|enum|class|func)\s+)?(\w+)",
+                    re.M)
 
 
 def manifest():
@@ -50,7 +51,8 @@ def test_every_imported_module_of_the_package_is_a_declared_dependency():
         declared = {list(d.values())[0][0] for d in t["dependencies"]}
         imported = imports_of(t.get("path") or default_path(t)) & names
         # The pure core and the tests' helpers import no module of the package.
-        assert imported or t["name"] in ("Motion", "Color", "Raster", "TestSupport"), "no imports found for %s" % t["name"]
+        assert imported or t["name"] in ("Motion", "Color", "Raster", "TestSupport"), \
+            "no imports found for %s" % t["name"]
         checked += 1
         if imported - declared - {t["name"]}:
             undeclared[t["name"]] = sorted(imported - declared)

@@ -99,7 +99,8 @@ def test_dependencies_come_from_the_binaries_and_only_the_viewer_needs_sdl_and_w
     daemon = control_field(debs["shimmerd"], "Depends")
     viewer = control_field(debs["shimmerd-view"], "Depends")
     # dpkg-shlibdeps found the C libraries the daemon links.
-    for lib in ["libc6", "libiio0", "libudev1", "libsystemd0", "libpng16-16", "libfreetype6", "libfontconfig1", "libdrm2"]:
+    for lib in ["libc6", "libiio0", "libudev1", "libsystemd0", "libpng16-16", "libfreetype6", "libfontconfig1",
+                "libdrm2"]:
         assert re.search(r"\b%s\b" % re.escape(lib), daemon), (lib, daemon)
     assert "sdl" not in daemon.lower() and "libx11" not in daemon.lower() and "wayland" not in daemon.lower(), daemon
     assert re.search(r"\blibsdl2-2\.0-0\b", viewer), viewer
@@ -138,9 +139,11 @@ def test_shipped_documents_link_only_what_is_shipped(debs, tmp_path):
     for package in ("shimmerd", "shimmerd-view"):
         root = roots[package] = tmp_path / package
         run("dpkg-deb", "-x", debs[package], str(root))
-    installed = lambda path: any((root / path.lstrip("/")).exists() for root in roots.values())  # noqa: E731
-    commands = {l.split()[0] for l in run(SHIMMERD, "--help").stdout.split("Commands:")[1].split("Options:")[0].splitlines()
-                if l.strip()}
+
+    def installed(path):
+        return any((root / path.lstrip("/")).exists() for root in roots.values())
+    listed = run(SHIMMERD, "--help").stdout.split("Commands:")[1].split("Options:")[0]
+    commands = {l.split()[0] for l in listed.splitlines() if l.strip()}
     pages = [gzip.open(roots["shimmerd"] / ("usr/share/man/man%s/%s.gz" % (p[-1], p)), "rt").read()
              for p in ("shimmerd.8", "shimmerd.conf.5")]
     texts = []
@@ -281,7 +284,8 @@ def test_install_upgrade_and_purge(debs, clean_machine, tmp_path):
     before = snapshot()
 
     dpkg("-i", debs["shimmerd"])
-    assert run("/usr/bin/shimmerd", "--version").stdout.strip() == "shimmerd " + run(SHIMMERD, "--version").stdout.split()[1]
+    built = run(SHIMMERD, "--version").stdout.split()[1]
+    assert run("/usr/bin/shimmerd", "--version").stdout.strip() == "shimmerd " + built
 
     # The unit as installed: it verifies (ExecStart= exists) and keeps its exposure level.
     r = run("systemd-analyze", "verify", UNIT, check=False)

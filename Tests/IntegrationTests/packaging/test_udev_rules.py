@@ -76,7 +76,8 @@ WACOM = "/sys/devices/pci0000:00/0000:00:15.1/i2c_designware.1/i2c-1/i2c-WACF220
     (["input_touch_and_lid_switches"], WACOM + "5256.0002/input/input21/event21", False, ["SWITCH", "TOUCHSCREEN"]),
     (["input_touch_and_lid_switches"], WACOM + "5256.0003/input/input22/event22", False, ["SWITCH", "TOUCHPAD"]),
     (["input_touch_and_lid_switches"],
-     "/sys/devices/pci0000:00/0000:00:15.0/i2c_designware.0/i2c-0/i2c-ELAN2514:00/0018:04F3:2AF0.0001/input/input19/event19",
+     "/sys/devices/pci0000:00/0000:00:15.0/i2c_designware.0/i2c-0/i2c-ELAN2514:00/0018:04F3:2AF0.0001"
+     "/input/input19/event19",
      False, ["TOUCHSCREEN"]),
     (["input_touch_and_lid_switches"], "/sys/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0C0D:00/input/input0/event0", False,
      ["SWITCH"]),

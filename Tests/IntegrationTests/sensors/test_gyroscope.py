@@ -183,7 +183,8 @@ def test_fusion_rides_through_hand_held_acceleration_that_fools_the_acceleromete
     for gyro in ("auto", "none"):
         bed = bed_factory(IMU)
         lying_level(bed, e, IMU_PATH, IMU_PATH)
-        d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none", "--set", "Sensor.gyro=" + gyro)
+        d = monitor(bed, *SETTLED, "--set", "Sensor.mode=poll", "--set", "Attitude.filter=none",
+                    "--set", "Sensor.gyro=" + gyro)
         d.wait_for(lambda r: r["type"] == "sample", "first sample")
         time.sleep(1.0)   # lying still: the gyroscope's offset is learnt
         mark = len(d.records)
@@ -381,7 +382,8 @@ def test_a_sibling_gyroscope_that_appears_later_is_taken_up_dropped_when_removed
     assert bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency").strip() == "50"
     raw = [100, -50, 20]
     set_vec(bed, HUB_GYRO, "anglvel", raw)
-    d.wait_for(lambda r: r["type"] == "gyro" and close_to(r["anglvel"], rad_per_s(e, raw), 1e-9), "its readings", start=i)
+    d.wait_for(lambda r: r["type"] == "gyro" and close_to(r["anglvel"], rad_per_s(e, raw), 1e-9), "its readings",
+               start=i)
 
     # Removed: dropped at once on the udev event, one line; the accelerometer goes on alone.
     bed.remove(HUB_GYRO)
@@ -425,8 +427,9 @@ def test_a_hubs_gyroscope_is_read_from_its_own_buffer_in_buffer_mode(bed_factory
     accel_pipe = ScanPipe(bed, type("D", (), {"id": "iio:device2"})())
     gyro_pipe = ScanPipe(bed, type("D", (), {"id": "iio:device3"})())
     d, trace = run_buffered(bed, tmp_path)
-    d.wait_log(r"using iio:device2 \(accel_3d\) in buffer mode.*gyroscope: iio:device3 \(gyro_3d\), same parent device.*"
-               r"read from its own buffer.*in_anglvel_sampling_frequency 10.000000 -> 50", "the gyroscope's buffer")
+    d.wait_log(r"using iio:device2 \(accel_3d\) in buffer mode.*"
+               r"gyroscope: iio:device3 \(gyro_3d\), same parent device.*read from its own buffer.*"
+               r"in_anglvel_sampling_frequency 10.000000 -> 50", "the gyroscope's buffer")
     assert bed.attr(HUB_GYRO, "in_anglvel_sampling_frequency").strip() == "50"
     a_raw = accel_raw(e["mount_matrix"], e["scale"], tilted(0))
     first, second = [100, -50, 20], [200, -100, 40]
@@ -488,8 +491,8 @@ def test_a_hubs_gyroscope_whose_buffer_is_not_writable_is_polled_with_one_line(b
                   prefix=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"])
     _, a = d.wait_for(lambda r: r["type"] == "attached", "attach")
     assert a["mode"] == "buffer" and a["gyro"] == "iio:device3"
-    d.wait_log(r"gyroscope: iio:device3 \(gyro_3d\), same parent device.*polled with each reading, not from its buffer: "
-               r"buffer/enable is not writable by this process", "the fallback, told why")
+    d.wait_log(r"gyroscope: iio:device3 \(gyro_3d\), same parent device.*polled with each reading, "
+               r"not from its buffer: buffer/enable is not writable by this process", "the fallback, told why")
     a_raw = accel_raw(e["mount_matrix"], e["scale"], tilted(0))
     stop, th = feeding(lambda n: accel_pipe.send(hub_scan(a_raw, 1_800_000_000_000_000_000 + n * 20_000_000)))
     try:
@@ -535,7 +538,7 @@ def unread_bytes(pipe):
 
 
 def test_a_hubs_two_buffers_allocate_nothing_per_wakeup(bed_factory, tmp_path, release_shimmerd, malloc_count_library,
-                                                         shm_name):
+                                                        shm_name):
     """test_allocations.py's measure on the HUB in buffer mode, both devices read from their
     buffers: after a warm-up the count does not move while the card follows a tilt the
     gyroscope turns too (two gyroscope scans per accelerometer scan), nor while the device

@@ -111,6 +111,8 @@ def test_text_lines_like_monitor_sensor(bed_factory):
     r = bed.run("monitor", "--duration", "0.5", "--set", "Sensor.mode=poll", *ARGS)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].startswith("=== Accelerometer iio:device0 (BMA253/BMA254/BMA255/BMC150/BMC156/BMI055) attached, poll mode")
+    assert lines[0].startswith("=== Accelerometer iio:device0 (BMA253/BMA254/BMA255/BMC150/BMC156/BMI055) attached, "
+                               "poll mode")
     assert any(l.startswith("=== Baseline captured: up = (0.000, 0.985, 0.174)") for l in lines)
-    assert "    Accelerometer: x=0.000 y=-9.654 z=-1.705 m/s^2  dPitch=+0.00°  dRoll=+0.00°  focal=(175.0, 233.3)" in lines
+    assert ("    Accelerometer: x=0.000 y=-9.654 z=-1.705 m/s^2  dPitch=+0.00°  dRoll=+0.00°  focal=(175.0, 233.3)"
+            in lines)

@@ -28,7 +28,8 @@ import time
 
 import pytest
 
-from support.evdev_emulation import (ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, LIS3, LIS3_INPUT, LIS3_MATRIX, EvdevNode,
+from support.evdev_emulation import (ABS_RX, ABS_RY, ABS_RZ, ABS_X, ABS_Y, ABS_Z, LIS3, LIS3_INPUT, LIS3_MATRIX,
+                                     EvdevNode,
                                      lis3_counts, sensors_json)
 from support.harness import (FIXTURES, G, Heartbeats, block_of, mat_inv, mat_vec, pose, read_trace, rss_kib, tilt,
                              wait_trace, wait_until, wakeups)
@@ -307,7 +308,7 @@ MIRRORED_SWEEP = 20.0
 
 @in_real_time
 def test_a_mirrored_gyroscope_axis_in_the_controller_table_is_caught_by_the_frame_check(bed_factory, tmp_path,
-                                                                                       release_shimmerd):
+                                                                                        release_shimmerd):
     """A controller whose pitch rate (ABS_RX) is the opposite of what its table entry says,
     played with (turns the frame check weighs): the check doubts the gyroscope and names a
     frame that fits, and from then on the card is as good as the accelerometer alone
@@ -319,7 +320,8 @@ def test_a_mirrored_gyroscope_axis_in_the_controller_table_is_caught_by_the_fram
     end = STILL + MIRRORED_SWEEP
     print("mirrored ABS_RX, played with: doubted %s; before: %.2f deg RMS (accelerometer alone %.2f); after: %.2f "
           "(alone %.2f); correct frame: see the hand-held test"
-          % ("%.1f s into the motion" % (caught - STILL) if caught else "never", mirrored.rms_between(STILL + 1, caught or end),
+          % ("%.1f s into the motion" % (caught - STILL) if caught else "never",
+             mirrored.rms_between(STILL + 1, caught or end),
              alone.rms_between(STILL + 1, caught or end), mirrored.rms_between((caught or end) + 1, end),
              alone.rms_between((caught or end) + 1, end)))
     line = [x for x in mirrored.logs if re.search(DISAGREES, x)]
@@ -331,7 +333,7 @@ def test_a_mirrored_gyroscope_axis_in_the_controller_table_is_caught_by_the_fram
 
 @in_real_time
 def test_a_mirrored_gyroscope_axis_never_makes_the_card_worse_than_its_accelerometer_alone(bed_factory, tmp_path,
-                                                                                          release_shimmerd):
+                                                                                           release_shimmerd):
     """A controller whose table entry has its pitch rate (ABS_RX) mirrored, on the hand-held
     path (0.87 m/s^2): until the frame check trusts the frame the gyroscope is weighed by how
     well it explains the motion, so the card is no worse than the accelerometer alone makes
@@ -340,8 +342,10 @@ def test_a_mirrored_gyroscope_axis_never_makes_the_card_worse_than_its_accelerom
     alone = play_path(bed_factory, tmp_path, release_shimmerd, "none")
     caught = mirrored.seen.get(DISAGREES)
     print("mirrored ABS_RX on the hand-held path: %.3f deg RMS (worst %.3f); accelerometer alone %.3f; doubted %s"
-          % (mirrored.rms, mirrored.worst, alone.rms, "%.1f s into the motion" % (caught - STILL) if caught else "never"))
-    assert mirrored.rms <= alone.rms * 1.05, "mirrored %.3f deg RMS, accelerometer alone %.3f" % (mirrored.rms, alone.rms)
+          % (mirrored.rms, mirrored.worst, alone.rms,
+             "%.1f s into the motion" % (caught - STILL) if caught else "never"))
+    assert mirrored.rms <= alone.rms * 1.05, "mirrored %.3f deg RMS, accelerometer alone %.3f" % (mirrored.rms,
+                                                                                                  alone.rms)
     # The frame check names the mismatch within 10 s of an ordinary hand's motion.
     assert caught and caught - STILL <= 10, "doubted %s" % (caught and caught - STILL)
     line = [x for x in mirrored.logs if re.search(DISAGREES, x)]
@@ -352,7 +356,8 @@ def test_a_mirrored_gyroscope_axis_never_makes_the_card_worse_than_its_accelerom
 
 @in_real_time
 @pytest.mark.parametrize("gyro", ["auto", "none"], ids=["fused", "accelerometer alone"])
-def test_after_syn_dropped_while_tipped_the_tilt_is_right_within_a_second(bed_factory, tmp_path, release_shimmerd, gyro):
+def test_after_syn_dropped_while_tipped_the_tilt_is_right_within_a_second(bed_factory, tmp_path, release_shimmerd,
+                                                                          gyro):
     """The controller lies at a pose, is tipped while the daemon's reads fall behind (the
     kernel drops the reports of the turn and hands over SYN_DROPPED), and lies still tipped:
     still, it sends no ABS event (the input core drops changes within fuzz), so only the
@@ -505,7 +510,7 @@ VIRTUAL = "uinput_accelerometer"
 
 
 def test_auto_takes_the_built_in_lis3lv02d_over_a_virtual_accelerometer_of_a_lower_event_number(bed_factory,
-                                                                                               tmp_path):
+                                                                                                tmp_path):
     """A uinput device at event3 that copies lis3lv02d's name and BUS_HOST, and the laptop's
     own lis3lv02d at event6: `auto` takes the built-in one, whatever the event numbers, and
     `shimmerd sensors` and the attach line say why (the virtual one sits under
@@ -516,12 +521,13 @@ def test_auto_takes_the_built_in_lis3lv02d_over_a_virtual_accelerometer_of_a_low
     report = sensors_json(bed)
     devices = {d["device"]: d for d in report["devices"]}
     print("sensors: selected %s (%s); input:event3: %s" % (report["selected"], report["reason"],
-                                                          devices["input:event3"]["why"]))
+                                                           devices["input:event3"]["why"]))
     assert report["selected"] == "input:event6", report["reason"]
     assert ("built in (BUS_HOST, %s); preferred over 1 virtual, USB or Bluetooth one" % LIS3_INPUT) in report["reason"]
     assert devices["input:event3"]["why"] == ("virtual (/sys/devices/virtual/input/input3); auto prefers a built-in "
-                                             "device, input:event6")
-    assert devices["input:event3"]["input"]["built_in"] is False and devices["input:event6"]["input"]["built_in"] is True
+                                              "device, input:event6")
+    assert devices["input:event3"]["input"]["built_in"] is False
+    assert devices["input:event6"]["input"]["built_in"] is True
     text = bed.run("sensors").stdout
     assert "placement: virtual (/sys/devices/virtual/input/input3) (auto prefers a built-in device)" in text, text
     # The daemon takes it and says why; the virtual node is never read.
@@ -610,7 +616,7 @@ ROUND_TRIP_CALLS = {"__libc_recv", "recv", "recvfrom", "clock_nanosleep", "__nan
 
 @in_real_time
 def test_a_250_hz_controller_moving_costs_at_most_fps_plus_10_wakeups_a_second(bed_factory, tmp_path,
-                                                                                release_shimmerd):
+                                                                               release_shimmerd):
     """The daemon drains the node once a frame, whatever the controller's rate. Its
     wakeups: its voluntary context switches, all its threads, less those umockdev's round
     trips to the emulated node cost it (told apart by the call they sleep in), and its
@@ -806,9 +812,9 @@ def test_a_flood_of_60000_reports_a_second_keeps_the_heartbeat_and_memory_bounde
         resyncs = [x for x in d.logs[lines_before:] if "SYN_DROPPED" in x]
         kinds = collections.Counter(re.sub(r"[0-9.]+", "N", x)[:110] for x in d.logs[lines_before:])
         print("lines during the flood, by kind: %s" % kinds.most_common(6))
-        print("flood: %s reports in %.1f s (%.0f a second), %s of them lost in the reader's full buffer; heartbeats a second "
-              "min %d, median %d; RSS %d KiB before, peak %d KiB (+%d KiB), %d KiB after; %d samples; %d lines, %d of "
-              "them SYN_DROPPED"
+        print("flood: %s reports in %.1f s (%.0f a second), %s of them lost in the reader's full buffer; "
+              "heartbeats a second min %d, median %d; RSS %d KiB before, peak %d KiB (+%d KiB), %d KiB after; "
+              "%d samples; %d lines, %d of them SYN_DROPPED"
               % (sent, float(took), int(sent) / float(took), lost, min(per_second),
                  sorted(per_second)[len(per_second) // 2], before, peak, peak - before, after_flood, samples,
                  len(d.logs) - lines_before, len(resyncs)))

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from support.harness import (NO_FILTER, OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to, expected_focal, monitor, pose,
+from support.harness import (NO_FILTER, OWN_FIXTURES, PUBLIC_FIXTURES, SHIMMERD, Device, Lines, ScanPipe, close_to,
+                             expected_focal, monitor, pose,
                              tilt)
 
 
@@ -87,7 +88,8 @@ def test_buffer_tilt_path_big_endian_portrait(bed_factory):
     def leaned(v, a):  # rotate about the device x axis
         return [v[0], v[1] * math.cos(a) - v[2] * math.sin(a), v[1] * math.sin(a) + v[2] * math.cos(a)]
 
-    steps = [turned(baseline, 0.1), turned(baseline, -0.2), leaned(baseline, 0.15), leaned(turned(baseline, 0.05), -0.1)]
+    steps = [turned(baseline, 0.1), turned(baseline, -0.2), leaned(baseline, 0.15),
+             leaned(turned(baseline, 0.05), -0.1)]
     seen = list(follow_path(bed, d, dev, baseline, steps, lambda raw, accel: bed.write_node(dev.id, dev.scans(accel))))
     assert seen[0][1]["droll"] > 0.05 and seen[1][1]["droll"] < -0.1
     assert d.stop() == 0
@@ -101,8 +103,8 @@ def test_buffer_batches_a_frame_interval_and_uses_the_newest_scan(bed_factory, f
     dev = Device("bmc150_bosc0200_ideapad_d330")
     bed = bed_factory(dev.fixture)
     pipe = ScanPipe(bed, dev)      # the device node as a FIFO: scans arrive when written
-    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100", "--set", "Sink.fps=%d" % fps,
-                "--set", "Attitude.baseline_samples=1")
+    d = monitor(bed, *NO_FILTER, "--set", "Sensor.mode=buffer", "--set", "Sensor.rate=100",
+                "--set", "Sink.fps=%d" % fps, "--set", "Attitude.baseline_samples=1")
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert attached["mode"] == "buffer"
     assert "125.000000 already fits" in attached["sampling_frequency"]

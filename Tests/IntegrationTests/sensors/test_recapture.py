@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from support.harness import G, Device, Heartbeats, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose, read_trace, wait_trace, wait_until
+from support.harness import (G, Device, Heartbeats, ScanPipe, following, in_the_hand, move_in_the_hand, norm, pose,
+                             read_trace, wait_trace, wait_until)
 
 SWITCH = "intel_vbtn_tablet_mode_switch"
 TECLAST = "kxcjk_teclast_f6pro_convertible"
@@ -151,7 +152,8 @@ def test_the_tablet_mode_switch_captures_a_new_baseline(bed_factory, tmp_path):
     try:
         os.write(fd, switch_event(True))
         d.wait_log(r"tablet-mode switch Intel Virtual Switches: tablet mode; capturing a new baseline", "the notice")
-        recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"], "the recapture record",
+        recaptures = wait_until(lambda: [r for r in read_trace(trace) if r["type"] == "recapture"],
+                                "the recapture record",
                                 daemon=d)
         assert recaptures[0]["reason"] == "tablet-mode switch Intel Virtual Switches: tablet mode"
         os.write(fd, switch_event(False))
@@ -416,7 +418,8 @@ def test_a_flooding_tablet_mode_switch_leaves_the_heartbeat_its_pace(bed_factory
         bed, fd, d, trace = run_with_a_switch(bed_factory, tmp_path, extra_env=beats.env)
         start = len(d.logs)
         seconds = 10.0
-        flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD, os.path.join(bed.root, "dev", "input", "event13"),
+        flooder = subprocess.Popen([sys.executable, "-c", SWITCH_FLOOD,
+                                    os.path.join(bed.root, "dev", "input", "event13"),
                                     str(seconds)], stdout=subprocess.PIPE, text=True)
         bed.children.append(flooder)
         t0 = time.monotonic()

@@ -44,7 +44,8 @@ def test_remote_monitor_reads_like_local(remote, mode):
     if mode == "poll":
         accel = dev.accel_of(dev.raw_for(pose(-1.0, 0.4)))
         bed.set_raw(dev, dev.raw_for(pose(-1.0, 0.4)))
-        _, s2 = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], accel, 1e-6), "tilted sample", start=i)
+        _, s2 = d.wait_for(lambda r: r["type"] == "sample" and close_to(r["accel"], accel, 1e-6), "tilted sample",
+                           start=i)
         dp, dr = tilt(s["accel"], accel)
         assert s2["dpitch"] == pytest.approx(dp, abs=1e-6) and s2["droll"] == pytest.approx(dr, abs=1e-6)
     assert d.stop() == 0

@@ -223,7 +223,7 @@ def start_hub(bed_factory, tmp_path, shm_name, every=None, *extra):
     return bed, pipe, hub, held, d, line
 
 
-def test_a_hub_honouring_its_sensitivity_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(
+def test_a_hub_honouring_its_sensitivity_at_rest_wakes_at_most_1_5_times_a_second_and_its_first_move_is_drawn_within_100_ms(  # noqa: E501 (a name that states the claim)
         bed_factory, tmp_path, shm_name):
     bed, pipe, hub, held, d, line = start_hub(bed_factory, tmp_path, shm_name)
     assert "at rest: hysteresis (a HID sensor hub: in_accel_hysteresis set to 0.004000 g at rest" in line
@@ -239,9 +239,9 @@ def test_a_hub_honouring_its_sensitivity_at_rest_wakes_at_most_1_5_times_a_secon
     finally:
         status = d.stop()
         hub.close()
-    print("HID hub honouring in_accel_hysteresis, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, "
-          "max %.1f ms (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1],
-                                ", ".join("%.0f" % (1000 * x) for x in latencies)))
+    print("HID hub honouring in_accel_hysteresis, at rest: %.2f wakeups a second; "
+          "first motion drawn after p95 %.1f ms, max %.1f ms (%s)"
+          % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
     assert status == 0
     assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
     assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
@@ -253,7 +253,8 @@ def test_a_hub_that_ignores_its_sensitivity_is_found_out_put_back_and_read_on_a_
     try:
         rest, _ = d.wait_log(REST, "the device at rest")
         _, why = d.wait_log(r"iio:device3 .*: still sends [0-9.]+ scans a second at rest with in_accel_hysteresis = "
-                            r"0\.004000: the hub ignores its change sensitivity; reading it every 0\.1 s at rest instead",
+                            r"0\.004000: the hub ignores its change sensitivity; "
+                            r"reading it every 0\.1 s at rest instead",
                             "the hub found out", start=rest)
         d.wait_log(r"in_accel_hysteresis put back to 0\.000000", "its sensitivity put back", start=rest)
         assert bed.attr(HID_DEV.syspath, HYSTERESIS).strip() == "0.000000"
@@ -388,7 +389,8 @@ def test_a_bmc150_with_its_interrupt_at_rest_wakes_at_most_1_5_times_a_second_an
         status = d.stop()
         held.close()
     print("bmc150 with motion events, at rest: %.2f wakeups a second; first motion drawn after p95 %.1f ms, max %.1f ms"
-          " (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1], ", ".join("%.0f" % (1000 * x) for x in latencies)))
+          " (%s)" % (rate, 1000 * p95(latencies), 1000 * latencies[-1],
+                     ", ".join("%.0f" % (1000 * x) for x in latencies)))
     assert status == 0 and stream.unknown == []
     assert rate <= 1.5, "%.2f wakeups a second at rest" % rate
     assert p95(latencies) <= 0.1 and latencies[-1] <= 0.15, latencies
@@ -422,7 +424,7 @@ def test_the_motion_events_enables_are_put_back(bed_factory, tmp_path, shm_name,
 
 
 def test_bytes_that_are_no_event_record_are_said_once_and_the_device_is_read_all_the_same(bed_factory, tmp_path,
-                                                                                            shm_name):
+                                                                                          shm_name):
     bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name)
     try:
         rest, _ = d.wait_log(REST, "the device at rest")
@@ -443,7 +445,7 @@ def test_bytes_that_are_no_event_record_are_said_once_and_the_device_is_read_all
 
 
 def test_an_event_stream_the_kernel_refuses_is_said_once_and_the_device_is_read_on_a_timer(bed_factory, tmp_path,
-                                                                                          shm_name):
+                                                                                           shm_name):
     bed, stream, held, d, _ = start_events(bed_factory, tmp_path, shm_name, refuse=16)     # EBUSY
     try:
         rest, _ = d.wait_log(REST, "the device at rest")

@@ -100,6 +100,7 @@ def turn_through(device, mon, seen, d, bed, dev, left):
         assert buffer_state(bed, dev) == left
         yield roll
 
+
 @pytest.mark.parametrize("order", ["proxy_first", "shimmerd_first"])
 @pytest.mark.parametrize("fixture", [BMC150, HID])
 def test_sensor_proxy_keeps_rotating_while_shimmerd_follows(bed_factory, bus, fixture, order):
@@ -236,8 +237,8 @@ def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
     bed.set_attr(dev.syspath, RATE, "250.000000\n")
     assert d.stop() == 0
     assert bed.attr(dev.syspath, RATE).strip() == "250.000000"
-    assert any("in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000" in line
-               for line in d.logs), d.logs
+    left = "in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000"
+    assert any(left in line for line in d.logs), d.logs
 
 
 class RefusingFile:
@@ -316,8 +317,8 @@ def test_raw_reads_refused_while_another_program_has_the_buffer_are_waited_for(b
     bed.set_attr(dev.syspath, "buffer/enable", "1")
     x.refuse()
     i, _ = d.wait_log(r"iio:device0 \([^)]*\): the kernel refuses raw reads \(in_accel_x_raw: .*Device or "
-                      r"resource busy.*\): another program has its buffer enabled; shimmerd leaves it alone and retries "
-                      r"every 1 s", "the refusal")
+                      r"resource busy.*\): another program has its buffer enabled; shimmerd leaves it alone and "
+                      r"retries every 1 s", "the refusal")
     refused_at, opens = time.monotonic(), x.opens()
     time.sleep(3)
     assert d.poll() is None
@@ -354,8 +355,8 @@ def test_a_device_node_another_program_holds_is_left_to_it_and_polled(bed_factor
                   "--set", "Attitude.filter=none", extra_env=NO_BUS)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert attached["mode"] == "poll"
-    d.wait_log(r"in poll mode: auto: its device node /dev/iio:device0 is open in another program, which reads the device "
-               r"\(EBUSY on open\): polling, the buffer left alone", "why it polls")
+    d.wait_log(r"in poll mode: auto: its device node /dev/iio:device0 is open in another program, which reads the "
+               r"device \(EBUSY on open\): polling, the buffer left alone", "why it polls")
     assert node.opens() >= 1                 # it did try the node
     assert buffer_state(bed, dev) == untouched
     d.wait_for(lambda r: r["type"] == "baseline", "baseline")
@@ -384,8 +385,9 @@ def test_sensor_proxy_appearing_on_the_bus_finds_the_buffer_untouched(bed_factor
         d, attached = start_shimmerd(bed, bus)
         assert attached["mode"] == "poll"
         d.wait_log(r"in poll mode: auto: iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
-                   r"iio-buffer-accel; net\.hadess\.SensorProxy on the system bus: (not known yet|not running now, but may "
-                   r"start at any time)\): polling, the buffer left alone", "why it polls")
+                   r"iio-buffer-accel; net\.hadess\.SensorProxy on the system bus: "
+                   r"(not known yet|not running now, but may start at any time)\): polling, the buffer left alone",
+                   "why it polls")
         assert buffer_state(bed, dev) == untouched
         attaches = sum(r["type"] == "attached" for r in d.records)
         _, mon, seen = start_sensor_proxy(bed, bus)
@@ -419,7 +421,8 @@ def test_raw_reads_refused_before_shimmerd_starts_are_waited_for(bed_factory, bu
                   "--set", "Attitude.filter=none", extra_env=bus.env)
     _, waiting = d.wait_for(lambda r: r["type"] == "waiting", "waiting")
     assert ("its buffer is already enabled by another program (buffer/enable = 1), and the kernel refuses its raw "
-            "attributes while that buffer runs (in_accel_x_raw would not read); looking again every second") in waiting["reason"]
+            "attributes while that buffer runs (in_accel_x_raw would not read); looking again every second"
+            in waiting["reason"])
     opens = x.opens()
     wait_until(lambda: x.opens() >= opens + 2, "two more looks at in_accel_x_raw", daemon=d)
     assert not any(r["type"] == "attached" for r in d.records)

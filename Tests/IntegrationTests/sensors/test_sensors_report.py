@@ -102,5 +102,6 @@ def test_text_output_explains_the_choice(bed_factory):
     r = bed.run("sensors")
     assert r.returncode == 0, r.stderr
     assert "uses iio:device1" in r.stdout
-    assert "why: iio:device1 (KIOX010A:00): display accelerometer (udev:ACCEL_LOCATION), preferred over base" in r.stdout
+    assert ("why: iio:device1 (KIOX010A:00): display accelerometer (udev:ACCEL_LOCATION), preferred over base"
+            in r.stdout)
     assert "not chosen: base accelerometer" in r.stdout

@@ -82,7 +82,8 @@ class Sway:
         return {o["name"]: o for o in self.msg(kind="get_outputs") or []}
 
     def shot(self, output="HEADLESS-1"):
-        r = subprocess.run(NOBODY + ["grim", "-o", output, "-t", "ppm", "-"], env=self.env, capture_output=True, timeout=WAIT)
+        r = subprocess.run(NOBODY + ["grim", "-o", output, "-t", "ppm", "-"], env=self.env, capture_output=True,
+                           timeout=WAIT)
         assert r.returncode == 0, r.stderr
         return parse_ppm(r.stdout)
 
@@ -254,7 +255,8 @@ def card_on_screen(sway, name, output="HEADLESS-1", at=(290, 126), daemon=None, 
 def test_the_card_is_pixel_exact_and_centred_with_the_fill_around_it_and_in_its_corners(
         bed_factory, sway, shipped_bus, shm_name, tmp_path):
     d, bg, tilter = daemon_and_background(bed_factory, sway, shipped_bus, shm_name, tmp_path)
-    assert any(re.search(r"view: output HEADLESS-1 \(1280 x 720 px, scale 2\): a layer surface on the bottom layer", line)
+    assert any(re.search(r"view: output HEADLESS-1 \(1280 x 720 px, scale 2\): a layer surface on the bottom layer",
+                         line)
                for line in bg.logs), bg.logs
     assert prop(shipped_bus, "Claims") == 1
     target = tilter.step(*PATH[0], d)
@@ -357,7 +359,8 @@ def scaled_card_on(sway, output, box, daemon):
             return None
         x0, y0, x1, y1 = box
         corners = [shot.pixel(x, y) for x, y in ((x0, y0), (x1 - 1, y0), (x0, y1 - 1), (x1 - 1, y1 - 1))]
-        colored = sum(1 for y in range((y0 + y1) // 2, y1, 3) for x in range(x0, x1, 3) if len(set(shot.pixel(x, y))) > 1)
+        colored = sum(1 for y in range((y0 + y1) // 2, y1, 3) for x in range(x0, x1, 3)
+                      if len(set(shot.pixel(x, y))) > 1)
         return shot if all(c == FILL_RGB for c in corners) and colored > 100 else None
     try:
         shot = wait_until(shown, "the card scaled into %s on %s" % (box, output), daemon)
@@ -468,7 +471,8 @@ def test_a_fullscreen_window_on_every_output_releases_the_claim_and_closing_them
     on_screen = time.monotonic() - shown
     assert new_frame <= 1.0, "a new frame %.2f s after the windows closed" % new_frame
     print("\nfullscreen on both outputs: claim released %.2f s after the second was covered (one covered: kept); "
-          "windows closed: claimed again after %.2f s, new frame %d published after %.2f s, on a screenshot after %.2f s"
+          "windows closed: claimed again after %.2f s, new frame %d published after %.2f s, "
+          "on a screenshot after %.2f s"
           % (released, claimed, header["frame"], new_frame, on_screen))
     assert bg.stop() == 0
     assert d.stop() == 0
@@ -513,13 +517,15 @@ def test_wakeups_while_still_and_shown_and_while_hidden(bed_factory, sway, shipp
     assert d.stop() == 0
 
 
-def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(bed_factory, sway, shipped_bus, shm_name, tmp_path):
+def test_the_compositor_killed_ends_it_within_two_seconds_and_the_claim_with_it(bed_factory, sway, shipped_bus,
+                                                                                shm_name, tmp_path):
     bed = bed_factory(FIXTURE)
     d = shm_daemon(bed, shm_name, str(tmp_path / "trace.jsonl"), "--set", "Sink.mode=0644", bus=shipped_bus)
     bg = start_background(sway, shipped_bus, shm_name, fill=None)
     wait_until(lambda: prop(shipped_bus, "Claims") == 1, "the claim", bg)
     # Without --fill, the window's grey (#202020) is around the card.
-    wait_until(lambda: non_fill_box(sway.shot(), fill=(0x20, 0x20, 0x20)) == (290, 126, 990, 593), "the default fill", bg)
+    wait_until(lambda: non_fill_box(sway.shot(), fill=(0x20, 0x20, 0x20)) == (290, 126, 990, 593), "the default fill",
+               bg)
     sway.p.kill()
     killed = time.monotonic()
     status = bg.wait(timeout=WAIT)
@@ -571,7 +577,8 @@ def weston():
     os.chown(runtime, 65534, 65534)
     os.chmod(runtime, 0o700)
     env = dict(reader_env(), XDG_RUNTIME_DIR=runtime, LC_ALL="C")
-    p = subprocess.Popen(NOBODY + ["weston", "--backend=headless-backend.so", "--socket=wayland-weston", "--idle-time=0"],
+    p = subprocess.Popen(NOBODY + ["weston", "--backend=headless-backend.so", "--socket=wayland-weston",
+                                   "--idle-time=0"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(lambda: os.path.exists(os.path.join(runtime, "wayland-weston")), "weston's socket")
     yield dict(env, WAYLAND_DISPLAY="wayland-weston")
@@ -591,9 +598,9 @@ def test_without_a_layer_shell_or_a_display_it_says_so_in_one_line_and_exits_69(
     r, seconds = exit_of(weston, shm_name)
     assert r.returncode == 69 and seconds <= 2.0, (r.returncode, seconds, r.stderr)
     assert r.stderr.splitlines() == [
-        "shimmerd: view --background: the compositor at %s/wayland-weston has no wlr-layer-shell (GNOME and weston have "
-        "none); the background needs a Wayland compositor with wlr-layer-shell (sway, Hyprland, KDE Plasma, ...): run "
-        "`shimmerd view` for the card in a window" % weston["XDG_RUNTIME_DIR"]], r.stderr
+        "shimmerd: view --background: the compositor at %s/wayland-weston has no wlr-layer-shell (GNOME and "
+        "weston have none); the background needs a Wayland compositor with wlr-layer-shell (sway, Hyprland, "
+        "KDE Plasma, ...): run `shimmerd view` for the card in a window" % weston["XDG_RUNTIME_DIR"]], r.stderr
     figures = [("weston", r.returncode, seconds)]
 
     empty = tmp_path / "runtime"
@@ -639,7 +646,8 @@ def fitted_card(shot):
     return box if fits and corners and abs(w / h - CARD_W / CARD_H) < 0.02 else None
 
 
-def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_factory, sway, shipped_bus, shm_name, tmp_path):
+def test_an_output_that_goes_is_no_error_and_the_others_keep_their_card(bed_factory, sway, shipped_bus, shm_name,
+                                                                        tmp_path):
     nested = Sway(parent=sway)
     try:
         nested.msg("create_output")
@@ -685,8 +693,9 @@ def test_the_startup_lines_of_each_desktop_are_the_same_in_the_manual_readme_and
             assert "| `%s` |" % line in text, (doc, line)
 
 
-def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_without_input(bed_factory, sway, shipped_bus, shm_name,
-                                                                                           tmp_path):
+def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_without_input(bed_factory, sway,
+                                                                                          shipped_bus, shm_name,
+                                                                                          tmp_path):
     """What the client asks of sway, as libwayland-client logs it (WAYLAND_DEBUG): per
     output a layer surface on the bottom layer (1), anchored to all four edges (15), the
     output's size (0, 0), exclusive zone -1, no keyboard (0), an input region with no
@@ -703,7 +712,8 @@ def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_with
     layers = [l for l in sent if ".get_layer_surface(" in l]
     assert len(layers) == 2 and all(re.search(r", 1, \"shimmerd\"\)$", l) for l in layers), layers
     for request in ("set_size(0, 0)", "set_anchor(15)", "set_exclusive_zone(-1)", "set_keyboard_interactivity(0)"):
-        assert len([l for l in sent if l.startswith("zwlr_layer_surface_v1@") and l.endswith("." + request)]) == 2, request
+        made = [l for l in sent if l.startswith("zwlr_layer_surface_v1@") and l.endswith("." + request)]
+        assert len(made) == 2, request
     regions = set(re.findall(r"wl_surface@\d+\.set_input_region\((wl_region@\d+)\)", "\n".join(sent)))
     assert len(regions) == 2 and not [l for l in sent if any(l.startswith(r + ".add") for r in regions)], sent
     scales = set(re.findall(r"wl_surface@\d+\.set_buffer_scale\((\d+)\)", "\n".join(sent)))
@@ -711,7 +721,8 @@ def test_each_output_gets_a_bottom_layer_surface_on_every_edge_under_panels_with
     pools = re.findall(r"create_buffer\(new id wl_buffer@\d+, 0, (\d+), (\d+), (\d+), 1\)", "\n".join(sent))
     assert {(int(w), int(h)) for w, h, _ in pools} == {(1280, 720), (1920, 1080)}, pools   # format 1: XRGB8888
     print("\nrequests: %d layer surfaces on layer 1 (bottom), anchor 15, size 0 x 0, exclusive zone -1, keyboard 0, "
-          "empty input regions; buffers %s at scales %s" % (len(layers), sorted({(int(w), int(h)) for w, h, _ in pools}),
-                                                             sorted(scales)))
+          "empty input regions; buffers %s at scales %s" % (len(layers),
+                                                            sorted({(int(w), int(h)) for w, h, _ in pools}),
+                                                            sorted(scales)))
     assert bg.stop() == 0
     assert d.stop() == 0

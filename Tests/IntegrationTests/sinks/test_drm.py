@@ -98,7 +98,8 @@ def test_each_flip_shows_the_rendered_card_keeping_the_mode_and_restores_the_con
     assert card.master is None and not card.dumbs.keys() - {0x7FFF}, "buffers destroyed, master dropped"
 
 
-@pytest.mark.parametrize("fault,console_shown", [(signal.SIGSEGV, True), (signal.SIGABRT, True), (signal.SIGSEGV, False)],
+@pytest.mark.parametrize("fault,console_shown",
+                         [(signal.SIGSEGV, True), (signal.SIGABRT, True), (signal.SIGSEGV, False)],
                          ids=["SIGSEGV", "SIGABRT", "SIGSEGV-crtc-found-off"])
 def test_a_crash_restores_the_console(bed_factory, tmp_path, fault, console_shown):
     """The process dies of a fault (a bad pointer, abort(3)) while the card is shown:
@@ -116,7 +117,7 @@ def test_a_crash_restores_the_console(bed_factory, tmp_path, fault, console_show
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace,
                   prefix=("prlimit", "--core=0", "--", "env", "SWIFT_BACKTRACE=enable=no"))
     d.wait_log(r"drm /dev/dri/card0: eDP-1 " + (r"1024x768@60 \(the mode it had\)" if console_shown else
-                                                 r"1280x800@60 \(its preferred mode\)"), "attached")
+                                                r"1280x800@60 \(its preferred mode\)"), "attached")
     tilter.step(*PATH[0], d)
     settled(card, trace, d)
     assert [f for f in card.flips if f.kind == "flip"], "the card was flipped before the fault"
@@ -155,7 +156,8 @@ def test_sink_position_places_the_card_clipped_to_the_screen_on_black(bed_factor
             got = (screen[o + 2], screen[o + 1], screen[o])
             if 0 <= x - ox < CARD_W and 0 <= y - oy < CARD_H:
                 want = ref[(y - oy) * CARD_W + (x - ox)]
-                assert max(abs(a - b) for a, b in zip(got, want)) <= 2, "pixel (%d, %d): %s, expected %s" % (x, y, got, want)
+                assert max(abs(a - b) for a, b in zip(got, want)) <= 2, "pixel (%d, %d): %s, expected %s" % (x, y, got,
+                                                                                                             want)
             else:
                 assert screen[o:o + 4] == bytes(4), "pixel (%d, %d) outside the card is %s" % (x, y, got)
     assert d.stop() == 0
@@ -191,7 +193,8 @@ def test_master_held_by_another_program_is_logged_once_and_retried(bed_factory, 
     trace = str(tmp_path / "trace.jsonl")
     Tilter(bed, trace)
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
-    d.wait_log(r"drm auto unavailable: /dev/dri/card0: another program holds DRM master \(%s from drmSetMaster" % errno_name,
+    d.wait_log(r"drm auto unavailable: /dev/dri/card0: another program holds DRM master "
+               r"\(%s from drmSetMaster" % errno_name,
                "master busy")
     wait_until(lambda: len(card.master_requests) >= 3, "two retries", d)
     wait_until(lambda: frames_in(trace), "frames rendered while the display is busy", d)
@@ -239,7 +242,8 @@ def test_a_flip_whose_event_never_comes_sets_the_display_up_again(bed_factory, t
     d.wait_log(r"drm /dev/dri/card0: eDP-1", "attached")
     card.hold = True                    # a stuck display: no vblank event any more
     bed.set_raw(tilter.dev, tilter.dev.raw_for(pose(*PATH[0])))
-    i, _ = d.wait_log(r"drm /dev/dri/card0 eDP-1: no page-flip event 2 s after the flip was queued; the console is restored",
+    i, _ = d.wait_log(r"drm /dev/dri/card0 eDP-1: no page-flip event 2 s after the flip was queued; "
+                      r"the console is restored",
                       "stuck flip noticed")
     assert card.busy_flips == 0
     card.hold = False
@@ -274,7 +278,8 @@ def test_panel_orientation_turns_the_card_upright(bed_factory, tmp_path, orienta
     trace = str(tmp_path / "trace.jsonl")
     Tilter(bed, trace)
     d = bed.spawn("run", *QUIET, *DRM, "--set", "Trace.path=" + trace)
-    d.wait_log(r"drm /dev/dri/card0: DSI-1 800x1280@60 \(its preferred mode\), panel orientation %s" % orientation, "attached")
+    d.wait_log(r"drm /dev/dri/card0: DSI-1 800x1280@60 \(its preferred mode\), panel orientation %s" % orientation,
+               "attached")
     last = settled(card, trace, d)
     pw, ph = 800, 1280
     uw, uh = (pw, ph) if orientation in ("Normal", "Upside Down") else (ph, pw)
@@ -301,7 +306,8 @@ def test_panel_orientation_turns_the_card_upright(bed_factory, tmp_path, orienta
     assert card.crtc_state() == card.saved, "a CRTC found off is turned off again"
 
 
-def test_a_reload_keeps_an_unchanged_display_and_restores_the_console_before_a_changed_one(bed_factory, tmp_path, shm_name):
+def test_a_reload_keeps_an_unchanged_display_and_restores_the_console_before_a_changed_one(bed_factory, tmp_path,
+                                                                                           shm_name):
     """With Sink.type = auto: the reload's new sink is chosen while the running one
     still holds DRM master, and is still drm."""
     bed = bed_factory(FIXTURE)
@@ -310,8 +316,10 @@ def test_a_reload_keeps_an_unchanged_display_and_restores_the_console_before_a_c
     conf = tmp_path / "shimmerd.conf"
     conf.write_text("")
     Tilter(bed, trace)
-    d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
-    d.wait_log(r"Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected \(1024x768@60\) and free to drive", "auto: drm")
+    d = bed.spawn("run", "--config", str(conf), *QUIET, "--set", "Sink.name=" + shm_name,
+                  "--set", "Trace.path=" + trace)
+    d.wait_log(r"Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected \(1024x768@60\) and free to drive",
+               "auto: drm")
     first, _ = d.wait_log(r"drm /dev/dri/card0: eDP-1 .*card at %d,%d" % ((1024 - CARD_W) // 2, (768 - CARD_H) // 2),
                           "attached centred")
     d.p.send_signal(signal.SIGHUP)
@@ -346,7 +354,8 @@ def test_connector_by_name_and_hotplug(bed_factory, tmp_path):
     assert ours[0][1] == (1920, 1080, 60)
     assert card.crtc_state()[0] == card.saved[0], "the panel's CRTC is left alone"
     card.hotplug(hdmi, False)
-    d.wait_log(r"drm /dev/dri/card0 HDMI-A-1: the display was disconnected; the console is restored", "detached on unplug")
+    d.wait_log(r"drm /dev/dri/card0 HDMI-A-1: the display was disconnected; the console is restored",
+               "detached on unplug")
     wait_until(lambda: card.crtc_state() == card.saved, "the HDMI CRTC off again", d)
     assert d.stop() == 0
     r = bed.run("run", *QUIET, *DRM, "--set", "Sink.connector=DP-3", "--duration", "1")
@@ -362,7 +371,8 @@ def test_auto_picks_drm_then_framebuffer_then_shared_memory(bed_factory, shm_nam
     add_framebuffer(bed, 32, 800 * 4)
     r = bed.run(*args)
     assert r.returncode == 0, r.stderr
-    assert "Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected (1024x768@60) and free to drive" in r.stderr, r.stderr
+    assert ("Sink.type = auto: drm: /dev/dri/card0 eDP-1 is connected (1024x768@60) and free to drive"
+            in r.stderr), r.stderr
     assert card.crtc_state() == card.saved and len(card.setcrtcs) == 2
 
     card.foreign_master = de.EBUSY      # a desktop: the compositor is master
@@ -375,7 +385,8 @@ def test_auto_picks_drm_then_framebuffer_then_shared_memory(bed_factory, shm_nam
     add_framebuffer(bed, 32, 800 * 4)
     r = bed.run(*args)
     assert r.returncode == 0, r.stderr
-    assert "Sink.type = auto: framebuffer: no DRM display (no DRM card (/dev/dri/card*) in udev); /dev/fb0 opens" in r.stderr
+    assert ("Sink.type = auto: framebuffer: no DRM display (no DRM card (/dev/dri/card*) in udev); /dev/fb0 opens"
+            in r.stderr)
     assert "framebuffer /dev/fb0: 800 x 600" in r.stderr
 
     bed = bed_factory(FIXTURE)          # neither
@@ -398,7 +409,8 @@ def test_check_config_explains_auto():
     r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.type=drm", "--set", "Sink.connector=HDMI-A-1"],
                        capture_output=True, text=True, timeout=WAIT)
     assert r.returncode in (0, 69) and "\nconnector = HDMI-A-1\n" in r.stdout and "Sink.type = auto" not in r.stdout
-    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.connector=HDMI A"], capture_output=True, text=True, timeout=WAIT)
+    r = subprocess.run([SHIMMERD, "check-config", "--set", "Sink.connector=HDMI A"], capture_output=True, text=True,
+                       timeout=WAIT)
     assert r.returncode == 78 and "Sink.connector" in r.stderr and "auto or a connector name" in r.stderr, r.stderr
 
 
@@ -490,7 +502,8 @@ def test_check_config_probes_the_display_a_kiosk_names(bed_factory):
     bed = bed_factory(FIXTURE)
     r = bed.run("check-config", *DRM)
     assert r.returncode == 69 and r.stderr.count("\n") == 1, r.stderr
-    assert "Sink.type = drm (--set Sink.type=drm): no DRM card (/dev/dri/card*) in udev; run would wait for it" in r.stderr
+    assert ("Sink.type = drm (--set Sink.type=drm): no DRM card (/dev/dri/card*) in udev; run would wait for it"
+            in r.stderr)
     assert "\ntype = drm\n" in r.stdout, "the effective values are printed all the same"
     r = bed.run("run", *QUIET, *DRM, "--duration", "1")
     assert r.returncode == 0

@@ -38,7 +38,8 @@ def check_dot_pixels(pixels, stride, focal, where):
 
 
 def run_reader(*args, timeout=WAIT):
-    r = subprocess.run([sys.executable, READER, *args], env=reader_env(), capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([sys.executable, READER, *args], env=reader_env(), capture_output=True, text=True,
+                       timeout=timeout)
     assert r.returncode == 0, r.stderr
     return r
 
@@ -98,7 +99,8 @@ def test_shm_reader_checks_header_and_dot_colors_across_a_restart(bed_factory, s
     tilter.trace, tilter.since = trace2, -1.0
     tilter.step(*PATH[2], d2)
     assert os.stat("/dev/shm/" + shm_name).st_ino == ino
-    new = wait_until(lambda: [l for l in lines if l.get("writer_pid") == d2.p.pid], "the follower seeing the new writer")
+    new = wait_until(lambda: [l for l in lines if l.get("writer_pid") == d2.p.pid],
+                     "the follower seeing the new writer")
     assert new[0]["frame"] == last["frame"] + 1
     seen = [l["frame"] for l in lines if "how" in l]
     assert seen == sorted(seen) and len(set(seen)) == len(seen)
@@ -120,7 +122,8 @@ def test_shm_futex_wakes_the_reader_for_each_frame(bed_factory, shm_name, tmp_pa
                   "--set", "Sink.fps=4", "--set", "Trace.path=" + trace)
     wait_until(lambda: frames_in(trace), "first frame", d)
     want = 6
-    follower = subprocess.Popen([sys.executable, READER, "--name", shm_name, "follow", "-n", str(want), "--timeout", str(WAIT)],
+    follower = subprocess.Popen([sys.executable, READER, "--name", shm_name, "follow", "-n", str(want), "--timeout",
+                                 str(WAIT)],
                                 env=reader_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = json.loads(follower.stdout.readline())
     assert first["ready"]
@@ -273,7 +276,8 @@ def test_framebuffer_card_in_the_right_format_and_nothing_else_touched(bed_facto
     extra = ["--set", "Sink.position=%d,%d" % position] if position else []
     d = bed.spawn("run", *QUIET, "--set", "Sink.type=framebuffer", "--set", "Sink.device=/dev/fb0",
                   "--set", "Trace.path=" + trace, *extra)
-    d.wait_log(r"framebuffer /dev/fb0: %d x %d, stride %d bytes, %d bpp.*from sysfs" % (SCREEN_W, SCREEN_H, stride, bpp),
+    d.wait_log(r"framebuffer /dev/fb0: %d x %d, stride %d bytes, %d bpp.*from sysfs" % (SCREEN_W, SCREEN_H, stride,
+                                                                                        bpp),
                "attached through sysfs")
     for roll, lean in PATH[:2]:
         tilter.step(roll, lean, d)
@@ -345,7 +349,8 @@ def framebuffer_on_a_console(bed_factory, tmp_path, prefix=()):
     return bed, console, trace, tilter, d
 
 
-@pytest.mark.parametrize("fault", [signal.SIGTERM, signal.SIGSEGV, signal.SIGABRT], ids=["SIGTERM", "SIGSEGV", "SIGABRT"])
+@pytest.mark.parametrize("fault", [signal.SIGTERM, signal.SIGSEGV, signal.SIGABRT],
+                         ids=["SIGTERM", "SIGSEGV", "SIGABRT"])
 def test_framebuffer_gives_the_console_back_on_a_stop_and_on_a_crash(bed_factory, tmp_path, fault):
     """The VT goes to KD_GRAPHICS while the card is drawn (no text cursor over it) and back
     to KD_TEXT when the daemon stops, and also when it dies of a fault: the crash handler
@@ -396,7 +401,8 @@ def test_shmread_refuses_a_segment_owned_by_another_user_unless_trusted(shm_name
     os.chown(path, 65534, 65534)
     r = shmread("--name", shm_name, "header")
     assert r.returncode == 65, r.stderr
-    assert "%s: owned by nobody (uid 65534), not by root (uid 0)" % path in r.stderr and "--trust-user" in r.stderr, r.stderr
+    assert "%s: owned by nobody (uid 65534), not by root (uid 0)" % path in r.stderr, r.stderr
+    assert "--trust-user" in r.stderr, r.stderr
     r = shmread("--name", shm_name, "--trust-user", "nobody", "header")
     assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
 
@@ -414,6 +420,7 @@ def test_shmread_refuses_a_trusted_owners_segment_that_others_may_write(shm_name
     os.chmod(path, 0o640)
     r = shmread("--name", shm_name, "header")
     assert r.returncode == 0 and json.loads(r.stdout)["width"] == 700, r.stderr
+
 
 @pytest.mark.parametrize("fields", [
     {"width": 2**30, "stride": 4096},
@@ -510,7 +517,8 @@ def test_documented_ffmpeg_recipe_records_in_real_time(bed_factory, tmp_path):
         t0 = time.monotonic()
         while not stop.is_set():
             t = time.monotonic() - t0
-            bed.set_raw(dev, dev.raw_for(pose(0.15 * math.sin(2 * math.pi * t / 3), 0.06 * math.sin(2 * math.pi * t / 2))))
+            bed.set_raw(dev,
+                        dev.raw_for(pose(0.15 * math.sin(2 * math.pi * t / 3), 0.06 * math.sin(2 * math.pi * t / 2))))
             time.sleep(0.02)
     mover = threading.Thread(target=move, daemon=True)
     mover.start()

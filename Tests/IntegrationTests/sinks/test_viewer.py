@@ -251,9 +251,9 @@ def test_no_display_at_all_gives_shimmerd_s_line_first_and_alone(shm_name):
     r = subprocess.run([SHIMMERD, "view", "--name", shm_name], env=dict(env, LC_ALL="C"), capture_output=True,
                        text=True, timeout=WAIT)
     assert r.returncode == 69, r.stderr
-    assert r.stderr.splitlines() == ["shimmerd: view: cannot open a window: no display: neither DISPLAY (X11) nor "
-                                     "WAYLAND_DISPLAY is set and XDG_RUNTIME_DIR is unset; run it in a desktop session, "
-                                     "or set DISPLAY or WAYLAND_DISPLAY"], r.stderr
+    assert r.stderr.splitlines() == [
+        "shimmerd: view: cannot open a window: no display: neither DISPLAY (X11) nor WAYLAND_DISPLAY is set and "
+        "XDG_RUNTIME_DIR is unset; run it in a desktop session, or set DISPLAY or WAYLAND_DISPLAY"], r.stderr
 
 
 # --- hostile segments: refused or survived, never a crash ---
@@ -284,6 +284,7 @@ def test_a_trusted_owners_segment_that_others_may_write_is_not_shown(xserver, sh
     wait_until(lambda: is_waiting_screen(v.shot()), "the waiting screen", v.d)
     assert v.maps() == []
     assert v.stop() == 0, v.d.logs
+
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="runs the viewer as user nobody: needs root")
 @pytest.mark.parametrize("mode,advice", [

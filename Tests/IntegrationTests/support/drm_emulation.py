@@ -81,10 +81,10 @@ DESTROY_DUMB = iowr(0xB4, 4)
 ADDFB2 = iowr(0xB8, 104)
 OBJ_GETPROPERTIES = iowr(0xB9, 32)
 NAMES = {v: k for k, v in dict(GET_CAP=GET_CAP, SET_MASTER=SET_MASTER, DROP_MASTER=DROP_MASTER,
-                                GETRESOURCES=GETRESOURCES, GETCRTC=GETCRTC, SETCRTC=SETCRTC, GETENCODER=GETENCODER,
-                                GETCONNECTOR=GETCONNECTOR, GETPROPERTY=GETPROPERTY, RMFB=RMFB, PAGE_FLIP=PAGE_FLIP,
-                                CREATE_DUMB=CREATE_DUMB, MAP_DUMB=MAP_DUMB, DESTROY_DUMB=DESTROY_DUMB, ADDFB2=ADDFB2,
-                                OBJ_GETPROPERTIES=OBJ_GETPROPERTIES).items()}
+                               GETRESOURCES=GETRESOURCES, GETCRTC=GETCRTC, SETCRTC=SETCRTC, GETENCODER=GETENCODER,
+                               GETCONNECTOR=GETCONNECTOR, GETPROPERTY=GETPROPERTY, RMFB=RMFB, PAGE_FLIP=PAGE_FLIP,
+                               CREATE_DUMB=CREATE_DUMB, MAP_DUMB=MAP_DUMB, DESTROY_DUMB=DESTROY_DUMB, ADDFB2=ADDFB2,
+                               OBJ_GETPROPERTIES=OBJ_GETPROPERTIES).items()}
 
 # struct drm_mode_modeinfo: clock; hdisplay, hsync_start, hsync_end, htotal, hskew;
 # vdisplay, vsync_start, vsync_end, vtotal, vscan; vrefresh; flags; type; name[32]
@@ -126,7 +126,8 @@ class Connector:
 
 class Framebuffer:
     def __init__(self, fb_id, width, height, offset, pitch, owner):
-        self.id, self.width, self.height, self.offset, self.pitch, self.owner = fb_id, width, height, offset, pitch, owner
+        self.id, self.width, self.height = fb_id, width, height
+        self.offset, self.pitch, self.owner = offset, pitch, owner
 
 
 class Crtc:
@@ -164,7 +165,7 @@ class DrmCard:
         self.busy_flips = 0         # PAGE_FLIPs refused with EBUSY (one already pending)
         self.flips = []             # completed flips, in order: Snapshot
         self.setcrtcs = []          # SETCRTC calls: (crtc id, fb id, mode key or None)
-        self.written_on_screen = [] # framebuffers whose bytes changed while on screen
+        self.written_on_screen = []  # framebuffers whose bytes changed while on screen
         self.capture = None         # (x, y, w, h) to keep the pixels of, or None
         self.master_requests = []   # SET_MASTER results: 0 or errno
         self.flip_requests = 0
@@ -184,7 +185,8 @@ class DrmCard:
                  "A: dev=226:%d" % number]
         text = "\n".join(lines) + "\n"
         for c in connectors:
-            text += "\nP: /devices/pci0000:00/%s/drm/card%d/card%d-%s\nE: SUBSYSTEM=drm\nA: status=%s\nA: enabled=%s\n" % (
+            text += ("\nP: /devices/pci0000:00/%s/drm/card%d/card%d-%s\nE: SUBSYSTEM=drm\n"
+                     "A: status=%s\nA: enabled=%s\n") % (
                 pci, number, number, c.name, "connected" if c.connected else "disconnected",
                 "enabled" if console_mode else "disabled")
         bed.add(text)
@@ -408,7 +410,8 @@ class DrmCard:
     def _getresources(self, client, arg):
         data, b = self._struct(arg, 64)
         counts = struct.unpack_from("<4I", b, 32)
-        lists = [[i for i, fb in self.fbs.items() if fb.owner is client], [c.id for c in self.crtcs], [c.id for c in self.connectors],
+        lists = [[i for i, fb in self.fbs.items() if fb.owner is client], [c.id for c in self.crtcs],
+                 [c.id for c in self.connectors],
                  [c.encoder_id for c in self.connectors]]
         for i, values in enumerate(lists):
             if counts[i] >= len(values):

@@ -538,7 +538,8 @@ class Daemon:
             if self.exited_and_read():
                 if i < len(self.records):
                     continue    # the last records came with the end of the pipe
-                raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (self.p.returncode, what, "\n".join(self.logs[-20:])))
+                raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (self.p.returncode, what,
+                                                                                   "\n".join(self.logs[-20:])))
             if time.monotonic() > deadline:
                 raise AssertionError("no %s within %ss; last records: %s; log:\n%s"
                                      % (what, timeout, self.records[-3:], "\n".join(self.logs[-20:])))
@@ -660,9 +661,11 @@ def wait_until(predicate, what, daemon=None, timeout=WAIT):
             v = predicate()     # what the daemon wrote just before it exited
             if v:
                 return v
-            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what, "\n".join(daemon.logs[-20:])))
+            raise AssertionError("shimmerd exited (%s) before %s; log:\n%s" % (daemon.poll(), what,
+                                                                               "\n".join(daemon.logs[-20:])))
         if time.monotonic() > deadline:
-            raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout, "\n".join(daemon.logs[-20:]) if daemon else ""))
+            raise AssertionError("no %s within %ss; log:\n%s" % (what, timeout,
+                                                                 "\n".join(daemon.logs[-20:]) if daemon else ""))
         time.sleep(0.05)
 
 
@@ -916,4 +919,3 @@ class Heartbeats:
     def close(self):
         self.open = False
         self.sock.close()
-

@@ -67,7 +67,8 @@ class EventStream:
 
     def motion(self, axis="x"):
         """The detector fired on `axis`: one rate-of-change record, either direction."""
-        self.send(RECORD.pack(event_code(IIO_ACCEL, MOD[axis], IIO_EV_DIR_EITHER, IIO_EV_TYPE_ROC), time.monotonic_ns()))
+        self.send(RECORD.pack(event_code(IIO_ACCEL, MOD[axis], IIO_EV_DIR_EITHER, IIO_EV_TYPE_ROC),
+                              time.monotonic_ns()))
 
     def send(self, data):
         os.write(self.w, data)

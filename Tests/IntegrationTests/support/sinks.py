@@ -75,7 +75,8 @@ def add_framebuffer(bed, bpp=32, stride=SCREEN_W * 4, name="fb0", fill=PATTERN):
     in sysfs, its node a file of `fill` repeated, written as a new node (inode), as a
     re-plugged device gets. Returns (the node's path, its bytes)."""
     bed.add("P: /devices/platform/vfb.0/graphics/%s\nE: SUBSYSTEM=graphics\nE: DEVNAME=/dev/%s\n"
-            "A: virtual_size=%d,%d\nA: bits_per_pixel=%d\nA: stride=%d\n" % (name, name, SCREEN_W, SCREEN_H, bpp, stride))
+            "A: virtual_size=%d,%d\nA: bits_per_pixel=%d\nA: stride=%d\n" % (name, name, SCREEN_W, SCREEN_H, bpp,
+                                                                             stride))
     size = stride * SCREEN_H
     original = (fill * (size // len(fill) + 1))[:size]
     os.makedirs(os.path.join(bed.root, "dev"), exist_ok=True)
@@ -89,8 +90,8 @@ def add_framebuffer(bed, bpp=32, stride=SCREEN_W * 4, name="fb0", fill=PATTERN):
 def shm_daemon(bed, name, trace, *extra, bus=None):
     """The daemon writing shared-memory frames to NAME with a trace; on `bus`, returned
     once it holds the bus name (then it idles until a reader claims the frames)."""
-    d = bed.spawn("run", *SINK_QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + name, "--set", "Trace.path=" + trace,
-                  *extra, extra_env=bus.env if bus else None)
+    d = bed.spawn("run", *SINK_QUIET, "--set", "Sink.type=shm", "--set", "Sink.name=" + name,
+                  "--set", "Trace.path=" + trace, *extra, extra_env=bus.env if bus else None)
     if bus:
         d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
     return d
@@ -100,7 +101,8 @@ def reference_card(tmp_path, focal):
     """The card for `focal` from `shimmerd render` (straight RGBA PNG), decoded by ffmpeg
     and premultiplied back to what an XRGB8888 frame holds (black outside the corners)."""
     png = tmp_path / "ref.png"
-    r = subprocess.run([SHIMMERD, "render", "--focal", "%r,%r" % tuple(focal), "--out", str(png)], capture_output=True, text=True)
+    r = subprocess.run([SHIMMERD, "render", "--focal", "%r,%r" % tuple(focal), "--out", str(png)], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stderr
     rgba = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(png), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
                           capture_output=True, check=True).stdout

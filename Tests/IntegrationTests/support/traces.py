@@ -28,7 +28,8 @@ def synthetic_trace(path, seconds=5.0, rate=60, fps=30):
         t = i / rate
         a = pose(0.12 * math.sin(2 * math.pi * t / seconds), 0.06 * math.sin(4 * math.pi * t / seconds))
         dp, dr = tilt(base, a)
-        lines.append({"type": "sample", "t": t, "seq": i, "accel": a, "dpitch": dp, "droll": dr, "focal": expected_focal(dp, dr)})
+        lines.append({"type": "sample", "t": t, "seq": i, "accel": a, "dpitch": dp, "droll": dr,
+                      "focal": expected_focal(dp, dr)})
     with open(path, "w") as f:
         for r in lines:
             f.write(json.dumps(r) + "\n")

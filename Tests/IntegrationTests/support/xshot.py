@@ -36,7 +36,7 @@ def parse_xwd(data):
     pixels 24 bits while storing them in 32-bit units: bytes_per_line decides."""
     fields = struct.unpack(">25I", data[:100])
     header_size, version, pixmap_format, depth, width, height = fields[:6]
-    byte_order, bits_per_pixel, bytes_per_line = fields[7], fields[11], fields[12]
+    byte_order, bytes_per_line = fields[7], fields[12]
     red_mask, green_mask, blue_mask = fields[14:17]
     ncolors = fields[19]
     assert version == 7 and pixmap_format == 2 and depth == 24 and bytes_per_line >= width * 4, fields
