@@ -20,7 +20,7 @@ from support import xshot
 from support.bus import prop
 from support.harness import AS_NOBODY as NOBODY
 from support.harness import BMC150 as FIXTURE
-from support.harness import REPO, SHIMMERD, WAIT, Daemon, frames_published, wait_until, wakeups
+from support.harness import REPO, SHIMMERD, WAIT, Daemon, Lines, frames_published, wait_until, wakeups
 from support.sinks import CARD_H, CARD_W, PATH, Tilter, reader_env, shm_daemon, shmread
 
 FILL = "#336699"
@@ -287,8 +287,7 @@ class Client:
     """A Wayland client of the sway as nobody, its output read by a thread."""
 
     def __init__(self, sway, argv, env=None):
-        import harness
-        self.lines = harness.Lines(NOBODY + argv, dict(sway.env, **(env or {})))
+        self.lines = Lines(NOBODY + argv, dict(sway.env, **(env or {})))
         sway.children.append(self.lines.p)
 
     def wait_line(self, pattern, what):
