@@ -298,8 +298,7 @@ def claims(args):
     """What the daemon costs as a desktop sees it: a shm sink on a system bus, with
     Sink.demand = auto, beside the anchor a user compares it with, iio-sensor-proxy, read
     in the same testbed on the same moving path."""
-    from test_demand import Claimant
-    from test_dbus import POLICY, SYSTEM_DEFAULTS
+    from support.bus import POLICY, SYSTEM_DEFAULTS, Claimant
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
     w = harness.Workbench(args.fixture, "claims")
@@ -374,21 +373,21 @@ def rest_watches(args, bus, w):
     """Claimed and still, per rest watch (`RestWatch`: what tells the daemon that a still
     device moved), each device in a testbed of its own on the same bus: `args.seconds`
     from 2 s after the rest began; then the first motion after a rest, drawn, over
-    `args.trials` trials (test_rest_watch.py's emulations: a bmc150's event stream, lis3lv02d's
+    `args.trials` trials (support/rest.py's emulations: a bmc150's event stream, lis3lv02d's
     event node, a HID hub that honours its change sensitivity, one that re-sends every 200 ms)."""
-    import test_rest_watch as rw
-    from evdev_emulation import EvdevNode
-    from test_demand import Claimant
+    from support import rest as rw
+    from support.bus import Claimant
+    from support.evdev_emulation import LIS3, EvdevNode, lis3_counts
     still, latencies = [], []
 
     def lis3(bed):
-        node = EvdevNode(bed, rw.LIS3 + ".event6")
-        node.report(rw.lis3_counts(harness.pose(0, 0.2)))
+        node = EvdevNode(bed, LIS3 + ".event6")
+        node.report(lis3_counts(harness.pose(0, 0.2)))
         poses = [harness.pose(0.05, 0.2), harness.pose(0, 0.2)]
-        return (), (lambda k: rw.hand(node.report, rw.lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
+        return (), (lambda k: rw.hand(node.report, lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
 
     def events(bed):
-        from iio_events_emulation import EventStream
+        from support.iio_events_emulation import EventStream
         stream = EventStream(bed, "/dev/iio:device0")
         held = rw.Held(bed, (0.0, 0.2), noise=0)
         poses = [(0.05, 0.2), (0.0, 0.2)]
@@ -420,7 +419,7 @@ def rest_watches(args, bus, w):
     # hubs run without the bus, where the frames are painted as for a claim.
     for label, fixture, setup, trials, on_bus in (
             ("bmc150 with its motion interrupt, poll mode, claimed, still: events", rw.EVENTS, events, True, True),
-            ("lis3lv02d (input device), claimed, still: node", rw.LIS3, lis3, True, True),
+            ("lis3lv02d (input device), claimed, still: node", LIS3, lis3, True, True),
             ("HID hub honouring in_accel_hysteresis, buffer mode, no bus, still: hysteresis", rw.HID, hub(None), True,
              False),
             ("HID hub re-sending every 200 ms, buffer mode, no bus, still: hysteresis, then read", rw.HID, hub(0.2),
