@@ -20,19 +20,19 @@ from support.viewer import claiming_viewer
 pytestmark = [pytest.mark.xdist_group("machine"),
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the forger as another user")]
 
-DRIVER = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+BUS_DRIVER = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 
 
 def owner_of(bus, name):
-    return json.loads(busctl(bus, "call", *DRIVER, "GetNameOwner", "s", name).stdout)["data"][0]
+    return json.loads(busctl(bus, "call", *BUS_DRIVER, "GetNameOwner", "s", name).stdout)["data"][0]
 
 
 def unique_name_of(bus, pid):
     """The unique name of the connection process `pid` opened (it has one)."""
     def find():
-        for name in json.loads(busctl(bus, "call", *DRIVER, "ListNames").stdout)["data"][0]:
+        for name in json.loads(busctl(bus, "call", *BUS_DRIVER, "ListNames").stdout)["data"][0]:
             if name.startswith(":"):
-                r = busctl(bus, "call", *DRIVER, "GetConnectionUnixProcessID", "s", name, check=False)
+                r = busctl(bus, "call", *BUS_DRIVER, "GetConnectionUnixProcessID", "s", name, check=False)
                 if r.returncode == 0 and json.loads(r.stdout)["data"][0] == pid:
                     return name
         return None

@@ -14,7 +14,7 @@ import pytest
 
 from support.harness import REPO, SHIMMERD, WAIT, drain_terminal, run_shimmerd
 
-QUIET = ["--set", "Log.level=notice"]
+NOTICE = ["--set", "Log.level=notice"]
 
 
 def usage_line(command):
@@ -99,13 +99,13 @@ def test_sensors_on_a_machine_without_iio_says_so_plainly(bed_factory):
 
 def test_run_without_a_display_says_where_frames_go_and_what_was_shown(bed_factory, shm_name):
     bed = bed_factory()
-    r = bed.run("run", *QUIET, "--set", "Sink.name=" + shm_name, "--duration", "1")
+    r = bed.run("run", *NOTICE, "--set", "Sink.name=" + shm_name, "--duration", "1")
     assert r.returncode == 0, r.stderr
     auto = [l for l in r.stderr.splitlines() if "Sink.type = auto" in l]
     assert len(auto) == 1 and auto[0].endswith("; the frames go to /dev/shm/%s for shimmerd view" % shm_name), auto
     assert re.search(r"stopped after 1 frame and 0 samples$", r.stderr, re.M), r.stderr
 
-    r = bed.run("run", *QUIET, "--set", "Sink.type=drm", "--duration", "1")
+    r = bed.run("run", *NOTICE, "--set", "Sink.type=drm", "--duration", "1")
     assert r.returncode == 0, r.stderr
     assert re.search(r"stopped after 1 frame and 0 samples; 1 frame not shown \(no display was attached\)$",
                      r.stderr, re.M), r.stderr
@@ -137,10 +137,10 @@ def run_on_a_terminal(bed, *args):
 @pytest.mark.usefixtures("realtime")     # the frame in flight at the stop must drain within 0.5 s
 def test_raw_frames_are_not_written_to_a_terminal_unless_named(bed_factory):
     bed = bed_factory()
-    status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--duration", "1")
+    status, err, written = run_on_a_terminal(bed, "run", *NOTICE, "--set", "Sink.type=raw", "--duration", "1")
     assert status == 64 and written == 0, err
     assert len(err.splitlines()) == 1 and "standard output is a terminal" in err and "Sink.path=$(tty)" in err, err
-    status, err, written = run_on_a_terminal(bed, "run", *QUIET, "--set", "Sink.type=raw", "--set", "Sink.path=TTY",
+    status, err, written = run_on_a_terminal(bed, "run", *NOTICE, "--set", "Sink.type=raw", "--set", "Sink.path=TTY",
                                              "--duration", "1")
     assert status == 0 and written == 700 * 467 * 4, (err, written)
 

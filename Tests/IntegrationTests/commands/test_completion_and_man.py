@@ -17,7 +17,7 @@ import pytest
 
 from support.harness import SHIMMERD, WAIT
 
-DRIVER = r'''
+COMPLETION_DRIVER = r'''
 source "$1"
 line=$2
 COMP_LINE=$line
@@ -45,7 +45,7 @@ def script(tmp_path_factory):
 def complete(script, tmp_path):
     """The candidates bash offers for LINE (the cursor at its end), run in tmp_path."""
     def run(line):
-        r = subprocess.run(["bash", "-c", DRIVER, "driver", script, line], capture_output=True, text=True,
+        r = subprocess.run(["bash", "-c", COMPLETION_DRIVER, "driver", script, line], capture_output=True, text=True,
                            cwd=tmp_path, check=True)
         assert r.stderr == "", r.stderr
         return [c for c in r.stdout.split("\n") if c]

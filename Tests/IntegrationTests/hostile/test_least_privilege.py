@@ -22,7 +22,7 @@ from support.harness import NOBODY_UID as NOBODY
 from support.harness import Device, free_port, pose, shm_header, wait_until
 from support.privileges import unprivileged_bed
 
-QUIET = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
+AT_30_HZ = ["--set", "Attitude.filter=none", "--set", "Attitude.baseline_samples=3", "--set", "Sensor.rate=30"]
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (to drop to nobody, or to be refused as root)")
 
 
@@ -31,7 +31,7 @@ def run_as_nobody(bed_factory, open_dir, shm_name, *args, prefix=None):
     Sensor.mode = auto with the shm sink, on a testbed nobody may read and not write:
     (device, bed, daemon)."""
     dev, bed, conf = unprivileged_bed(bed_factory, FIXTURE, open_dir)
-    d = bed.spawn("run", "--config", conf, *QUIET, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
+    d = bed.spawn("run", "--config", conf, *AT_30_HZ, "--set", "Sensor.mode=auto", "--set", "Sink.type=shm",
                   "--set", "Sink.name=" + shm_name, *args,
                   prefix=prefix or ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups", "--"])
     return dev, bed, d
@@ -142,7 +142,7 @@ def test_no_network_sockets_with_a_local_sensor(bed_factory, tmp_path, shm_name)
     bed = bed_factory(FIXTURE)
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
     trace = str(tmp_path / "trace.jsonl")
-    d = bed.spawn("run", *QUIET, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm",
+    d = bed.spawn("run", *AT_30_HZ, "--set", "Sensor.mode=poll", "--set", "Sink.type=shm",
                   "--set", "Sink.name=" + shm_name, "--set", "Trace.path=" + trace)
     wait_until(lambda: os.path.exists("/dev/shm/" + shm_name) and shm_header(shm_name)[1] > 0, "the first frame", d)
     mine, fam = socket_families(d.p.pid)
@@ -159,7 +159,7 @@ def test_a_remote_sensor_is_the_only_way_to_an_ip_socket(bed_factory):
     port = free_port()
     bed.start_iiod(port)
     d = bed.spawn("monitor", "--json", "--set", "Sensor.device=uri:ip:127.0.0.1:%d" % port, "--set", "Sensor.mode=poll",
-                  *QUIET)
+                  *AT_30_HZ)
     d.wait_for(lambda r: r["type"] == "sample", "a remote sample")
     _, fam = socket_families(d.p.pid)
     assert "tcp" in fam.values() or "tcp6" in fam.values(), fam

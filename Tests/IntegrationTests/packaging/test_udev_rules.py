@@ -97,14 +97,14 @@ def test_only_a_tablet_mode_switch_of_its_own_is_given_to_the_service(tmp_path, 
     assert any(ACL in x for x in lines) == gets_acl, lines
 
 
-HUB = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0003"
+HUB_SYSFS = "/sys/devices/pci0000:00/0000:00:13.0/{33AECD58-B679-4E54-9BD9-A04D34F0C226}/001F:8087:0AC2.0003"
 
 
 def test_what_a_still_device_is_told_is_handed_over_with_the_buffers_attributes(tmp_path):
     """What the daemon writes while a device lies still and puts back (its motion events'
     enables, a HID hub's in_accel_hysteresis) goes to group shimmerd beside the rate and
     buffer attributes; nothing else (a hub's gyroscope's hysteresis is never written)."""
-    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200073.2.auto/iio:device2")
+    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB_SYSFS + "/HID-SENSOR-200073.2.auto/iio:device2")
     lines = rule_lines(out)
     assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
     [run] = [x for x in lines if " RUN " in x]
@@ -117,7 +117,7 @@ def test_what_a_still_device_is_told_is_handed_over_with_the_buffers_attributes(
 def test_a_gyroscope_of_its_own_gets_the_accelerometers_treatment(tmp_path):
     """A HID hub's gyro_3d (in_anglvel_*, no accel channels): its node and the attributes
     buffer mode writes go to group shimmerd, its rate attribute included."""
-    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200076.3.auto/iio:device3")
+    out = udev_test(tmp_path, ["hid_sensor_hub_accel_gyro"], HUB_SYSFS + "/HID-SENSOR-200076.3.auto/iio:device3")
     lines = rule_lines(out)
     assert not [x for x in lines if "Invalid" in x or "ignoring" in x], lines
     assert any(re.search(r"60-shimmerd.rules:\d+ MODE 0660", x) for x in lines), lines
@@ -129,8 +129,8 @@ def test_a_gyroscope_of_its_own_gets_the_accelerometers_treatment(tmp_path):
 @pytest.mark.parametrize("fixtures,syspath,wanted", [
     (["bmc150_bosc0200_ideapad_d330"],
      "/sys/devices/pci0000:00/0000:00:16.0/i2c_designware.0/i2c-0/i2c-BOSC0200:00/iio:device0", True),
-    (["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200073.2.auto/iio:device2", True),
-    (["hid_sensor_hub_accel_gyro"], HUB + "/HID-SENSOR-200076.3.auto/iio:device3", False),
+    (["hid_sensor_hub_accel_gyro"], HUB_SYSFS + "/HID-SENSOR-200073.2.auto/iio:device2", True),
+    (["hid_sensor_hub_accel_gyro"], HUB_SYSFS + "/HID-SENSOR-200076.3.auto/iio:device3", False),
     (["input_keyboard_and_keyed_switch"], "/sys/devices/platform/i8042/serio0/input/input3/event3", False),
 ], ids=["bmc150 accelerometer", "HID accel_3d", "HID gyro_3d alone", "keyboard"])
 def test_the_service_is_started_where_there_is_an_accelerometer(tmp_path, fixtures, syspath, wanted):
@@ -144,16 +144,16 @@ def test_the_service_is_started_where_there_is_an_accelerometer(tmp_path, fixtur
         assert re.search(r"^TAGS=.*:systemd:", out, re.M), out[-2000:]
 
 
-DUALSENSE = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
-LIS3 = "/sys/devices/platform/lis3lv02d/input/input6/event6"
+DUALSENSE_SYSFS = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
+LIS3_SYSFS = "/sys/devices/platform/lis3lv02d/input/input6/event6"
 POLL = "chgrp shimmerd"
 
 
 @pytest.mark.parametrize("fixture,syspath,readable,wanted", [
-    ("lis3lv02d_hp_elitebook", LIS3, True, True),
-    ("dualsense_usb", DUALSENSE + "/input/input21/event21", True, False),
-    ("dualsense_usb", DUALSENSE + "/input/input20/event20", False, False),
-    ("dualsense_usb", DUALSENSE + "/input/input22/event22", False, False),
+    ("lis3lv02d_hp_elitebook", LIS3_SYSFS, True, True),
+    ("dualsense_usb", DUALSENSE_SYSFS + "/input/input21/event21", True, False),
+    ("dualsense_usb", DUALSENSE_SYSFS + "/input/input20/event20", False, False),
+    ("dualsense_usb", DUALSENSE_SYSFS + "/input/input22/event22", False, False),
     ("input_keyboard_and_keyed_switch", "/sys/devices/platform/i8042/serio0/input/input3/event3", False, False),
 ], ids=["lis3lv02d", "DualSense motion sensors", "DualSense gamepad", "DualSense touchpad", "keyboard"])
 def test_input_accelerometers_alone_are_readable_and_only_a_machines_own_starts_the_service(tmp_path, fixture,

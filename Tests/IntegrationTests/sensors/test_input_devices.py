@@ -36,8 +36,8 @@ from support.harness import (FIXTURES, G, Heartbeats, block_of, mat_inv, mat_vec
 from support.motion_paths import LEAN, STILL, SWEEP, HandHeld, matched, true_reading
 
 DUALSENSE = "dualsense_usb"
-HID = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
-MOTION = HID + "/input/input21/event21"
+DUALSENSE_HID = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3/1-3:1.3/0003:054C:0CE6.0005"
+MOTION = DUALSENSE_HID + "/input/input21/event21"
 MOTION_NAME = "Sony Interactive Entertainment DualSense Wireless Controller Motion Sensors"
 # The controller table's frame for Sony's controllers (x right, y out of the face, z toward
 # the player; +1 g up at rest), as a screen held like the controller sees it: device = M *

@@ -22,7 +22,7 @@ SENSOR_PROXY = "/usr/sbin/iio-sensor-proxy"
 # The poses of the test and the orientation iio-sensor-proxy reports for each: upright,
 # turned a quarter clockwise, upright, a quarter anticlockwise, upright.
 TURNS = [(1.5708, "left-up"), (0.0, "normal"), (-1.5708, "right-up"), (0.0, "normal")]
-RATE = "in_accel_sampling_frequency"          # both fixtures' (no shared sampling_frequency)
+RATE_ATTRIBUTE = "in_accel_sampling_frequency"          # both fixtures' (no shared sampling_frequency)
 
 
 def buffer_state(bed, dev):
@@ -122,9 +122,9 @@ def test_sensor_proxy_keeps_rotating_while_shimmerd_follows(bed_factory, bus, fi
         # Why: iio-sensor-proxy's udev tag, or (a HID hub, iio-sensor-proxy first) its buffer.
         d.wait_log(r"in poll mode: auto: (iio-sensor-proxy may read it \(udev IIO_SENSOR_PROXY_TYPE = iio-poll-accel "
                    r"iio-buffer-accel|its buffer is already enabled by another program)", "why it polls")
-        rate = float(bed.attr(dev.syspath, RATE))       # raised, never lowered under the other reader
+        rate = float(bed.attr(dev.syspath, RATE_ATTRIBUTE))       # raised, never lowered under the other reader
         for _ in turn_through(device, mon, seen, d, bed, dev, left):
-            assert float(bed.attr(dev.syspath, RATE)) >= rate
+            assert float(bed.attr(dev.syspath, RATE_ATTRIBUTE)) >= rate
         assert d.stop() == 0
         assert buffer_state(bed, dev) == left
         assert mon.poll() is None           # monitor-sensor still has its accelerometer
@@ -144,7 +144,7 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
     bed.set_attr(dev.syspath, "trigger/current_trigger", "bmc150_accel-dev0")
     bed.set_attr(dev.syspath, "buffer/enable", "1")
     bed.set_raw(dev, dev.raw_for(pose(0, 0)))
-    before = dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE))
+    before = dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE_ATTRIBUTE))
     trace = os.path.join(bed.root, "trace.jsonl")
     d = bed.spawn("run", "--set", "Sink.type=null", "--set", "Sensor.rate=50", "--set", "Trace.path=" + trace,
                   extra_env=NO_BUS)
@@ -152,9 +152,9 @@ def test_buffer_enabled_by_another_program_is_left_alone(bed_factory):
                r"polling, the buffer left alone", "why it polls")
     d.wait_log(r"in_accel_sampling_frequency = 125\.000000 kept: another reader may use the device", "rate kept")
     wait_trace(trace, lambda r: r["type"] == "sample", "a polled sample", d)
-    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE_ATTRIBUTE)) == before
     assert d.stop() == 0
-    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE)) == before
+    assert dict(buffer_state(bed, dev), rate=bed.attr(dev.syspath, RATE_ATTRIBUTE)) == before
 
 
 NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system_bus_socket"}
@@ -234,9 +234,9 @@ def test_a_rate_someone_else_set_meanwhile_is_not_restored(bed_factory):
                   extra_env=NO_BUS)
     _, attached = d.wait_for(lambda r: r["type"] == "attached", "attached")
     assert "125.000000 -> 62.500000" in attached["sampling_frequency"]
-    bed.set_attr(dev.syspath, RATE, "250.000000\n")
+    bed.set_attr(dev.syspath, RATE_ATTRIBUTE, "250.000000\n")
     assert d.stop() == 0
-    assert bed.attr(dev.syspath, RATE).strip() == "250.000000"
+    assert bed.attr(dev.syspath, RATE_ATTRIBUTE).strip() == "250.000000"
     left = "in_accel_sampling_frequency left as it is: it was set to 250.000000 since shimmerd wrote 62.500000"
     assert any(left in line for line in d.logs), d.logs
 
