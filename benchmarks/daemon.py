@@ -48,9 +48,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "Tests", "IntegrationTests"))
 if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = (os.environ.get("LD_PRELOAD", "") + " libumockdev-preload.so.0").strip()
     os.execv(sys.executable, [sys.executable] + sys.argv)
-import harness  # noqa: E402
-sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-import shmread  # noqa: E402
+from support import harness  # noqa: E402 (imported once re-executed under the preload library)
+from support.sinks import shmread  # noqa: E402 (tools/shmread.py, as the tests load it)
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -95,7 +94,7 @@ def percentile(values, p):
 
 
 def phase(pid, seconds, drive=None):
-    cpu0, (rss0, sw0), t0 = proc_cpu(pid), proc_status(pid), time.monotonic()
+    cpu0, (_, sw0), t0 = proc_cpu(pid), proc_status(pid), time.monotonic()
     while time.monotonic() - t0 < seconds:
         if drive:
             drive(time.monotonic() - t0)
@@ -144,6 +143,7 @@ def main():
 
     def noisy(roll, lean):
         return (roll + rng.gauss(0, jitter), lean + rng.gauss(0, jitter)) if jitter else (roll, lean)
+
     def tilt(t):   # a slow circle through the mapper's range, 0.25 Hz
         roll, lean = 0.15 * math.sin(2 * math.pi * 0.25 * t), 0.06 * math.cos(2 * math.pi * 0.25 * t)
         current[:] = [roll, lean]
@@ -206,6 +206,7 @@ def main():
     bed.set_raw(dev, dev.raw_for(harness.pose(0, 0)))
     time.sleep(3)   # settle: the smoothing, then the stillness window
     f2 = segment.frame()
+
     def write_raw_atomically(raw):
         # A sysfs read is a snapshot; a file rewritten in place can be read half written
         # ("-1" of "-120"), which no sensor does: each value goes in by rename.
@@ -248,11 +249,13 @@ def main():
     moving["poll_floor_cpu_percent"] = floors
     moving["vs_poll_floor"] = moving["cpu_percent"] / floor
     still["vs_poll_floor"] = still["cpu_percent"] / floor
-    result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader, "first_frame_ms": first,
+    result = {"binary": binary, "mode": args.mode, "trace": args.trace, "reader": not args.no_reader,
+              "first_frame_ms": first,
               "moving": moving, "still": still, "smaps_kib": smaps, "latency_us": stats(e2e)}
     if args.trace:
         records = read_trace(trace)
-        window = [r for r in records if "t" in r and (moving["start"] - spawned / 1e9) <= r["t"] < (moving["end"] - spawned / 1e9)]
+        start, end = moving["start"] - spawned / 1e9, moving["end"] - spawned / 1e9
+        window = [r for r in records if "t" in r and start <= r["t"] < end]
         sample_t = {r["t"] for r in window if r["type"] == "sample"}
         result["in_loop_latency_us"] = stats([1e6 * (r["published"] - r["t"]) for r in window
                                               if r["type"] == "frame" and r["t"] in sample_t])
@@ -260,14 +263,19 @@ def main():
         del p["start"], p["end"]
     print(json.dumps(result, indent=2))
     print()
-    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s (preempted) | floor: only waking as often |")
+    print("| phase | CPU (% of one core) | frames | frames/s | RSS (MiB) | wakeups/s (preempted) "
+          "| floor: only waking as often |")
     print("|---|---|---|---|---|---|---|")
-    setup = args.mode + " mode, Sensor.rate " + args.rate + (", %g LSB of noise" % args.noise if args.noise else "") + ("" if args.fps == "60" else ", Sink.fps " + args.fps) + (", trace on" if args.trace else "") + (", no reader" if args.no_reader else ", a reader")
+    setup = (args.mode + " mode, Sensor.rate " + args.rate + (", %g LSB of noise" % args.noise if args.noise else "")
+             + ("" if args.fps == "60" else ", Sink.fps " + args.fps) + (", trace on" if args.trace else "")
+             + (", no reader" if args.no_reader else ", a reader"))
     for label, p in (("moving (%s)" % setup, moving),
                      ("still", still)):
-        print("| %s | %.2f | %d | %.1f | %.1f | %.1f (%.1f) | %.2f |" % (label, p["cpu_percent"], p["frames"], p["frames"] / p["seconds"],
-                                                                        p["rss_kib"] / 1024, p["wakeups_per_s"], p["preempted_per_s"],
-                                                                        p["wake_floor_cpu_percent"]))
+        print("| %s | %.2f | %d | %.1f | %.1f | %.1f (%.1f) | %.2f |" % (label, p["cpu_percent"], p["frames"],
+                                                                         p["frames"] / p["seconds"],
+                                                                         p["rss_kib"] / 1024, p["wakeups_per_s"],
+                                                                         p["preempted_per_s"],
+                                                                         p["wake_floor_cpu_percent"]))
     print()
     print("poll floor (benchmarks/pollfloor, %s, 100 Hz, 3 attributes, %g s before and after the daemon): %s%%; "
           "the moving daemon %.2f%% = %.2fx their mean, the still daemon %.2f%% = %.2fx"
@@ -290,8 +298,7 @@ def claims(args):
     """What the daemon costs as a desktop sees it: a shm sink on a system bus, with
     Sink.demand = auto, beside the anchor a user compares it with, iio-sensor-proxy, read
     in the same testbed on the same moving path."""
-    from test_demand import Claimant
-    from test_dbus import POLICY, SYSTEM_DEFAULTS
+    from support.bus import POLICY, SYSTEM_DEFAULTS, Claimant
     binary = os.path.abspath(args.binary)
     harness.SHIMMERD = binary
     w = harness.Workbench(args.fixture, "claims")
@@ -309,7 +316,9 @@ def claims(args):
                   "--set", "Log.level=notice", extra_env=bus.env)
     d.wait_log(r"idle: nobody has claimed the frames", "idle")
     time.sleep(1)
-    frames = lambda: harness.frames_published(w.name)
+
+    def frames():
+        return harness.frames_published(w.name)
     for label, drive, claim in (("shimmerd, unclaimed, moving", tilt, False), ("shimmerd, claimed, moving", tilt, True),
                                 ("shimmerd, claimed, still", None, True)):
         if claim and not any("resumed" in line for line in d.logs):
@@ -350,7 +359,7 @@ def claims(args):
     print("|---|---|---|---|")
     for label, p in rows:
         print("| %s | %.2f | %.1f (%.1f) | %s |" % (label, p["cpu_percent"], p["wakeups_per_s"], p["preempted_per_s"],
-                                                   p.get("frames", "-")))
+                                                    p.get("frames", "-")))
     print()
     print("| first motion after a rest, drawn (the shm header's focal point moves), %d trials | p50 | p95 | max |"
           % args.trials)
@@ -364,21 +373,21 @@ def rest_watches(args, bus, w):
     """Claimed and still, per rest watch (`RestWatch`: what tells the daemon that a still
     device moved), each device in a testbed of its own on the same bus: `args.seconds`
     from 2 s after the rest began; then the first motion after a rest, drawn, over
-    `args.trials` trials (test_rest_watch.py's emulations: a bmc150's event stream, lis3lv02d's
+    `args.trials` trials (support/rest.py's emulations: a bmc150's event stream, lis3lv02d's
     event node, a HID hub that honours its change sensitivity, one that re-sends every 200 ms)."""
-    import test_rest_watch as rw
-    from evdev_emulation import EvdevNode
-    from test_demand import Claimant
+    from support import rest as rw
+    from support.bus import Claimant
+    from support.evdev_emulation import LIS3, EvdevNode, lis3_counts
     still, latencies = [], []
 
     def lis3(bed):
-        node = EvdevNode(bed, rw.LIS3 + ".event6")
-        node.report(rw.lis3_counts(harness.pose(0, 0.2)))
+        node = EvdevNode(bed, LIS3 + ".event6")
+        node.report(lis3_counts(harness.pose(0, 0.2)))
         poses = [harness.pose(0.05, 0.2), harness.pose(0, 0.2)]
-        return (), (lambda k: rw.hand(node.report, rw.lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
+        return (), (lambda k: rw.hand(node.report, lis3_counts(poses[k % 2]), seed=k)), (lambda: None), ()
 
     def events(bed):
-        from iio_events_emulation import EventStream
+        from support.iio_events_emulation import EventStream
         stream = EventStream(bed, "/dev/iio:device0")
         held = rw.Held(bed, (0.0, 0.2), noise=0)
         poses = [(0.05, 0.2), (0.0, 0.2)]
@@ -410,7 +419,7 @@ def rest_watches(args, bus, w):
     # hubs run without the bus, where the frames are painted as for a claim.
     for label, fixture, setup, trials, on_bus in (
             ("bmc150 with its motion interrupt, poll mode, claimed, still: events", rw.EVENTS, events, True, True),
-            ("lis3lv02d (input device), claimed, still: node", rw.LIS3, lis3, True, True),
+            ("lis3lv02d (input device), claimed, still: node", LIS3, lis3, True, True),
             ("HID hub honouring in_accel_hysteresis, buffer mode, no bus, still: hysteresis", rw.HID, hub(None), True,
              False),
             ("HID hub re-sending every 200 ms, buffer mode, no bus, still: hysteresis, then read", rw.HID, hub(0.2),

@@ -10,9 +10,9 @@ each) and fed to the real daemon as its sensor:
 
 The daemon runs the trace on trace time (deterministic, as fast as possible), and its own
 trace's `frame` records are what it drew. They are compared with the true focal point,
-which this script computes independently from the true orientation (spec/attitude.md
-sections 3-6, spec/scene.md's mapper with the default card and ranges) against the
-baseline the daemon captured (its trace's `baseline` record), so the figures say how the
+which this script computes independently from the true orientation (docs/TILT.md, "Axes
+and signs" to "The two angles"; docs/CARD.md's mapper with the default card and ranges)
+against the baseline the daemon captured (its trace's `baseline` record), so the figures say how the
 drawn point follows the device.
 
 Sensor model (a 12-bit accelerometer and a 16-bit gyroscope, both at 100 Hz):
@@ -107,7 +107,7 @@ RATE = 100.0
 ACCEL_LSB = 0.009582          # m/s^2 per count, +-2 g 12-bit
 GYRO_LSB = 0.0010653          # rad/s per count, +-2000 deg/s 16-bit
 DEG = math.pi / 180
-# The default card and mapper (spec/scene.md, spec/interfaces.md).
+# The default card and mapper (docs/CARD.md, config/shimmerd.conf).
 ORIGIN = (175.0, 350.0 * 2 / 3)
 ROLL_RANGE, PITCH_RANGE, MAX_OFFSET = 0.2, 0.1, 100.0
 
@@ -152,7 +152,7 @@ def norm(v):
 # --- the attitude and mapper of the spec, written independently -----------------------
 
 def tilt_axes(u0):
-    """attitude.md section 5: e1 (pitch axis), e2 (roll axis)."""
+    """docs/TILT.md, "The two angles": e1 (pitch axis), e2 (roll axis)."""
     ref = [1, 0, 0]
     if abs(u0[0]) > math.sqrt(0.5):
         ref = [0, -1, 0] if u0[0] > 0 else [0, 1, 0]
@@ -560,7 +560,8 @@ def measure(path, frames, baseline):
             for t, f in frames:
                 if t < path.step_at:
                     continue
-                moved = ((f[0] - before[0]) * (after[0] - before[0]) + (f[1] - before[1]) * (after[1] - before[1])) / total
+                moved = ((f[0] - before[0]) * (after[0] - before[0])
+                         + (f[1] - before[1]) * (after[1] - before[1])) / total
                 if moved >= fraction * total:
                     return (t - path.step_at) * 1000
             return None
@@ -652,8 +653,8 @@ def svg(path, runs, out):
 # specific force (m/s^2, about +g along the axis pointing up at rest) and body rates
 # (rad/s); their quaternion q (w, x, y, z) maps the sensor frame to the world's
 # (v_world = q v_imu q*), so the up direction they estimate, in the sensor frame, is the
-# third row of R(q). shimmerd's readings take the opposite sign (spec/attitude.md section
-# 3: `accel` = -specific force); its up direction is recovered from each `sample` record's
+# third row of R(q). shimmerd's readings take the opposite sign (docs/TILT.md, "Axes and
+# signs": `accel` = -specific force); its up direction is recovered from each `sample` record's
 # dpitch and droll against the baseline it was taken against.
 
 FIELD_PINS = ("numpy==2.4.6", "vqf==2.1.2", "imufusion==1.3.3", "ahrs==0.4.0")
@@ -906,12 +907,13 @@ def still_table(rows):
         return ""
     out = ["Still paths, the tilt and the folds over %d draws of the noise (seeds 1-%d): the drawn point's drift "
            "after 4 s still (tilt: its RMS error from 2 s on; folds: its RMS distance from the origin; as in the table "
-           "above), mean / worst (pt), and the most frames one draw drew after 4 s." % (rows[0]["draws"], rows[0]["draws"]),
+           "above), mean / worst (pt), and the most frames one draw drew after 4 s."
+           % (rows[0]["draws"], rows[0]["draws"]),
            "",
            "| path | sensors | drift, mean / worst (pt) | frames after 4 s, most |", "|---|---|---|---|"]
     for r in rows:
         out.append("| %s | %s | %.3f / %.3f | %d |" % (r["path"], r["sensors"], r["drift_mean_pt"], r["drift_worst_pt"],
-                                                    r["frames_still_most"]))
+                                                       r["frames_still_most"]))
     return "\n".join(out)
 
 
@@ -998,7 +1000,8 @@ def field_tables(synthetic, broad):
             out.append("")
         out.append("BROAD: inclination error, RMS over the movement phases (degrees).")
         out.append("")
-        out.append("| trial | " + " | ".join(BROAD_COLUMNS) + " | shimmerd / VQF | frame verdicts | readings weighed down |")
+        out.append("| trial | " + " | ".join(BROAD_COLUMNS)
+                   + " | shimmerd / VQF | frame verdicts | readings weighed down |")
         out.append("|---" * (len(BROAD_COLUMNS) + 4) + "|")
         for trial, rows in broad:
             out.append("| %s | %s | %.3f | %s | %d |" % (
@@ -1030,12 +1033,16 @@ def svg_broad(np, trial, series, mask, fused, out, names=("shimmerd", "shimmerd 
     t1 = (n - 1) / RATE
     width, height, pad, top, h = 900, 360, 50, 40, 260
     ymax = 30.0
-    x = lambda t: pad + t / t1 * (width - 2 * pad)
-    y = lambda v: top + h - min(v, ymax) / ymax * h
+
+    def x(t):
+        return pad + t / t1 * (width - 2 * pad)
+
+    def y(v):
+        return top + h - min(v, ymax) / ymax * h
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
              % (width, height), '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="%d" y="20" font-size="14">BROAD %s: inclination error (degrees; above %g drawn at the top)</text>'
-             % (pad, trial, ymax)]
+             '<text x="%d" y="20" font-size="14">BROAD %s: inclination error (degrees; above %g drawn at the top)'
+             '</text>' % (pad, trial, ymax)]
     k = 0
     while k < n:
         if mask[k]:
@@ -1046,7 +1053,8 @@ def svg_broad(np, trial, series, mask, fused, out, names=("shimmerd", "shimmerd 
                          % (x(k / RATE), top, x((j - 1) / RATE) - x(k / RATE), h))
             k = j
         k += 1
-    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>' % (pad, top, width - 2 * pad, h))
+    parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>'
+                 % (pad, top, width - 2 * pad, h))
     for v in (0, 10, 20, 30):
         parts.append('<text x="%d" y="%.0f" text-anchor="end">%d</text>' % (pad - 4, y(v) + 4, v))
     columns = width - 2 * pad

@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "Tests", "IntegrationTests"))
 if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.environ["LD_PRELOAD"] = (os.environ.get("LD_PRELOAD", "") + " libumockdev-preload.so.0").strip()
     os.execv(sys.executable, [sys.executable] + sys.argv)
-import harness  # noqa: E402
+from support import harness  # noqa: E402 (imported once re-executed under the preload library)
 
 MIB = 1024 * 1024
 
@@ -117,7 +117,8 @@ def main():
                 fd = fds(p.pid)
                 rows.append({"t": t, "rss": rss_bytes(p.pid), "fds": len(fd), "fd_map": fd, "frames": shm_frame(name)})
                 r = rows[-1]
-                print("%7.0f s  RSS %8.1f KiB  fds %3d  frames %8d" % (t, r["rss"] / 1024, r["fds"], r["frames"]), flush=True)
+                print("%7.0f s  RSS %8.1f KiB  fds %3d  frames %8d" % (t, r["rss"] / 1024, r["fds"], r["frames"]),
+                      flush=True)
                 next_record += args.interval
                 if t >= duration:
                     break
@@ -158,9 +159,11 @@ def main():
     if samples is not None:
         print("| samples used | %d (%.1f per second) |" % (samples, samples / last["t"]))
     print("| RSS at warm-up end (%.0f s) | %.1f KiB |" % (base["t"], base["rss"] / 1024))
-    print("| RSS peak after warm-up | %.1f KiB at %.0f s (%+.1f KiB) |" % (peak["rss"] / 1024, peak["t"], growth / 1024))
+    print("| RSS peak after warm-up | %.1f KiB at %.0f s (%+.1f KiB) |" % (peak["rss"] / 1024, peak["t"],
+                                                                           growth / 1024))
     print("| RSS at the end | %.1f KiB (%+.1f KiB) |" % (last["rss"] / 1024, (last["rss"] - base["rss"]) / 1024))
-    print("| open fds | %d at warm-up end, %d..%d after |" % (base["fds"], min(r["fds"] for r in after), max(r["fds"] for r in after)))
+    print("| open fds | %d at warm-up end, %d..%d after |" % (base["fds"], min(r["fds"] for r in after),
+                                                              max(r["fds"] for r in after)))
     if growth > MIB:
         print("soak: FAIL: RSS grew %.1f KiB after warm-up (limit 1024 KiB)" % (growth / 1024))
         ok = False

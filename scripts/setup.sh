@@ -55,6 +55,8 @@ packages=(
   # test: the man pages checked by `groff -man -ww -z` and read with man (man-db), the
   # completion scripts run by bash (as bash-completion loads them) and checked by zsh
   groff man-db bash-completion zsh
+  # test: flake8 over the Python of the tree (its settings: .flake8)
+  flake8
 )
 
 missing=()

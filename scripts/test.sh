@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up and runs every test: the formatting check (swift format lint), the
-# Swift unit tests (swift test), then the end-to-end tests that run the real shimmerd
-# binary under umockdev (pytest), then a short `shimmerd bench --json` smoke that checks
+# Sets everything up and runs every test: flake8 over the Python (the end-to-end tests,
+# benchmarks/, tools/), the formatting check of the Swift (swift format lint), the Swift
+# unit tests (swift test), then the end-to-end tests that run the real shimmerd binary
+# under umockdev (pytest), then a short `shimmerd bench --json` smoke that checks
 # relations true on any machine, then a short libFuzzer run of every parser (scripts/fuzz.sh).
 #
 # Where the time goes, and why the steps are ordered so: the builds keep both cores busy,
@@ -36,6 +37,8 @@ fuzz_pid=$!
 set +m
 trap 'kill -- -"$fuzz_pid" 2>/dev/null || true' EXIT
 
+echo "== flake8 (the Python: Tests/IntegrationTests, benchmarks/, tools/; settings in .flake8)"
+flake8
 echo "== swift format lint (the formatting of .swift-format; scripts/format.sh applies it)"
 swift format lint --strict --parallel --recursive Package.swift Sources Tests
 

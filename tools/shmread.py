@@ -14,7 +14,8 @@
 
 As a module: `Segment(name)` gives `.header()`, `.read_frame()` and `.wait(frame, timeout)`;
 `claim()` returns the system bus connection that holds a claim while it is open.
-Only the standard library (and, for --claim alone, Gio from python3-gi) (mmap via ctypes so read-only access works; futex via syscall(2)).
+Only the standard library (and, for --claim alone, Gio from python3-gi) (mmap via ctypes so
+read-only access works; futex via syscall(2)).
 Python does plain loads; on x86-64 they are ordered like the C reader's acquire loads, and
 the frame-counter check below detects a torn copy. Readers on weakly ordered CPUs that
 need the strict guarantee should use C with __atomic_load_n(..., __ATOMIC_ACQUIRE).
@@ -85,7 +86,8 @@ def check_layout(path, h, size):
     """Every field within the format's bounds, before any arithmetic on it."""
     if h["magic"] != b"SHMR" or h["version"] != 1 or h["header_size"] != 128:
         raise FormatError("%s: not a version 1 SHMR object" % path)
-    w, ht, stride, n, off, bs = (h[k] for k in ("width", "height", "stride", "buffer_count", "buffer_offset", "buffer_size"))
+    w, ht, stride, n, off, bs = (h[k] for k in ("width", "height", "stride", "buffer_count", "buffer_offset",
+                                                "buffer_size"))
     frame_bytes = stride * ht
     ok = (1 <= w <= MAX_DIMENSION and 1 <= ht <= MAX_DIMENSION and w * 4 <= stride <= MAX_DIMENSION * 4 + PAGE
           and 3 <= n <= MAX_BUFFERS and 128 <= off <= MAX_BUFFER_OFFSET and off % PAGE == 0 and bs % PAGE == 0
@@ -119,9 +121,11 @@ class Segment:
             owners = trusted_owners() if trusted is None else trusted
             if st.st_uid not in owners:
                 raise FormatError("%s: owned by %s, not by %s; refusing to read it (--trust-user USER to accept)"
-                                  % (self.path, owner_name(st.st_uid), ", ".join(owner_name(u) for u in sorted(owners))))
+                                  % (self.path, owner_name(st.st_uid),
+                                     ", ".join(owner_name(u) for u in sorted(owners))))
             if st.st_mode & 0o022:
-                raise FormatError("%s: mode 0%o: others may write it; refusing to read it" % (self.path, st.st_mode & 0o7777))
+                raise FormatError("%s: mode 0%o: others may write it; refusing to read it" % (self.path,
+                                                                                              st.st_mode & 0o7777))
             self.inode = st.st_ino
             if st.st_size < 128:
                 raise FormatError("%s: %d bytes, smaller than the header" % (self.path, st.st_size))
@@ -270,6 +274,8 @@ def main(argv):
     except FormatError as e:
         print("shmread: %s" % e, file=sys.stderr)
         return 65
+    finally:
+        del held        # the claim, held by this connection until the command is done
 
 
 def run(a, seg):

@@ -6,8 +6,8 @@
 Lists each `var` declared in a class body (nested classes included) without `private` or
 `private(set)`, skipping computed properties and static ones, and ends with the count
 (exit 1 above 0): in Runtime and Output, as in the sensor service's parts, a class's state
-is changed only by the class itself. A line-based reading of Swift, not a parser: declarations are expected one to a line, as
-the sources write them."""
+is changed only by the class itself. A line-based reading of Swift, not a parser:
+declarations are expected one to a line, as the sources write them."""
 import pathlib
 import re
 import sys
@@ -49,7 +49,8 @@ def writable_properties(path):
 
 
 def main():
-    found = [f for root in sys.argv[1:] for p in sorted(pathlib.Path(root).rglob("*.swift")) for f in writable_properties(p)]
+    found = [f for root in sys.argv[1:] for p in sorted(pathlib.Path(root).rglob("*.swift"))
+             for f in writable_properties(p)]
     print("\n".join(found + ["%d writable class properties outside their class in %s"
                              % (len(found), " and ".join(sys.argv[1:]))]))
     return 1 if found else 0

@@ -15,7 +15,8 @@ if "libumockdev-preload" not in os.environ.get("LD_PRELOAD", ""):
     os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
+from support import harness  # noqa: E402 (imported once re-executed under the preload library)
+from support.bus import shipped_bus  # noqa: E402 (imported once re-executed under the preload library)
 
 
 @pytest.fixture
@@ -86,3 +87,38 @@ def malloc_count_library(tmp_path_factory):
     subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", str(out),
                     os.path.join(harness.HERE, "support", "malloc_count.c")], check=True)
     return str(out)
+
+
+@pytest.fixture(name="shipped_bus")
+def shipped_bus_fixture():
+    """A private system bus with Debian's defaults and the shipped policy, its socket
+    reachable by other users."""
+    bus = shipped_bus()
+    yield bus
+    bus.close()
+
+
+@pytest.fixture
+def xserver():
+    """An Xvfb server of its own: the display name, e.g. ":5". Servers start and stop one
+    at a time across a parallel run's workers, so that a starting server never takes a
+    display number, and its socket path, that a stopping one still holds or is removing."""
+    r, w = os.pipe()
+    with harness.machine_wide("xvfb"):
+        p = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(w)
+        with os.fdopen(r) as f:
+            number = f.readline().strip()
+    assert number, "Xvfb did not start"
+    yield ":" + number
+    with harness.machine_wide("xvfb"):
+        p.terminate()
+        p.wait(timeout=harness.WAIT)
+
+
+@pytest.fixture
+def viewer_group():
+    """The gid of group shimmerd-view, the viewers' (made when missing)."""
+    with harness.system_group("shimmerd-view") as gid:
+        yield gid

@@ -18,7 +18,7 @@ import stat
 import fusepy
 
 
-class RefusingFile(fusepy.Operations):
+class RefusingFileSystem(fusepy.Operations):
     def __init__(self, control, where, count):
         self.control, self.where, self.count = control, where, count
 
@@ -63,7 +63,7 @@ def main():
     a = ap.parse_args()
     # direct_io and no attribute cache: every read reaches this process, as every read of
     # a sysfs attribute reaches the driver.
-    fusepy.FUSE(RefusingFile(a.control, a.where, a.count), a.mountpoint, foreground=True, nonempty=True,
+    fusepy.FUSE(RefusingFileSystem(a.control, a.where, a.count), a.mountpoint, foreground=True, nonempty=True,
                 direct_io=True, attr_timeout=0, entry_timeout=0, allow_other=True)
 
 
