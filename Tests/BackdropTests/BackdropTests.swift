@@ -4,7 +4,7 @@ import Testing
 @testable import Backdrop
 
 /// The desktop background's placement and pixels (the surfaces themselves are tested end
-/// to end under sway in Tests/IntegrationTests/test_background.py).
+/// to end under sway in Tests/IntegrationTests/sinks/test_background.py).
 struct BackgroundPlacementTests {
     @Test func theDefaultCardAtScaleTwoOnAScaleTwoOutputIsCopiedOneToOneAndCentred() throws {
         // A 1280 x 720 output at scale 2: the layer surface is 640 x 360.

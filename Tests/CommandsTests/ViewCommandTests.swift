@@ -4,7 +4,7 @@ import Testing
 @testable import Runtime
 
 /// `shimmerd view`'s command line (the window itself is tested end to end in
-/// Tests/IntegrationTests/test_viewer.py).
+/// Tests/IntegrationTests/sinks/test_viewer.py).
 struct ViewCommandTests {
     func view(_ args: [String]) throws -> ViewCommand? {
         guard case .command(let c) = try ShimmerdMain.dispatch(["view"] + args) else { return nil }

@@ -137,7 +137,7 @@ package final class Pipeline {
             self.heartbeat = heartbeat
         }
         // Kept across wakeups, emptied and refilled: a wakeup that reads a sample and
-        // publishes a frame allocates nothing (Tests/IntegrationTests/test_allocations.py).
+        // publishes a frame allocates nothing (Tests/IntegrationTests/lifecycle/test_allocations.py).
         var readable: [Int32] = []
         var events: [SensorEvent] = []
         var fds: [Int32] = []
