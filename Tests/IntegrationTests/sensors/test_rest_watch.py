@@ -198,7 +198,6 @@ LSB = 0.019154
 
 def start_events(bed_factory, tmp_path, shm_name, *extra, refuse=None, noise=1):
     bed = bed_factory(EVENTS)
-    bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(0, 0.2)))
     stream = EventStream(bed, "/dev/iio:device0")
     stream.refuse = refuse
     held = Held(bed, (0.0, 0.2), noise=noise)
@@ -206,6 +205,7 @@ def start_events(bed_factory, tmp_path, shm_name, *extra, refuse=None, noise=1):
         d = spawn(bed, tmp_path, shm_name, "--set", "Sensor.mode=poll", "--set", "Sensor.rate=100", *extra,
                   pass_fds=(stream.fd,))
         _, line = d.wait_log(r"using iio:device0 .* in poll mode", "the bmc150 in poll mode")
+        held.start()
     except BaseException:
         held.close()
         raise

@@ -124,7 +124,8 @@ class Hub:
 
     def close(self):
         self.stop.set()
-        self.thread.join()
+        if self.thread.is_alive():
+            self.thread.join()
 
 
 class Held:
@@ -132,11 +133,19 @@ class Held:
     noise (a fresh value every 10 ms, as a polled sensor converts) for the first
     `noisy_for` seconds: the daemon's own noise estimate, and so its rest band, are a real
     sensor's; then without (a sensor whose last bit stands still, so that the rest comes
-    when the test expects it). `pose` may change at any time."""
+    when the test expects it). `pose` may change at any time.
+
+    The values change from `start()` on: umockdev writes an attribute as a new file
+    renamed over the old, and libiio's scan of the device's directory, when the daemon
+    builds its context, fails on a name that vanished between listing and stat (sysfs
+    never renames), so the test starts the noise once the daemon has attached."""
 
     def __init__(self, bed, pose_now, noise=1, noisy_for=4.0):
         self.bed, self.pose = bed, pose_now
-        self.noise_until = time.monotonic() + noisy_for if noise else 0.0
+        self.written = EV_DEV.raw_for(pose(*pose_now))
+        self.bed.set_raw(EV_DEV, self.written)
+        self.noisy_for = noisy_for
+        self.noise_until = 0.0
         self.noise = noise
         self.rng = random.Random(3)
         self.hand_until = 0.0        # a hand moves it: +-3 counts, as for the other devices
@@ -144,6 +153,9 @@ class Held:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def start(self):
+        self.noise_until = time.monotonic() + self.noisy_for if self.noise else 0.0
         self.thread.start()
 
     def run(self):
@@ -156,7 +168,10 @@ class Held:
                     self.pose = tuple(x + (y - x) * f for x, y in zip(a, b))
                 raw = EV_DEV.raw_for(pose(*self.pose))
                 noise = 3 if now < self.hand_until else self.noise if now < self.noise_until else 0
-                self.bed.set_raw(EV_DEV, [v + self.rng.randint(-noise, noise) for v in raw])
+                values = [v + self.rng.randint(-noise, noise) for v in raw]
+                if values != self.written:
+                    self.bed.set_raw(EV_DEV, values)
+                    self.written = values
             time.sleep(0.01)
 
     def move(self, to):
@@ -165,7 +180,8 @@ class Held:
         with self.lock:
             self.pose = to
             self.hand_until = time.monotonic() + 0.5
-            self.bed.set_raw(EV_DEV, EV_DEV.raw_for(pose(*to)))
+            self.written = EV_DEV.raw_for(pose(*to))
+            self.bed.set_raw(EV_DEV, self.written)
 
     def creep(self, to, seconds):
         """From now on the device drifts to `to` at an even pace over `seconds`, too slow
@@ -175,4 +191,5 @@ class Held:
 
     def close(self):
         self.stop.set()
-        self.thread.join()
+        if self.thread.is_alive():
+            self.thread.join()
