@@ -231,7 +231,7 @@ private func backAndForth(_ t: Double) -> (angle: Double, rate: Double) {
         // A turn for the first half (0.3 rad/s at 100 Hz), then still.
         let turn = i < 500 ? Double(i % 100) * 0.003 : 0
         let u = Vector3(turn + noise.gaussian() * sigma, noise.gaussian() * sigma, 1).normalized!
-        n.add(u)
+        n.add(u, at: Double(i) * 0.01)
     }
     let expected = sigma * 2.0.squareRoot()  // two directions across u
     #expect(abs(n.angle - expected) < 0.2 * expected)
@@ -328,6 +328,44 @@ func aStillSensorReadFasterThanItConvertsComesToRest(_ repeats: Bool) {
     }
     #expect(restedAt != nil && restedAt! < 5, "at rest from \(restedAt ?? .nan) s")
     #expect(lettingGo == 0)
+}
+
+/// A sensor whose readings stand still between moves (no noise at rest: its last bit
+/// steady, or an input device's fuzz), read as the daemon reads it at rest: ten reads at
+/// 100 Hz when it says it moved, then one a second until the next. Each of 30 moves of 0.05 rad (2.9
+/// degrees) between two poses is drawn at its first reading, and the noise estimate stays
+/// at most the prior's: the moves are not taken for its noise.
+@Test func aQuietSensorMovedInStepsIsSeenAtEveryMove() {
+    var e = AttitudeEstimator(AttitudeConfiguration(baselineSamples: 3, filter: .oneEuro(.defaults)))
+    let lean = 0.2
+    let poses = [0.0, 0.05].map { roll in
+        Vector3(g * sin(roll), -g * cos(roll) * cos(lean), -g * cos(roll) * sin(lean))
+    }
+    var t = 0.0
+    var drawn: Tilt?
+    func read(_ pose: Vector3) -> Tilt? {
+        defer { t += 0.01 }
+        if case .tilt(let tilt, _) = e.update(acceleration: pose, at: t) { return tilt }
+        return nil
+    }
+    for _ in 0..<200 { drawn = read(poses[0]) ?? drawn }
+    var missed: [Int] = []
+    for k in 0..<30 {
+        #expect(e.gate.isAtRest, "at rest before move \(k)")
+        let first = read(poses[(k + 1) % 2])
+        if first == nil || first == drawn { missed.append(k) }
+        for _ in 0..<9 { drawn = read(poses[(k + 1) % 2]) ?? drawn }
+        // One read a second until the rest, then the next move a second later: what the
+        // moves leave of the readings is one or two repeats each.
+        for _ in 0..<4 where !e.gate.isAtRest {
+            t += 0.99
+            drawn = read(poses[(k + 1) % 2]) ?? drawn
+        }
+        t += 0.99
+        drawn = read(poses[(k + 1) % 2]) ?? drawn
+    }
+    #expect(missed.isEmpty, "moves not drawn at their first reading: \(missed)")
+    #expect(e.noise.angle <= NoiseEstimator.prior)
 }
 
 /// With a gyroscope, the fused direction may walk slowly while held (its rate noise): the

@@ -67,7 +67,7 @@ private let gravity = Vector3(0, 0, g)
     let sigma = 0.002
     for i in 0..<1600 {
         let wild = i % 100 == 50 ? 0.5 : 0
-        n.add(Vector3(wild + noise.gaussian() * sigma, noise.gaussian() * sigma, 1).normalized!)
+        n.add(Vector3(wild + noise.gaussian() * sigma, noise.gaussian() * sigma, 1).normalized!, at: Double(i) * 0.01)
     }
     let expected = sigma * 2.0.squareRoot()
     #expect(abs(n.angle - expected) < 0.2 * expected)

@@ -176,7 +176,7 @@ package struct AttitudeEstimator: Sendable {
     package mutating func update(angularVelocity w: Vector3, at t: Double) -> GyroStep {
         if let r = SampleRejection.checkRate(w) { return .rejected(r) }
         frameCheck.gyroscope(w - offset, at: t)
-        rateNoise.add(w)
+        rateNoise.add(w, at: t)
         if fusion != nil {
             fusion!.gyroscope(w, at: t)
         } else {
@@ -239,7 +239,7 @@ package struct AttitudeEstimator: Sendable {
         let first = previousT == nil
         let dt = previousT.map { t - $0 } ?? 0
         previousT = t
-        noise.add(rawUp)
+        noise.add(rawUp, at: t)
         if frameCheck.accelerometer(a, at: t) { verdictToReport = frameCheck.verdict }
         if let p = pendingGyro {
             // The first gyroscope reading since the fusion stopped: start it here.

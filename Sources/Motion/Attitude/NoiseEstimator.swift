@@ -8,7 +8,17 @@
 /// adds to it, so the differences are summed over windows of `window` readings and the
 /// estimate is the quietest of the last `windows.count` windows: a hand that moves
 /// for a few seconds does not inflate it, and a device that lies still for one window
-/// refines it. Pure; allocation-free after `init`.
+/// refines it.
+///
+/// A sensor whose readings stand still between moves (its last bit steady, or an input
+/// device's fuzz holding back small changes) gives no difference at rest but the moves'
+/// own: left out as reads of one conversion, its repeated readings would leave the moves
+/// as the only samples, each raising the cap on the next, and after a few moves the
+/// estimate would be a move and the rest band too wide to see one. So a repeated reading
+/// counts as a difference of zero once `repeatGap` has passed since the last reading
+/// counted (longer than a conversion takes: the daemon sets the sensor to convert at its
+/// rate, 10 Hz or faster). Pure; time is a parameter, seconds; allocation-free after
+/// `init`.
 package struct NoiseEstimator: Sendable {
     /// Readings per window.
     package let window: Int
@@ -24,18 +34,29 @@ package struct NoiseEstimator: Sendable {
     /// Before a window has been seen: 0.005 rad (0.3 degrees), more than any sensor in
     /// the fixtures, so the first decisions are cautious rather than twitchy.
     package static let prior = 0.005
+    /// Seconds after the last reading counted before a repeated reading is a sample of
+    /// zero rather than a second read of one conversion.
+    package static let repeatGap = 0.1
+    /// When the last reading that counted was taken.
+    private var lastCounted: Double?
 
     package init(window: Int = 100, windows: Int = 8) {
         self.window = max(4, window)
         self.windows = Array(repeating: .nan, count: max(1, windows))
     }
 
-    /// Adds one reading's unit up direction. A reading identical to the previous one is
-    /// the same conversion read twice (a sensor polled faster than it converts), not a
-    /// sample of its noise: it is left out.
-    package mutating func add(_ u: Vector3) {
+    /// Adds one reading's unit up direction, taken at `t`. A reading identical to the
+    /// previous one within `repeatGap` of the last one counted is the same conversion read
+    /// twice (a sensor polled faster than it converts), not a sample of its noise: it is
+    /// left out.
+    package mutating func add(_ u: Vector3, at t: Double) {
         defer { previous = u }
-        guard let p = previous, u != p else { return }
+        guard let p = previous else {
+            lastCounted = t
+            return
+        }
+        if u == p, let c = lastCounted, t - c < Self.repeatGap { return }
+        lastCounted = t
         let d = u - p
         // One difference counts for at most 9 times the variance estimated so far (a
         // white-noise difference exceeds that once in 8000): a tap or a knock is one
@@ -53,7 +74,10 @@ package struct NoiseEstimator: Sendable {
     }
 
     /// Forgets the previous reading (a gap: the sensor went away, or a new baseline).
-    package mutating func restart() { previous = nil }
+    package mutating func restart() {
+        previous = nil
+        lastCounted = nil
+    }
 
     /// Radians: the scatter of one reading's direction (root of the summed variance across
     /// `u`). The quietest complete window, or the current one once it has a few readings,

@@ -140,7 +140,7 @@ class Held:
     builds its context, fails on a name that vanished between listing and stat (sysfs
     never renames), so the test starts the noise once the daemon has attached."""
 
-    def __init__(self, bed, pose_now, noise=1, noisy_for=4.0):
+    def __init__(self, bed, pose_now, noise=1, noisy_for=4.0, hand_noise=3):
         self.bed, self.pose = bed, pose_now
         self.written = EV_DEV.raw_for(pose(*pose_now))
         self.bed.set_raw(EV_DEV, self.written)
@@ -149,6 +149,7 @@ class Held:
         self.noise = noise
         self.rng = random.Random(3)
         self.hand_until = 0.0        # a hand moves it: +-3 counts, as for the other devices
+        self.hand_noise = hand_noise
         self.creeping = None         # (from, to, start, seconds): a slow drift, no event
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -167,7 +168,7 @@ class Held:
                     f = min(1.0, (now - start) / seconds)
                     self.pose = tuple(x + (y - x) * f for x, y in zip(a, b))
                 raw = EV_DEV.raw_for(pose(*self.pose))
-                noise = 3 if now < self.hand_until else self.noise if now < self.noise_until else 0
+                noise = self.hand_noise if now < self.hand_until else self.noise if now < self.noise_until else 0
                 values = [v + self.rng.randint(-noise, noise) for v in raw]
                 if values != self.written:
                     self.bed.set_raw(EV_DEV, values)
