@@ -273,6 +273,42 @@ struct MotionEventTests {
         #expect(chosen.why.contains("in_accel_x_roc_either_en"))
     }
 
+    /// A device of `name` with `events/in_accel_{x,y,z}_<kind>_{en,value,period}` and the
+    /// triggers `triggers`, as the kernel lists them for iio:device`index`.
+    static func withEvents(name: String, kind: String, index: Int, triggers: [String]) -> AccelerometerDescription {
+        var attrs = ["name": name + "\n", "in_accel_scale": "0.009582\n"]
+        for a in ["x", "y", "z"] {
+            attrs["in_accel_\(a)_raw"] = "2\n"
+            for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_\(kind)_\(f)"] = "0\n" }
+        }
+        let s = AttributeSnapshot(
+            id: "iio:device\(index)", index: index, syspath: "/sys/devices/i2c/iio:device\(index)",
+            devnode: "/dev/iio:device\(index)", attributes: attrs, udevProperties: [:], triggerNames: triggers)
+        return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
+    }
+
+    /// kxcjk-1013 and mma8452 list their events whether or not the interrupt is wired; the
+    /// trigger the driver registers with it (`-any-motion-devN`, `-devN`) decides. An
+    /// SMO8500 (whose interrupt kxcjk-1013 never takes) and an mma8452 on a board without
+    /// the line are read ten times a second; a device of another driver with events gets
+    /// them.
+    @Test func kxcjkAndMma8452EventsNeedTheTriggerTheirInterruptBrings() {
+        let cases: [(name: String, kind: String, triggers: [String], watch: RestWatch, why: String?)] = [
+            ("KIOX010A:00", "thresh_either", ["KIOX010A:00-dev1", "KIOX010A:00-any-motion-dev1"], .events, nil),
+            ("SMO8500:00", "thresh_either", [], .read, "no SMO8500:00-any-motion-dev1 trigger"),
+            ("kxcjk1013", "thresh_either", ["kxcjk1013-dev1"], .read, "no kxcjk1013-any-motion-dev1 trigger"),
+            ("mma8452", "mag_rising", ["mma8452-dev1"], .events, nil),
+            ("mma8653", "mag_rising", [], .read, "no mma8653-dev1 trigger"),
+            ("fxls8962af", "mag_rising", [], .events, nil),
+        ]
+        for c in cases {
+            let d = Self.withEvents(name: c.name, kind: c.kind, index: 1, triggers: c.triggers)
+            let chosen = RestWatch.choose(d, mode: .poll)
+            #expect(chosen.watch == c.watch, "\(c.name): \(chosen.why)")
+            if let why = c.why { #expect(chosen.why.contains(why), "\(c.name): \(chosen.why)") }
+        }
+    }
+
     @Test func aBmc150WithoutItsInterruptOrARemoteOneIsReadOnATimer() {
         let unwired = RestWatch.choose(Self.bmc150(trigger: false), mode: .poll)
         #expect(unwired.watch == .read)

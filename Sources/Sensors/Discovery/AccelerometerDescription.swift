@@ -74,18 +74,39 @@ package struct AccelerometerDescription: IIODeviceDescription {
         return (.display, "default")
     }
 
+    /// Drivers whose event attributes exist whether or not the chip's interrupt is wired,
+    /// and which register a trigger of the device's name only when it is: that trigger
+    /// proves the interrupt. `names`: what the device's `name` contains (its chip, or its
+    /// ACPI id where the driver names it so), compared lowercased; `trigger`: the suffix
+    /// before the device's index.
+    /// - bmc150 (drivers/iio/accel/bmc150-accel-core.c; BOSC0200, the BMA2xx family):
+    ///   `NAME-any-motion-devN`.
+    /// - kxcjk-1013 (drivers/iio/accel/kxcjk-1013.c: KXCJ1013, KXTJ2, KXTF9, KX023,
+    ///   KIOX000A/010A/020A, and SMO8500, whose interrupt the driver never takes):
+    ///   `NAME-any-motion-devN`.
+    /// - mma8452 (drivers/iio/accel/mma8452.c: MMA8451/2/3, MMA8652/3, FXLS8471):
+    ///   `NAME-devN`.
+    /// Others (fxls8962af, inv_mpu6050) have their events only with their interrupt.
+    private static let interruptTriggers: [(names: [String], trigger: String)] = [
+        (["bma2", "bmc15", "bmi055", "bma4"], "-any-motion-dev"),
+        (["kxcj", "kxtj", "kxtf9", "kx023", "kiox", "smo8500", "kxj2109"], "-any-motion-dev"),
+        (["mma8451", "mma8452", "mma8453", "mma8652", "mma8653", "fxls8471"], "-dev"),
+    ]
+
     /// The `events/in_accel_*_en` attributes of a local device, where its motion interrupt
-    /// is wired: a bmc150 (BOSC0200, the BMA2xx family) creates its `NAME-any-motion-devN`
-    /// trigger only with its interrupt (drivers/iio/accel/bmc150-accel-core.c), and without it
-    /// the attributes exist but no event ever comes.
+    /// is wired (`interruptTriggers`): without it the attributes exist but no event ever
+    /// comes.
     private static func motionEvents(_ s: AttributeSnapshot, name: String?) -> ([String], String?) {
         guard s.syspath != nil, s.devnode != nil else { return ([], nil) }
         let enables = s.attributes.keys.filter { $0.hasPrefix("events/in_accel_") && $0.hasSuffix("_en") }.sorted()
         guard !enables.isEmpty else { return ([], nil) }
         let n = name ?? ""
-        let trigger = "\(n)-any-motion-dev\(s.index)"
-        if ["BMA2", "BMC15", "BMI055", "BMA4"].contains(where: { n.contains($0) }), !s.triggerNames.contains(trigger) {
-            return ([], "no \(trigger) trigger: its motion interrupt is not wired")
+        let lowered = n.lowercased()
+        for family in interruptTriggers where family.names.contains(where: { lowered.contains($0) }) {
+            let trigger = "\(n)\(family.trigger)\(s.index)"
+            if !s.triggerNames.contains(trigger) {
+                return ([], "no \(trigger) trigger: its motion interrupt is not wired")
+            }
         }
         return (enables, nil)
     }
