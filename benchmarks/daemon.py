@@ -435,6 +435,7 @@ def rest_watches(args, bus, w):
         try:
             if on_bus:
                 d.wait_log(r"idle: nobody has claimed the frames", "idle")
+                d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
                 reader.claim()
             d.wait_log(r"using .* mode", "attached")
             rest, _ = d.wait_log(rw.REST, "the device at rest")

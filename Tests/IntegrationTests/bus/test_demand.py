@@ -134,6 +134,7 @@ def test_a_claim_made_while_the_device_moves_is_followed_from_its_first_frames(b
     reader = None
     try:
         d.wait_log(r"idle: nobody has claimed the frames", "idle at start")
+        d.wait_log(r"system bus: serving org\.shimmerd\.Shimmerd1", "the name taken")
         reader = Claimant(shipped_bus)
         reader.claim()
         time.sleep(4)
