@@ -393,8 +393,7 @@ def rest_watches(args, bus, w):
         poses = [(0.05, 0.2), (0.0, 0.2)]
 
         def move(k):
-            if not held.thread.is_alive():
-                held.start()     # after the daemon's libiio context: see Held
+            held.start()     # after the daemon's libiio context: see Held
             held.move(poses[k % 2])
             stream.motion("xyz"[k % 3])
 

@@ -248,15 +248,26 @@ struct MotionEventTests {
     /// A bmc150 with its rate-of-change events, with or without its any-motion trigger.
     static func bmc150(trigger: Bool, local: Bool = true) -> AccelerometerDescription {
         let name = "BMA253/BMA254/BMA255/BMC150/BMC156/BMI055"
+        return withEvents(
+            name: name, kind: "roc_either", index: 0,
+            triggers: trigger ? [name + "-dev0", name + "-any-motion-dev0"] : [], local: local)
+    }
+
+    /// A device of `name` with `events/in_accel_{x,y,z}_<kind>_{en,value,period}` and the
+    /// triggers `triggers`, as the kernel lists them for iio:device`index` (over the network
+    /// with `local` false: no syspath, no node).
+    static func withEvents(
+        name: String, kind: String, index: Int, triggers: [String], local: Bool = true
+    ) -> AccelerometerDescription {
         var attrs = ["name": name + "\n", "in_accel_scale": "0.009582\n"]
         for a in ["x", "y", "z"] {
             attrs["in_accel_\(a)_raw"] = "2\n"
-            for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_roc_either_\(f)"] = "0\n" }
+            for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_\(kind)_\(f)"] = "0\n" }
         }
         let s = AttributeSnapshot(
-            id: "iio:device0", index: 0, syspath: local ? "/sys/devices/i2c/iio:device0" : nil,
-            devnode: local ? "/dev/iio:device0" : nil, attributes: attrs, udevProperties: [:],
-            triggerNames: trigger ? [name + "-dev0", name + "-any-motion-dev0"] : [])
+            id: "iio:device\(index)", index: index, syspath: local ? "/sys/devices/i2c/iio:device\(index)" : nil,
+            devnode: local ? "/dev/iio:device\(index)" : nil, attributes: attrs, udevProperties: [:],
+            triggerNames: triggers)
         return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
@@ -271,20 +282,6 @@ struct MotionEventTests {
         let chosen = RestWatch.choose(d, mode: mode)
         #expect(chosen.watch == .events && chosen.watch.backstop == 1)
         #expect(chosen.why.contains("in_accel_x_roc_either_en"))
-    }
-
-    /// A device of `name` with `events/in_accel_{x,y,z}_<kind>_{en,value,period}` and the
-    /// triggers `triggers`, as the kernel lists them for iio:device`index`.
-    static func withEvents(name: String, kind: String, index: Int, triggers: [String]) -> AccelerometerDescription {
-        var attrs = ["name": name + "\n", "in_accel_scale": "0.009582\n"]
-        for a in ["x", "y", "z"] {
-            attrs["in_accel_\(a)_raw"] = "2\n"
-            for f in ["en", "value", "period"] { attrs["events/in_accel_\(a)_\(kind)_\(f)"] = "0\n" }
-        }
-        let s = AttributeSnapshot(
-            id: "iio:device\(index)", index: index, syspath: "/sys/devices/i2c/iio:device\(index)",
-            devnode: "/dev/iio:device\(index)", attributes: attrs, udevProperties: [:], triggerNames: triggers)
-        return AccelerometerDescription(snapshot: s, configuredMatrix: nil)
     }
 
     /// kxcjk-1013 and mma8452 list their events whether or not the interrupt is wired; the

@@ -124,8 +124,7 @@ class Hub:
 
     def close(self):
         self.stop.set()
-        if self.thread.is_alive():
-            self.thread.join()
+        self.thread.join()
 
 
 class Held:
@@ -156,6 +155,9 @@ class Held:
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def start(self):
+        """Begins the noise and the moves' writes; once only, later calls do nothing."""
+        if self.thread.is_alive():
+            return
         self.noise_until = time.monotonic() + self.noisy_for if self.noise else 0.0
         self.thread.start()
 
